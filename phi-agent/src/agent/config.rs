@@ -1,0 +1,24 @@
+//! Limits of an agent.
+
+use crate::config::ToolConfig;
+
+/// Configuration of a [`PhiAgent`](crate::PhiAgent): tool limits and loop limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// Limits applied to every tool call.
+    pub tools: ToolConfig,
+    /// Most model turns one run may take before it ends with an error. Default: 20.
+    pub max_turns: usize,
+    /// Most tool calls of one turn that run at the same time. Default: 8.
+    pub max_parallel_tools: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            tools: ToolConfig::default(),
+            max_turns: 20,
+            max_parallel_tools: 8,
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The one error type of phi-agent.
+//!
+//! Every message says what went wrong and what to do about it: these messages are read by people
+//! (registration and configuration errors) and by models (tool-call errors become tool results).
+
+/// Result alias used throughout phi-agent.
+pub type AgentResult<T> = Result<T, AgentError>;
+
+/// Everything that can go wrong when registering, dispatching or running tools.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// A tool name breaks the portable naming rule.
+    #[error(
+        "invalid tool name `{name}`: {reason}; use 1 to 64 characters from `a-z A-Z 0-9 _ -` so every provider accepts it"
+    )]
+    InvalidToolName {
+        /// The rejected name.
+        name: String,
+        /// Which part of the rule it breaks.
+        reason: &'static str,
+    },
+
+    /// Two tools were registered under one name.
+    #[error(
+        "tool name `{name}` is registered twice: first {first}, then {second}; rename one of them (for a macro tool, `#[phi_tool(name = \"...\")]`)"
+    )]
+    DuplicateTool {
+        /// The name both tools claim.
+        name: String,
+        /// Description of the tool registered first.
+        first: String,
+        /// Description of the tool registered second.
+        second: String,
+    },
+
+    /// The model asked for a tool it cannot use: unknown, hidden or not yet activated.
+    ///
+    /// The message is the same in all three cases so that nothing about hidden tools leaks.
+    #[error("tool `{name}` is not available; available tools: {available}")]
+    ToolNotAvailable {
+        /// The requested name.
+        name: String,
+        /// Comma-separated names the model may call, or `(none)`.
+        available: String,
+    },
+
+    /// The arguments did not decode into the tool's parameter type.
+    #[error(
+        "invalid arguments for tool `{tool}` at `{path}`: {message}; fix the arguments to match the tool's schema and call it again"
+    )]
+    InvalidArguments {
+        /// The tool that was called.
+        tool: String,
+        /// JSON path of the offending value (`.` for the root).
+        path: String,
+        /// What was found and what was expected.
+        message: String,
+    },
+
+    /// The arguments exceed [`ToolConfig::max_argument_bytes`](crate::ToolConfig::max_argument_bytes).
+    #[error(
+        "arguments for tool `{tool}` are larger than the limit of {limit} bytes; send smaller arguments"
+    )]
+    ArgumentsTooLarge {
+        /// The tool that was called.
+        tool: String,
+        /// The configured limit in bytes.
+        limit: usize,
+    },
+
+    /// The tool did not finish within its timeout.
+    #[error(
+        "tool `{tool}` timed out after {timeout_ms} ms; try again with a smaller request, or raise the tool's timeout"
+    )]
+    Timeout {
+        /// The tool that was called.
+        tool: String,
+        /// The limit that expired, in milliseconds.
+        timeout_ms: u64,
+    },
+
+    /// The tool panicked; the panic was contained and the registry keeps serving.
+    #[error(
+        "tool `{tool}` failed unexpectedly (it panicked: {message}); this is a bug in the tool, not in the arguments"
+    )]
+    ToolPanicked {
+        /// The tool that was called.
+        tool: String,
+        /// The panic payload, when it was a string.
+        message: String,
+    },
+
+    /// The tool ran and reported a failure. Tools create this with [`AgentError::tool`].
+    #[error("{0}")]
+    Tool(String),
+
+    /// The tool's run was cancelled (the agent run was dropped or cancelled).
+    #[error("tool `{tool}` was cancelled before it finished")]
+    Cancelled {
+        /// The tool that was called.
+        tool: String,
+    },
+
+    /// A tool asked its context for shared state that the program never provided.
+    #[error(
+        "no shared state of type `{type_name}` was provided; add it with `.state(value)` on the agent builder or `ToolContext::with_state`"
+    )]
+    MissingState {
+        /// The requested type.
+        type_name: &'static str,
+    },
+
+    /// A tool's output could not be turned into content.
+    #[error(
+        "tool output could not be serialized to JSON: {0}; make the output type serializable without errors (maps need string keys)"
+    )]
+    Output(#[source] serde_json::Error),
+
+    /// Invalid configuration or builder input.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}
+
+impl AgentError {
+    /// A failure reported by a tool; the message is shown to the model as the tool's result.
+    ///
+    /// ```
+    /// use phi_agent::AgentError;
+    /// let err = AgentError::tool("city `Atlantis` not found; ask the user for another city");
+    /// assert_eq!(err.to_string(), "city `Atlantis` not found; ask the user for another city");
+    /// ```
+    pub fn tool(message: impl Into<String>) -> Self {
+        AgentError::Tool(message.into())
+    }
+}

@@ -1,0 +1,111 @@
+//! Conversation types shared by every adapter.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::Content;
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instructions.
+        text: String,
+    },
+    /// What the user said.
+    User {
+        /// The user's words.
+        text: String,
+    },
+    /// What the model said, with the tools it asked to call.
+    Assistant {
+        /// The model's text (may be empty when it only calls tools).
+        text: String,
+        /// The calls it made, in order.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The name of the tool that ran.
+        name: String,
+        /// The result.
+        content: Vec<Content>,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+}
+
+/// A model's request to run one tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments object.
+    pub arguments: Value,
+}
+
+/// A tool as offered to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: &'static str,
+    /// The tool's description.
+    pub description: &'static str,
+    /// The tool's argument schema.
+    pub schema: Arc<Value>,
+}
+
+/// Everything the model sees for one turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LlmRequest {
+    /// The system prompt, if any.
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools the model may call now.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmResponse {
+    /// The model's text.
+    pub text: String,
+    /// The tools it wants to call, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Tokens used.
+    pub usage: Usage,
+    /// Why the model stopped.
+    pub stop_reason: StopReason,
+}
+
+/// Token counts of one request, or summed over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens read.
+    pub input_tokens: u64,
+    /// Tokens written.
+    pub output_tokens: u64,
+}
+
+/// Why a model stopped writing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// It finished its answer.
+    EndTurn,
+    /// It wants tool results.
+    ToolUse,
+    /// It hit the output token limit.
+    MaxTokens,
+    /// Anything else the provider reported.
+    Other(String),
+}

@@ -1,0 +1,139 @@
+//! One tool call: lookup and exposure check, argument size check, the call under a timeout and a
+//! panic guard, then output truncation. Every failure becomes an error result the model can read.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+
+use super::{ActiveTools, RegisteredTool, ToolRegistry};
+use crate::content::Content;
+use crate::context::ToolContext;
+use crate::error::AgentError;
+use crate::limits;
+
+/// The outcome of one tool call, ready to be shown to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallResult {
+    /// What the model reads: the tool's output, or the error message.
+    pub content: Vec<Content>,
+    /// Whether the call failed (unavailable tool, bad arguments, timeout, panic, tool error).
+    pub is_error: bool,
+}
+
+impl ToolCallResult {
+    /// A successful result.
+    pub fn success(content: Vec<Content>) -> Self {
+        Self {
+            content,
+            is_error: false,
+        }
+    }
+
+    /// A failed result whose text is `error`'s message.
+    pub fn error(error: &AgentError) -> Self {
+        Self {
+            content: vec![Content::text(error.to_string())],
+            is_error: true,
+        }
+    }
+
+    /// All content as one text, the way a text-only provider shows it.
+    pub fn to_model_text(&self) -> String {
+        match self.content.as_slice() {
+            [single] => single.to_model_text(),
+            many => many
+                .iter()
+                .map(Content::to_model_text)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}
+
+impl ToolRegistry {
+    /// Runs the model's call of `name`: the tool must be active in `set`.
+    ///
+    /// A hidden, inactive or unknown tool gets one and the same "not available" error, so that
+    /// nothing about hidden tools leaks. `ctx` is this call's own context: its cancellation token
+    /// is cancelled when the call times out, so work the tool spawned can stop too.
+    pub async fn dispatch(
+        &self,
+        set: &ActiveTools,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> ToolCallResult {
+        match self.index_of(name).filter(|&index| set.is_active(index)) {
+            Some(index) => self.run(&self.tools[index], args, ctx).await,
+            None => ToolCallResult::error(&AgentError::ToolNotAvailable {
+                name: name.to_string(),
+                available: set.names_for_message(),
+            }),
+        }
+    }
+
+    /// Runs any registered tool, hidden and inactive ones included: for the program itself,
+    /// never for calls that come from a model.
+    pub async fn call_internal(
+        &self,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> ToolCallResult {
+        match self.get(name) {
+            Some(tool) => self.run(tool, args, ctx).await,
+            None => ToolCallResult::error(&AgentError::ToolNotAvailable {
+                name: name.to_string(),
+                available: self
+                    .tools
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
+        let limit = self.config.max_argument_bytes;
+        if limits::json_len_up_to(args, limit) > limit {
+            return ToolCallResult::error(&AgentError::ArgumentsTooLarge {
+                tool: tool.name.to_string(),
+                limit,
+            });
+        }
+        // The timeout sits inside the panic guard so that a panic while the timed-out future is
+        // dropped is caught as well.
+        let guarded = async { tokio::time::timeout(tool.timeout, tool.tool.call(args, ctx)).await };
+        match AssertUnwindSafe(guarded).catch_unwind().await {
+            Ok(Ok(Ok(content))) => ToolCallResult::success(limits::truncate_output(
+                content,
+                self.config.max_output_bytes,
+            )),
+            Ok(Ok(Err(error))) => ToolCallResult::error(&error),
+            Ok(Err(_elapsed)) => {
+                ctx.cancellation().cancel();
+                ToolCallResult::error(&AgentError::Timeout {
+                    tool: tool.name.to_string(),
+                    timeout_ms: tool.timeout.as_millis() as u64,
+                })
+            }
+            Err(payload) => ToolCallResult::error(&AgentError::ToolPanicked {
+                tool: tool.name.to_string(),
+                message: panic_message(payload.as_ref()),
+            }),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        message.to_string()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "a non-string panic payload".to_string()
+    }
+}

@@ -1,0 +1,214 @@
+//! The tool registry: names, exposure, activation and dispatch.
+//!
+//! Everything a tool costs is paid at registration: the name is checked, the schema read once and
+//! shared, the timeout resolved. Dispatch then only looks up, decodes and runs.
+
+mod activation;
+mod dispatch;
+mod name;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::ToolConfig;
+use crate::error::{AgentError, AgentResult};
+use crate::tool::{Tool, ToolExposure, ToolMetadata};
+
+pub use activation::ActiveTools;
+pub use dispatch::ToolCallResult;
+pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
+
+/// A tool together with everything read from it once, at registration.
+#[derive(Clone)]
+pub struct RegisteredTool {
+    tool: Arc<dyn Tool>,
+    name: &'static str,
+    description: &'static str,
+    schema: Arc<Value>,
+    exposure: ToolExposure,
+    timeout: Duration,
+    metadata: Arc<ToolMetadata>,
+}
+
+impl RegisteredTool {
+    /// The tool itself.
+    pub fn tool(&self) -> &Arc<dyn Tool> {
+        &self.tool
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &'static str {
+        self.description
+    }
+
+    /// The tool's argument schema, as the tool gave it.
+    pub fn schema(&self) -> &Arc<Value> {
+        &self.schema
+    }
+
+    /// The tool's exposure.
+    pub fn exposure(&self) -> ToolExposure {
+        self.exposure
+    }
+
+    /// The timeout that applies to the tool (its own, or the configured default).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The tool's metadata.
+    pub fn metadata(&self) -> &ToolMetadata {
+        &self.metadata
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "`{}` from {} {} ({:?})",
+            self.name, self.metadata.origin, self.metadata.version, self.description
+        )
+    }
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .field("exposure", &self.exposure)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tools an agent can use, in registration order.
+///
+/// ```
+/// # use phi_agent::{registry::ToolRegistry, AgentResult, Content, Tool, ToolContext, ToolConfig};
+/// # use serde_json::{json, Value};
+/// # struct Ping;
+/// # #[async_trait::async_trait]
+/// # impl Tool for Ping {
+/// #     fn name(&self) -> &'static str { "ping" }
+/// #     fn description(&self) -> &'static str { "Answer pong" }
+/// #     fn schema(&self) -> Value { json!({"type": "object"}) }
+/// #     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+/// #         Ok(vec![Content::text("pong")])
+/// #     }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> AgentResult<()> {
+/// let mut registry = ToolRegistry::new(ToolConfig::default());
+/// registry.register(Ping)?;
+/// assert!(registry.register(Ping).is_err(), "one name, one tool");
+///
+/// let active = registry.visible_tools(&Default::default()).await;
+/// let result = registry.dispatch(&active, "ping", &json!({}), &ToolContext::default()).await;
+/// assert!(!result.is_error);
+/// assert_eq!(result.content[0].as_text(), Some("pong"));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<RegisteredTool>,
+    by_name: HashMap<&'static str, usize>,
+    config: ToolConfig,
+}
+
+impl ToolRegistry {
+    /// An empty registry with the given limits.
+    pub fn new(config: ToolConfig) -> Self {
+        Self {
+            tools: Vec::new(),
+            by_name: HashMap::new(),
+            config,
+        }
+    }
+
+    /// Registers `tool`: checks its name, refuses a second tool of the same name, and reads its
+    /// schema, exposure, timeout and metadata once.
+    pub fn register(&mut self, tool: impl Tool + 'static) -> AgentResult<()> {
+        self.register_arc(Arc::new(tool))
+    }
+
+    /// Registers a shared tool; see [`register`](Self::register).
+    pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> AgentResult<()> {
+        let name = tool.name();
+        validate_tool_name(name)?;
+        let timeout_ms = match tool.timeout_ms() {
+            Some(0) => {
+                return Err(AgentError::Config(format!(
+                    "tool `{name}` has a timeout of 0 ms; give it a positive timeout or return None for the default"
+                )));
+            }
+            Some(ms) => ms,
+            None => self.config.default_tool_timeout_ms,
+        };
+        let entry = RegisteredTool {
+            name,
+            description: tool.description(),
+            schema: Arc::new(tool.schema()),
+            exposure: tool.exposure(),
+            timeout: Duration::from_millis(timeout_ms),
+            metadata: Arc::new(tool.metadata()),
+            tool,
+        };
+        if let Some(&index) = self.by_name.get(name) {
+            return Err(AgentError::DuplicateTool {
+                name: name.to_string(),
+                first: self.tools[index].describe(),
+                second: entry.describe(),
+            });
+        }
+        self.by_name.insert(name, self.tools.len());
+        self.tools.push(entry);
+        Ok(())
+    }
+
+    /// Registers every tool of `tools`, in order, stopping at the first error.
+    pub fn register_all(
+        &mut self,
+        tools: impl IntoIterator<Item = Arc<dyn Tool>>,
+    ) -> AgentResult<()> {
+        tools
+            .into_iter()
+            .try_for_each(|tool| self.register_arc(tool))
+    }
+
+    /// The tool registered as `name`, whatever its exposure.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// All registered tools in registration order, hidden ones included.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &RegisteredTool> {
+        self.tools.iter()
+    }
+
+    /// Number of registered tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The limits this registry applies.
+    pub fn config(&self) -> &ToolConfig {
+        &self.config
+    }
+
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+}

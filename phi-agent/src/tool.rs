@@ -1,0 +1,107 @@
+//! The `Tool` trait: what the registry and the agent know about any tool.
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::content::Content;
+use crate::context::{ActivationContext, ToolContext};
+use crate::error::AgentResult;
+
+/// A tool an LLM can call.
+///
+/// Implement it by hand when the schema is written by hand; otherwise implement
+/// [`TypedTool`](crate::TypedTool) (the schema comes from a type) or write a plain function with
+/// `#[phi_tool]`. The trait is object safe: the registry holds `Arc<dyn Tool>`.
+///
+/// ```
+/// use phi_agent::{AgentResult, Content, Tool, ToolContext};
+/// use async_trait::async_trait;
+/// use serde_json::{json, Value};
+///
+/// struct Echo;
+///
+/// #[async_trait]
+/// impl Tool for Echo {
+///     fn name(&self) -> &'static str { "echo" }
+///     fn description(&self) -> &'static str { "Repeat the given text" }
+///     fn schema(&self) -> Value {
+///         json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+///     }
+///     async fn call(&self, args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+///         Ok(vec![Content::text(args["text"].as_str().unwrap_or_default())])
+///     }
+/// }
+/// ```
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Unique name the model uses to call the tool (`^[a-zA-Z0-9_-]{1,64}$`).
+    fn name(&self) -> &'static str;
+
+    /// What the tool does, written for the model.
+    fn description(&self) -> &'static str;
+
+    /// JSON Schema of the arguments object. Read once, at registration.
+    fn schema(&self) -> Value;
+
+    /// Runs the tool on the model's arguments.
+    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>>;
+
+    /// This tool's timeout in milliseconds; `None` uses
+    /// [`ToolConfig::default_tool_timeout_ms`](crate::ToolConfig::default_tool_timeout_ms).
+    fn timeout_ms(&self) -> Option<u64> {
+        None
+    }
+
+    /// Machine-readable origin and version, for introspection.
+    fn metadata(&self) -> ToolMetadata {
+        ToolMetadata {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            origin: "custom".to_string(),
+            version: "unknown".to_string(),
+            requirements: Vec::new(),
+        }
+    }
+
+    /// Who may see the tool; see [`ToolExposure`].
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Direct
+    }
+
+    /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
+    ///
+    /// Evaluated after every turn until it returns `true`; once active, a tool stays active for
+    /// the rest of the session.
+    async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
+        true
+    }
+}
+
+/// Who can see and call a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolExposure {
+    /// Always sent to the model.
+    #[default]
+    Direct,
+    /// Sent to the model once [`Tool::should_activate`] returns `true`.
+    Deferred,
+    /// Never sent to the model and never callable by it; the program can still call it.
+    Hidden,
+}
+
+/// Machine-readable facts about a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolMetadata {
+    /// The tool's name.
+    pub name: String,
+    /// The tool's description.
+    pub description: String,
+    /// Where the tool comes from (a crate name, `custom`, `mcp:<server>`).
+    pub origin: String,
+    /// The version of its origin.
+    pub version: String,
+    /// What the tool needs to work (`network`, `filesystem`, ...).
+    pub requirements: Vec<String>,
+}
