@@ -29,5 +29,5 @@ pub use context::{ActivationContext, ToolContext};
 pub use error::{AgentError, AgentResult};
 pub use llm::LlmClient;
 pub use state::SharedState;
-pub use tool::{Tool, ToolExposure, ToolMetadata};
+pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 pub use typed::TypedTool;

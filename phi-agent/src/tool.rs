@@ -69,6 +69,16 @@ pub trait Tool: Send + Sync {
         ToolExposure::Direct
     }
 
+    /// Hints about the tool's behaviour, for clients that show or gate tools (MCP annotations).
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+
+    /// JSON Schema of the tool's structured output, when it has one (MCP `outputSchema`).
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
     /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
     ///
     /// Evaluated after every turn until it returns `true`; once active, a tool stays active for
@@ -104,4 +114,18 @@ pub struct ToolMetadata {
     pub version: String,
     /// What the tool needs to work (`network`, `filesystem`, ...).
     pub requirements: Vec<String>,
+}
+
+/// Hints about what a tool does, as MCP clients read them. `None` leaves the protocol default
+/// (not read-only, destructive, not idempotent, open world).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct ToolAnnotations {
+    /// The tool does not change its environment.
+    pub read_only: Option<bool>,
+    /// The tool may destroy or overwrite data (meaningful when not read-only).
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// The tool talks to an open world (the internet) rather than a closed domain.
+    pub open_world: Option<bool>,
 }

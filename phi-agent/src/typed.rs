@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use crate::tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -78,6 +78,16 @@ pub trait TypedTool: Send + Sync {
         ToolExposure::Direct
     }
 
+    /// See [`Tool::annotations`].
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+
+    /// See [`Tool::output_schema`].
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
     /// See [`Tool::should_activate`].
     async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
         true
@@ -118,6 +128,14 @@ where
 
     fn exposure(&self) -> ToolExposure {
         TypedTool::exposure(self)
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        TypedTool::annotations(self)
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        TypedTool::output_schema(self)
     }
 
     async fn should_activate(&self, ctx: &ActivationContext) -> bool {

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult};
+use crate::llm::ToolSpec;
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
 
 pub use activation::ActiveTools;
@@ -68,6 +69,15 @@ impl RegisteredTool {
     /// The tool's metadata.
     pub fn metadata(&self) -> &ToolMetadata {
         &self.metadata
+    }
+
+    /// The tool as offered to a model. Cheap: shares the schema.
+    pub fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name,
+            description: self.description,
+            schema: self.schema.clone(),
+        }
     }
 
     fn describe(&self) -> String {
