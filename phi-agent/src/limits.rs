@@ -6,16 +6,73 @@ use crate::content::Content;
 
 /// Approximate compact-JSON length of `value`, counting no further than just past `limit`.
 ///
-/// Strings count their bytes plus quotes, numbers a fixed 8 bytes; the walk uses an explicit
-/// stack so that deeply nested values cannot overflow the call stack, and stops as soon as the
-/// count exceeds `limit`, so a huge value costs no more than a small one.
-pub(crate) fn json_len_up_to(value: &Value, limit: usize) -> usize {
+/// Strings count their bytes plus quotes, numbers and literals a fixed 5 bytes, separators one
+/// byte per item. The walk stops once the count exceeds `limit`, so a huge value costs no more
+/// than a small one; it keeps its stack in a fixed array, so the common case allocates nothing,
+/// and spills to the heap only for values nested deeper than that array.
+pub(crate) fn json_len_up_to(root: &Value, limit: usize) -> usize {
+    const INLINE: usize = 32;
+    let mut inline: [Option<&Value>; INLINE] = [None; INLINE];
+    let mut len = 1;
+    inline[0] = Some(root);
+    let mut total = 0usize;
+    while len > 0 {
+        len -= 1;
+        let Some(value) = inline[len] else { break };
+        match value {
+            Value::Null | Value::Bool(_) | Value::Number(_) => total += 5,
+            Value::String(s) => total += s.len() + 2,
+            Value::Array(items) => {
+                total += 2 + items.len();
+                for item in items {
+                    if !push(&mut inline, &mut len, item, &mut total) {
+                        return deep_len(root, limit);
+                    }
+                }
+            }
+            Value::Object(map) => {
+                total += 2;
+                for (key, item) in map {
+                    total += key.len() + 4;
+                    if !push(&mut inline, &mut len, item, &mut total) {
+                        return deep_len(root, limit);
+                    }
+                }
+            }
+        }
+        if total > limit {
+            break;
+        }
+    }
+    total
+}
+
+/// Pushes a container onto the inline stack (scalars are counted at once); `false` when full.
+#[inline]
+fn push<'a>(
+    stack: &mut [Option<&'a Value>],
+    len: &mut usize,
+    item: &'a Value,
+    total: &mut usize,
+) -> bool {
+    match item {
+        Value::Null | Value::Bool(_) | Value::Number(_) => *total += 5,
+        Value::String(s) => *total += s.len() + 2,
+        _ if *len == stack.len() => return false,
+        _ => {
+            stack[*len] = Some(item);
+            *len += 1;
+        }
+    }
+    true
+}
+
+fn deep_len(value: &Value, limit: usize) -> usize {
     let mut total = 0usize;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         total += match value {
-            Value::Null | Value::Bool(_) => 5,
-            Value::Number(_) => 8,
+            Value::Null | Value::Bool(_) | Value::Number(_) => 5,
             Value::String(s) => s.len() + 2,
             Value::Array(items) => {
                 stack.extend(items);
@@ -93,6 +150,21 @@ mod tests {
         let big = Value::String("x".repeat(10_000));
         assert!(json_len_up_to(&big, 100) > 100);
         assert!(json_len(&json!({"a": 1})) < 20);
+    }
+
+    #[test]
+    fn shallow_and_deep_walks_agree() {
+        let mut value = json!({"k": ["ab", 1, null, {"x": true}]});
+        for _ in 0..10 {
+            value = json!([value, "tail"]);
+        }
+        assert_eq!(json_len(&value), deep_len(&value, usize::MAX));
+        let compact = value.to_string().len();
+        let approx = json_len(&value);
+        assert!(
+            approx.abs_diff(compact) * 4 < compact,
+            "{approx} vs {compact}"
+        );
     }
 
     #[test]

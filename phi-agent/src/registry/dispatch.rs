@@ -7,6 +7,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use serde_json::Value;
 
+use super::deadline::with_deadline;
 use super::{ActiveTools, RegisteredTool, ToolRegistry};
 use crate::content::Content;
 use crate::context::ToolContext;
@@ -106,7 +107,7 @@ impl ToolRegistry {
         }
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well.
-        let guarded = async { tokio::time::timeout(tool.timeout, tool.tool.call(args, ctx)).await };
+        let guarded = async { with_deadline(tool.timeout, tool.tool.call(args, ctx)).await };
         match AssertUnwindSafe(guarded).catch_unwind().await {
             Ok(Ok(Ok(content))) => ToolCallResult::success(limits::truncate_output(
                 content,

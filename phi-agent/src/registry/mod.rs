@@ -4,14 +4,15 @@
 //! shared, the timeout resolved. Dispatch then only looks up, decodes and runs.
 
 mod activation;
+mod deadline;
 mod dispatch;
 mod name;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::config::ToolConfig;
@@ -129,7 +130,7 @@ impl fmt::Debug for RegisteredTool {
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<RegisteredTool>,
-    by_name: HashMap<&'static str, usize>,
+    by_name: FxHashMap<&'static str, usize>,
     config: ToolConfig,
 }
 
@@ -138,7 +139,7 @@ impl ToolRegistry {
     pub fn new(config: ToolConfig) -> Self {
         Self {
             tools: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: FxHashMap::default(),
             config,
         }
     }

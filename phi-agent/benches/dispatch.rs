@@ -1,0 +1,274 @@
+//! Dispatch cost against its floor: decoding the arguments (borrowed, no clone of the `Value`)
+//! plus a direct call of the function. Both are measured in the same run and in the same loop
+//! shape (one `block_on` per batch), so their ratio is meaningful on a noisy machine.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use criterion::{Criterion, criterion_group, criterion_main};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{ActivationContext, AgentResult, ToolContext, TypedTool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+struct Add;
+
+#[async_trait]
+impl TypedTool for Add {
+    type Args = AddArgs;
+    type Output = i64;
+    fn name(&self) -> &'static str {
+        "add"
+    }
+    fn description(&self) -> &'static str {
+        "Add two integers"
+    }
+    async fn call_typed(&self, args: AddArgs, _ctx: &ToolContext) -> AgentResult<i64> {
+        Ok(add(args.a, args.b))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Address {
+    street: String,
+    city: String,
+    zip: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Customer {
+    name: String,
+    email: String,
+    tags: Vec<String>,
+    address: Address,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CreateOrderArgs {
+    customer: Customer,
+    items: Vec<Item>,
+    note: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Item {
+    sku: String,
+    quantity: u32,
+    price_cents: u64,
+}
+
+#[derive(Serialize)]
+struct OrderSummary {
+    items: usize,
+    total_cents: u64,
+}
+
+fn create_order(args: CreateOrderArgs) -> OrderSummary {
+    let customer = &args.customer;
+    black_box((&customer.name, &customer.email, &customer.tags, &args.note));
+    black_box((
+        &customer.address.street,
+        &customer.address.city,
+        &customer.address.zip,
+    ));
+    let skus: Vec<&str> = args.items.iter().map(|i| i.sku.as_str()).collect();
+    black_box(skus);
+    OrderSummary {
+        items: args.items.len(),
+        total_cents: args
+            .items
+            .iter()
+            .map(|i| i.price_cents * u64::from(i.quantity))
+            .sum(),
+    }
+}
+
+/// The same order tool answering in text, the most common tool output.
+fn create_order_text(args: CreateOrderArgs) -> String {
+    let summary = create_order(args);
+    format!(
+        "order created: {} items, {} cents",
+        summary.items, summary.total_cents
+    )
+}
+
+struct CreateOrder;
+
+#[async_trait]
+impl TypedTool for CreateOrder {
+    type Args = CreateOrderArgs;
+    type Output = String;
+    fn name(&self) -> &'static str {
+        "create_order"
+    }
+    fn description(&self) -> &'static str {
+        "Create an order"
+    }
+    async fn call_typed(&self, args: CreateOrderArgs, _ctx: &ToolContext) -> AgentResult<String> {
+        Ok(create_order_text(args))
+    }
+}
+
+struct CreateOrderJson;
+
+#[async_trait]
+impl TypedTool for CreateOrderJson {
+    type Args = CreateOrderArgs;
+    type Output = OrderSummary;
+    fn name(&self) -> &'static str {
+        "create_order_json"
+    }
+    fn description(&self) -> &'static str {
+        "Create an order, answering in JSON"
+    }
+    async fn call_typed(
+        &self,
+        args: CreateOrderArgs,
+        _ctx: &ToolContext,
+    ) -> AgentResult<OrderSummary> {
+        Ok(create_order(args))
+    }
+}
+
+fn order_args() -> Value {
+    json!({
+        "customer": {
+            "name": "Ada Lovelace",
+            "email": "ada@example.com",
+            "tags": ["vip", "early"],
+            "address": {"street": "12 St James's Square", "city": "London", "zip": "SW1Y 4JH"}
+        },
+        "items": [
+            {"sku": "A-1", "quantity": 2, "price_cents": 1250},
+            {"sku": "B-7", "quantity": 1, "price_cents": 9900}
+        ],
+        "note": "leave at the door"
+    })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn bench_dispatch(c: &mut Criterion) {
+    let rt = runtime();
+    let mut registry = ToolRegistry::default();
+    registry.register(Add).unwrap();
+    registry.register(CreateOrder).unwrap();
+    registry.register(CreateOrderJson).unwrap();
+    let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+    let ctx = ToolContext::default();
+
+    let mut group = c.benchmark_group("dispatch");
+    let add_args = json!({"a": 2, "b": 3});
+    group.bench_function("add/floor", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let args = AddArgs::deserialize(black_box(&add_args)).unwrap();
+                    black_box(add(args.a, args.b));
+                }
+                start.elapsed()
+            })
+        })
+    });
+    group.bench_function("add/tool_call", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = phi_agent::Tool::call(&Add, black_box(&add_args), &ctx).await;
+                    black_box(result).ok();
+                }
+                start.elapsed()
+            })
+        })
+    });
+    group.bench_function("add/registry", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = registry
+                        .dispatch(&active, "add", black_box(&add_args), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+
+    let args = order_args();
+    group.bench_function("nested/floor", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let decoded = CreateOrderArgs::deserialize(black_box(&args)).unwrap();
+                    black_box(create_order_text(decoded));
+                }
+                start.elapsed()
+            })
+        })
+    });
+    group.bench_function("nested/registry", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = registry
+                        .dispatch(&active, "create_order", black_box(&args), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    // The floor here is the same as for `nested`: the difference is the JSON output conversion.
+    group.bench_function("nested_json_output/registry", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = registry
+                        .dispatch(&active, "create_order_json", black_box(&args), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_dispatch
+}
+criterion_main!(benches);
