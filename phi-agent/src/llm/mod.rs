@@ -7,6 +7,8 @@ mod message;
 mod openai;
 mod scripted;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use crate::error::AgentResult;
@@ -35,5 +37,38 @@ pub trait LlmClient: Send + Sync {
     /// The model's name for telemetry (`gen_ai.request.model`).
     fn model(&self) -> &str {
         "unknown"
+    }
+}
+
+/// A shared model is a model, so a client chosen at run time (`Arc<dyn LlmClient>`) can be
+/// handed to [`base_agent_builder`](crate::base_agent_builder).
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        (**self).complete(request).await
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+}
+
+/// A boxed model is a model.
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        (**self).complete(request).await
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+
+    fn model(&self) -> &str {
+        (**self).model()
     }
 }
