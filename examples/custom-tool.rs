@@ -90,7 +90,11 @@ fn scripted_model() -> ScriptedLlm {
             .collect();
         Ok(match results.as_slice() {
             [] => LlmResponse::tool_calls(vec![
-                ToolCall::new("call_1", "calculator", json!({"a": 6, "b": 7, "op": "multiply"})),
+                ToolCall::new(
+                    "call_1",
+                    "calculator",
+                    json!({"a": 6, "b": 7, "op": "multiply"}),
+                ),
                 ToolCall::new("call_2", "calculator", json!({"a": 2, "b": 3, "op": "add"})),
             ]),
             [product, sum, ..] => {
@@ -132,10 +136,16 @@ fn print_event(event: &AgentEvent<'_>) {
     match event {
         AgentEvent::TurnStarted { turn, tools, .. } => {
             let names: Vec<_> = tools.iter().map(|tool| tool.name).collect();
-            println!("turn {turn}: asking the model (tools: {})", names.join(", "));
+            println!(
+                "turn {turn}: asking the model (tools: {})",
+                names.join(", ")
+            );
         }
         AgentEvent::ModelReplied { response, .. } if !response.tool_calls.is_empty() => {
-            println!("  model asks for {} tool call(s)", response.tool_calls.len());
+            println!(
+                "  model asks for {} tool call(s)",
+                response.tool_calls.len()
+            );
         }
         AgentEvent::ToolStarted { call, .. } => {
             println!("  -> {}({})", call.name, call.arguments);

@@ -67,7 +67,11 @@ fn tool_results(messages: &[Message]) -> Vec<(String, String)> {
 #[tokio::test(start_paused = true)]
 async fn four_one_second_tools_in_one_turn_take_one_second() {
     let llm = ScriptedLlm::new([
-        LlmResponse::tool_calls((1..=4).map(|i| sleep_call(&format!("c{i}"), 1000)).collect()),
+        LlmResponse::tool_calls(
+            (1..=4)
+                .map(|i| sleep_call(&format!("c{i}"), 1000))
+                .collect(),
+        ),
         LlmResponse::text("done"),
     ]);
     let agent = agent_with(llm, AgentConfig::default());
@@ -84,7 +88,11 @@ async fn four_one_second_tools_in_one_turn_take_one_second() {
 #[tokio::test(start_paused = true)]
 async fn concurrency_is_bounded_by_max_parallel_tools() {
     let llm = ScriptedLlm::new([
-        LlmResponse::tool_calls((1..=4).map(|i| sleep_call(&format!("c{i}"), 1000)).collect()),
+        LlmResponse::tool_calls(
+            (1..=4)
+                .map(|i| sleep_call(&format!("c{i}"), 1000))
+                .collect(),
+        ),
         LlmResponse::text("done"),
     ]);
     let config = AgentConfig {
@@ -120,8 +128,12 @@ async fn results_go_back_in_call_order_whatever_order_they_finish_in() {
     let output = agent.run("three sleeps").await.unwrap();
 
     assert_eq!(*finished.lock().unwrap(), ["fast", "medium", "slow"]);
-    let expected = [("slow", "slept 3000"), ("medium", "slept 1000"), ("fast", "slept 0")]
-        .map(|(id, text)| (id.to_string(), text.to_string()));
+    let expected = [
+        ("slow", "slept 3000"),
+        ("medium", "slept 1000"),
+        ("fast", "slept 0"),
+    ]
+    .map(|(id, text)| (id.to_string(), text.to_string()));
     assert_eq!(tool_results(&output.messages), expected);
     assert_eq!(tool_results(&llm.requests()[1].messages), expected);
     let order: Vec<_> = output.tool_calls.iter().map(|r| r.id.as_str()).collect();
@@ -132,7 +144,10 @@ async fn results_go_back_in_call_order_whatever_order_they_finish_in() {
 async fn max_turns_ends_the_run_with_the_transcript() {
     let llm = ScriptedLlm::from_fn(|request| {
         let turn = request.messages.len() / 2 + 1;
-        Ok(LlmResponse::tool_calls(vec![sleep_call(&format!("t{turn}"), 10)]))
+        Ok(LlmResponse::tool_calls(vec![sleep_call(
+            &format!("t{turn}"),
+            10,
+        )]))
     });
     let config = AgentConfig {
         max_turns: 3,
@@ -151,7 +166,10 @@ async fn max_turns_ends_the_run_with_the_transcript() {
     assert_eq!(transcript[0], Message::user("never stop"));
     assert_eq!(tool_results(transcript).last().unwrap().0, "t3");
     assert!(error.to_string().contains("3 turns"), "{error}");
-    assert!(session.history().is_empty(), "a failed run leaves the history as it was");
+    assert!(
+        session.history().is_empty(),
+        "a failed run leaves the history as it was"
+    );
 }
 
 /// Records its call's cancellation token and whether its future was dropped.
@@ -200,12 +218,18 @@ async fn dropping_the_run_cancels_its_tools() {
         token: token.clone(),
         dropped: dropped.clone(),
     };
-    let agent = PhiAgent::build(base_agent_builder(llm).register_tool(tool), AgentConfig::default())
-        .unwrap();
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(tool),
+        AgentConfig::default(),
+    )
+    .unwrap();
     let outcome = tokio::time::timeout(Duration::from_secs(5), agent.run("go")).await;
     assert!(outcome.is_err(), "the run cannot finish on its own");
 
-    assert!(dropped.load(Ordering::SeqCst), "the tool's future was dropped");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
     let token = token.lock().unwrap().clone().expect("the tool ran");
     assert!(token.is_cancelled(), "the tool's cancellation token fired");
 }
@@ -321,7 +345,9 @@ async fn activation_is_evaluated_between_turns() {
     assert!(results[0].is_error, "not active yet in turn 1");
     assert!(results[1].is_error, "hidden");
     assert_eq!(
-        results[0].result[0].to_model_text().replace("secret", "internal"),
+        results[0].result[0]
+            .to_model_text()
+            .replace("secret", "internal"),
         results[1].result[0].to_model_text(),
         "an inactive and a hidden tool get the same answer"
     );
@@ -340,11 +366,12 @@ async fn sessions_keep_history_and_their_own_id() {
         let last = request.messages.last().unwrap();
         Ok(match last {
             Message::User { .. } => LlmResponse::tool_calls(vec![sleep_call("s", 1)]),
-            _ => LlmResponse::text(format!("seen {} messages", request.messages.len()))
-                .with_usage(Usage {
+            _ => LlmResponse::text(format!("seen {} messages", request.messages.len())).with_usage(
+                Usage {
                     input_tokens: 10,
                     output_tokens: 2,
-                }),
+                },
+            ),
         })
     });
     let calls = Mutex::new(Vec::<(String, String)>::new());
@@ -363,7 +390,13 @@ async fn sessions_keep_history_and_their_own_id() {
     assert_eq!(two.messages.len(), 4, "the messages of this run only");
     assert_eq!(first.history().len(), 8);
     assert_eq!(two.turns, 2);
-    assert_eq!(two.usage, Usage { input_tokens: 10, output_tokens: 2 });
+    assert_eq!(
+        two.usage,
+        Usage {
+            input_tokens: 10,
+            output_tokens: 2
+        }
+    );
     let seen = agent
         .shared_state()
         .get::<Mutex<Vec<(String, String)>>>()
@@ -396,7 +429,11 @@ async fn bad_calls_become_results_and_the_run_goes_on() {
         })
         .collect();
     assert!(texts[0].contains("not a JSON object"), "{}", texts[0]);
-    assert!(texts[1].contains("not available; available tools: sleep"), "{}", texts[1]);
+    assert!(
+        texts[1].contains("not available; available tools: sleep"),
+        "{}",
+        texts[1]
+    );
     assert!(texts[2].contains("expected a JSON object"), "{}", texts[2]);
     assert_eq!(texts.len(), 3);
 }
@@ -409,26 +446,27 @@ async fn events_arrive_in_order() {
     ]);
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = log.clone();
-    let builder = base_agent_builder(llm)
-        .register_tool(Sleep)
-        .observer(move |event: &AgentEvent<'_>| {
-            let line = match event {
-                AgentEvent::TurnStarted { turn, tools, .. } => {
-                    format!("turn {turn} ({} tools)", tools.len())
-                }
-                AgentEvent::ModelReplied { response, .. } => {
-                    format!("reply ({} calls)", response.tool_calls.len())
-                }
-                AgentEvent::ToolStarted { call, .. } => format!("start {}", call.id),
-                AgentEvent::ToolFinished { call, duration, .. } => {
-                    format!("finish {} {}ms", call.id, duration.as_millis())
-                }
-                AgentEvent::ToolsActivated { names, .. } => format!("activated {names:?}"),
-                AgentEvent::Finished { turns, text, .. } => format!("finished {turns} {text}"),
-                _ => "other".to_string(),
-            };
-            sink.lock().unwrap().push(line);
-        });
+    let builder =
+        base_agent_builder(llm)
+            .register_tool(Sleep)
+            .observer(move |event: &AgentEvent<'_>| {
+                let line = match event {
+                    AgentEvent::TurnStarted { turn, tools, .. } => {
+                        format!("turn {turn} ({} tools)", tools.len())
+                    }
+                    AgentEvent::ModelReplied { response, .. } => {
+                        format!("reply ({} calls)", response.tool_calls.len())
+                    }
+                    AgentEvent::ToolStarted { call, .. } => format!("start {}", call.id),
+                    AgentEvent::ToolFinished { call, duration, .. } => {
+                        format!("finish {} {}ms", call.id, duration.as_millis())
+                    }
+                    AgentEvent::ToolsActivated { names, .. } => format!("activated {names:?}"),
+                    AgentEvent::Finished { turns, text, .. } => format!("finished {turns} {text}"),
+                    _ => "other".to_string(),
+                };
+                sink.lock().unwrap().push(line);
+            });
     let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
     agent.run("go").await.unwrap();
     assert_eq!(
