@@ -186,7 +186,7 @@ async fn execute(
         "gen_ai.tool.call.id" = call.id.as_str(),
         "error.type" = Empty,
     );
-    let is_active = active.names().iter().any(|name| *name == call.name);
+    let is_active = active.names().contains(&call.name);
     let result = match &call.arguments {
         // Adapters keep arguments that were not JSON as a string; the model hears what to fix.
         Value::String(raw) if is_active => ToolCallResult::error(&AgentError::InvalidArguments {
