@@ -492,3 +492,26 @@ fn zero_limits_are_refused_at_build() {
     let error = PhiAgent::build(base_agent_builder(ScriptedLlm::new([])), config).unwrap_err();
     assert!(error.to_string().contains("max_parallel_tools"), "{error}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn runs_can_be_spawned() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![sleep_call("c", 10)]),
+        LlmResponse::text("spawned"),
+        LlmResponse::text("again"),
+    ]);
+    let agent = agent_with(llm, AgentConfig::default());
+    let one_shot = tokio::spawn({
+        let agent = agent.clone();
+        async move { agent.run("go").await }
+    });
+    assert_eq!(one_shot.await.unwrap().unwrap().text, "spawned");
+    let mut session = agent.session();
+    let in_session = tokio::spawn(async move {
+        let output = session.run("again").await;
+        (output, session)
+    });
+    let (output, session) = in_session.await.unwrap();
+    assert_eq!(output.unwrap().text, "again");
+    assert_eq!(session.history().len(), 2);
+}

@@ -114,20 +114,27 @@ impl AgentSession {
 
             let calls = response.tool_calls;
             let active = &self.active;
-            let results: Vec<_> = stream::iter(&calls)
-                .map(|call| async {
-                    emit(AgentEvent::ToolStarted { turn, call });
-                    let started = Instant::now();
-                    let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
-                    let result = execute(registry, active, call, &ctx).await;
-                    let duration = started.elapsed();
-                    emit(AgentEvent::ToolFinished {
-                        turn,
-                        call,
-                        result: &result,
-                        duration,
-                    });
-                    (result, duration)
+            let emit = &emit;
+            let (base_ctx, run_token) = (&base_ctx, &run_token);
+            // Indices rather than `&ToolCall` items keep the stream's closure free of a
+            // higher-ranked lifetime, so the run future stays `Send`.
+            let results: Vec<_> = stream::iter(0..calls.len())
+                .map(|index| {
+                    let call = &calls[index];
+                    async move {
+                        emit(AgentEvent::ToolStarted { turn, call });
+                        let started = Instant::now();
+                        let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
+                        let result = execute(registry, active, call, &ctx).await;
+                        let duration = started.elapsed();
+                        emit(AgentEvent::ToolFinished {
+                            turn,
+                            call,
+                            result: &result,
+                            duration,
+                        });
+                        (result, duration)
+                    }
                 })
                 .buffered(agent.config.max_parallel_tools)
                 .collect()
