@@ -58,12 +58,18 @@ impl AnthropicClient {
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (default the public API) and
     /// `ANTHROPIC_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
     pub fn from_env() -> AgentResult<Self> {
-        let key = env("ANTHROPIC_API_KEY").ok_or_else(|| {
+        Self::from_lookup(env)
+    }
+
+    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
+        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
+        let key = get("ANTHROPIC_API_KEY").ok_or_else(|| {
             AgentError::Config("ANTHROPIC_API_KEY is not set; export your Anthropic API key".into())
         })?;
-        let model = env("ANTHROPIC_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let model = get("ANTHROPIC_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
         let client = Self::new(key, model)?;
-        Ok(match env("ANTHROPIC_BASE_URL") {
+        Ok(match get("ANTHROPIC_BASE_URL") {
             Some(url) => client.with_base_url(url),
             None => client,
         })
@@ -340,5 +346,36 @@ mod tests {
         );
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
         assert_eq!(reply.usage.output_tokens, 5);
+    }
+
+    fn settings(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn settings_are_read_like_the_official_sdk() {
+        let error =
+            AnthropicClient::from_lookup(settings(&[("ANTHROPIC_API_KEY", "")])).unwrap_err();
+        assert!(
+            error.to_string().contains("ANTHROPIC_API_KEY is not set"),
+            "{error}"
+        );
+        let client = AnthropicClient::from_lookup(settings(&[
+            ("ANTHROPIC_API_KEY", "k"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9999"),
+            ("ANTHROPIC_MODEL", "claude-test"),
+        ]))
+        .unwrap();
+        assert_eq!(client.base_url(), "http://127.0.0.1:9999");
+        assert_eq!(client.model(), "claude-test");
     }
 }

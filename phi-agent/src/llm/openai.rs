@@ -57,12 +57,18 @@ impl OpenAiClient {
     /// (required), `OPENAI_BASE_URL` (ending in `/v1`; default the public API) and
     /// `OPENAI_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
     pub fn from_env() -> AgentResult<Self> {
-        let key = env("OPENAI_API_KEY").ok_or_else(|| {
+        Self::from_lookup(env)
+    }
+
+    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
+        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
+        let key = get("OPENAI_API_KEY").ok_or_else(|| {
             AgentError::Config("OPENAI_API_KEY is not set; export your OpenAI API key".into())
         })?;
-        let model = env("OPENAI_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let model = get("OPENAI_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
         let client = Self::new(key, model)?;
-        Ok(match env("OPENAI_BASE_URL") {
+        Ok(match get("OPENAI_BASE_URL") {
             Some(url) => client.with_base_url(url),
             None => client,
         })
@@ -353,5 +359,46 @@ mod tests {
         let note = body["messages"][3]["content"].as_str().unwrap();
         assert!(note.contains("image/png"), "{note}");
         assert!(body.get("tools").is_none(), "no tools, no `tools` key");
+    }
+
+    fn settings(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn settings_are_read_like_the_official_sdk() {
+        let error = OpenAiClient::from_lookup(settings(&[])).unwrap_err();
+        assert!(
+            error.to_string().contains("OPENAI_API_KEY is not set"),
+            "{error}"
+        );
+        let client = OpenAiClient::from_lookup(settings(&[
+            ("OPENAI_API_KEY", "k"),
+            ("OPENAI_BASE_URL", " "),
+        ]))
+        .unwrap();
+        assert_eq!(
+            client.base_url(),
+            OpenAiClient::DEFAULT_BASE_URL,
+            "blank means unset"
+        );
+        assert_eq!(client.model(), OpenAiClient::DEFAULT_MODEL);
+        let client = OpenAiClient::from_lookup(settings(&[
+            ("OPENAI_API_KEY", "k"),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9999/v1/"),
+            ("OPENAI_MODEL", "local-model"),
+        ]))
+        .unwrap();
+        assert_eq!(client.base_url(), "http://127.0.0.1:9999/v1");
+        assert_eq!(client.model(), "local-model");
     }
 }
