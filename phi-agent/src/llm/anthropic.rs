@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
+use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
     HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
 };
@@ -35,6 +36,7 @@ pub struct AnthropicClient {
     base_url: String,
     model: String,
     max_tokens: u32,
+    tools: ToolJsonCache,
 }
 
 impl AnthropicClient {
@@ -51,6 +53,7 @@ impl AnthropicClient {
             base_url: Self::DEFAULT_BASE_URL.to_string(),
             model: model.into(),
             max_tokens: 4096,
+            tools: ToolJsonCache::default(),
         })
     }
 
@@ -100,6 +103,10 @@ impl AnthropicClient {
 
     /// The JSON body this client sends for `request`.
     pub fn request_body(&self, request: &LlmRequest) -> Value {
+        serde_json::to_value(self.body(request)).unwrap_or_default()
+    }
+
+    fn body(&self, request: &LlmRequest) -> MessagesBody<'_> {
         let mut system: Vec<&str> = request.system.iter().map(String::as_str).collect();
         let mut turns = Turns::default();
         for message in &request.messages {
@@ -125,19 +132,27 @@ impl AnthropicClient {
                 } => turns.push("user", tool_result(tool_call_id, content, *is_error)),
             }
         }
-        let mut body = Map::new();
-        body.insert("model".into(), Value::from(self.model.as_str()));
-        body.insert("max_tokens".into(), Value::from(self.max_tokens));
-        if !system.is_empty() {
-            body.insert("system".into(), Value::from(system.join("\n\n")));
+        MessagesBody {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            messages: turns.0,
+            tools: (!request.tools.is_empty())
+                .then(|| self.tools.get(&request.tools, anthropic_tool)),
         }
-        body.insert("messages".into(), Value::Array(turns.0));
-        if !request.tools.is_empty() {
-            let tools = request.tools.iter().map(anthropic_tool).collect();
-            body.insert("tools".into(), Value::Array(tools));
-        }
-        Value::Object(body)
     }
+}
+
+/// A messages request; the tools are shared with earlier turns, not copied.
+#[derive(serde::Serialize)]
+struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<SharedJson>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -264,10 +279,7 @@ impl LlmClient for AnthropicClient {
         headers.insert("x-api-key", self.key.header("")?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         let url = format!("{}/v1/messages", self.base_url);
-        let body = self
-            .http
-            .post(&url, &headers, &self.request_body(request))
-            .await?;
+        let body = self.http.post(&url, &headers, &self.body(request)).await?;
         parse_response(&body)
     }
 

@@ -147,7 +147,7 @@ impl JsonPoster {
         &self,
         url: &str,
         headers: &HeaderMap,
-        body: &Value,
+        body: &(impl serde::Serialize + Sync),
     ) -> AgentResult<Value> {
         let body = serde_json::to_vec(body).map_err(AgentError::Output)?;
         let mut retry = 0;

@@ -6,6 +6,7 @@ mod http;
 mod message;
 mod openai;
 mod scripted;
+mod tool_cache;
 
 use std::sync::Arc;
 

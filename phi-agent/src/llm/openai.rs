@@ -7,6 +7,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
+use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
     HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
 };
@@ -34,6 +35,7 @@ pub struct OpenAiClient {
     base_url: String,
     model: String,
     max_tokens: Option<u32>,
+    tools: ToolJsonCache,
 }
 
 impl OpenAiClient {
@@ -50,6 +52,7 @@ impl OpenAiClient {
             base_url: Self::DEFAULT_BASE_URL.to_string(),
             model: model.into(),
             max_tokens: None,
+            tools: ToolJsonCache::default(),
         })
     }
 
@@ -99,23 +102,33 @@ impl OpenAiClient {
 
     /// The JSON body this client sends for `request`.
     pub fn request_body(&self, request: &LlmRequest) -> Value {
+        serde_json::to_value(self.body(request)).unwrap_or_default()
+    }
+
+    fn body(&self, request: &LlmRequest) -> ChatBody<'_> {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if let Some(system) = &request.system {
             messages.push(json!({"role": "system", "content": system}));
         }
         messages.extend(request.messages.iter().map(openai_message));
-        let mut body = Map::new();
-        body.insert("model".into(), Value::from(self.model.as_str()));
-        body.insert("messages".into(), Value::Array(messages));
-        if !request.tools.is_empty() {
-            let tools = request.tools.iter().map(openai_tool).collect();
-            body.insert("tools".into(), Value::Array(tools));
+        ChatBody {
+            model: &self.model,
+            messages,
+            tools: (!request.tools.is_empty()).then(|| self.tools.get(&request.tools, openai_tool)),
+            max_completion_tokens: self.max_tokens,
         }
-        if let Some(max_tokens) = self.max_tokens {
-            body.insert("max_completion_tokens".into(), Value::from(max_tokens));
-        }
-        Value::Object(body)
     }
+}
+
+/// A chat completions request; the tools are shared with earlier turns, not copied.
+#[derive(serde::Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<SharedJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -265,10 +278,7 @@ impl LlmClient for OpenAiClient {
         let mut headers = HeaderMap::new();
         headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
         let url = format!("{}/chat/completions", self.base_url);
-        let body = self
-            .http
-            .post(&url, &headers, &self.request_body(request))
-            .await?;
+        let body = self.http.post(&url, &headers, &self.body(request)).await?;
         parse_response(&body)
     }
 
