@@ -163,3 +163,18 @@ async fn retries_are_logged_without_the_key() {
     let everything = format!("{events:?} {:?}", recorder.spans.lock().unwrap());
     assert!(!everything.contains(KEY), "{everything}");
 }
+
+#[tokio::test]
+async fn a_failed_model_call_marks_its_chat_span() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let agent = PhiAgent::build(
+        base_agent_builder(ScriptedLlm::new([])),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    agent.run("hello?").await.unwrap_err();
+    let spans = recorder.spans.lock().unwrap().clone();
+    let (_, chat) = spans.iter().find(|(name, _)| name == "chat").unwrap();
+    assert_eq!(chat["error.type"], "invalid_response");
+}

@@ -80,6 +80,7 @@ impl AgentSession {
                 "gen_ai.request.model" = agent.llm.model(),
                 "gen_ai.usage.input_tokens" = Empty,
                 "gen_ai.usage.output_tokens" = Empty,
+                "error.type" = Empty,
             );
             let reply = agent
                 .llm
@@ -87,6 +88,9 @@ impl AgentSession {
                 .instrument(chat_span.clone())
                 .await;
             self.history = request.messages;
+            if let Err(error) = &reply {
+                chat_span.record("error.type", error_type(error));
+            }
             let response = reply?;
             chat_span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
             chat_span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
@@ -222,4 +226,14 @@ async fn execute(
         span.record("error.type", "tool_error");
     }
     result
+}
+
+/// A short, stable name of a model-call failure for the `error.type` attribute.
+fn error_type(error: &AgentError) -> &'static str {
+    match error {
+        AgentError::Provider { .. } => "provider_error",
+        AgentError::Http { .. } => "http_error",
+        AgentError::InvalidResponse { .. } => "invalid_response",
+        _ => "_OTHER",
+    }
 }

@@ -129,12 +129,15 @@ impl fmt::Debug for JsonPoster {
 
 impl JsonPoster {
     pub(crate) fn new(provider: &'static str) -> AgentResult<Self> {
-        let client = reqwest::Client::builder().build().map_err(|error| {
-            AgentError::Config(format!(
-                "could not set up the HTTP client for {provider}: {}",
-                error_chain(&error)
-            ))
-        })?;
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| {
+                AgentError::Config(format!(
+                    "could not set up the HTTP client for {provider}: {}",
+                    error_chain(&error)
+                ))
+            })?;
         Ok(Self {
             client,
             provider,
