@@ -515,3 +515,26 @@ async fn runs_can_be_spawned() {
     assert_eq!(output.unwrap().text, "again");
     assert_eq!(session.history().len(), 2);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_dropped_run_leaves_the_session_history_as_it_was() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::text("first answer"),
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "forever", json!({}))]),
+    ]);
+    let tool = Forever {
+        token: Arc::new(Mutex::new(None)),
+        dropped: Arc::new(AtomicBool::new(false)),
+    };
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(tool),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let mut session = agent.session();
+    session.run("first").await.unwrap();
+    let before = session.history().to_vec();
+    let outcome = tokio::time::timeout(Duration::from_secs(1), session.run("second")).await;
+    assert!(outcome.is_err());
+    assert_eq!(session.history(), before);
+}

@@ -24,16 +24,22 @@ impl AgentSession {
             "gen_ai.operation.name" = "invoke_agent",
             "gen_ai.conversation.id" = &*self.id,
         );
+        // The run works on its own copy of the conversation and commits it only when it
+        // answers, so a failed or dropped run leaves the session's history as it was.
         let start = self.history.len();
-        self.history.push(Message::user(input));
-        let result = self.turns(start).instrument(span).await;
-        if result.is_err() {
-            self.history.truncate(start);
-        }
-        result
+        let mut transcript = Vec::with_capacity(start + 8);
+        transcript.extend_from_slice(&self.history);
+        transcript.push(Message::user(input));
+        let output = self.turns(&mut transcript, start).instrument(span).await?;
+        self.history = transcript;
+        Ok(output)
     }
 
-    async fn turns(&mut self, start: usize) -> AgentResult<RunOutput> {
+    async fn turns(
+        &mut self,
+        transcript: &mut Vec<Message>,
+        start: usize,
+    ) -> AgentResult<RunOutput> {
         let agent = self.agent.inner.clone();
         let registry = &*agent.registry;
         let emit = |event: AgentEvent<'_>| {
@@ -68,8 +74,8 @@ impl AgentSession {
             });
             let request = LlmRequest {
                 system: agent.system_prompt.clone(),
-                // Lent to the request and taken back, so the history is never copied.
-                messages: std::mem::take(&mut self.history),
+                // Lent to the request and taken back, so the transcript is not copied per turn.
+                messages: std::mem::take(transcript),
                 tools,
             };
             let chat_span = tracing::info_span!(
@@ -87,7 +93,7 @@ impl AgentSession {
                 .complete(&request)
                 .instrument(chat_span.clone())
                 .await;
-            self.history = request.messages;
+            *transcript = request.messages;
             if let Err(error) = &reply {
                 chat_span.record("error.type", error_type(error));
             }
@@ -101,7 +107,7 @@ impl AgentSession {
             });
 
             if response.tool_calls.is_empty() {
-                self.history.push(Message::assistant(response.text.clone()));
+                transcript.push(Message::assistant(response.text.clone()));
                 emit(AgentEvent::Finished {
                     turns: turn,
                     text: &response.text,
@@ -109,7 +115,7 @@ impl AgentSession {
                 });
                 return Ok(RunOutput {
                     text: response.text,
-                    messages: self.history[start..].to_vec(),
+                    messages: transcript[start..].to_vec(),
                     tool_calls: records,
                     turns: turn,
                     usage,
@@ -144,12 +150,12 @@ impl AgentSession {
                 .collect()
                 .await;
 
-            self.history.push(Message::Assistant {
+            transcript.push(Message::Assistant {
                 text: response.text,
                 tool_calls: calls.clone(),
             });
             for (call, (result, duration)) in calls.into_iter().zip(results) {
-                self.history.push(Message::Tool {
+                transcript.push(Message::Tool {
                     tool_call_id: call.id.clone(),
                     name: call.name.clone(),
                     content: result.content.clone(),
@@ -177,7 +183,7 @@ impl AgentSession {
         }
         Err(AgentError::MaxTurns {
             turns: agent.config.max_turns,
-            transcript: self.history.clone(),
+            transcript: std::mem::take(transcript),
         })
     }
 }

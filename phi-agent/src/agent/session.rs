@@ -15,7 +15,7 @@ use crate::registry::ActiveTools;
 /// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
 ///
 /// Every [`run`](Self::run) sees the history of the earlier ones. Tools activated in a session
-/// stay active for the rest of it. A run that fails leaves the history as it was before it.
+/// stay active for the rest of it. A run that fails or is dropped leaves the history as it was.
 ///
 /// ```
 /// use phi_agent::llm::{LlmResponse, ScriptedLlm};
