@@ -236,8 +236,14 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                 "tool call {index} lacks `id` or `function.name`"
             )));
         };
-        let raw = field("/function/arguments").unwrap_or_default();
-        tool_calls.push(ToolCall::new(id, name, parse_arguments(raw)));
+        // The API sends a string; some compatible servers send the object itself.
+        let arguments = match call.pointer("/function/arguments") {
+            Some(Value::String(raw)) => parse_arguments(raw),
+            Some(object @ Value::Object(_)) => object.clone(),
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(other) => other.clone(),
+        };
+        tool_calls.push(ToolCall::new(id, name, arguments));
     }
     let stop_reason = match choice.get("finish_reason").and_then(Value::as_str) {
         Some("stop") => StopReason::EndTurn,
@@ -314,7 +320,8 @@ mod tests {
                 "message": {"role": "assistant", "content": null, "tool_calls": [
                     {"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{\"a\":1}"}},
                     {"id": "c2", "type": "function", "function": {"name": "calc", "arguments": "{oops"}},
-                    {"id": "c3", "type": "function", "function": {"name": "now", "arguments": ""}}
+                    {"id": "c3", "type": "function", "function": {"name": "now", "arguments": ""}},
+                    {"id": "c4", "type": "function", "function": {"name": "calc", "arguments": {"a": 2}}}
                 ]}
             }],
             "usage": {"prompt_tokens": 12, "completion_tokens": 3}
@@ -324,6 +331,7 @@ mod tests {
         assert_eq!(reply.tool_calls[0].arguments, json!({"a": 1}));
         assert_eq!(reply.tool_calls[1].arguments, json!("{oops"));
         assert_eq!(reply.tool_calls[2].arguments, json!({}));
+        assert_eq!(reply.tool_calls[3].arguments, json!({"a": 2}));
         assert_eq!(
             reply.usage,
             Usage {
