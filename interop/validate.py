@@ -22,6 +22,7 @@ from pydantic import TypeAdapter
 
 OPENAI_REQUEST = TypeAdapter(CompletionCreateParamsNonStreaming)
 ANTHROPIC_REQUEST = TypeAdapter(MessageCreateParamsNonStreaming)
+RETRYABLE = {429, 500, 502, 503, 504, 529}
 
 
 def drain(value):
@@ -85,10 +86,17 @@ def main():
         raise SystemExit("no exchanges were captured")
     pending = {"openai": [], "anthropic": []}
     counts = collections.Counter()
+    retried = 0
     for index, record in enumerate(records):
         api = "openai" if record["path"].endswith("/chat/completions") else "anthropic"
         where = f"exchange {index + 1} ({api} {record['path']})"
-        assert record["status"] == 200, f"{where}: status {record['status']}: {record['response']}"
+        if record["status"] != 200:
+            # Only a retryable status is expected, and the next exchange must be the same request.
+            assert record["status"] in RETRYABLE, f"{where}: status {record['status']}: {record['response']}"
+            following = records[index + 1] if index + 1 < len(records) else None
+            assert following and following["request"] == record["request"], f"{where}: not retried"
+            retried += 1
+            continue
         validate = validate_openai if api == "openai" else validate_anthropic
         calls, answered = validate(record, where)
         # The results of the previous turn's calls come back in call order.
@@ -101,7 +109,12 @@ def main():
     for api in ("openai", "anthropic"):
         if counts[api] < 2:
             raise SystemExit(f"expected a whole tool-calling run for {api}, saw {counts[api]} requests")
-    print(f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}")
+    if retried < 2:
+        raise SystemExit(f"expected a retried 529 for each adapter, saw {retried}")
+    print(
+        f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
+        f"{retried} retryable errors were retried with the same request"
+    )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 //! Driven by `interop/run.sh` against fakellm (ignored in the ordinary test run, which has no
-//! server): a run whose tool results carry an image and an error, through both adapters, so the
-//! suite's SDK validation sees those shapes on the wire too.
+//! server): a run whose tool results carry an image and an error, and a run whose first answer is
+//! HTTP 529, through both adapters, so the suite's SDK validation sees those shapes on the wire.
 //!
 //! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT cargo test -p phi-agent --test interop -- --ignored`
 
 use async_trait::async_trait;
-use phi_agent::llm::{AnthropicClient, LlmClient, OpenAiClient};
+use std::time::Duration;
+
+use phi_agent::llm::{AnthropicClient, HttpConfig, LlmClient, OpenAiClient};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
 };
@@ -92,4 +94,38 @@ async fn images_and_errors_through_anthropic() {
         .unwrap()
         .with_base_url(base_url());
     run_through(client).await;
+}
+
+async fn retry_through(llm: impl LlmClient + 'static) {
+    let prompt = format!("are you overloaded ({})?", llm.provider());
+    let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default()).unwrap();
+    let output = agent.run(prompt).await.unwrap();
+    assert_eq!(output.text, "recovered after a retry");
+}
+
+fn quick_retries() -> HttpConfig {
+    HttpConfig {
+        initial_backoff: Duration::from_millis(20),
+        ..HttpConfig::default()
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs fakellm; run by interop/run.sh"]
+async fn an_overloaded_server_is_retried_through_openai() {
+    let client = OpenAiClient::new("sk-interop", "gpt-4o-mini")
+        .unwrap()
+        .with_base_url(format!("{}/v1", base_url()))
+        .with_http_config(quick_retries());
+    retry_through(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs fakellm; run by interop/run.sh"]
+async fn an_overloaded_server_is_retried_through_anthropic() {
+    let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
+        .unwrap()
+        .with_base_url(base_url())
+        .with_http_config(quick_retries());
+    retry_through(client).await;
 }
