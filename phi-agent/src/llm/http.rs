@@ -73,7 +73,8 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let seconds = read("retry-after-ms")
         .map(|ms| ms / 1000.0)
         .or_else(|| read("retry-after"))?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    // `try_`: a huge or negative value from the network must not panic.
+    Duration::try_from_secs_f64(seconds).ok()
 }
 
 /// A uniform number in `[0, 1)` from the standard library's per-process random hash keys.
@@ -349,6 +350,10 @@ mod tests {
             HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
         );
         assert_eq!(retry_after(&headers), None);
+        for nonsense in ["-1", "1e300", "NaN", "inf"] {
+            headers.insert("retry-after", HeaderValue::from_static(nonsense));
+            assert_eq!(retry_after(&headers), None, "{nonsense}");
+        }
     }
 
     #[test]
