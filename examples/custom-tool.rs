@@ -1,11 +1,26 @@
-//! The calculator from the reference page, driven through the registry the way the agent loop
-//! drives it: what the model sees, then a few calls the model might make.
+//! The calculator agent from the reference page, end to end.
 //!
-//! Run: `cargo run --example custom-tool`
+//! Run: `cargo run --example custom-tool [question]`
+//!
+//! - With `OPENAI_API_KEY` set it asks OpenAI (or any compatible server: `OPENAI_BASE_URL`, ending
+//!   in `/v1`; `OPENAI_MODEL`).
+//! - Otherwise, with `ANTHROPIC_API_KEY` set, it asks Anthropic (`ANTHROPIC_BASE_URL`,
+//!   `ANTHROPIC_MODEL`).
+//! - With neither it runs offline on a scripted model and says so.
+//!
+//! Every turn, tool call, result and duration is printed as it happens.
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use phi_agent::registry::ToolRegistry;
-use phi_agent::{ActivationContext, AgentError, AgentResult, ToolConfig, ToolContext, TypedTool};
+use phi_agent::llm::{
+    AnthropicClient, LlmClient, LlmRequest, LlmResponse, Message, OpenAiClient, ScriptedLlm,
+    ToolCall,
+};
+use phi_agent::{
+    AgentConfig, AgentError, AgentEvent, AgentResult, PhiAgent, ToolContext, TypedTool,
+    base_agent_builder,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -59,32 +74,127 @@ impl TypedTool for Calculator {
     }
 }
 
+const QUESTION: &str = "What is 6 times 7, and what is 2 plus 3?";
+
+/// The offline model: asks for both calculations, then answers from the tool results it reads
+/// back in the request.
+fn scripted_model() -> ScriptedLlm {
+    ScriptedLlm::from_fn(|request: &LlmRequest| {
+        let results: Vec<String> = request
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::Tool { content, .. } => content.first().map(|c| c.to_model_text()),
+                _ => None,
+            })
+            .collect();
+        Ok(match results.as_slice() {
+            [] => LlmResponse::tool_calls(vec![
+                ToolCall::new(
+                    "call_1",
+                    "calculator",
+                    json!({"a": 6, "b": 7, "op": "multiply"}),
+                ),
+                ToolCall::new("call_2", "calculator", json!({"a": 2, "b": 3, "op": "add"})),
+            ]),
+            [product, sum, ..] => {
+                LlmResponse::text(format!("6 times 7 is {product}, and 2 plus 3 is {sum}."))
+            }
+            [only] => LlmResponse::text(format!("The result is {only}.")),
+        })
+    })
+}
+
+/// The model to use, and a line that says which one it is.
+fn choose_model() -> AgentResult<(Arc<dyn LlmClient>, String)> {
+    let set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
+    if set("OPENAI_API_KEY") {
+        let client = OpenAiClient::from_env()?;
+        let line = format!(
+            "online: OpenAI-compatible API at {}, model {}",
+            client.base_url(),
+            client.model()
+        );
+        Ok((Arc::new(client), line))
+    } else if set("ANTHROPIC_API_KEY") {
+        let client = AnthropicClient::from_env()?;
+        let line = format!(
+            "online: Anthropic API at {}, model {}",
+            client.base_url(),
+            client.model()
+        );
+        Ok((Arc::new(client), line))
+    } else {
+        let line = "offline: neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set, so a scripted \
+                    model answers (no network calls)"
+            .to_string();
+        Ok((Arc::new(scripted_model()), line))
+    }
+}
+
+fn print_event(event: &AgentEvent<'_>) {
+    match event {
+        AgentEvent::TurnStarted { turn, tools, .. } => {
+            let names: Vec<_> = tools.iter().map(|tool| tool.name).collect();
+            println!(
+                "turn {turn}: asking the model (tools: {})",
+                names.join(", ")
+            );
+        }
+        AgentEvent::ModelReplied { response, .. } if !response.tool_calls.is_empty() => {
+            println!(
+                "  model asks for {} tool call(s)",
+                response.tool_calls.len()
+            );
+        }
+        AgentEvent::ToolStarted { call, .. } => {
+            println!("  -> {}({})", call.name, call.arguments);
+        }
+        AgentEvent::ToolFinished {
+            call,
+            result,
+            duration,
+            ..
+        } => {
+            let status = if result.is_error { "error" } else { "ok" };
+            println!(
+                "  <- {} [{}] {status}: {} ({duration:?})",
+                call.name,
+                call.id,
+                result.to_model_text()
+            );
+        }
+        AgentEvent::Finished { turns, usage, .. } => println!(
+            "finished after {turns} turn(s); tokens in/out: {}/{}",
+            usage.input_tokens, usage.output_tokens
+        ),
+        _ => {}
+    }
+}
+
 #[tokio::main]
 async fn main() -> AgentResult<()> {
-    let mut registry = ToolRegistry::new(ToolConfig::default());
-    registry.register(Calculator)?;
-    let active = registry.visible_tools(&ActivationContext::default()).await;
+    let question = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| QUESTION.to_string());
+    let (llm, mode) = choose_model()?;
+    println!("{mode}");
+    println!("question: {question}");
 
-    println!("The model sees {} tool(s):", active.names().len());
-    for tool in registry.visible(&active) {
-        println!("  {}: {}", tool.name(), tool.description());
-        println!("  parameters: {}", tool.schema());
-    }
+    let builder = base_agent_builder(llm)
+        .system_prompt("You are a careful assistant. Use the calculator for every arithmetic step.")
+        .register_tool(Calculator)
+        .observer(print_event);
+    let agent = PhiAgent::build(builder, AgentConfig::default())?;
 
-    let calls = [
-        json!({"a": 6, "b": 7, "op": "multiply"}),
-        json!({"a": 1, "b": 0, "op": "divide"}),
-        json!({"a": 1, "op": "power"}),
-    ];
-    for args in calls {
-        let result = registry
-            .dispatch(&active, "calculator", &args, &ToolContext::default())
-            .await;
-        let status = if result.is_error { "error" } else { "ok" };
-        println!(
-            "\ncalculator({args}) -> {status}: {}",
-            result.to_model_text()
-        );
+    match agent.run(question).await {
+        Ok(output) => {
+            println!("answer: {}", output.text);
+            Ok(())
+        }
+        Err(error) => {
+            eprintln!("the run failed: {error}");
+            std::process::exit(1);
+        }
     }
-    Ok(())
 }

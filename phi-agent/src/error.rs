@@ -120,6 +120,46 @@ pub enum AgentError {
     /// Invalid configuration or builder input.
     #[error("invalid configuration: {0}")]
     Config(String),
+
+    /// The run used its whole turn budget without the model giving an answer.
+    #[error(
+        "the model did not answer within {turns} turns; raise `AgentConfig::max_turns` or make the task smaller (the transcript so far is in the error)"
+    )]
+    MaxTurns {
+        /// Turns taken (the configured limit).
+        turns: usize,
+        /// The conversation up to the last turn, system prompt excluded.
+        transcript: Vec<crate::llm::Message>,
+    },
+
+    /// The provider answered with an error status; `message` quotes what it said.
+    #[error("{provider} answered HTTP {status}: {message}")]
+    Provider {
+        /// Which provider (`openai`, `anthropic`, ...).
+        provider: &'static str,
+        /// The HTTP status code.
+        status: u16,
+        /// The provider's own error message (or the start of the body when it sent no JSON).
+        message: String,
+    },
+
+    /// The request did not get an answer: connection failure or timeout, after retries.
+    #[error("request to {provider} failed: {message}")]
+    Http {
+        /// Which provider.
+        provider: &'static str,
+        /// What failed, and after how many attempts.
+        message: String,
+    },
+
+    /// The provider answered 2xx with a body this adapter cannot read.
+    #[error("{provider} sent a response that could not be read: {message}")]
+    InvalidResponse {
+        /// Which provider.
+        provider: &'static str,
+        /// What was wrong with it.
+        message: String,
+    },
 }
 
 impl AgentError {

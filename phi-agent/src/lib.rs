@@ -23,6 +23,7 @@ pub mod registry;
 pub mod schema;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
+pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};

@@ -1,7 +1,10 @@
 //! Assembling an agent: model, system prompt, tools and shared state.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
+
+use super::AgentObserver;
 
 use crate::llm::LlmClient;
 use crate::state::SharedState;
@@ -29,6 +32,8 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         system_prompt: None,
         tools: Vec::new(),
         state: SharedState::new(),
+        observer: None,
+        workspace: PathBuf::from("."),
     }
 }
 
@@ -39,6 +44,8 @@ pub struct AgentBuilder {
     pub(crate) system_prompt: Option<String>,
     pub(crate) tools: Vec<Arc<dyn Tool>>,
     pub(crate) state: SharedState,
+    pub(crate) observer: Option<Arc<dyn AgentObserver>>,
+    pub(crate) workspace: PathBuf,
 }
 
 impl AgentBuilder {
@@ -66,6 +73,19 @@ impl AgentBuilder {
         self.state.insert(value);
         self
     }
+
+    /// Sends every run's events (turns, tool calls with durations, activations, the answer) to
+    /// `observer`; a closure `Fn(&AgentEvent)` will do.
+    pub fn observer(mut self, observer: impl AgentObserver + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// The working directory tools and activation predicates see. Default: `.`.
+    pub fn workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
+        self.workspace = workspace.into();
+        self
+    }
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -77,6 +97,8 @@ impl fmt::Debug for AgentBuilder {
                 &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
             )
             .field("state", &self.state)
+            .field("observer", &self.observer.is_some())
+            .field("workspace", &self.workspace)
             .finish_non_exhaustive()
     }
 }

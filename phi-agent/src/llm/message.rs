@@ -41,6 +41,26 @@ pub enum Message {
     },
 }
 
+impl Message {
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System { text: text.into() }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::Assistant {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
 /// A model's request to run one tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
@@ -48,8 +68,27 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name.
     pub name: String,
-    /// The arguments object.
+    /// The arguments object. When the model sent text that is not JSON, adapters keep that text
+    /// here as a JSON string, so the agent can tell the model what was wrong and the conversation
+    /// can be sent back exactly as the model wrote it.
     pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments`, identified by `id`.
+    ///
+    /// ```
+    /// use phi_agent::llm::ToolCall;
+    /// let call = ToolCall::new("call_1", "calculator", serde_json::json!({"a": 1}));
+    /// assert_eq!(call.name, "calculator");
+    /// ```
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
 }
 
 /// A tool as offered to the model.
@@ -70,8 +109,8 @@ pub struct LlmRequest {
     pub system: Option<String>,
     /// The conversation so far.
     pub messages: Vec<Message>,
-    /// The tools the model may call now.
-    pub tools: Vec<ToolSpec>,
+    /// The tools the model may call now, shared between turns while the set is unchanged.
+    pub tools: Arc<[ToolSpec]>,
 }
 
 /// The model's answer to one request.
@@ -87,6 +126,41 @@ pub struct LlmResponse {
     pub stop_reason: StopReason,
 }
 
+impl LlmResponse {
+    /// A final answer: text, no tool calls.
+    ///
+    /// ```
+    /// use phi_agent::llm::{LlmResponse, StopReason};
+    /// let reply = LlmResponse::text("42");
+    /// assert_eq!(reply.stop_reason, StopReason::EndTurn);
+    /// assert!(reply.tool_calls.is_empty());
+    /// ```
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            tool_calls: Vec::new(),
+            usage: Usage::default(),
+            stop_reason: StopReason::EndTurn,
+        }
+    }
+
+    /// A turn that asks for `calls`, without text.
+    pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
+        Self {
+            text: String::new(),
+            tool_calls: calls,
+            usage: Usage::default(),
+            stop_reason: StopReason::ToolUse,
+        }
+    }
+
+    /// This response with `usage`.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
 /// Token counts of one request, or summed over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
@@ -94,6 +168,13 @@ pub struct Usage {
     pub input_tokens: u64,
     /// Tokens written.
     pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
 }
 
 /// Why a model stopped writing.

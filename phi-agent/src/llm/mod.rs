@@ -1,16 +1,75 @@
-//! The model side of an agent: the [`LlmClient`] trait and the conversation types it speaks.
+//! The model side of an agent: the [`LlmClient`] trait, the conversation types it speaks, and
+//! the adapters: [`OpenAiClient`], [`AnthropicClient`] and the offline [`ScriptedLlm`].
 
+mod anthropic;
+mod http;
 mod message;
+mod openai;
+mod scripted;
+mod tool_cache;
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use crate::error::AgentResult;
 
+pub use anthropic::AnthropicClient;
+pub use http::HttpConfig;
 pub use message::{LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage};
+pub use openai::OpenAiClient;
+pub use scripted::ScriptedLlm;
+
+pub(crate) fn snippet_of(text: &str) -> String {
+    http::snippet(text.as_bytes())
+}
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.
 #[async_trait]
 pub trait LlmClient: Send + Sync {
     /// Sends one request (system prompt, history, visible tools) and returns the model's reply.
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse>;
+
+    /// The provider's name for telemetry (`gen_ai.provider.name`), e.g. `openai`.
+    fn provider(&self) -> &str {
+        "custom"
+    }
+
+    /// The model's name for telemetry (`gen_ai.request.model`).
+    fn model(&self) -> &str {
+        "unknown"
+    }
+}
+
+/// A shared model is a model, so a client chosen at run time (`Arc<dyn LlmClient>`) can be
+/// handed to [`base_agent_builder`](crate::base_agent_builder).
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        (**self).complete(request).await
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+}
+
+/// A boxed model is a model.
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        (**self).complete(request).await
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+
+    fn model(&self) -> &str {
+        (**self).model()
+    }
 }

@@ -1,0 +1,60 @@
+"""A loopback HTTP proxy that records every exchange between our adapters and fakellm.
+
+Each POST is forwarded unchanged to the upstream server; the request body, status and response
+body are appended as one JSON line to the capture file, so that validate.py checks exactly the
+bytes that went over the wire.
+
+Usage: capture_proxy.py LISTEN_PORT UPSTREAM_URL CAPTURE_FILE
+"""
+
+import json
+import sys
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LISTEN_PORT = int(sys.argv[1])
+UPSTREAM = sys.argv[2].rstrip("/")
+CAPTURE = sys.argv[3]
+LOCK = threading.Lock()
+# Headers that must not be recorded: they carry the (fake) keys.
+SECRET_HEADERS = {"authorization", "x-api-key"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (the stdlib's naming)
+        length = int(self.headers.get("content-length", "0"))
+        body = self.rfile.read(length)
+        forward = urllib.request.Request(UPSTREAM + self.path, data=body, method="POST")
+        for name, value in self.headers.items():
+            if name.lower() not in {"host", "content-length", "connection"}:
+                forward.add_header(name, value)
+        try:
+            with urllib.request.urlopen(forward, timeout=30) as upstream:
+                status, payload = upstream.status, upstream.read()
+        except urllib.error.HTTPError as error:
+            status, payload = error.code, error.read()
+        record = {
+            "path": self.path,
+            "headers": sorted(n.lower() for n in self.headers.keys()),
+            "secret_headers_present": sorted(
+                n.lower() for n in self.headers.keys() if n.lower() in SECRET_HEADERS
+            ),
+            "request": json.loads(body),
+            "status": status,
+            "response": json.loads(payload),
+        }
+        with LOCK, open(CAPTURE, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+ThreadingHTTPServer(("127.0.0.1", LISTEN_PORT), Handler).serve_forever()

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Wire-format interop suite: our OpenAI and Anthropic adapters against fakellm, a mock server
+# written by someone else, with every exchange validated by the official Python SDKs' types.
+#
+# Self-installing: creates target/interop-venv with fakellm, openai and anthropic from PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=target/interop-venv
+WORK=target/interop
+mkdir -p "$WORK"
+if [ ! -x "$VENV/bin/fakellm" ] || ! "$VENV/bin/python" -c "import openai, anthropic" 2>/dev/null; then
+    echo "== interop: installing fakellm, openai, anthropic into $VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "fakellm==0.3.5" openai anthropic
+fi
+PY="$VENV/bin/python"
+
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+FAKE_PORT=$(free_port)
+PROXY_PORT=$(free_port)
+CAPTURE="$WORK/exchanges.jsonl"
+: > "$CAPTURE"
+
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+"$VENV/bin/fakellm" serve --host 127.0.0.1 --port "$FAKE_PORT" --config interop/fakellm.yaml \
+    > "$WORK/fakellm.log" 2>&1 &
+PIDS+=($!)
+"$PY" interop/capture_proxy.py "$PROXY_PORT" "http://127.0.0.1:$FAKE_PORT" "$CAPTURE" \
+    > "$WORK/proxy.log" 2>&1 &
+PIDS+=($!)
+
+for _ in $(seq 1 100); do
+    if "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$FAKE_PORT/_fakellm/stats', timeout=1)" 2>/dev/null; then
+        break
+    fi
+    sleep 0.2
+done
+
+reset() { "$PY" -c "import urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:$FAKE_PORT/_fakellm/reset', method='POST'))"; }
+
+cargo build --quiet -p phi-agent --example custom-tool --test interop
+
+# The README's run command, unchanged, against each provider.
+run_example() {
+    local name=$1; shift
+    echo "== interop: cargo run --example custom-tool ($name via fakellm)"
+    reset
+    env "$@" cargo run --quiet -p phi-agent --example custom-tool | tee "$WORK/$name.out"
+    grep -q "^online:" "$WORK/$name.out" || { echo "$name: the example did not go online"; exit 1; }
+    grep -q "<- calculator \[.*\] ok: 42" "$WORK/$name.out" || { echo "$name: no calculator result"; exit 1; }
+    grep -q "^answer: 6 times 7 is 42" "$WORK/$name.out" || { echo "$name: wrong answer"; exit 1; }
+}
+run_example openai -u ANTHROPIC_API_KEY OPENAI_API_KEY=sk-interop-not-a-key \
+    OPENAI_BASE_URL="http://127.0.0.1:$PROXY_PORT/v1" OPENAI_MODEL=gpt-4o-mini
+run_example anthropic -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-interop-not-a-key \
+    ANTHROPIC_BASE_URL="http://127.0.0.1:$PROXY_PORT" ANTHROPIC_MODEL=claude-sonnet-4-5
+
+echo "== interop: image and error results through both adapters (tests/interop.rs)"
+reset
+PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
+    cargo test --quiet -p phi-agent --test interop -- --ignored --test-threads=1
+
+if grep -q "interop-not-a-key" "$WORK"/*.out; then
+    echo "an API key was printed"; exit 1
+fi
+
+echo "== interop: validating every exchange with the SDKs' types"
+"$PY" interop/validate.py "$CAPTURE"

@@ -1,0 +1,90 @@
+//! What happens during a run, as it happens: events for an [`AgentObserver`].
+
+use std::time::Duration;
+
+use crate::llm::{LlmResponse, ToolCall, ToolSpec, Usage};
+use crate::registry::ToolCallResult;
+
+/// One step of a run. Borrowed from the loop, so observing costs no copies.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum AgentEvent<'a> {
+    /// A turn begins: the model is about to be asked, seeing `tools`.
+    TurnStarted {
+        /// The session's id.
+        session_id: &'a str,
+        /// The turn's number, from 1.
+        turn: usize,
+        /// The tools the model sees this turn.
+        tools: &'a [ToolSpec],
+    },
+    /// The model answered.
+    ModelReplied {
+        /// The turn's number.
+        turn: usize,
+        /// The reply: text, tool calls, usage.
+        response: &'a LlmResponse,
+    },
+    /// A tool call starts.
+    ToolStarted {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: &'a ToolCall,
+    },
+    /// A tool call finished (successfully or not).
+    ToolFinished {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: &'a ToolCall,
+        /// What the model will read.
+        result: &'a ToolCallResult,
+        /// How long the call took.
+        duration: Duration,
+    },
+    /// Deferred tools became visible; the model sees them from the next turn on.
+    ToolsActivated {
+        /// The turn after which they were activated (0: before the first turn).
+        turn: usize,
+        /// Their names, in registration order.
+        names: &'a [&'static str],
+    },
+    /// The model gave its answer.
+    Finished {
+        /// Turns taken.
+        turns: usize,
+        /// The answer.
+        text: &'a str,
+        /// Tokens used over the run.
+        usage: Usage,
+    },
+}
+
+/// Receives the events of every run of an agent. Closures `Fn(&AgentEvent)` are observers.
+///
+/// Called on the run's task, in order; keep it quick (hand slow work to a channel).
+///
+/// ```
+/// use phi_agent::{AgentEvent, AgentObserver};
+/// fn print_turns(event: &AgentEvent<'_>) {
+///     if let AgentEvent::TurnStarted { turn, .. } = event {
+///         println!("turn {turn}");
+///     }
+/// }
+/// fn takes(_: impl AgentObserver) {}
+/// takes(print_turns);
+/// ```
+pub trait AgentObserver: Send + Sync {
+    /// Called for every event.
+    fn on_event(&self, event: &AgentEvent<'_>);
+}
+
+impl<F> AgentObserver for F
+where
+    F: Fn(&AgentEvent<'_>) + Send + Sync,
+{
+    fn on_event(&self, event: &AgentEvent<'_>) {
+        self(event)
+    }
+}

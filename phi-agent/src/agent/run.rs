@@ -1,0 +1,245 @@
+//! The loop of one run: ask the model, run the tools it calls (concurrently, bounded, results in
+//! call order), re-evaluate activation, repeat until it answers or the turn budget is spent.
+
+use futures_util::StreamExt;
+use futures_util::stream;
+use serde_json::Value;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use super::events::AgentEvent;
+use super::output::{RunOutput, ToolCallRecord};
+use super::session::AgentSession;
+use crate::context::ToolContext;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::{LlmRequest, Message, ToolCall, Usage};
+use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+
+impl AgentSession {
+    pub(super) async fn run_input(&mut self, input: String) -> AgentResult<RunOutput> {
+        let span = tracing::info_span!(
+            "invoke_agent",
+            "gen_ai.operation.name" = "invoke_agent",
+            "gen_ai.conversation.id" = &*self.id,
+        );
+        // The run works on its own copy of the conversation and commits it only when it
+        // answers, so a failed or dropped run leaves the session's history as it was.
+        let start = self.history.len();
+        let mut transcript = Vec::with_capacity(start + 8);
+        transcript.extend_from_slice(&self.history);
+        transcript.push(Message::user(input));
+        let output = self.turns(&mut transcript, start).instrument(span).await?;
+        self.history = transcript;
+        Ok(output)
+    }
+
+    async fn turns(
+        &mut self,
+        transcript: &mut Vec<Message>,
+        start: usize,
+    ) -> AgentResult<RunOutput> {
+        let agent = self.agent.inner.clone();
+        let registry = &*agent.registry;
+        let emit = |event: AgentEvent<'_>| {
+            if let Some(observer) = &agent.observer {
+                observer.on_event(&event);
+            }
+        };
+        // Cancelled when this future completes or is dropped, so every tool's token fires.
+        let run_token = CancellationToken::new();
+        let _cancel_on_drop = run_token.clone().drop_guard();
+        let base_ctx = ToolContext::new(
+            self.id.clone(),
+            agent.workspace.clone(),
+            agent.state.clone(),
+        );
+        let mut usage = Usage::default();
+        let mut records = Vec::new();
+
+        let activated = registry.activate(&mut self.active).await;
+        if !activated.is_empty() {
+            emit(AgentEvent::ToolsActivated {
+                turn: 0,
+                names: &activated,
+            });
+        }
+        for turn in 1..=agent.config.max_turns {
+            let tools = self.tool_list.get(registry, &self.active);
+            emit(AgentEvent::TurnStarted {
+                session_id: &self.id,
+                turn,
+                tools: &tools,
+            });
+            let request = LlmRequest {
+                system: agent.system_prompt.clone(),
+                // Lent to the request and taken back, so the transcript is not copied per turn.
+                messages: std::mem::take(transcript),
+                tools,
+            };
+            let chat_span = tracing::info_span!(
+                "chat",
+                "otel.name" = format!("chat {}", agent.llm.model()),
+                "gen_ai.operation.name" = "chat",
+                "gen_ai.provider.name" = agent.llm.provider(),
+                "gen_ai.request.model" = agent.llm.model(),
+                "gen_ai.usage.input_tokens" = Empty,
+                "gen_ai.usage.output_tokens" = Empty,
+                "error.type" = Empty,
+            );
+            let reply = agent
+                .llm
+                .complete(&request)
+                .instrument(chat_span.clone())
+                .await;
+            *transcript = request.messages;
+            if let Err(error) = &reply {
+                chat_span.record("error.type", error_type(error));
+            }
+            let response = reply?;
+            chat_span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+            chat_span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+            usage += response.usage;
+            emit(AgentEvent::ModelReplied {
+                turn,
+                response: &response,
+            });
+
+            if response.tool_calls.is_empty() {
+                transcript.push(Message::assistant(response.text.clone()));
+                emit(AgentEvent::Finished {
+                    turns: turn,
+                    text: &response.text,
+                    usage,
+                });
+                return Ok(RunOutput {
+                    text: response.text,
+                    messages: transcript[start..].to_vec(),
+                    tool_calls: records,
+                    turns: turn,
+                    usage,
+                });
+            }
+
+            let calls = response.tool_calls;
+            let active = &self.active;
+            let emit = &emit;
+            let (base_ctx, run_token) = (&base_ctx, &run_token);
+            // Indices rather than `&ToolCall` items keep the stream's closure free of a
+            // higher-ranked lifetime, so the run future stays `Send`.
+            let results: Vec<_> = stream::iter(0..calls.len())
+                .map(|index| {
+                    let call = &calls[index];
+                    async move {
+                        emit(AgentEvent::ToolStarted { turn, call });
+                        let started = Instant::now();
+                        let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
+                        let result = execute(registry, active, call, &ctx).await;
+                        let duration = started.elapsed();
+                        emit(AgentEvent::ToolFinished {
+                            turn,
+                            call,
+                            result: &result,
+                            duration,
+                        });
+                        (result, duration)
+                    }
+                })
+                .buffered(agent.config.max_parallel_tools)
+                .collect()
+                .await;
+
+            transcript.push(Message::Assistant {
+                text: response.text,
+                tool_calls: calls.clone(),
+            });
+            for (call, (result, duration)) in calls.into_iter().zip(results) {
+                transcript.push(Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: result.content.clone(),
+                    is_error: result.is_error,
+                });
+                records.push(ToolCallRecord {
+                    id: call.id,
+                    name: call.name,
+                    arguments: call.arguments,
+                    result: result.content,
+                    is_error: result.is_error,
+                    duration,
+                    turn,
+                });
+            }
+
+            let activated = registry.activate(&mut self.active).await;
+            if !activated.is_empty() {
+                tracing::debug!(tools = ?activated, "tools activated");
+                emit(AgentEvent::ToolsActivated {
+                    turn,
+                    names: &activated,
+                });
+            }
+        }
+        Err(AgentError::MaxTurns {
+            turns: agent.config.max_turns,
+            transcript: std::mem::take(transcript),
+        })
+    }
+}
+
+/// One tool call of the model, inside its `execute_tool` span.
+async fn execute(
+    registry: &ToolRegistry,
+    active: &ActiveTools,
+    call: &ToolCall,
+    ctx: &ToolContext,
+) -> ToolCallResult {
+    let span = tracing::info_span!(
+        "execute_tool",
+        "otel.name" = format!("execute_tool {}", call.name),
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "error.type" = Empty,
+    );
+    let is_active = active.names().contains(&call.name);
+    let result = match &call.arguments {
+        // Adapters keep arguments that were not JSON as a string; the model hears what to fix.
+        Value::String(raw) if is_active => ToolCallResult::error(&AgentError::InvalidArguments {
+            tool: call.name.clone(),
+            path: ".".into(),
+            message: format!(
+                "the arguments are not a JSON object but the text {:?}; send one JSON object",
+                crate::llm::snippet_of(raw)
+            ),
+        }),
+        other if is_active && !other.is_object() => {
+            ToolCallResult::error(&AgentError::InvalidArguments {
+                tool: call.name.clone(),
+                path: ".".into(),
+                message: format!("expected a JSON object of arguments, found `{other}`"),
+            })
+        }
+        args => {
+            registry
+                .dispatch(active, &call.name, args, ctx)
+                .instrument(span.clone())
+                .await
+        }
+    };
+    if result.is_error {
+        span.record("error.type", "tool_error");
+    }
+    result
+}
+
+/// A short, stable name of a model-call failure for the `error.type` attribute.
+fn error_type(error: &AgentError) -> &'static str {
+    match error {
+        AgentError::Provider { .. } => "provider_error",
+        AgentError::Http { .. } => "http_error",
+        AgentError::InvalidResponse { .. } => "invalid_response",
+        _ => "_OTHER",
+    }
+}

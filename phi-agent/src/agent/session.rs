@@ -1,0 +1,106 @@
+//! A conversation with an agent: its id, history and activated tools, kept across inputs.
+
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::tool_list::ToolListCache;
+use super::{PhiAgent, RunOutput};
+use crate::context::ActivationContext;
+use crate::error::AgentResult;
+use crate::llm::Message;
+use crate::registry::ActiveTools;
+
+/// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
+///
+/// Every [`run`](Self::run) sees the history of the earlier ones. Tools activated in a session
+/// stay active for the rest of it. A run that fails or is dropped leaves the history as it was.
+///
+/// ```
+/// use phi_agent::llm::{LlmResponse, ScriptedLlm};
+/// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> phi_agent::AgentResult<()> {
+/// let llm = ScriptedLlm::new([LlmResponse::text("Hi Ada."), LlmResponse::text("You are Ada.")]);
+/// let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default())?;
+/// let mut session = agent.session();
+/// session.run("I am Ada.").await?;
+/// session.run("Who am I?").await?;
+/// assert_eq!(session.history().len(), 4);
+/// assert_eq!(llm.requests()[1].messages.len(), 3, "the second turn saw the first exchange");
+/// # Ok(())
+/// # }
+/// ```
+pub struct AgentSession {
+    pub(super) agent: PhiAgent,
+    pub(super) id: Arc<str>,
+    pub(super) history: Vec<Message>,
+    pub(super) active: ActiveTools,
+    pub(super) tool_list: ToolListCache,
+}
+
+impl AgentSession {
+    pub(super) fn new(agent: PhiAgent) -> Self {
+        let id: Arc<str> = Arc::from(new_session_id());
+        let context = ActivationContext {
+            session_id: id.to_string(),
+            current_tools: Vec::new(),
+            workspace: agent.inner.workspace.clone(),
+        };
+        let active = agent.inner.registry.active_tools(&context);
+        Self {
+            agent,
+            id,
+            history: Vec::new(),
+            active,
+            tool_list: ToolListCache::default(),
+        }
+    }
+
+    /// Answers `input` in this conversation.
+    ///
+    /// Dropping the returned future cancels the tools it is running: their futures are dropped
+    /// and their [`ToolContext::cancellation`](crate::ToolContext::cancellation) tokens fire.
+    pub async fn run(&mut self, input: impl Into<String>) -> AgentResult<RunOutput> {
+        self.run_input(input.into()).await
+    }
+
+    /// The session's id, also given to tools and activation predicates.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The conversation so far (the system prompt is not part of it).
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The tools the model may currently see and call.
+    pub fn active_tools(&self) -> &ActiveTools {
+        &self.active
+    }
+
+    /// The agent this session talks to.
+    pub fn agent(&self) -> &PhiAgent {
+        &self.agent
+    }
+}
+
+impl fmt::Debug for AgentSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentSession")
+            .field("id", &self.id)
+            .field("messages", &self.history.len())
+            .field("active_tools", &self.active.names())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A session id unique within the process and unlikely to repeat across processes.
+fn new_session_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("session-{:016x}", hasher.finish())
+}

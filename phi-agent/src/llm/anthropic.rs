@@ -1,0 +1,393 @@
+//! The Anthropic messages API.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::http::{ApiKey, JsonPoster};
+use super::tool_cache::{SharedJson, ToolJsonCache};
+use super::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
+};
+use crate::content::Content;
+use crate::error::{AgentError, AgentResult};
+
+const PROVIDER: &str = "anthropic";
+const API_VERSION: &str = "2023-06-01";
+
+/// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
+///
+/// Tool results keep their images (Anthropic reads images in tool results). The key never
+/// appears in `Debug` or errors.
+///
+/// ```
+/// use phi_agent::llm::AnthropicClient;
+/// let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5")?;
+/// assert_eq!(client.base_url(), "https://api.anthropic.com");
+/// assert!(!format!("{client:?}").contains("sk-ant-not-real"));
+/// # Ok::<(), phi_agent::AgentError>(())
+/// ```
+#[derive(Clone)]
+pub struct AnthropicClient {
+    http: JsonPoster,
+    key: ApiKey,
+    base_url: String,
+    model: String,
+    max_tokens: u32,
+    tools: ToolJsonCache,
+}
+
+impl AnthropicClient {
+    /// The public API's base URL (without `/v1`, as the official SDKs take it).
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+    /// The model used when `ANTHROPIC_MODEL` is not set.
+    pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
+
+    /// A client for `model` using `api_key`, against the public API, with `max_tokens` 4096.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
+        Ok(Self {
+            http: JsonPoster::new(PROVIDER)?,
+            key: ApiKey::new(api_key),
+            base_url: Self::DEFAULT_BASE_URL.to_string(),
+            model: model.into(),
+            max_tokens: 4096,
+            tools: ToolJsonCache::default(),
+        })
+    }
+
+    /// A client configured the way the official SDKs read the environment:
+    /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (default the public API) and
+    /// `ANTHROPIC_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
+    pub fn from_env() -> AgentResult<Self> {
+        Self::from_lookup(env)
+    }
+
+    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
+        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
+        let key = get("ANTHROPIC_API_KEY").ok_or_else(|| {
+            AgentError::Config("ANTHROPIC_API_KEY is not set; export your Anthropic API key".into())
+        })?;
+        let model = get("ANTHROPIC_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let client = Self::new(key, model)?;
+        Ok(match get("ANTHROPIC_BASE_URL") {
+            Some(url) => client.with_base_url(url),
+            None => client,
+        })
+    }
+
+    /// Sends requests to `base_url` instead (the part before `/v1/messages`).
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// Uses `config` for timeouts and retries.
+    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
+        self.http.config = config;
+        self
+    }
+
+    /// Caps the reply length (`max_tokens`, which this API requires).
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The JSON body this client sends for `request`.
+    pub fn request_body(&self, request: &LlmRequest) -> Value {
+        serde_json::to_value(self.body(request)).unwrap_or_default()
+    }
+
+    fn body(&self, request: &LlmRequest) -> MessagesBody<'_> {
+        let mut system: Vec<&str> = request.system.iter().map(String::as_str).collect();
+        let mut turns = Turns::default();
+        for message in &request.messages {
+            match message {
+                Message::System { text } => system.push(text),
+                Message::User { text } if !text.is_empty() => {
+                    turns.push("user", json!({"type": "text", "text": text}))
+                }
+                Message::User { .. } => {}
+                Message::Assistant { text, tool_calls } => {
+                    if !text.is_empty() {
+                        turns.push("assistant", json!({"type": "text", "text": text}));
+                    }
+                    for call in tool_calls {
+                        turns.push("assistant", tool_use(call));
+                    }
+                }
+                Message::Tool {
+                    tool_call_id,
+                    content,
+                    is_error,
+                    ..
+                } => turns.push("user", tool_result(tool_call_id, content, *is_error)),
+            }
+        }
+        MessagesBody {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            messages: turns.0,
+            tools: (!request.tools.is_empty())
+                .then(|| self.tools.get(&request.tools, anthropic_tool)),
+        }
+    }
+}
+
+/// A messages request; the tools are shared with earlier turns, not copied.
+#[derive(serde::Serialize)]
+struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<SharedJson>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// One tool in Anthropic's dialect. The one place that reads a tool's schema for Anthropic.
+fn anthropic_tool(spec: &ToolSpec) -> Value {
+    json!({
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": &*spec.schema,
+    })
+}
+
+/// Messages under construction: consecutive blocks of one role share a message, because the
+/// API wants user and assistant turns to alternate (all results of a turn go in one user turn).
+#[derive(Default)]
+struct Turns(Vec<Value>);
+
+impl Turns {
+    fn push(&mut self, role: &str, block: Value) {
+        if let Some(last) = self.0.last_mut()
+            && last["role"] == role
+            && let Some(blocks) = last["content"].as_array_mut()
+        {
+            blocks.push(block);
+            return;
+        }
+        self.0.push(json!({"role": role, "content": [block]}));
+    }
+}
+
+fn tool_use(call: &ToolCall) -> Value {
+    // The API only accepts an object here; arguments that were not JSON were already answered
+    // with an error result, so the call is replayed with no input.
+    let input = match &call.arguments {
+        Value::Object(_) => call.arguments.clone(),
+        _ => Value::Object(Map::new()),
+    };
+    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+}
+
+fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
+    let blocks: Vec<Value> = content
+        .iter()
+        .filter_map(|piece| match piece {
+            Content::Image { data, mime_type } => Some(json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": mime_type, "data": data},
+            })),
+            // Empty text blocks are rejected by the API.
+            other => {
+                let text = other.to_model_text();
+                (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+            }
+        })
+        .collect();
+    let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": blocks});
+    if is_error {
+        result["is_error"] = Value::Bool(true);
+    }
+    result
+}
+
+pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    let invalid = |message: String| AgentError::InvalidResponse {
+        provider: PROVIDER,
+        message,
+    };
+    let blocks = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("it has no `content` array".into()))?;
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for (index, block) in blocks.iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(block["text"].as_str().unwrap_or_default()),
+            Some("tool_use") => {
+                let field = |name: &str| block.get(name).and_then(Value::as_str);
+                let (Some(id), Some(name)) = (field("id"), field("name")) else {
+                    return Err(invalid(format!(
+                        "tool_use block {index} lacks `id` or `name`"
+                    )));
+                };
+                let input = block.get("input").cloned().unwrap_or(Value::Null);
+                tool_calls.push(ToolCall::new(id, name, input));
+            }
+            // Thinking and other blocks are not part of the answer.
+            _ => {}
+        }
+    }
+    let stop_reason = match body.get("stop_reason").and_then(Value::as_str) {
+        Some("end_turn") | Some("stop_sequence") => StopReason::EndTurn,
+        Some("tool_use") => StopReason::ToolUse,
+        Some("max_tokens") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None if !tool_calls.is_empty() => StopReason::ToolUse,
+        None => StopReason::EndTurn,
+    };
+    let count = |name: &str| {
+        body.pointer(&format!("/usage/{name}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(LlmResponse {
+        text,
+        tool_calls,
+        usage: Usage {
+            input_tokens: count("input_tokens"),
+            output_tokens: count("output_tokens"),
+        },
+        stop_reason,
+    })
+}
+
+#[async_trait]
+impl LlmClient for AnthropicClient {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-api-key", self.key.header("")?);
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        let url = format!("{}/v1/messages", self.base_url);
+        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        parse_response(&body)
+    }
+
+    fn provider(&self) -> &str {
+        PROVIDER
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+}
+
+impl fmt::Debug for AnthropicClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicClient")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.key)
+            .field("http", &self.http.config)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_of_one_turn_share_a_user_message_and_keep_images() {
+        let client = AnthropicClient::new("k", "m").unwrap();
+        let call = |id: &str| ToolCall::new(id, "shot", json!({}));
+        let result = |id: &str, content| Message::Tool {
+            tool_call_id: id.into(),
+            name: "shot".into(),
+            content,
+            is_error: false,
+        };
+        let request = LlmRequest {
+            system: Some("sys".into()),
+            messages: vec![
+                Message::user("take two"),
+                Message::Assistant {
+                    text: "ok".into(),
+                    tool_calls: vec![call("a"), call("b")],
+                },
+                result("a", vec![Content::image("AAAA", "image/png")]),
+                result("b", vec![Content::text("done")]),
+            ],
+            tools: Default::default(),
+        };
+        let body = client.request_body(&request);
+        assert_eq!(body["system"], "sys");
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[1]["content"][1]["type"], "tool_use");
+        assert_eq!(messages[2]["role"], "user");
+        assert_eq!(messages[2]["content"][0]["content"][0]["type"], "image");
+        assert_eq!(messages[2]["content"][1]["tool_use_id"], "b");
+    }
+
+    #[test]
+    fn tool_use_blocks_are_read() {
+        let body = json!({
+            "content": [
+                {"type": "text", "text": "Let me check."},
+                {"type": "tool_use", "id": "tu_1", "name": "calc", "input": {"a": 2}}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 7, "output_tokens": 5}
+        });
+        let reply = parse_response(&body).unwrap();
+        assert_eq!(reply.text, "Let me check.");
+        assert_eq!(
+            reply.tool_calls,
+            vec![ToolCall::new("tu_1", "calc", json!({"a": 2}))]
+        );
+        assert_eq!(reply.stop_reason, StopReason::ToolUse);
+        assert_eq!(reply.usage.output_tokens, 5);
+    }
+
+    fn settings(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn settings_are_read_like_the_official_sdk() {
+        let error =
+            AnthropicClient::from_lookup(settings(&[("ANTHROPIC_API_KEY", "")])).unwrap_err();
+        assert!(
+            error.to_string().contains("ANTHROPIC_API_KEY is not set"),
+            "{error}"
+        );
+        let client = AnthropicClient::from_lookup(settings(&[
+            ("ANTHROPIC_API_KEY", "k"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9999"),
+            ("ANTHROPIC_MODEL", "claude-test"),
+        ]))
+        .unwrap();
+        assert_eq!(client.base_url(), "http://127.0.0.1:9999");
+        assert_eq!(client.model(), "claude-test");
+    }
+}

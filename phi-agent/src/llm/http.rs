@@ -1,0 +1,392 @@
+//! The HTTP side of the provider adapters: one JSON POST with a timeout, bounded retries with
+//! exponential backoff and jitter that honour `Retry-After`, and errors that quote the provider.
+//!
+//! API keys travel only in headers marked sensitive and are never formatted into errors or logs.
+
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::Value;
+
+use crate::error::{AgentError, AgentResult};
+
+/// Timeout and retry policy of an HTTP adapter.
+///
+/// ```
+/// use std::time::Duration;
+/// use phi_agent::llm::HttpConfig;
+/// let config = HttpConfig { max_retries: 5, ..HttpConfig::default() };
+/// assert_eq!(config.timeout, Duration::from_secs(120));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// Limit for one attempt, from sending the request to the end of the body. Default: 120 s.
+    pub timeout: Duration,
+    /// Retries after the first attempt, for 429, 500, 502, 503, 504, 529, timeouts and
+    /// connection failures. Default: 3.
+    pub max_retries: u32,
+    /// Backoff before the first retry; it doubles with every retry. Default: 500 ms.
+    pub initial_backoff: Duration,
+    /// Longest backoff, and the longest `Retry-After` that is honoured as given. Default: 30 s.
+    pub max_backoff: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(120),
+            max_retries: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The wait before retry number `retry` (0 for the first retry): the server's `Retry-After`
+    /// when it gave one no longer than `max_backoff`, otherwise exponential backoff with jitter
+    /// (between half and all of `initial_backoff * 2^retry`, capped at `max_backoff`).
+    pub fn retry_delay(&self, retry: u32, retry_after: Option<Duration>, jitter: f64) -> Duration {
+        if let Some(wait) = retry_after.filter(|wait| *wait <= self.max_backoff) {
+            return wait;
+        }
+        let exponential = self
+            .initial_backoff
+            .saturating_mul(2u32.saturating_pow(retry.min(31)))
+            .min(self.max_backoff);
+        exponential.mul_f64(0.5 + 0.5 * jitter.clamp(0.0, 1.0))
+    }
+}
+
+/// Whether a status is worth another attempt (rate limits, overload, gateway trouble).
+pub(crate) fn is_retryable(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+/// The wait a server asked for: `retry-after-ms`, or `Retry-After` in (possibly fractional)
+/// seconds. HTTP-date values are not used; backoff applies instead.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let read = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
+    let seconds = read("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| read("retry-after"))?;
+    // `try_`: a huge or negative value from the network must not panic.
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// A uniform number in `[0, 1)` from the standard library's per-process random hash keys.
+fn jitter() -> f64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(0);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// An API key. Its `Debug` never shows it.
+#[derive(Clone)]
+pub(crate) struct ApiKey(String);
+
+impl ApiKey {
+    pub(crate) fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+
+    /// A header value carrying `prefix` + key, marked sensitive so that it is never printed.
+    pub(crate) fn header(&self, prefix: &str) -> AgentResult<HeaderValue> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0)).map_err(|_| {
+            AgentError::Config(
+                "the API key contains characters that cannot go in an HTTP header".into(),
+            )
+        })?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"<redacted>\"")
+    }
+}
+
+/// A provider's JSON endpoint with the retry policy around it.
+#[derive(Clone)]
+pub(crate) struct JsonPoster {
+    client: reqwest::Client,
+    provider: &'static str,
+    pub(crate) config: HttpConfig,
+}
+
+impl fmt::Debug for JsonPoster {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonPoster")
+            .field("provider", &self.provider)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JsonPoster {
+    pub(crate) fn new(provider: &'static str) -> AgentResult<Self> {
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| {
+                AgentError::Config(format!(
+                    "could not set up the HTTP client for {provider}: {}",
+                    error_chain(&error)
+                ))
+            })?;
+        Ok(Self {
+            client,
+            provider,
+            config: HttpConfig::default(),
+        })
+    }
+
+    /// POSTs `body` to `url` and returns the parsed JSON of a 2xx answer, retrying as configured.
+    pub(crate) async fn post(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: &(impl serde::Serialize + Sync),
+    ) -> AgentResult<Value> {
+        let body = serde_json::to_vec(body).map_err(AgentError::Output)?;
+        let mut retry = 0;
+        loop {
+            let outcome = self.attempt(url, headers, &body).await;
+            let wait = match outcome {
+                Attempt::Done(result) => return result,
+                Attempt::Retry { error, retry_after } if retry < self.config.max_retries => {
+                    let wait = self.config.retry_delay(retry, retry_after, jitter());
+                    tracing::warn!(
+                        provider = self.provider,
+                        attempt = retry + 1,
+                        wait_ms = wait.as_millis() as u64,
+                        error = %error,
+                        "retrying the model request"
+                    );
+                    wait
+                }
+                Attempt::Retry { error, .. } => return Err(self.give_up(error, retry + 1)),
+            };
+            tokio::time::sleep(wait).await;
+            retry += 1;
+        }
+    }
+
+    async fn attempt(&self, url: &str, headers: &HeaderMap, body: &[u8]) -> Attempt {
+        let request = self
+            .client
+            .post(url)
+            .headers(headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .timeout(self.config.timeout)
+            .body(body.to_vec());
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(error) => return self.transport_failure(error),
+        };
+        let status = response.status();
+        let wait = retry_after(response.headers());
+        let bytes = match response.bytes().await {
+            Ok(bytes) => bytes,
+            Err(error) => return self.transport_failure(error),
+        };
+        if status.is_success() {
+            return Attempt::Done(self.parse(&bytes));
+        }
+        let error = AgentError::Provider {
+            provider: self.provider,
+            status: status.as_u16(),
+            message: provider_message(&bytes),
+        };
+        if is_retryable(status) {
+            Attempt::Retry {
+                error,
+                retry_after: wait,
+            }
+        } else {
+            Attempt::Done(Err(error))
+        }
+    }
+
+    fn transport_failure(&self, error: reqwest::Error) -> Attempt {
+        let message = if error.is_timeout() {
+            format!(
+                "no complete answer within the timeout of {:?}",
+                self.config.timeout
+            )
+        } else {
+            error_chain(&error.without_url())
+        };
+        Attempt::Retry {
+            error: AgentError::Http {
+                provider: self.provider,
+                message,
+            },
+            retry_after: None,
+        }
+    }
+
+    fn give_up(&self, error: AgentError, attempts: u32) -> AgentError {
+        match error {
+            AgentError::Http { provider, message } if attempts > 1 => AgentError::Http {
+                provider,
+                message: format!("{message} (gave up after {attempts} attempts)"),
+            },
+            other => other,
+        }
+    }
+
+    fn parse(&self, bytes: &[u8]) -> AgentResult<Value> {
+        serde_json::from_slice(bytes).map_err(|error| {
+            let what = if error.is_eof() {
+                "the body ended in the middle of the JSON (truncated)"
+            } else {
+                "the body is not valid JSON"
+            };
+            AgentError::InvalidResponse {
+                provider: self.provider,
+                message: format!("{what}: {error}; body starts with {:?}", snippet(bytes)),
+            }
+        })
+    }
+}
+
+enum Attempt {
+    Done(AgentResult<Value>),
+    Retry {
+        error: AgentError,
+        retry_after: Option<Duration>,
+    },
+}
+
+/// What the provider said in an error body: `error.message` (with `error.type` when given), or
+/// the start of the body when it is not the usual JSON.
+fn provider_message(bytes: &[u8]) -> String {
+    let json: Option<Value> = serde_json::from_slice(bytes).ok();
+    let error = json.as_ref().map(|body| body.get("error").unwrap_or(body));
+    let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
+    let kind = error.and_then(|e| e.get("type")).and_then(Value::as_str);
+    match (kind, message) {
+        (Some(kind), Some(message)) => format!("{kind}: {message}"),
+        (None, Some(message)) => message.to_string(),
+        _ if bytes.is_empty() => "(empty body)".to_string(),
+        _ => snippet(bytes),
+    }
+}
+
+/// The first 300 characters of a body, for error messages.
+pub(crate) fn snippet(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.into_owned(),
+    }
+}
+
+/// An error with its sources, which reqwest keeps out of its own `Display`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_within_jitter_and_is_capped() {
+        let config = HttpConfig {
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(1000),
+            ..HttpConfig::default()
+        };
+        assert_eq!(config.retry_delay(0, None, 1.0), Duration::from_millis(100));
+        assert_eq!(config.retry_delay(0, None, 0.0), Duration::from_millis(50));
+        assert_eq!(config.retry_delay(2, None, 1.0), Duration::from_millis(400));
+        assert_eq!(
+            config.retry_delay(10, None, 1.0),
+            Duration::from_millis(1000)
+        );
+        assert_eq!(
+            config.retry_delay(u32::MAX, None, 1.0),
+            Duration::from_millis(1000)
+        );
+    }
+
+    #[test]
+    fn retry_after_is_honoured_up_to_the_cap() {
+        let config = HttpConfig {
+            max_backoff: Duration::from_secs(10),
+            ..HttpConfig::default()
+        };
+        let asked = Some(Duration::from_secs(3));
+        assert_eq!(config.retry_delay(0, asked, 0.0), Duration::from_secs(3));
+        let too_long = Some(Duration::from_secs(3600));
+        assert!(config.retry_delay(0, too_long, 1.0) <= Duration::from_secs(10));
+    }
+
+    #[test]
+    fn retry_after_headers_are_read() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+        headers.remove("retry-after-ms");
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&headers), None);
+        for nonsense in ["-1", "1e300", "NaN", "inf"] {
+            headers.insert("retry-after", HeaderValue::from_static(nonsense));
+            assert_eq!(retry_after(&headers), None, "{nonsense}");
+        }
+    }
+
+    #[test]
+    fn jitter_stays_in_range() {
+        for _ in 0..100 {
+            let value = jitter();
+            assert!((0.0..1.0).contains(&value), "{value}");
+        }
+    }
+
+    #[test]
+    fn provider_messages_are_quoted() {
+        let openai = br#"{"error":{"message":"Incorrect API key","type":"invalid_request_error"}}"#;
+        assert_eq!(
+            provider_message(openai),
+            "invalid_request_error: Incorrect API key"
+        );
+        let anthropic =
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(provider_message(anthropic), "overloaded_error: Overloaded");
+        assert_eq!(
+            provider_message(b"<html>Bad Gateway</html>"),
+            "<html>Bad Gateway</html>"
+        );
+        assert_eq!(provider_message(b""), "(empty body)");
+    }
+
+    #[test]
+    fn keys_are_redacted() {
+        let key = ApiKey::new("sk-secret-123");
+        assert!(!format!("{key:?}").contains("secret"));
+        let header = key.header("Bearer ").unwrap();
+        assert!(header.is_sensitive());
+        assert!(!format!("{header:?}").contains("secret"));
+    }
+}

@@ -1,0 +1,422 @@
+//! OpenAI chat completions, and every server that speaks the same API.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::{AUTHORIZATION, HeaderMap};
+use serde_json::{Map, Value, json};
+
+use super::http::{ApiKey, JsonPoster};
+use super::tool_cache::{SharedJson, ToolJsonCache};
+use super::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
+};
+use crate::error::{AgentError, AgentResult};
+
+const PROVIDER: &str = "openai";
+
+/// A client of the OpenAI chat completions API (`POST {base_url}/chat/completions`).
+///
+/// Works with any OpenAI-compatible server: point [`with_base_url`](Self::with_base_url) (or
+/// `OPENAI_BASE_URL`) at it, including its `/v1`. The key never appears in `Debug` or errors.
+///
+/// ```
+/// use phi_agent::llm::OpenAiClient;
+/// let client = OpenAiClient::new("sk-not-a-real-key", "gpt-4o-mini")?
+///     .with_base_url("http://127.0.0.1:8000/v1/");
+/// assert_eq!(client.base_url(), "http://127.0.0.1:8000/v1");
+/// assert!(!format!("{client:?}").contains("sk-not-a-real-key"));
+/// # Ok::<(), phi_agent::AgentError>(())
+/// ```
+#[derive(Clone)]
+pub struct OpenAiClient {
+    http: JsonPoster,
+    key: ApiKey,
+    base_url: String,
+    model: String,
+    max_tokens: Option<u32>,
+    tools: ToolJsonCache,
+}
+
+impl OpenAiClient {
+    /// The public API's base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
+    /// The model used when `OPENAI_MODEL` is not set.
+    pub const DEFAULT_MODEL: &'static str = "gpt-4o-mini";
+
+    /// A client for `model` using `api_key`, against the public API.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
+        Ok(Self {
+            http: JsonPoster::new(PROVIDER)?,
+            key: ApiKey::new(api_key),
+            base_url: Self::DEFAULT_BASE_URL.to_string(),
+            model: model.into(),
+            max_tokens: None,
+            tools: ToolJsonCache::default(),
+        })
+    }
+
+    /// A client configured the way the official SDKs read the environment: `OPENAI_API_KEY`
+    /// (required), `OPENAI_BASE_URL` (ending in `/v1`; default the public API) and
+    /// `OPENAI_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
+    pub fn from_env() -> AgentResult<Self> {
+        Self::from_lookup(env)
+    }
+
+    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
+        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
+        let key = get("OPENAI_API_KEY").ok_or_else(|| {
+            AgentError::Config("OPENAI_API_KEY is not set; export your OpenAI API key".into())
+        })?;
+        let model = get("OPENAI_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let client = Self::new(key, model)?;
+        Ok(match get("OPENAI_BASE_URL") {
+            Some(url) => client.with_base_url(url),
+            None => client,
+        })
+    }
+
+    /// Sends requests to `base_url` (e.g. `http://localhost:11434/v1`) instead.
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// Uses `config` for timeouts and retries.
+    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
+        self.http.config = config;
+        self
+    }
+
+    /// Caps the reply length (`max_completion_tokens`).
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The JSON body this client sends for `request`.
+    pub fn request_body(&self, request: &LlmRequest) -> Value {
+        serde_json::to_value(self.body(request)).unwrap_or_default()
+    }
+
+    fn body(&self, request: &LlmRequest) -> ChatBody<'_> {
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        if let Some(system) = &request.system {
+            messages.push(json!({"role": "system", "content": system}));
+        }
+        messages.extend(request.messages.iter().map(openai_message));
+        ChatBody {
+            model: &self.model,
+            messages,
+            tools: (!request.tools.is_empty()).then(|| self.tools.get(&request.tools, openai_tool)),
+            max_completion_tokens: self.max_tokens,
+        }
+    }
+}
+
+/// A chat completions request; the tools are shared with earlier turns, not copied.
+#[derive(serde::Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<SharedJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// One tool in OpenAI's dialect. The one place that reads a tool's schema for OpenAI.
+fn openai_tool(spec: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": &*spec.schema,
+        }
+    })
+}
+
+fn openai_message(message: &Message) -> Value {
+    match message {
+        Message::System { text } => json!({"role": "system", "content": text}),
+        Message::User { text } => json!({"role": "user", "content": text}),
+        Message::Assistant { text, tool_calls } => {
+            let mut out = Map::new();
+            out.insert("role".into(), "assistant".into());
+            let content = if text.is_empty() && !tool_calls.is_empty() {
+                Value::Null
+            } else {
+                Value::from(text.as_str())
+            };
+            out.insert("content".into(), content);
+            if !tool_calls.is_empty() {
+                let calls = tool_calls.iter().map(openai_tool_call).collect();
+                out.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Value::Object(out)
+        }
+        Message::Tool {
+            tool_call_id,
+            content,
+            is_error,
+            ..
+        } => {
+            // Chat completions carry text only: images become a note (Content::to_model_text).
+            let text = content
+                .iter()
+                .map(crate::Content::to_model_text)
+                .collect::<Vec<_>>()
+                .join("\n");
+            let text = if *is_error {
+                format!("Error: {text}")
+            } else {
+                text
+            };
+            json!({"role": "tool", "tool_call_id": tool_call_id, "content": text})
+        }
+    }
+}
+
+fn openai_tool_call(call: &ToolCall) -> Value {
+    // Arguments the model sent as non-JSON text go back exactly as it wrote them.
+    let arguments = match &call.arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    };
+    json!({
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    })
+}
+
+/// Reads a chat completion. Public to the crate for the wire tests.
+pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    let invalid = |message: String| AgentError::InvalidResponse {
+        provider: PROVIDER,
+        message,
+    };
+    let choice = body
+        .get("choices")
+        .and_then(|choices| choices.get(0))
+        .ok_or_else(|| invalid("it has no `choices[0]`".into()))?;
+    let message = choice
+        .get("message")
+        .ok_or_else(|| invalid("`choices[0]` has no `message`".into()))?;
+    let text = message
+        .get("content")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut tool_calls = Vec::new();
+    for (index, call) in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let field = |name: &str| call.pointer(name).and_then(Value::as_str);
+        let (Some(id), Some(name)) = (field("/id"), field("/function/name")) else {
+            return Err(invalid(format!(
+                "tool call {index} lacks `id` or `function.name`"
+            )));
+        };
+        // The API sends a string; some compatible servers send the object itself.
+        let arguments = match call.pointer("/function/arguments") {
+            Some(Value::String(raw)) => parse_arguments(raw),
+            Some(object @ Value::Object(_)) => object.clone(),
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(other) => other.clone(),
+        };
+        tool_calls.push(ToolCall::new(id, name, arguments));
+    }
+    let stop_reason = match choice.get("finish_reason").and_then(Value::as_str) {
+        Some("stop") => StopReason::EndTurn,
+        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
+        Some("length") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None if !tool_calls.is_empty() => StopReason::ToolUse,
+        None => StopReason::EndTurn,
+    };
+    let count = |name: &str| {
+        body.pointer(&format!("/usage/{name}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(LlmResponse {
+        text,
+        tool_calls,
+        usage: Usage {
+            input_tokens: count("prompt_tokens"),
+            output_tokens: count("completion_tokens"),
+        },
+        stop_reason,
+    })
+}
+
+/// The arguments string as JSON; empty means no arguments; text that is not JSON stays a string
+/// so the agent can tell the model.
+fn parse_arguments(raw: &str) -> Value {
+    if raw.trim().is_empty() {
+        return Value::Object(Map::new());
+    }
+    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
+}
+
+#[async_trait]
+impl LlmClient for OpenAiClient {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        let url = format!("{}/chat/completions", self.base_url);
+        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        parse_response(&body)
+    }
+
+    fn provider(&self) -> &str {
+        PROVIDER
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+}
+
+impl fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.key)
+            .field("http", &self.http.config)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_calls_and_usage_are_read() {
+        let body = json!({
+            "choices": [{
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{\"a\":1}"}},
+                    {"id": "c2", "type": "function", "function": {"name": "calc", "arguments": "{oops"}},
+                    {"id": "c3", "type": "function", "function": {"name": "now", "arguments": ""}},
+                    {"id": "c4", "type": "function", "function": {"name": "calc", "arguments": {"a": 2}}}
+                ]}
+            }],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3}
+        });
+        let reply = parse_response(&body).unwrap();
+        assert_eq!(reply.stop_reason, StopReason::ToolUse);
+        assert_eq!(reply.tool_calls[0].arguments, json!({"a": 1}));
+        assert_eq!(reply.tool_calls[1].arguments, json!("{oops"));
+        assert_eq!(reply.tool_calls[2].arguments, json!({}));
+        assert_eq!(reply.tool_calls[3].arguments, json!({"a": 2}));
+        assert_eq!(
+            reply.usage,
+            Usage {
+                input_tokens: 12,
+                output_tokens: 3
+            }
+        );
+    }
+
+    #[test]
+    fn a_body_without_choices_is_an_error() {
+        let error = parse_response(&json!({"object": "list"})).unwrap_err();
+        assert!(error.to_string().contains("choices"), "{error}");
+    }
+
+    #[test]
+    fn history_round_trips_raw_arguments_and_notes_images() {
+        let client = OpenAiClient::new("k", "m").unwrap();
+        let request = LlmRequest {
+            system: Some("be brief".into()),
+            messages: vec![
+                Message::user("hi"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall::new("c1", "calc", json!("{oops"))],
+                },
+                Message::Tool {
+                    tool_call_id: "c1".into(),
+                    name: "calc".into(),
+                    content: vec![crate::Content::image("AAAA", "image/png")],
+                    is_error: false,
+                },
+            ],
+            tools: Default::default(),
+        };
+        let body = client.request_body(&request);
+        assert_eq!(body["messages"][0]["role"], "system");
+        assert_eq!(body["messages"][2]["content"], Value::Null);
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            "{oops"
+        );
+        let note = body["messages"][3]["content"].as_str().unwrap();
+        assert!(note.contains("image/png"), "{note}");
+        assert!(body.get("tools").is_none(), "no tools, no `tools` key");
+    }
+
+    fn settings(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn settings_are_read_like_the_official_sdk() {
+        let error = OpenAiClient::from_lookup(settings(&[])).unwrap_err();
+        assert!(
+            error.to_string().contains("OPENAI_API_KEY is not set"),
+            "{error}"
+        );
+        let client = OpenAiClient::from_lookup(settings(&[
+            ("OPENAI_API_KEY", "k"),
+            ("OPENAI_BASE_URL", " "),
+        ]))
+        .unwrap();
+        assert_eq!(
+            client.base_url(),
+            OpenAiClient::DEFAULT_BASE_URL,
+            "blank means unset"
+        );
+        assert_eq!(client.model(), OpenAiClient::DEFAULT_MODEL);
+        let client = OpenAiClient::from_lookup(settings(&[
+            ("OPENAI_API_KEY", "k"),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9999/v1/"),
+            ("OPENAI_MODEL", "local-model"),
+        ]))
+        .unwrap();
+        assert_eq!(client.base_url(), "http://127.0.0.1:9999/v1");
+        assert_eq!(client.model(), "local-model");
+    }
+}

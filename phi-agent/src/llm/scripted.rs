@@ -1,0 +1,137 @@
+//! An offline model: replays prepared responses, or answers by rules from the request.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use super::{LlmClient, LlmRequest, LlmResponse};
+use crate::error::{AgentError, AgentResult};
+
+type Rule = dyn Fn(&LlmRequest) -> AgentResult<LlmResponse> + Send + Sync;
+
+enum Script {
+    Replay(Mutex<VecDeque<LlmResponse>>),
+    Rules(Box<Rule>),
+}
+
+struct Inner {
+    script: Script,
+    requests: Mutex<Vec<LlmRequest>>,
+}
+
+/// A deterministic model for tests, demos and offline runs.
+///
+/// Clones share the script and the log of requests, so a test can keep a clone and look at what
+/// the agent sent.
+///
+/// ```
+/// use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, ToolCall};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> phi_agent::AgentResult<()> {
+/// let llm = ScriptedLlm::new([
+///     LlmResponse::tool_calls(vec![ToolCall::new("c1", "ping", serde_json::json!({}))]),
+///     LlmResponse::text("pong"),
+/// ]);
+/// let first = llm.complete(&LlmRequest::default()).await?;
+/// assert_eq!(first.tool_calls[0].name, "ping");
+/// assert_eq!(llm.complete(&LlmRequest::default()).await?.text, "pong");
+/// assert!(llm.complete(&LlmRequest::default()).await.is_err(), "the script is used up");
+/// assert_eq!(llm.requests().len(), 3);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ScriptedLlm {
+    inner: Arc<Inner>,
+}
+
+impl ScriptedLlm {
+    /// A model that answers with `responses`, one per request, in order.
+    pub fn new(responses: impl IntoIterator<Item = LlmResponse>) -> Self {
+        Self::with_script(Script::Replay(Mutex::new(responses.into_iter().collect())))
+    }
+
+    /// A model that answers every request with `rule(request)`: a rule-based model that reacts
+    /// to what the agent sends (the last message, the visible tools).
+    pub fn from_fn(
+        rule: impl Fn(&LlmRequest) -> AgentResult<LlmResponse> + Send + Sync + 'static,
+    ) -> Self {
+        Self::with_script(Script::Rules(Box::new(rule)))
+    }
+
+    fn with_script(script: Script) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                script,
+                requests: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<LlmRequest> {
+        lock(&self.inner.requests).clone()
+    }
+
+    /// Responses of a replay script not yet used (0 for a rule-based model).
+    pub fn remaining(&self) -> usize {
+        match &self.inner.script {
+            Script::Replay(queue) => lock(queue).len(),
+            Script::Rules(_) => 0,
+        }
+    }
+}
+
+/// A poisoned lock only means a panic elsewhere; the data is still a plain list.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[async_trait]
+impl LlmClient for ScriptedLlm {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        let answered = {
+            let mut requests = lock(&self.inner.requests);
+            requests.push(request.clone());
+            requests.len() - 1
+        };
+        match &self.inner.script {
+            Script::Replay(queue) => lock(queue).pop_front().ok_or_else(|| {
+                AgentError::InvalidResponse {
+                    provider: "scripted",
+                    message: format!(
+                        "the script has no response left for request {}; add more responses to ScriptedLlm::new",
+                        answered + 1
+                    ),
+                }
+            }),
+            Script::Rules(rule) => rule(request),
+        }
+    }
+
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "scripted"
+    }
+}
+
+impl fmt::Debug for ScriptedLlm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match self.inner.script {
+            Script::Replay(_) => "replay",
+            Script::Rules(_) => "rules",
+        };
+        f.debug_struct("ScriptedLlm")
+            .field("mode", &mode)
+            .field("remaining", &self.remaining())
+            .field("requests", &lock(&self.inner.requests).len())
+            .finish()
+    }
+}

@@ -1,0 +1,77 @@
+//! Tool definitions in a provider's dialect, converted once per distinct tool list.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::ToolSpec;
+
+/// A tool list and its JSON.
+type Converted = (Arc<[ToolSpec]>, Arc<Value>);
+
+/// The last tool list an adapter converted, and its JSON. The agent hands the same
+/// `Arc<[ToolSpec]>` to every turn while the active set is unchanged, so that comparing pointers
+/// is enough; holding the `Arc` keeps the pointer from being reused by another list.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolJsonCache {
+    last: Arc<Mutex<Option<Converted>>>,
+}
+
+impl ToolJsonCache {
+    /// The JSON array of `tools`, each converted by `convert`; rebuilt only for a new list.
+    pub(crate) fn get(
+        &self,
+        tools: &Arc<[ToolSpec]>,
+        convert: fn(&ToolSpec) -> Value,
+    ) -> SharedJson {
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((list, json)) = last.as_ref()
+            && Arc::ptr_eq(list, tools)
+        {
+            return SharedJson(json.clone());
+        }
+        let json = Arc::new(Value::Array(tools.iter().map(convert).collect()));
+        *last = Some((tools.clone(), json.clone()));
+        SharedJson(json)
+    }
+}
+
+/// Shared JSON that serializes as the value it holds (serde's `rc` feature is not enabled).
+#[derive(Debug, Clone)]
+pub(crate) struct SharedJson(pub(crate) Arc<Value>);
+
+impl serde::Serialize for SharedJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &'static str) -> ToolSpec {
+        ToolSpec {
+            name,
+            description: "",
+            schema: Arc::new(serde_json::json!({"type": "object"})),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_list_is_converted_once() {
+        let cache = ToolJsonCache::default();
+        let tools: Arc<[ToolSpec]> = Arc::from(vec![spec("a")]);
+        let first = cache.get(&tools, |s| Value::from(s.name));
+        let again = cache.get(&tools.clone(), |_| unreachable!("cached"));
+        assert!(Arc::ptr_eq(&first.0, &again.0));
+        let other: Arc<[ToolSpec]> = Arc::from(vec![spec("a"), spec("b")]);
+        assert_eq!(
+            *cache.get(&other, |s| Value::from(s.name)).0,
+            serde_json::json!(["a", "b"])
+        );
+    }
+}

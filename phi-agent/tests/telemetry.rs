@@ -1,0 +1,180 @@
+//! `tracing` output: spans named after the OpenTelemetry GenAI conventions, and no API key in any
+//! span or event, even when requests are retried.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use phi_agent::llm::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, OpenAiClient, ScriptedLlm, ToolCall,
+};
+use phi_agent::{
+    AgentConfig, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
+};
+use serde_json::{Value, json};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+type Fields = BTreeMap<String, String>;
+
+/// Records every span (name and fields, including fields recorded later) and every event.
+#[derive(Clone, Default)]
+struct Recorder {
+    spans: Arc<Mutex<Vec<(String, Fields)>>>,
+    events: Arc<Mutex<Vec<Fields>>>,
+}
+
+struct Collect<'a>(&'a mut Fields);
+
+impl Visit for Collect<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        let mut fields = Fields::new();
+        span.record(&mut Collect(&mut fields));
+        let mut spans = self.spans.lock().unwrap();
+        spans.push((span.metadata().name().to_string(), fields));
+        Id::from_u64(spans.len() as u64)
+    }
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        let mut spans = self.spans.lock().unwrap();
+        let index = span.into_u64() as usize - 1;
+        values.record(&mut Collect(&mut spans[index].1));
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = Fields::new();
+        event.record(&mut Collect(&mut fields));
+        self.events.lock().unwrap().push(fields);
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+struct Echo;
+
+#[async_trait]
+impl Tool for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn description(&self) -> &'static str {
+        "Echo the text"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {"text": {"type": "string"}}})
+    }
+    async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(
+            args["text"].as_str().unwrap_or_default(),
+        )])
+    }
+}
+
+#[tokio::test]
+async fn spans_carry_the_gen_ai_attribute_names() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("call-7", "echo", json!({"text": "hi"}))]),
+        LlmResponse::text("hi"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(Echo),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let mut session = agent.session();
+    session.run("say hi").await.unwrap();
+
+    let spans = recorder.spans.lock().unwrap().clone();
+    let named = |name: &str| -> Vec<Fields> {
+        spans
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, f)| f.clone())
+            .collect()
+    };
+    let agent_spans = named("invoke_agent");
+    assert_eq!(agent_spans.len(), 1);
+    assert_eq!(agent_spans[0]["gen_ai.conversation.id"], session.id());
+
+    let chats = named("chat");
+    assert_eq!(chats.len(), 2, "one chat span per model turn");
+    assert_eq!(chats[0]["gen_ai.operation.name"], "chat");
+    assert_eq!(chats[0]["gen_ai.provider.name"], "scripted");
+    assert_eq!(
+        chats[0]["gen_ai.usage.input_tokens"], "0",
+        "usage is recorded after the reply"
+    );
+
+    let tools = named("execute_tool");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(tools[0]["gen_ai.tool.name"], "echo");
+    assert_eq!(tools[0]["gen_ai.tool.call.id"], "call-7");
+    assert_eq!(tools[0]["otel.name"], "execute_tool echo");
+}
+
+#[tokio::test]
+async fn retries_are_logged_without_the_key() {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    const KEY: &str = "sk-log-secret-4242";
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("busy"))
+        .mount(&server)
+        .await;
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let client = OpenAiClient::new(KEY, "gpt-test")
+        .unwrap()
+        .with_base_url(format!("{}/v1", server.uri()))
+        .with_http_config(HttpConfig {
+            max_retries: 2,
+            initial_backoff: Duration::from_millis(5),
+            ..HttpConfig::default()
+        });
+    let error = client.complete(&LlmRequest::default()).await.unwrap_err();
+    assert!(error.to_string().contains("HTTP 503: busy"), "{error}");
+
+    let events = recorder.events.lock().unwrap().clone();
+    let retries: Vec<_> = events
+        .iter()
+        .filter(|e| e.get("message").is_some_and(|m| m.contains("retrying")))
+        .collect();
+    assert_eq!(retries.len(), 2, "{events:?}");
+    let everything = format!("{events:?} {:?}", recorder.spans.lock().unwrap());
+    assert!(!everything.contains(KEY), "{everything}");
+}
+
+#[tokio::test]
+async fn a_failed_model_call_marks_its_chat_span() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let agent = PhiAgent::build(
+        base_agent_builder(ScriptedLlm::new([])),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    agent.run("hello?").await.unwrap_err();
+    let spans = recorder.spans.lock().unwrap().clone();
+    let (_, chat) = spans.iter().find(|(name, _)| name == "chat").unwrap();
+    assert_eq!(chat["error.type"], "invalid_response");
+}
