@@ -18,6 +18,8 @@ mod state;
 mod tool;
 mod typed;
 
+#[doc(hidden)]
+pub mod __private;
 pub mod llm;
 pub mod registry;
 pub mod schema;
@@ -28,6 +30,7 @@ pub use content::Content;
 pub use context::{ActivationContext, ToolContext};
 pub use error::{AgentError, AgentResult};
 pub use llm::LlmClient;
+pub use phi_agent_macros::phi_tool;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 pub use typed::TypedTool;

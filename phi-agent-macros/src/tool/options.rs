@@ -1,0 +1,178 @@
+//! The keys of `#[phi_tool(..)]`, parsed with darling and then validated into [`ToolOptions`].
+
+use darling::ast::NestedMeta;
+use darling::{Error, FromMeta};
+use proc_macro2::TokenStream;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, LitStr, Path};
+
+/// The attribute as written; every key is optional.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+struct RawOptions {
+    name: Option<LitStr>,
+    description: Option<LitStr>,
+    timeout: Option<Expr>,
+    exposure: Option<LitStr>,
+    activate_when: Option<Path>,
+    requires_tools: Option<Expr>,
+    origin: Option<LitStr>,
+    version: Option<LitStr>,
+    requirements: Option<Expr>,
+    #[darling(rename = "crate")]
+    krate: Option<Path>,
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+}
+
+/// Who may see the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Exposure {
+    #[default]
+    Direct,
+    Deferred,
+    Hidden,
+}
+
+/// The validated options of one tool.
+#[derive(Debug, Default)]
+pub(crate) struct ToolOptions {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) exposure: Exposure,
+    pub(crate) activate_when: Option<Path>,
+    pub(crate) requires_tools: Vec<LitStr>,
+    pub(crate) origin: Option<LitStr>,
+    pub(crate) version: Option<LitStr>,
+    pub(crate) requirements: Vec<LitStr>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+impl ToolOptions {
+    /// Parses and validates the attribute's tokens. Problems go to `errors`; what could be
+    /// understood is returned either way, so that code generation can go on.
+    pub(crate) fn parse(tokens: TokenStream, errors: &mut darling::error::Accumulator) -> Self {
+        let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens).map_err(Error::from))
+        else {
+            return Self::default();
+        };
+        let Some(raw) = errors.handle(RawOptions::from_list(&items)) else {
+            return Self::default();
+        };
+        let mut options = ToolOptions {
+            timeout_ms: raw
+                .timeout
+                .as_ref()
+                .and_then(|t| errors.handle(timeout_ms(t))),
+            exposure: raw
+                .exposure
+                .as_ref()
+                .and_then(|e| errors.handle(exposure(e)))
+                .unwrap_or_default(),
+            requires_tools: raw
+                .requires_tools
+                .as_ref()
+                .and_then(|e| errors.handle(string_list(e, "requires_tools", "[\"file_read\"]")))
+                .unwrap_or_default(),
+            requirements: raw
+                .requirements
+                .as_ref()
+                .and_then(|e| errors.handle(string_list(e, "requirements", "[\"network\"]")))
+                .unwrap_or_default(),
+            name: raw.name,
+            description: raw.description,
+            activate_when: raw.activate_when,
+            origin: raw.origin,
+            version: raw.version,
+            krate: raw.krate,
+            read_only: raw.read_only,
+            destructive: raw.destructive,
+            idempotent: raw.idempotent,
+            open_world: raw.open_world,
+        };
+        if options.exposure != Exposure::Deferred {
+            if let Some(path) = &options.activate_when {
+                errors.push(not_deferred("activate_when", path));
+                options.activate_when = None;
+            }
+            if let Some(expr) = &raw.requires_tools {
+                errors.push(not_deferred("requires_tools", expr));
+                options.requires_tools.clear();
+            }
+        }
+        for tool in &options.requires_tools {
+            if let Some(problem) = crate::naming::tool_name_problem(&tool.value()) {
+                errors.push(
+                    Error::custom(format!(
+                        "`requires_tools` names `{}`, which is not a valid tool name: {problem}",
+                        tool.value()
+                    ))
+                    .with_span(tool),
+                );
+            }
+        }
+        options
+    }
+}
+
+fn timeout_ms(expr: &Expr) -> darling::Result<u64> {
+    let hint = "`timeout` is in milliseconds and must be a positive integer literal, e.g. `timeout = 30_000` for 30 seconds";
+    let Expr::Lit(lit) = expr else {
+        return Err(Error::custom(hint).with_span(expr));
+    };
+    let Lit::Int(int) = &lit.lit else {
+        return Err(Error::custom(hint).with_span(expr));
+    };
+    match int.base10_parse::<u64>() {
+        Ok(0) | Err(_) => Err(Error::custom(hint).with_span(int)),
+        Ok(ms) => Ok(ms),
+    }
+}
+
+fn exposure(value: &LitStr) -> darling::Result<Exposure> {
+    match value.value().as_str() {
+        "direct" => Ok(Exposure::Direct),
+        "deferred" => Ok(Exposure::Deferred),
+        "hidden" => Ok(Exposure::Hidden),
+        other => Err(Error::custom(format!(
+            "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
+        ))
+        .with_span(value)),
+    }
+}
+
+fn string_list(expr: &Expr, key: &str, example: &str) -> darling::Result<Vec<LitStr>> {
+    let hint = || format!("`{key}` takes a list of string literals, e.g. `{key} = {example}`");
+    let Expr::Array(array) = expr else {
+        return Err(Error::custom(hint()).with_span(expr));
+    };
+    let mut errors = Error::accumulator();
+    let items = array
+        .elems
+        .iter()
+        .filter_map(|item| match item {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.clone()),
+            other => {
+                errors.push(Error::custom(hint()).with_span(other));
+                None
+            }
+        })
+        .collect();
+    errors.finish_with(items)
+}
+
+fn not_deferred<T: Spanned>(key: &str, node: &T) -> Error {
+    Error::custom(format!(
+        "`{key}` only applies to deferred tools; add `exposure = \"deferred\"` or remove `{key}`"
+    ))
+    .with_span(node)
+}
