@@ -6,6 +6,7 @@
 //! Each macro runs in stages: parse and validate the input into a typed model (collecting every
 //! error instead of stopping at the first), then generate code from the model.
 
+mod errors;
 mod naming;
 mod tool;
 mod tools_list;

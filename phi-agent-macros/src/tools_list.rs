@@ -61,7 +61,12 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
     });
 
-    let name_check = unique_names(&krate, &items);
+    // A fn listed twice already has its error; the name check would only repeat it.
+    let name_check = if errors.is_empty() {
+        unique_names(&krate, &items)
+    } else {
+        TokenStream::new()
+    };
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {{
         #(#errors)*
@@ -113,13 +118,16 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
     let names = tool_fns.iter().map(|(ty, _, _)| quote!(#ty::NAME));
     let labels = tool_fns.iter().map(|(_, label, _)| label);
     let checks = tool_fns.iter().enumerate().skip(1).map(|(index, (_, _, expr))| {
+        // Every token of the check carries the item's span, so the error points at the item.
         quote_spanned! {expr.span()=>
-            const _: () = #krate::__private::check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
+            const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
         }
     });
     quote! {
+        use #krate::__private::check_unique_name as __phi_check_unique_name;
         const __PHI_NAMES: &[&str] = &[#(#names),*];
         const __PHI_LABELS: &[&str] = &[#(#labels),*];
         #(#checks)*
     }
 }
+

@@ -64,9 +64,6 @@ pub trait ToolResult {
     fn into_agent_result(self) -> AgentResult<Self::Ok>;
 }
 
-/// Asserts at compile time that a tool fn's `Result` type is usable; spanned on the type.
-pub const fn assert_result<T: ToolResult>() {}
-
 impl<T, E: Display + 'static> ToolResult for Result<T, E> {
     type Ok = T;
 

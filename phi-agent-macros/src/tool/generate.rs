@@ -1,6 +1,5 @@
 //! Code generation for `#[phi_tool]`, from the validated model.
 
-use darling::Error;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -8,6 +7,7 @@ use syn::{Ident, LitStr, Path};
 
 use super::options::{Exposure, ToolOptions};
 use super::signature::{DefaultValue, Param, Returns, ToolFn};
+use crate::errors::Errors;
 use crate::naming;
 
 /// Everything code generation needs, derived from the options and the fn.
@@ -26,20 +26,20 @@ impl<'a> Model<'a> {
     pub(crate) fn new(
         options: &'a ToolOptions,
         tool: &'a ToolFn,
-        errors: &mut darling::error::Accumulator,
+        errors: &mut Errors,
     ) -> Self {
         let fn_ident = &tool.item.sig.ident;
         let name = match &options.name {
             Some(name) => {
                 if let Some(problem) = naming::tool_name_problem(&name.value()) {
-                    errors.push(invalid_name(&name.value(), &problem).with_span(name));
+                    errors.push(syn::Error::new_spanned(name, invalid_name(&name.value(), &problem)));
                 }
                 name.value()
             }
             None => {
                 let name = naming::unraw(fn_ident);
                 if let Some(problem) = naming::tool_name_problem(&name) {
-                    errors.push(invalid_name(&name, &problem).with_span(fn_ident));
+                    errors.push(syn::Error::new_spanned(fn_ident, invalid_name(&name, &problem)));
                 }
                 name
             }
@@ -47,10 +47,9 @@ impl<'a> Model<'a> {
         let description = match (&options.description, &tool.doc) {
             (Some(text), _) if text.value().trim().is_empty() => {
                 errors.push(
-                    Error::custom(
+                    syn::Error::new_spanned(text, 
                         "the description is empty; say what the tool does, for the model",
-                    )
-                    .with_span(text),
+                    ),
                 );
                 String::new()
             }
@@ -58,10 +57,9 @@ impl<'a> Model<'a> {
             (None, Some(doc)) => doc.clone(),
             (None, None) => {
                 errors.push(
-                    Error::custom(format!(
+                    syn::Error::new_spanned(fn_ident, format!(
                         "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above the fn, or `#[phi_tool(description = \"...\")]`"
-                    ))
-                    .with_span(fn_ident),
+                    )),
                 );
                 String::new()
             }
@@ -81,10 +79,10 @@ impl<'a> Model<'a> {
     }
 }
 
-fn invalid_name(name: &str, problem: &str) -> Error {
-    Error::custom(format!(
+fn invalid_name(name: &str, problem: &str) -> String {
+    format!(
         "invalid tool name `{name}`: {problem}; use 1 to 64 characters from `a-z A-Z 0-9 _ -` so every provider accepts it"
-    ))
+    )
 }
 
 /// The complete expansion: the fn, the arguments struct, the tool type and its `TypedTool` impl.
@@ -232,26 +230,19 @@ fn tool_struct(model: &Model) -> TokenStream {
 /// Spanned trait-bound checks, so that a wrong type is reported on the user's own token.
 fn assertions(model: &Model) -> TokenStream {
     let krate = &model.krate;
+    let output = model.tool.returns.ok_type().map(|ty| {
+        quote_spanned! {ty.span()=>
+            const _: () = #krate::__private::assert_output::<#ty>();
+        }
+    });
     let params = model.tool.args().map(|arg| {
         let ty = &arg.ty;
         quote_spanned! {ty.span()=>
             const _: () = #krate::__private::assert_parameter::<#ty>();
         }
     });
-    let result = match &model.tool.returns {
-        Returns::Result { ty, .. } => Some(quote_spanned! {ty.span()=>
-            const _: () = #krate::__private::assert_result::<#ty>();
-        }),
-        _ => None,
-    };
-    let output = model.tool.returns.ok_type().map(|ty| {
-        quote_spanned! {ty.span()=>
-            const _: () = #krate::__private::assert_output::<#ty>();
-        }
-    });
     quote! {
         #(#params)*
-        #result
         #output
     }
 }
@@ -264,7 +255,10 @@ fn typed_tool_impl(model: &Model) -> TokenStream {
     let output_type = match &model.tool.returns {
         Returns::Unit => quote!(()),
         Returns::Plain(ty) => ty.to_token_stream(),
-        Returns::Result { ty, .. } => quote!(<#ty as #krate::__private::ToolResult>::Ok),
+        Returns::Result { ok: Some(ok), .. } => ok.to_token_stream(),
+        Returns::Result { ty, ok: None } => {
+            quote_spanned!(ty.span()=> <#ty as #krate::__private::ToolResult>::Ok)
+        }
     };
     let call = call_body(model);
     let timeout = model.options.timeout_ms.map(|ms| {
@@ -352,9 +346,10 @@ fn call_body(model: &Model) -> TokenStream {
         }}
     };
     let result = match &model.tool.returns {
-        Returns::Result { .. } => {
-            quote!(#krate::__private::ToolResult::into_agent_result(__phi_output))
-        }
+        // Spanned on the return type: an error type without `Display` is reported there.
+        Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::ToolResult>::into_agent_result(__phi_output)
+        },
         Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok(__phi_output)),
     };
     quote! {

@@ -25,14 +25,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#error #item);
         }
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::errors::Errors::default();
     let options = ToolOptions::parse(attr, &mut errors);
     let tool = ToolFn::parse(item, &mut errors);
     let model = generate::Model::new(&options, &tool, &mut errors);
     match errors.finish() {
         Ok(()) => generate::tool(&model),
         Err(error) => {
-            let error = error.write_errors();
             let fallback = generate::fallback(&model);
             quote!(#error #fallback)
         }

@@ -1,10 +1,12 @@
 //! The keys of `#[phi_tool(..)]`, parsed with darling and then validated into [`ToolOptions`].
 
 use darling::ast::NestedMeta;
-use darling::{Error, FromMeta};
+use darling::FromMeta;
 use proc_macro2::TokenStream;
-use syn::spanned::Spanned;
+use quote::ToTokens;
 use syn::{Expr, Lit, LitStr, Path};
+
+use crate::errors::Errors;
 
 /// The attribute as written; every key is optional.
 #[derive(Debug, Default, FromMeta)]
@@ -12,19 +14,30 @@ use syn::{Expr, Lit, LitStr, Path};
 struct RawOptions {
     name: Option<LitStr>,
     description: Option<LitStr>,
-    timeout: Option<Expr>,
+    timeout: Option<Verbatim>,
     exposure: Option<LitStr>,
     activate_when: Option<Path>,
-    requires_tools: Option<Expr>,
+    requires_tools: Option<Verbatim>,
     origin: Option<LitStr>,
     version: Option<LitStr>,
-    requirements: Option<Expr>,
+    requirements: Option<Verbatim>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
     read_only: Option<bool>,
     destructive: Option<bool>,
     idempotent: Option<bool>,
     open_world: Option<bool>,
+}
+
+/// A value taken as written. (darling would parse a string literal as an expression, which
+/// turns `timeout = "30s"` into the number `30`.)
+#[derive(Debug)]
+struct Verbatim(Expr);
+
+impl FromMeta for Verbatim {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(Verbatim(expr.clone()))
+    }
 }
 
 /// Who may see the tool.
@@ -58,8 +71,8 @@ pub(crate) struct ToolOptions {
 impl ToolOptions {
     /// Parses and validates the attribute's tokens. Problems go to `errors`; what could be
     /// understood is returned either way, so that code generation can go on.
-    pub(crate) fn parse(tokens: TokenStream, errors: &mut darling::error::Accumulator) -> Self {
-        let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens).map_err(Error::from))
+    pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Self {
+        let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens))
         else {
             return Self::default();
         };
@@ -70,7 +83,7 @@ impl ToolOptions {
             timeout_ms: raw
                 .timeout
                 .as_ref()
-                .and_then(|t| errors.handle(timeout_ms(t))),
+                .and_then(|t| errors.handle(timeout_ms(&t.0))),
             exposure: raw
                 .exposure
                 .as_ref()
@@ -79,12 +92,12 @@ impl ToolOptions {
             requires_tools: raw
                 .requires_tools
                 .as_ref()
-                .and_then(|e| errors.handle(string_list(e, "requires_tools", "[\"file_read\"]")))
+                .and_then(|e| errors.handle(string_list(&e.0, "requires_tools", "[\"file_read\"]")))
                 .unwrap_or_default(),
             requirements: raw
                 .requirements
                 .as_ref()
-                .and_then(|e| errors.handle(string_list(e, "requirements", "[\"network\"]")))
+                .and_then(|e| errors.handle(string_list(&e.0, "requirements", "[\"network\"]")))
                 .unwrap_or_default(),
             name: raw.name,
             description: raw.description,
@@ -103,18 +116,17 @@ impl ToolOptions {
                 options.activate_when = None;
             }
             if let Some(expr) = &raw.requires_tools {
-                errors.push(not_deferred("requires_tools", expr));
+                errors.push(not_deferred("requires_tools", &expr.0));
                 options.requires_tools.clear();
             }
         }
         for tool in &options.requires_tools {
             if let Some(problem) = crate::naming::tool_name_problem(&tool.value()) {
                 errors.push(
-                    Error::custom(format!(
+                    syn::Error::new_spanned(tool, format!(
                         "`requires_tools` names `{}`, which is not a valid tool name: {problem}",
                         tool.value()
-                    ))
-                    .with_span(tool),
+                    )),
                 );
             }
         }
@@ -122,38 +134,37 @@ impl ToolOptions {
     }
 }
 
-fn timeout_ms(expr: &Expr) -> darling::Result<u64> {
+fn timeout_ms(expr: &Expr) -> syn::Result<u64> {
     let hint = "`timeout` is in milliseconds and must be a positive integer literal, e.g. `timeout = 30_000` for 30 seconds";
     let Expr::Lit(lit) = expr else {
-        return Err(Error::custom(hint).with_span(expr));
+        return Err(syn::Error::new_spanned(expr, hint));
     };
     let Lit::Int(int) = &lit.lit else {
-        return Err(Error::custom(hint).with_span(expr));
+        return Err(syn::Error::new_spanned(expr, hint));
     };
     match int.base10_parse::<u64>() {
-        Ok(0) | Err(_) => Err(Error::custom(hint).with_span(int)),
+        Ok(0) | Err(_) => Err(syn::Error::new_spanned(int, hint)),
         Ok(ms) => Ok(ms),
     }
 }
 
-fn exposure(value: &LitStr) -> darling::Result<Exposure> {
+fn exposure(value: &LitStr) -> syn::Result<Exposure> {
     match value.value().as_str() {
         "direct" => Ok(Exposure::Direct),
         "deferred" => Ok(Exposure::Deferred),
         "hidden" => Ok(Exposure::Hidden),
-        other => Err(Error::custom(format!(
+        other => Err(syn::Error::new_spanned(value, format!(
             "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
-        ))
-        .with_span(value)),
+        ))),
     }
 }
 
-fn string_list(expr: &Expr, key: &str, example: &str) -> darling::Result<Vec<LitStr>> {
+fn string_list(expr: &Expr, key: &str, example: &str) -> syn::Result<Vec<LitStr>> {
     let hint = || format!("`{key}` takes a list of string literals, e.g. `{key} = {example}`");
     let Expr::Array(array) = expr else {
-        return Err(Error::custom(hint()).with_span(expr));
+        return Err(syn::Error::new_spanned(expr, hint()));
     };
-    let mut errors = Error::accumulator();
+    let mut errors = Errors::default();
     let items = array
         .elems
         .iter()
@@ -162,17 +173,19 @@ fn string_list(expr: &Expr, key: &str, example: &str) -> darling::Result<Vec<Lit
                 lit: Lit::Str(s), ..
             }) => Some(s.clone()),
             other => {
-                errors.push(Error::custom(hint()).with_span(other));
+                errors.push(syn::Error::new_spanned(other, hint()));
                 None
             }
         })
         .collect();
-    errors.finish_with(items)
+    match errors.into_error() {
+        Some(error) => Err(error),
+        None => Ok(items),
+    }
 }
 
-fn not_deferred<T: Spanned>(key: &str, node: &T) -> Error {
-    Error::custom(format!(
+fn not_deferred<T: ToTokens>(key: &str, node: &T) -> syn::Error {
+    syn::Error::new_spanned(node, format!(
         "`{key}` only applies to deferred tools; add `exposure = \"deferred\"` or remove `{key}`"
     ))
-    .with_span(node)
 }

@@ -1,7 +1,9 @@
 //! The tool fn as a typed model: its parameters, its context parameter, its return type and its
 //! description. Every problem is recorded; parsing never stops at the first one.
 
-use darling::{Error, FromMeta};
+use darling::FromMeta;
+
+use crate::errors::Errors;
 use syn::{
     Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, PathArguments, ReturnType,
     Type,
@@ -88,23 +90,21 @@ impl Returns {
 
 impl ToolFn {
     /// Parses `item`, recording every problem in `errors`.
-    pub(crate) fn parse(mut item: ItemFn, errors: &mut darling::error::Accumulator) -> Self {
+    pub(crate) fn parse(mut item: ItemFn, errors: &mut Errors) -> Self {
         let sig = &item.sig;
         if !sig.generics.params.is_empty() {
             errors.push(
-                Error::custom(
+                syn::Error::new_spanned(&sig.generics, 
                     "a tool fn cannot be generic: the model's arguments are decoded into one concrete type; replace the type parameters with concrete types",
-                )
-                .with_span(&sig.generics),
+                ),
             );
         } else if let Some(where_clause) = &sig.generics.where_clause {
             errors.push(
-                Error::custom("a tool fn cannot have a `where` clause; remove it")
-                    .with_span(where_clause),
+                syn::Error::new_spanned(where_clause, "a tool fn cannot have a `where` clause; remove it"),
             );
         }
         if let Some(variadic) = &sig.variadic {
-            errors.push(Error::custom("a tool fn cannot be variadic").with_span(variadic));
+            errors.push(syn::Error::new_spanned(variadic, "a tool fn cannot be variadic"));
         }
         let returns = parse_return(&sig.output, errors);
 
@@ -113,10 +113,9 @@ impl ToolFn {
         for input in item.sig.inputs.iter_mut() {
             match input {
                 FnArg::Receiver(receiver) => errors.push(
-                    Error::custom(
+                    syn::Error::new_spanned(receiver, 
                         "`#[phi_tool]` goes on a free fn, not a method: move the fn out of the `impl` block and take what you need from `self` as shared state (`ctx.state::<T>()`)",
-                    )
-                    .with_span(receiver),
+                    ),
                 ),
                 FnArg::Typed(pat_type) => {
                     let (kept, taken) = take_macro_attrs(&pat_type.attrs);
@@ -158,25 +157,23 @@ fn parse_param(
     pat_type: &syn::PatType,
     attrs: Vec<Attribute>,
     context_seen: &mut bool,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut Errors,
 ) -> Option<Param> {
     let ty = &*pat_type.ty;
     if let Some(context) = context_reference(ty) {
         if context.mutability.is_some() {
             errors.push(
-                Error::custom("take the context by shared reference: `&ToolContext`").with_span(ty),
+                syn::Error::new_spanned(ty, "take the context by shared reference: `&ToolContext`"),
             );
         } else if *context_seen {
             errors.push(
-                Error::custom(
+                syn::Error::new_spanned(pat_type, 
                     "a tool fn takes at most one `&ToolContext` parameter; remove this one",
-                )
-                .with_span(pat_type),
+                ),
             );
         } else if let Some(attr) = attrs.iter().find(|a| !a.path().is_ident("doc")) {
             errors.push(
-                Error::custom("the `&ToolContext` parameter is injected, not part of the schema; remove this attribute")
-                    .with_span(attr),
+                syn::Error::new_spanned(attr, "the `&ToolContext` parameter is injected, not part of the schema; remove this attribute"),
             );
         }
         *context_seen = true;
@@ -187,10 +184,9 @@ fn parse_param(
         Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => pat.ident.clone(),
         other => {
             errors.push(
-                Error::custom(
+                syn::Error::new_spanned(other, 
                     "tool parameters must be plain names: each one becomes a named field of the tool's arguments; bind a name here and destructure it in the body",
-                )
-                .with_span(other),
+                ),
             );
             return None;
         }
@@ -214,7 +210,7 @@ fn parse_param(
     if let Some(rename) = &options.rename
         && rename.value().is_empty()
     {
-        errors.push(Error::custom("`rename` needs a non-empty name").with_span(rename));
+        errors.push(syn::Error::new_spanned(rename, "`rename` needs a non-empty name"));
     }
     Some(Param::Arg(ArgParam {
         ident,
@@ -239,24 +235,22 @@ fn context_reference(ty: &Type) -> Option<&syn::TypeReference> {
 
 /// Rejects parameter types that can never be decoded from JSON, with a fix; `true` if `ty` may
 /// be a field.
-fn check_type(ty: &Type, errors: &mut darling::error::Accumulator) -> bool {
+fn check_type(ty: &Type, errors: &mut Errors) -> bool {
     match ty {
         Type::Reference(reference) => {
             let owned = owned_suggestion(&reference.elem);
             errors.push(
-                Error::custom(format!(
+                syn::Error::new_spanned(ty, format!(
                     "a tool parameter cannot be a reference: the model's arguments are decoded into owned values; use `{owned}` instead"
-                ))
-                .with_span(ty),
+                )),
             );
             false
         }
         Type::ImplTrait(_) => {
             errors.push(
-                Error::custom(
+                syn::Error::new_spanned(ty, 
                     "a tool parameter cannot be `impl Trait`: the model's arguments are decoded into one concrete type; name the type, e.g. `String`",
-                )
-                .with_span(ty),
+                ),
             );
             false
         }
@@ -269,7 +263,7 @@ fn check_type(ty: &Type, errors: &mut darling::error::Accumulator) -> bool {
                     .is_some_and(|s| s.ident == "ToolContext") =>
         {
             errors.push(
-                Error::custom("take the context by reference: `ctx: &ToolContext`").with_span(ty),
+                syn::Error::new_spanned(ty, "take the context by reference: `ctx: &ToolContext`"),
             );
             false
         }
@@ -299,17 +293,16 @@ fn type_text(ty: &Type) -> String {
         .replace(" :: ", "::")
 }
 
-fn parse_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -> Returns {
+fn parse_return(output: &ReturnType, errors: &mut Errors) -> Returns {
     let ReturnType::Type(_, ty) = output else {
         return Returns::Unit;
     };
     match &**ty {
         Type::ImplTrait(_) => {
             errors.push(
-                Error::custom(
+                syn::Error::new_spanned(ty, 
                     "a tool fn cannot return `impl Trait`: name the output type, e.g. `String` or a `Serialize` struct",
-                )
-                .with_span(ty),
+                ),
             );
             Returns::Unit
         }
