@@ -117,12 +117,16 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
     }
     let names = tool_fns.iter().map(|(ty, _, _)| quote!(#ty::NAME));
     let labels = tool_fns.iter().map(|(_, label, _)| label);
-    let checks = tool_fns.iter().enumerate().skip(1).map(|(index, (_, _, expr))| {
-        // Every token of the check carries the item's span, so the error points at the item.
-        quote_spanned! {expr.span()=>
-            const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
-        }
-    });
+    let checks = tool_fns
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(index, (_, _, expr))| {
+            // Every token of the check carries the item's span, so the error points at the item.
+            quote_spanned! {expr.span()=>
+                const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
+            }
+        });
     quote! {
         use #krate::__private::check_unique_name as __phi_check_unique_name;
         const __PHI_NAMES: &[&str] = &[#(#names),*];
@@ -130,4 +134,3 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
         #(#checks)*
     }
 }
-

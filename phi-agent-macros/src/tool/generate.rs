@@ -23,34 +23,35 @@ pub(crate) struct Model<'a> {
 
 impl<'a> Model<'a> {
     /// Derives names and the description, recording what is wrong with them.
-    pub(crate) fn new(
-        options: &'a ToolOptions,
-        tool: &'a ToolFn,
-        errors: &mut Errors,
-    ) -> Self {
+    pub(crate) fn new(options: &'a ToolOptions, tool: &'a ToolFn, errors: &mut Errors) -> Self {
         let fn_ident = &tool.item.sig.ident;
         let name = match &options.name {
             Some(name) => {
                 if let Some(problem) = naming::tool_name_problem(&name.value()) {
-                    errors.push(syn::Error::new_spanned(name, invalid_name(&name.value(), &problem)));
+                    errors.push(syn::Error::new_spanned(
+                        name,
+                        invalid_name(&name.value(), &problem),
+                    ));
                 }
                 name.value()
             }
             None => {
                 let name = naming::unraw(fn_ident);
                 if let Some(problem) = naming::tool_name_problem(&name) {
-                    errors.push(syn::Error::new_spanned(fn_ident, invalid_name(&name, &problem)));
+                    errors.push(syn::Error::new_spanned(
+                        fn_ident,
+                        invalid_name(&name, &problem),
+                    ));
                 }
                 name
             }
         };
         let description = match (&options.description, &tool.doc) {
             (Some(text), _) if text.value().trim().is_empty() => {
-                errors.push(
-                    syn::Error::new_spanned(text, 
-                        "the description is empty; say what the tool does, for the model",
-                    ),
-                );
+                errors.push(syn::Error::new_spanned(
+                    text,
+                    "the description is empty; say what the tool does, for the model",
+                ));
                 String::new()
             }
             (Some(text), _) => text.value(),

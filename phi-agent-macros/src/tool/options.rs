@@ -1,7 +1,7 @@
 //! The keys of `#[phi_tool(..)]`, parsed with darling and then validated into [`ToolOptions`].
 
-use darling::ast::NestedMeta;
 use darling::FromMeta;
+use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Expr, Lit, LitStr, Path};
@@ -72,8 +72,7 @@ impl ToolOptions {
     /// Parses and validates the attribute's tokens. Problems go to `errors`; what could be
     /// understood is returned either way, so that code generation can go on.
     pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Self {
-        let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens))
-        else {
+        let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens)) else {
             return Self::default();
         };
         let Some(raw) = errors.handle(RawOptions::from_list(&items)) else {
@@ -122,12 +121,13 @@ impl ToolOptions {
         }
         for tool in &options.requires_tools {
             if let Some(problem) = crate::naming::tool_name_problem(&tool.value()) {
-                errors.push(
-                    syn::Error::new_spanned(tool, format!(
+                errors.push(syn::Error::new_spanned(
+                    tool,
+                    format!(
                         "`requires_tools` names `{}`, which is not a valid tool name: {problem}",
                         tool.value()
-                    )),
-                );
+                    ),
+                ));
             }
         }
         options
@@ -153,9 +153,12 @@ fn exposure(value: &LitStr) -> syn::Result<Exposure> {
         "direct" => Ok(Exposure::Direct),
         "deferred" => Ok(Exposure::Deferred),
         "hidden" => Ok(Exposure::Hidden),
-        other => Err(syn::Error::new_spanned(value, format!(
-            "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
-        ))),
+        other => Err(syn::Error::new_spanned(
+            value,
+            format!(
+                "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
+            ),
+        )),
     }
 }
 
@@ -185,7 +188,10 @@ fn string_list(expr: &Expr, key: &str, example: &str) -> syn::Result<Vec<LitStr>
 }
 
 fn not_deferred<T: ToTokens>(key: &str, node: &T) -> syn::Error {
-    syn::Error::new_spanned(node, format!(
-        "`{key}` only applies to deferred tools; add `exposure = \"deferred\"` or remove `{key}`"
-    ))
+    syn::Error::new_spanned(
+        node,
+        format!(
+            "`{key}` only applies to deferred tools; add `exposure = \"deferred\"` or remove `{key}`"
+        ),
+    )
 }

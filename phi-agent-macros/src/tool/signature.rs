@@ -94,17 +94,21 @@ impl ToolFn {
         let sig = &item.sig;
         if !sig.generics.params.is_empty() {
             errors.push(
-                syn::Error::new_spanned(&sig.generics, 
+                syn::Error::new_spanned(&sig.generics,
                     "a tool fn cannot be generic: the model's arguments are decoded into one concrete type; replace the type parameters with concrete types",
                 ),
             );
         } else if let Some(where_clause) = &sig.generics.where_clause {
-            errors.push(
-                syn::Error::new_spanned(where_clause, "a tool fn cannot have a `where` clause; remove it"),
-            );
+            errors.push(syn::Error::new_spanned(
+                where_clause,
+                "a tool fn cannot have a `where` clause; remove it",
+            ));
         }
         if let Some(variadic) = &sig.variadic {
-            errors.push(syn::Error::new_spanned(variadic, "a tool fn cannot be variadic"));
+            errors.push(syn::Error::new_spanned(
+                variadic,
+                "a tool fn cannot be variadic",
+            ));
         }
         let returns = parse_return(&sig.output, errors);
 
@@ -113,7 +117,7 @@ impl ToolFn {
         for input in item.sig.inputs.iter_mut() {
             match input {
                 FnArg::Receiver(receiver) => errors.push(
-                    syn::Error::new_spanned(receiver, 
+                    syn::Error::new_spanned(receiver,
                         "`#[phi_tool]` goes on a free fn, not a method: move the fn out of the `impl` block and take what you need from `self` as shared state (`ctx.state::<T>()`)",
                     ),
                 ),
@@ -162,15 +166,15 @@ fn parse_param(
     let ty = &*pat_type.ty;
     if let Some(context) = context_reference(ty) {
         if context.mutability.is_some() {
-            errors.push(
-                syn::Error::new_spanned(ty, "take the context by shared reference: `&ToolContext`"),
-            );
+            errors.push(syn::Error::new_spanned(
+                ty,
+                "take the context by shared reference: `&ToolContext`",
+            ));
         } else if *context_seen {
-            errors.push(
-                syn::Error::new_spanned(pat_type, 
-                    "a tool fn takes at most one `&ToolContext` parameter; remove this one",
-                ),
-            );
+            errors.push(syn::Error::new_spanned(
+                pat_type,
+                "a tool fn takes at most one `&ToolContext` parameter; remove this one",
+            ));
         } else if let Some(attr) = attrs.iter().find(|a| !a.path().is_ident("doc")) {
             errors.push(
                 syn::Error::new_spanned(attr, "the `&ToolContext` parameter is injected, not part of the schema; remove this attribute"),
@@ -184,7 +188,7 @@ fn parse_param(
         Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => pat.ident.clone(),
         other => {
             errors.push(
-                syn::Error::new_spanned(other, 
+                syn::Error::new_spanned(other,
                     "tool parameters must be plain names: each one becomes a named field of the tool's arguments; bind a name here and destructure it in the body",
                 ),
             );
@@ -210,7 +214,10 @@ fn parse_param(
     if let Some(rename) = &options.rename
         && rename.value().is_empty()
     {
-        errors.push(syn::Error::new_spanned(rename, "`rename` needs a non-empty name"));
+        errors.push(syn::Error::new_spanned(
+            rename,
+            "`rename` needs a non-empty name",
+        ));
     }
     Some(Param::Arg(ArgParam {
         ident,
@@ -248,7 +255,7 @@ fn check_type(ty: &Type, errors: &mut Errors) -> bool {
         }
         Type::ImplTrait(_) => {
             errors.push(
-                syn::Error::new_spanned(ty, 
+                syn::Error::new_spanned(ty,
                     "a tool parameter cannot be `impl Trait`: the model's arguments are decoded into one concrete type; name the type, e.g. `String`",
                 ),
             );
@@ -262,9 +269,10 @@ fn check_type(ty: &Type, errors: &mut Errors) -> bool {
                     .last()
                     .is_some_and(|s| s.ident == "ToolContext") =>
         {
-            errors.push(
-                syn::Error::new_spanned(ty, "take the context by reference: `ctx: &ToolContext`"),
-            );
+            errors.push(syn::Error::new_spanned(
+                ty,
+                "take the context by reference: `ctx: &ToolContext`",
+            ));
             false
         }
         _ => true,
@@ -300,7 +308,7 @@ fn parse_return(output: &ReturnType, errors: &mut Errors) -> Returns {
     match &**ty {
         Type::ImplTrait(_) => {
             errors.push(
-                syn::Error::new_spanned(ty, 
+                syn::Error::new_spanned(ty,
                     "a tool fn cannot return `impl Trait`: name the output type, e.g. `String` or a `Serialize` struct",
                 ),
             );
