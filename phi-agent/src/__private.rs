@@ -28,7 +28,7 @@ use crate::tool::Tool;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: the model's JSON arguments cannot be decoded into it",
     label = "this parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on your own types: `#[derive(Deserialize, JsonSchema)]` (reach them through `phi_agent::__private` or depend on serde and schemars)",
+    note = "derive both on your own types: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
     note = "borrowed types such as `&str` cannot be decoded: use an owned type such as `String`"
 )]
 pub trait ToolParameter {}

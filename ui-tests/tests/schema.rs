@@ -8,7 +8,9 @@ use phi_agent::{AgentResult, Tool, ToolContext, TypedTool, phi_tool};
 #[serde(crate = "phi_agent::__private::serde", rename_all = "snake_case")]
 #[schemars(crate = "phi_agent::__private::schemars")]
 pub enum Units {
+    /// Degrees Celsius
     Celsius,
+    /// Degrees Fahrenheit
     Fahrenheit,
 }
 

@@ -26,7 +26,7 @@ pub(crate) enum Param {
     /// `&ToolContext`, injected by the runtime.
     Context,
     /// A field of the arguments struct.
-    Arg(ArgParam),
+    Arg(Box<ArgParam>),
 }
 
 /// A parameter the model fills in.
@@ -74,7 +74,7 @@ pub(crate) enum Returns {
     /// A plain value `T`.
     Plain(Type),
     /// `AgentResult<T>`, `Result<T, E>` or another `Result` alias; `ok` is `T` when it is written.
-    Result { ty: Type, ok: Option<Type> },
+    Result { ty: Box<Type>, ok: Option<Type> },
 }
 
 impl Returns {
@@ -142,7 +142,7 @@ impl ToolFn {
     /// The parameters the model fills in.
     pub(crate) fn args(&self) -> impl Iterator<Item = &ArgParam> {
         self.params.iter().filter_map(|param| match param {
-            Param::Arg(arg) => Some(arg),
+            Param::Arg(arg) => Some(&**arg),
             Param::Context => None,
         })
     }
@@ -219,13 +219,13 @@ fn parse_param(
             "`rename` needs a non-empty name",
         ));
     }
-    Some(Param::Arg(ArgParam {
+    Some(Param::Arg(Box::new(ArgParam {
         ident,
         ty: ty.clone(),
         field_attrs,
         default: options.default,
         rename: options.rename,
-    }))
+    })))
 }
 
 /// `&ToolContext` (any path ending in `ToolContext`), as a reference type.
@@ -328,7 +328,7 @@ fn parse_return(output: &ReturnType, errors: &mut Errors) -> Returns {
                         _ => None,
                     };
                     Returns::Result {
-                        ty: (**ty).clone(),
+                        ty: ty.clone(),
                         ok,
                     }
                 }
