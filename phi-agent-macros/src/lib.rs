@@ -7,6 +7,7 @@
 //! error instead of stopping at the first), then generate code from the model.
 
 mod errors;
+mod keys;
 mod naming;
 mod tool;
 mod tools_list;

@@ -7,6 +7,25 @@ use quote::ToTokens;
 use syn::{Expr, Lit, LitStr, Path};
 
 use crate::errors::Errors;
+use crate::keys;
+
+/// The keys `#[phi_tool(..)]` accepts, as listed in error messages.
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "timeout",
+    "exposure",
+    "activate_when",
+    "requires_tools",
+    "origin",
+    "version",
+    "requirements",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "crate",
+];
 
 /// The attribute as written; every key is optional.
 #[derive(Debug, Default, FromMeta)]
@@ -75,6 +94,7 @@ impl ToolOptions {
         let Some(items) = errors.handle(NestedMeta::parse_meta_list(tokens)) else {
             return Self::default();
         };
+        let items = keys::retain_known(items, "#[phi_tool(..)]", KEYS, errors);
         let Some(raw) = errors.handle(RawOptions::from_list(&items)) else {
             return Self::default();
         };

@@ -4,6 +4,7 @@
 use darling::FromMeta;
 
 use crate::errors::Errors;
+use crate::keys;
 use syn::{
     Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, PathArguments, ReturnType,
     Type,
@@ -203,7 +204,24 @@ fn parse_param(
     let mut field_attrs = Vec::new();
     for attr in attrs {
         if attr.path().is_ident("phi") {
-            if let Some(parsed) = errors.handle(ParamOptions::from_meta(&attr.meta)) {
+            let parsed = match &attr.meta {
+                syn::Meta::List(list) => errors
+                    .handle(darling::ast::NestedMeta::parse_meta_list(
+                        list.tokens.clone(),
+                    ))
+                    .map(|items| {
+                        keys::retain_known(items, "#[phi(..)]", &["default", "rename"], errors)
+                    })
+                    .and_then(|items| errors.handle(ParamOptions::from_list(&items))),
+                other => {
+                    errors.push(syn::Error::new_spanned(
+                        other,
+                        "write `#[phi(default)]`, `#[phi(default = expr)]` or `#[phi(rename = \"..\")]`",
+                    ));
+                    None
+                }
+            };
+            if let Some(parsed) = parsed {
                 options.default = parsed.default.or(options.default);
                 options.rename = parsed.rename.or(options.rename);
             }
@@ -327,10 +345,7 @@ fn parse_return(output: &ReturnType, errors: &mut Errors) -> Returns {
                         }
                         _ => None,
                     };
-                    Returns::Result {
-                        ty: ty.clone(),
-                        ok,
-                    }
+                    Returns::Result { ty: ty.clone(), ok }
                 }
                 _ => Returns::Plain((**ty).clone()),
             }
