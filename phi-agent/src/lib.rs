@@ -98,6 +98,7 @@ pub use llm::LlmClient;
 /// | `origin`, `version` | [`ToolMetadata`] (default: your crate's name and version) |
 /// | `requirements = ["network", ..]` | [`ToolMetadata::requirements`] |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
+/// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///
 /// A plain (non-async) fn runs on tokio's blocking pool, so it cannot stall the async workers; a

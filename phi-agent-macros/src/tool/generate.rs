@@ -236,10 +236,17 @@ fn assertions(model: &Model) -> TokenStream {
             const _: () = #krate::__private::assert_output::<#ty>();
         }
     });
+    let strict = model.options.strict;
     let params = model.tool.args().map(|arg| {
         let ty = &arg.ty;
+        let strict = strict.then(|| {
+            quote_spanned! {ty.span()=>
+                const _: () = #krate::__private::assert_strict::<#ty>();
+            }
+        });
         quote_spanned! {ty.span()=>
             const _: () = #krate::__private::assert_parameter::<#ty>();
+            #strict
         }
     });
     quote! {

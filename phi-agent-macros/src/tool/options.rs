@@ -24,6 +24,7 @@ const KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "strict",
     "crate",
 ];
 
@@ -46,6 +47,7 @@ struct RawOptions {
     destructive: Option<bool>,
     idempotent: Option<bool>,
     open_world: Option<bool>,
+    strict: Option<bool>,
 }
 
 /// A value taken as written. (darling would parse a string literal as an expression, which
@@ -85,6 +87,8 @@ pub(crate) struct ToolOptions {
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
+    /// Every parameter type must fit OpenAI strict mode.
+    pub(crate) strict: bool,
 }
 
 impl ToolOptions {
@@ -128,6 +132,7 @@ impl ToolOptions {
             destructive: raw.destructive,
             idempotent: raw.idempotent,
             open_world: raw.open_world,
+            strict: raw.strict.unwrap_or(false),
         };
         if options.exposure != Exposure::Deferred {
             if let Some(path) = &options.activate_when {

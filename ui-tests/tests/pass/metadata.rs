@@ -60,3 +60,15 @@ fn main() {
     assert_eq!(metadata.version, env!("CARGO_PKG_VERSION"));
     assert_ne!(metadata.origin, "phi-agent");
 }
+
+/// Strict mode accepts standard scalar and collection types.
+#[phi_tool(strict)]
+async fn strict_ok(
+    name: String,
+    count: Option<u32>,
+    tags: Vec<String>,
+    weights: [f64; 3],
+    flags: std::collections::BTreeSet<char>,
+) -> String {
+    format!("{name} {count:?} {tags:?} {weights:?} {flags:?}")
+}
