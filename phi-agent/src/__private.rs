@@ -270,6 +270,9 @@ pub use phi_agent_macros::tools as tools_with_crate;
 /// hand-written tool). Listing one fn twice, or two macro tools with the same literal name, is a
 /// compile error; other duplicate names are refused when the tools are registered.
 ///
+/// A bare snake_case name is read as a `#[phi_tool]` fn; to list a variable that holds a tool,
+/// write it as an expression: `tools![(my_tool)]`.
+///
 /// ```
 /// use phi_agent::{phi_tool, tools};
 ///
@@ -400,3 +403,79 @@ impl<T: StrictParameter, const N: usize> StrictParameter for [T; N] {}
 
 /// Asserts at compile time that `T` fits OpenAI strict mode; the call is spanned on the type.
 pub const fn assert_strict<T: StrictParameter>() {}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::FutureExt;
+
+    use super::*;
+
+    #[test]
+    fn agent_errors_pass_through_and_other_errors_become_tool_errors() {
+        let passed = tool_error(AgentError::Config("bad".into()));
+        assert!(matches!(passed, AgentError::Config(message) if message == "bad"));
+        let converted = tool_error(std::io::Error::other("disk full"));
+        assert!(matches!(converted, AgentError::Tool(message) if message == "disk full"));
+        let result: Result<u8, String> = Err("nope".into());
+        assert_eq!(result.into_agent_result().unwrap_err().to_string(), "nope");
+    }
+
+    #[tokio::test]
+    async fn a_blocking_panic_resumes_in_the_awaiting_task() {
+        assert_eq!(run_blocking(|| 6 * 7).await, 42);
+        let caught = std::panic::AssertUnwindSafe(run_blocking(|| -> u8 { panic!("boom") }))
+            .catch_unwind()
+            .await
+            .expect_err("the panic reaches the caller");
+        assert_eq!(caught.downcast_ref::<&str>(), Some(&"boom"));
+    }
+
+    #[tokio::test]
+    async fn activation_accepts_bools_and_futures() {
+        assert!(Activation::new(true).resolve().await);
+        assert!(!Activation::new(false).resolve().await);
+        assert!(Activation::new(async { true }).resolve().await);
+        assert!(!Activation::new(std::future::ready(false)).resolve().await);
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Report {
+        lines: Vec<String>,
+    }
+
+    #[test]
+    fn only_object_outputs_with_a_schema_get_an_output_schema() {
+        let report = (&OutputSchemaProbe::<Report>::new()).output_schema();
+        assert_eq!(report.expect("an object schema")["type"], "object");
+        assert_eq!((&OutputSchemaProbe::<String>::new()).output_schema(), None);
+        assert_eq!(
+            (&OutputSchemaProbe::<Vec<Content>>::new()).output_schema(),
+            None
+        );
+        assert_eq!((&OutputSchemaProbe::<u32>::new()).output_schema(), None);
+        struct NoSchema;
+        assert_eq!(
+            (&OutputSchemaProbe::<NoSchema>::new()).output_schema(),
+            None
+        );
+    }
+
+    #[test]
+    fn earlier_duplicates_are_found() {
+        let names = ["a", "b", "a", "c"];
+        assert_eq!(earlier_duplicate(&names, 0), None);
+        assert_eq!(earlier_duplicate(&names, 1), None);
+        assert_eq!(earlier_duplicate(&names, 2), Some(0));
+        assert_eq!(earlier_duplicate(&names, 3), None);
+        let labels = ["x", "y", "z", "w"];
+        let clash = std::panic::catch_unwind(|| check_unique_name(&names, &labels, 2))
+            .expect_err("a clash fails");
+        let message = clash.downcast_ref::<String>().expect("a formatted message");
+        assert!(
+            message.contains("`x` and `z`") && message.contains("name `a`"),
+            "{message}"
+        );
+        check_unique_name(&names, &labels, 3);
+    }
+}

@@ -102,7 +102,9 @@ pub use llm::LlmClient;
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///
 /// A plain (non-async) fn runs on tokio's blocking pool, so it cannot stall the async workers; a
-/// panic in it becomes an error result like any other tool panic.
+/// panic in it becomes an error result like any other tool panic. A blocking fn cannot be
+/// stopped from outside: when its call times out it runs on until it returns, so a long one
+/// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
 pub use phi_agent_macros::phi_tool;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};

@@ -53,6 +53,8 @@ fn main() {
     let names: Vec<_> = tools.iter().map(|tool| tool.name()).collect();
     assert_eq!(names, ["forecast", "temperature", "clock", "clock"]);
     assert_eq!(tools![].len(), 0);
+    let clock = Clock;
+    assert_eq!(tools![(clock)][0].name(), "clock");
     let _: weather::Forecast = weather::Forecast;
     let args = weather::ForecastArgs { city: "Oslo".into() };
     assert_eq!(args.city, "Oslo");
