@@ -444,6 +444,8 @@ mod tests {
         lines: Vec<String>,
     }
 
+    // The borrow picks the `JsonSchema` impl by autoref; clippy cannot see that.
+    #[allow(clippy::needless_borrow)]
     #[test]
     fn only_object_outputs_with_a_schema_get_an_output_schema() {
         let report = (&OutputSchemaProbe::<Report>::new()).output_schema();
