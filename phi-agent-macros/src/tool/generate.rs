@@ -345,20 +345,36 @@ fn call_body(model: &Model) -> TokenStream {
             }
         }
     }
-    let run = if is_async {
-        quote!(#fn_ident(#(#call_args),*).await)
-    } else {
-        quote! {{
-            let __phi_ctx = ::core::clone::Clone::clone(__phi_ctx);
-            #krate::__private::run_blocking(move || #fn_ident(#(#call_args),*)).await
-        }}
-    };
     let result = match &model.tool.returns {
         // Spanned on the return type: an error type without `Display` is reported there.
         Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
             <#ty as #krate::__private::ToolResult>::into_agent_result(__phi_output)
         },
         Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok(__phi_output)),
+    };
+    let run = if is_async {
+        quote! {
+            let __phi_output = #fn_ident(#(#call_args),*).await;
+            #result
+        }
+    } else {
+        // The error is converted on the blocking thread, so it need not be `Send`
+        // (`Box<dyn Error>` is common in plain fns).
+        let takes_context = model
+            .tool
+            .params
+            .iter()
+            .any(|param| matches!(param, Param::Context));
+        let context =
+            takes_context.then(|| quote!(let __phi_ctx = ::core::clone::Clone::clone(__phi_ctx);));
+        quote! {
+            #context
+            #krate::__private::run_blocking(move || {
+                let __phi_output = #fn_ident(#(#call_args),*);
+                #result
+            })
+            .await
+        }
     };
     quote! {
         #[allow(unused_variables)]
@@ -368,8 +384,7 @@ fn call_body(model: &Model) -> TokenStream {
             __phi_ctx: &#krate::ToolContext,
         ) -> #krate::AgentResult<Self::Output> {
             let #args_type { #(#bindings),* } = __phi_args;
-            let __phi_output = #run;
-            #result
+            #run
         }
     }
 }

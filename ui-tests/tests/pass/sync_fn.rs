@@ -18,7 +18,7 @@ fn divide(a: i64, b: i64) -> i64 {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut registry = ToolRegistry::new(ToolConfig::default());
-    registry.register_all(tools![thread_name, divide]).unwrap();
+    registry.register_all(tools![thread_name, divide, parse]).unwrap();
     let active = registry.visible_tools(&ActivationContext::default()).await;
     let ctx = ToolContext::default();
     let args = phi_agent::__private::serde_json::json!({});
@@ -33,4 +33,15 @@ async fn main() {
     assert!(result.to_model_text().contains("panicked"), "{}", result.to_model_text());
     let ok = phi_agent::__private::serde_json::json!({"a": 9, "b": 3});
     assert_eq!(registry.dispatch(&active, "divide", &ok, &ctx).await.to_model_text(), "3");
+
+    let bad = phi_agent::__private::serde_json::json!({"text": "seven"});
+    let parsed = registry.dispatch(&active, "parse", &bad, &ctx).await;
+    assert!(parsed.is_error);
+    assert_eq!(parsed.to_model_text(), "invalid digit found in string");
+}
+
+/// Parse a number; the error type need not be `Send`.
+#[phi_tool]
+fn parse(text: String) -> Result<i64, Box<dyn std::error::Error>> {
+    Ok(text.trim().parse::<i64>()?)
 }

@@ -53,19 +53,16 @@ const _: () = {
             __phi_ctx: &::phi_agent::ToolContext,
         ) -> ::phi_agent::AgentResult<Self::Output> {
             let CalculateArgs { a: __phi_arg_0, op: __phi_arg_1, b: __phi_arg_2 } = __phi_args;
-            let __phi_output = {
-                let __phi_ctx = ::core::clone::Clone::clone(__phi_ctx);
-                ::phi_agent::__private::run_blocking(move || calculate(
-                        __phi_arg_0,
-                        __phi_arg_1,
-                        __phi_arg_2,
-                    ))
-                    .await
-            };
-            <Result<
-                Calculation,
-                String,
-            > as ::phi_agent::__private::ToolResult>::into_agent_result(__phi_output)
+            ::phi_agent::__private::run_blocking(move || {
+                    let __phi_output = calculate(__phi_arg_0, __phi_arg_1, __phi_arg_2);
+                    <Result<
+                        Calculation,
+                        String,
+                    > as ::phi_agent::__private::ToolResult>::into_agent_result(
+                        __phi_output,
+                    )
+                })
+                .await
         }
         fn metadata(&self) -> ::phi_agent::ToolMetadata {
             ::phi_agent::ToolMetadata {
