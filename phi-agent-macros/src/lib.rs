@@ -2,3 +2,32 @@
 //!
 //! Use them through `phi_agent` (`phi_agent::phi_tool`, `phi_agent::tools!`); this crate is an
 //! implementation detail and its version is pinned by `phi-agent`.
+//!
+//! Each macro runs in stages: parse and validate the input into a typed model (collecting every
+//! error instead of stopping at the first), then generate code from the model.
+
+mod errors;
+mod keys;
+mod naming;
+mod tool;
+mod tools_list;
+
+use proc_macro::TokenStream;
+
+/// Turns a doc-commented fn into a tool; see `phi_agent::phi_tool` for the full guide.
+///
+/// For `fn get_weather(..)` it generates `GetWeatherArgs` (the arguments, one field per parameter)
+/// and `GetWeather` (a unit struct implementing `phi_agent::TypedTool`); the fn itself is kept
+/// unchanged.
+#[proc_macro_attribute]
+pub fn phi_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(attr.into(), item.into()).into()
+}
+
+/// The implementation of `phi_agent::tools!`, which passes its own crate path first
+/// (`tools_with_crate!($crate; items..)`); use `phi_agent::tools!` instead.
+#[doc(hidden)]
+#[proc_macro]
+pub fn tools(input: TokenStream) -> TokenStream {
+    tools_list::expand(input.into()).into()
+}

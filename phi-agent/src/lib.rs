@@ -18,6 +18,8 @@ mod state;
 mod tool;
 mod typed;
 
+#[doc(hidden)]
+pub mod __private;
 pub mod llm;
 pub mod registry;
 pub mod schema;
@@ -29,6 +31,82 @@ pub use content::Content;
 pub use context::{ActivationContext, ToolContext};
 pub use error::{AgentError, AgentResult};
 pub use llm::LlmClient;
+/// Turns a doc-commented fn into a tool.
+///
+/// `#[phi_tool] async fn get_weather(..)` keeps the fn as written and generates `GetWeatherArgs`
+/// (one field per parameter; its JSON Schema is what the model sees) and `GetWeather`, a unit
+/// struct with the fn's visibility that implements [`TypedTool`] (and so [`Tool`]).
+///
+/// ```
+/// use phi_agent::{AgentResult, Tool, ToolContext, ToolExposure, phi_tool};
+///
+/// /// Get current weather for a city.
+/// ///
+/// /// The whole doc comment, Markdown included, is the tool's description.
+/// #[phi_tool(timeout = 30_000, read_only)]
+/// async fn get_weather(
+///     /// City name, e.g. "Beijing"
+///     city: String,
+///     /// Days ahead
+///     #[phi(default = 3)]
+///     days: u8,
+///     units: Option<String>,
+///     ctx: &ToolContext,
+/// ) -> AgentResult<String> {
+///     Ok(format!("{city}: sunny for {days} days (session {})", ctx.session_id()))
+/// }
+///
+/// /// Forget the session's cache; only the program calls it.
+/// #[phi_tool(exposure = "hidden")]
+/// fn clear_cache() -> &'static str {
+///     "cleared"
+/// }
+///
+/// let schema = GetWeather.schema();
+/// assert_eq!(schema["properties"]["city"]["description"], "City name, e.g. \"Beijing\"");
+/// assert_eq!(schema["required"], serde_json::json!(["city"]));
+/// assert!(schema["properties"].get("ctx").is_none());
+/// assert_eq!(GetWeather.timeout_ms(), Some(30_000));
+/// assert_eq!(ClearCache.exposure(), ToolExposure::Hidden);
+/// ```
+///
+/// # Parameters
+///
+/// Each parameter becomes a field of the arguments: its doc comment is the field's schema
+/// description, `#[serde(..)]` and `#[schemars(..)]` pass through to the field, `Option<T>` is
+/// optional, `#[phi(default)]` / `#[phi(default = expr)]` make it optional with a default, and
+/// `#[phi(rename = "..")]` renames it in the schema. A `&ToolContext` parameter is injected and
+/// never in the schema. Parameters must be plain names of owned types that implement
+/// `Deserialize` and `JsonSchema`.
+///
+/// # Return types
+///
+/// `AgentResult<T>`, `Result<T, E>` with `E: Display` (the error text is the result the model
+/// reads), or a plain `T`, where `T` is `String` or `&'static str` (text), [`Content`],
+/// `Vec<Content>`, or any `Serialize` type (JSON). An object output that implements `JsonSchema`
+/// is published as the tool's [`output_schema`](Tool::output_schema).
+///
+/// # Keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = ".."` | the tool's name (default: the fn's), `^[a-zA-Z0-9_-]{1,64}$` |
+/// | `description = ".."` | instead of the doc comment |
+/// | `timeout = 30_000` | milliseconds, greater than 0 |
+/// | `exposure = ".."` | `"direct"` (default), `"deferred"` or `"hidden"`; see [`ToolExposure`] |
+/// | `activate_when = path` | deferred only: a sync or async fn of `&ActivationContext` returning `bool` |
+/// | `requires_tools = ["a", ..]` | deferred only: active once all named tools are |
+/// | `origin`, `version` | [`ToolMetadata`] (default: your crate's name and version) |
+/// | `requirements = ["network", ..]` | [`ToolMetadata::requirements`] |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
+/// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
+/// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
+///
+/// A plain (non-async) fn runs on tokio's blocking pool, so it cannot stall the async workers; a
+/// panic in it becomes an error result like any other tool panic. A blocking fn cannot be
+/// stopped from outside: when its call times out it runs on until it returns, so a long one
+/// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
+pub use phi_agent_macros::phi_tool;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 pub use typed::TypedTool;

@@ -1,0 +1,136 @@
+//! `tools![..]`: a `Vec<Arc<dyn Tool>>` from `#[phi_tool]` fns and tool values.
+//!
+//! The input is `krate; item, item, ..`, where `krate` is the runtime's path (`phi_agent::tools!`
+//! passes `$crate`, so a renamed dependency keeps working).
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Token};
+
+use crate::naming;
+
+/// One item of the list.
+enum Item {
+    /// A path to a `#[phi_tool]` fn, rewritten to the path of its generated type.
+    ToolFn { tool_type: syn::Path, label: String },
+    /// Any expression whose value implements `Tool`.
+    Value(Expr),
+}
+
+/// Expands `krate; items..`.
+pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    let mut tokens = input.into_iter();
+    let krate: TokenStream = tokens
+        .by_ref()
+        .take_while(|token| !matches!(token, TokenTree::Punct(p) if p.as_char() == ';'))
+        .collect();
+    let rest: TokenStream = tokens.collect();
+    let exprs = match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(rest) {
+        Ok(exprs) => exprs,
+        Err(error) => {
+            let message = format!(
+                "{error}; `tools![..]` takes a comma-separated list of `#[phi_tool]` fn paths and tool values"
+            );
+            return syn::Error::new(error.span(), message).into_compile_error();
+        }
+    };
+
+    let mut errors = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut items = Vec::new();
+    for expr in exprs {
+        let text = expr.to_token_stream().to_string();
+        if seen.contains(&text) {
+            errors.push(syn::Error::new(
+                expr.span(),
+                format!("`{text}` is listed twice in `tools![]`; remove this mention"),
+            ));
+        }
+        seen.push(text);
+        items.push((classify(&expr), expr));
+    }
+
+    let boxed = items.iter().map(|(item, expr)| {
+        let value = match item {
+            Item::ToolFn { tool_type, .. } => tool_type.to_token_stream(),
+            Item::Value(expr) => expr.to_token_stream(),
+        };
+        quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
+    });
+
+    // A fn listed twice already has its error; the name check would only repeat it.
+    let name_check = if errors.is_empty() {
+        unique_names(&krate, &items)
+    } else {
+        TokenStream::new()
+    };
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote! {{
+        #(#errors)*
+        #name_check
+        let __phi_tools: ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> =
+            ::std::vec![#(#boxed),*];
+        __phi_tools
+    }}
+}
+
+/// A snake_case path names a `#[phi_tool]` fn; anything else is a tool value.
+fn classify(expr: &Expr) -> Item {
+    if let Expr::Path(path) = expr
+        && path.qself.is_none()
+        && path.attrs.is_empty()
+        && let Some(last) = path.path.segments.last()
+        && last.arguments.is_empty()
+        && naming::is_snake_case(&last.ident)
+    {
+        let mut tool_type = path.path.clone();
+        if let Some(last) = tool_type.segments.last_mut() {
+            last.ident = naming::tool_type_ident(&last.ident);
+        }
+        let label = path
+            .path
+            .segments
+            .iter()
+            .map(|s| naming::unraw(&s.ident))
+            .collect::<Vec<_>>()
+            .join("::");
+        return Item::ToolFn { tool_type, label };
+    }
+    Item::Value(expr.clone())
+}
+
+/// A compile-time check that the `#[phi_tool]` fns in the list have distinct names; a clash is
+/// reported on the later item and names both.
+fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
+    let tool_fns: Vec<_> = items
+        .iter()
+        .filter_map(|(item, expr)| match item {
+            Item::ToolFn { tool_type, label } => Some((tool_type, label, expr)),
+            Item::Value(_) => None,
+        })
+        .collect();
+    if tool_fns.len() < 2 {
+        return TokenStream::new();
+    }
+    let names = tool_fns.iter().map(|(ty, _, _)| quote!(#ty::NAME));
+    let labels = tool_fns.iter().map(|(_, label, _)| label);
+    let checks = tool_fns
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(index, (_, _, expr))| {
+            // Every token of the check carries the item's span, so the error points at the item.
+            quote_spanned! {expr.span()=>
+                const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
+            }
+        });
+    quote! {
+        use #krate::__private::check_unique_name as __phi_check_unique_name;
+        const __PHI_NAMES: &[&str] = &[#(#names),*];
+        const __PHI_LABELS: &[&str] = &[#(#labels),*];
+        #(#checks)*
+    }
+}

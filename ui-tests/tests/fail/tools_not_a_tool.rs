@@ -1,0 +1,7 @@
+use phi_agent::tools;
+
+struct NotATool;
+
+fn main() {
+    let _ = tools![NotATool];
+}

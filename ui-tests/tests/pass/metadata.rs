@@ -1,0 +1,74 @@
+//! Names, descriptions, metadata, timeouts and annotations from the attribute.
+
+use phi_agent::{Tool, ToolAnnotations, ToolExposure, phi_tool};
+
+/// Fetch a URL.
+///
+/// - follows redirects
+/// - gives up after 10 seconds
+#[phi_tool(
+    name = "http-get",
+    timeout = 10_000,
+    origin = "net-tools",
+    version = "2.1.0",
+    requirements = ["network"],
+    read_only,
+    open_world = true,
+    destructive = false,
+)]
+async fn fetch(url: String) -> String {
+    url
+}
+
+/// Defaults everywhere.
+#[phi_tool(description = "Overrides the doc comment")]
+async fn plain() -> &'static str {
+    "plain"
+}
+
+fn main() {
+    assert_eq!(Fetch.name(), "http-get");
+    assert_eq!(Fetch::NAME, "http-get");
+    assert_eq!(
+        Fetch.description(),
+        "Fetch a URL.\n\n- follows redirects\n- gives up after 10 seconds"
+    );
+    assert_eq!(Fetch.timeout_ms(), Some(10_000));
+    let metadata = Fetch.metadata();
+    assert_eq!(
+        (metadata.origin.as_str(), metadata.version.as_str()),
+        ("net-tools", "2.1.0")
+    );
+    assert_eq!(metadata.requirements, ["network"]);
+    assert_eq!(
+        Fetch.annotations(),
+        ToolAnnotations {
+            read_only: Some(true),
+            destructive: Some(false),
+            idempotent: None,
+            open_world: Some(true),
+        }
+    );
+
+    assert_eq!(Plain.description(), "Overrides the doc comment");
+    assert_eq!(Plain.timeout_ms(), None);
+    assert_eq!(Plain.exposure(), ToolExposure::Direct);
+    assert_eq!(Plain.annotations(), ToolAnnotations::default());
+    // Origin and version default to the crate that uses the macro.
+    let metadata = Plain.metadata();
+    assert_eq!(metadata.origin, env!("CARGO_PKG_NAME"));
+    assert_eq!(metadata.version, env!("CARGO_PKG_VERSION"));
+    assert_ne!(metadata.origin, "phi-agent");
+}
+
+/// Strict mode accepts standard scalar and collection types.
+#[phi_tool(strict)]
+async fn strict_ok(
+    name: String,
+    count: Option<u32>,
+    tags: Vec<String>,
+    weights: [f64; 3],
+    flags: std::collections::BTreeSet<char>,
+) -> String {
+    format!("{name} {count:?} {tags:?} {weights:?} {flags:?}")
+}
