@@ -19,6 +19,8 @@ mod tool;
 mod typed;
 
 pub mod llm;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod registry;
 pub mod schema;
 
