@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool as McpToolDef};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion, Tool as McpToolDef,
+};
 use rmcp::service::{Peer, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::Value;
 use tokio::process::Command;
 
@@ -93,7 +95,13 @@ impl McpClient {
             ))
         })?;
         let connect = async {
-            let service = ().serve(transport).await.map_err(|e| {
+            // Auto: `server/discover` (2026-07-28) first, the initialize handshake for servers
+            // that predate it.
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::LATEST],
+                legacy_version: None,
+            };
+            let service = ().serve_with_lifecycle(transport, lifecycle).await.map_err(|e| {
                 error(format!(
                     "`{program}` did not complete the MCP handshake: {e}; check that it is an MCP server speaking over stdio"
                 ))

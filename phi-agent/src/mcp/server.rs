@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    Tool as McpToolDef,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -33,7 +34,15 @@ use crate::registry::{ActiveTools, ToolRegistry};
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
-    active: Arc<Mutex<Option<ActiveTools>>>,
+    session: Arc<Session>,
+}
+
+/// What one client session changes: its active tools, and (protocol 2026-07-28 and later) the
+/// `subscriptions/listen` streams that asked for `notifications/tools/list_changed`.
+#[derive(Default)]
+struct Session {
+    active: Mutex<Option<ActiveTools>>,
+    listeners: std::sync::Mutex<Vec<SubscriptionSink>>,
 }
 
 #[derive(Clone)]
@@ -59,7 +68,7 @@ impl McpServer {
                 instructions: None,
                 context: ToolContext::default(),
             }),
-            active: Arc::default(),
+            session: Arc::default(),
         }
     }
 
@@ -86,7 +95,7 @@ impl McpServer {
     pub fn new_session(&self) -> Self {
         Self {
             shared: self.shared.clone(),
-            active: Arc::default(),
+            session: Arc::default(),
         }
     }
 
@@ -102,7 +111,7 @@ impl McpServer {
 
     /// The session's active tools, evaluated on first use.
     async fn active_snapshot(&self) -> ActiveTools {
-        let mut active = self.active.lock().await;
+        let mut active = self.session.active.lock().await;
         match active.as_ref() {
             Some(set) => set.clone(),
             None => {
@@ -118,10 +127,31 @@ impl McpServer {
 
     /// Re-evaluates activation after a call; returns whether the visible set grew.
     async fn reevaluate(&self) -> bool {
-        let mut active = self.active.lock().await;
+        let mut active = self.session.active.lock().await;
         match active.as_mut() {
             Some(set) => !self.shared.registry.activate(set).await.is_empty(),
             None => false,
+        }
+    }
+
+    /// Tells the client that the tool list changed: on the listen streams that asked for it
+    /// (protocol 2026-07-28 and later), or as a plain notification (earlier versions).
+    async fn notify_tools_changed(&self, context: &RequestContext<RoleServer>) {
+        let listeners = self
+            .session
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if listeners.is_empty() {
+            if let Err(error) = context.peer.notify_tool_list_changed().await {
+                tracing::warn!(%error, "could not send notifications/tools/list_changed");
+            }
+        }
+        for listener in listeners {
+            if let Err(error) = listener.notify_tool_list_changed().await {
+                tracing::debug!(%error, "a listen stream did not take notifications/tools/list_changed");
+            }
         }
     }
 
@@ -199,13 +229,39 @@ impl ServerHandler for McpServer {
                 ));
             }
         };
-        if self.reevaluate().await
-            && let Err(error) = context.peer.notify_tool_list_changed().await
-        {
-            tracing::warn!(%error, "could not send notifications/tools/list_changed");
+        if self.reevaluate().await {
+            self.notify_tools_changed(&context).await;
         }
         let protocol = context.protocol_version();
         Ok(convert::call_result(result, protocol.as_ref()).into())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let sink = context.sink().clone();
+        let id = sink.id().clone();
+        self.session
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(sink);
+        context.cancelled().await;
+        self.session
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|listener| listener.id() != &id);
+        Ok(())
     }
 }
 
