@@ -68,6 +68,7 @@ pub struct McpClient {
     service: RunningService<RoleClient, ()>,
     tools: Vec<Arc<McpTool>>,
     names: ProviderSafeNames,
+    process_id: Option<u32>,
 }
 
 impl McpClient {
@@ -94,6 +95,7 @@ impl McpClient {
                 "cannot start `{program}`: {e}; check the command and that it is installed"
             ))
         })?;
+        let process_id = transport.id();
         let connect = async {
             // Auto: `server/discover` (2026-07-28) first, the initialize handshake for servers
             // that predate it.
@@ -145,7 +147,13 @@ impl McpClient {
             service,
             tools,
             names,
+            process_id,
         })
+    }
+
+    /// The operating-system id of the server process, while it runs.
+    pub fn server_process_id(&self) -> Option<u32> {
+        self.process_id
     }
 
     /// The server's name, as given to [`connect_stdio`](Self::connect_stdio).
