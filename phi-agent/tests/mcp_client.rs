@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use phi_agent::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
 };
 use phi_agent::mcp::rmcp::service::RequestContext;
 use phi_agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -277,7 +277,7 @@ impl ServerHandler for ChildServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.unwrap_or_else(JsonObject::new);
+        let arguments = request.arguments.unwrap_or_default();
         match request.name.as_ref() {
             "fs.read" => {
                 let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");

@@ -2,7 +2,7 @@
 //! client, and use any MCP server's tools in an agent.
 //!
 //! Built on [rmcp](https://docs.rs/rmcp), the official Rust SDK, which is re-exported as
-//! [`rmcp`](self::rmcp) for transports and types this module does not wrap.
+//! [`rmcp`] for transports and types this module does not wrap.
 //!
 //! - Serving: [`serve_stdio`] (what desktop clients launch), [`serve_http`] (streamable HTTP on
 //!   loopback, with a bearer token and `Origin` checks), or [`McpServer`] on any rmcp transport.

@@ -143,10 +143,10 @@ impl McpServer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        if listeners.is_empty() {
-            if let Err(error) = context.peer.notify_tool_list_changed().await {
-                tracing::warn!(%error, "could not send notifications/tools/list_changed");
-            }
+        if listeners.is_empty()
+            && let Err(error) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::warn!(%error, "could not send notifications/tools/list_changed");
         }
         for listener in listeners {
             if let Err(error) = listener.notify_tool_list_changed().await {
