@@ -185,7 +185,17 @@ fn registry() -> AgentResult<ToolRegistry> {
 }
 
 #[tokio::main]
-async fn main() -> AgentResult<()> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp-server: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> AgentResult<()> {
     let server = McpServer::new(registry()?)
         .with_server_info("phi-agent-example", env!("CARGO_PKG_VERSION"));
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -3,14 +3,21 @@
 Usage: python python_sdk_client.py <server-binary>
 
 Runs the same checks in the SDK's `auto` mode (server/discover, falling back to the initialize
-handshake) and in its `legacy` mode (initialize handshake). Exits non-zero on the first failure.
+handshake) and in its `legacy` mode (initialize handshake), over stdio and over streamable HTTP
+with a bearer token. Exits non-zero on the first failure.
 """
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+TOKEN = "interop-token-5d1c"
 
 EXPECTED_TOOLS = ["calculator", "get_weather"]
 
@@ -24,9 +31,8 @@ def check(condition: bool, message: str) -> None:
         raise AssertionError(message)
 
 
-async def run(binary: str, mode: str) -> None:
-    params = StdioServerParameters(command=binary, args=[])
-    async with Client(params, mode=mode) as client:
+async def run(server, transport: str, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
         version = client.protocol_version
         listed = await client.list_tools()
         names = [tool.name for tool in listed.tools]
@@ -66,13 +72,45 @@ async def run(binary: str, mode: str) -> None:
         check(result.is_error is True, f"the hidden tool was callable: {message}")
         check(message.startswith("tool `audit_log` is not available"), f"hidden tool refusal: {message!r}")
         check("calculator, get_weather" in message, f"refusal does not list the available tools: {message!r}")
-        print(f"python-sdk mode={mode} protocol={version}: ok ({len(names)} tools, 5 calls)")
+        print(f"python-sdk {transport} mode={mode} protocol={version}: ok ({len(names)} tools, 5 calls)")
+
+
+def http_server(url: str, token: str | None):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
 async def main() -> None:
     binary = sys.argv[1]
     for mode in ("auto", "legacy"):
-        await run(binary, mode)
+        await run(StdioServerParameters(command=binary, args=[]), "stdio", mode)
+
+    process = subprocess.Popen(
+        [binary, "--http", "127.0.0.1:0"],
+        env={**os.environ, "PHI_MCP_TOKEN": TOKEN},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stderr.readline()
+        check(line.startswith("MCP endpoint: "), f"the HTTP server did not announce its endpoint: {line!r}")
+        url = line.split()[2]
+        for mode in ("auto", "legacy"):
+            await run(http_server(url, TOKEN), "http", mode)
+        try:
+            async with Client(http_server(url, None), mode="legacy") as client:
+                await client.list_tools()
+        except Exception as error:  # the SDK reports the 401 as an error response, in a group
+            check("Server returned an error response" in repr(error), f"unexpected failure: {error!r}")
+        else:
+            raise AssertionError("the HTTP server accepted a client without the token")
+        async with create_mcp_http_client() as http:
+            response = await http.post(url, json={}, headers={"Accept": "application/json, text/event-stream"})
+            check(response.status_code == 401, f"a request without the token got {response.status_code}")
+        print("python-sdk http without token: refused with 401")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 if __name__ == "__main__":
