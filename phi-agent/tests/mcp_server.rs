@@ -512,3 +512,48 @@ async fn client_cancellation_reaches_the_tools_token() {
     assert_eq!(result.is_error, Some(false), "the session goes on");
     client.cancel().await.unwrap();
 }
+
+/// Sleeps far longer than its own timeout.
+struct Sleepy;
+
+#[async_trait]
+impl TypedTool for Sleepy {
+    type Args = NoArgs;
+    type Output = String;
+    fn name(&self) -> &'static str {
+        "sleepy"
+    }
+    fn description(&self) -> &'static str {
+        "Sleeps for an hour"
+    }
+    fn timeout_ms(&self) -> Option<u64> {
+        Some(30_000)
+    }
+    async fn call_typed(&self, _: NoArgs, _ctx: &ToolContext) -> AgentResult<String> {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok("awake".to_string())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_timeout_is_an_error_result_and_the_session_goes_on() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Sleepy).unwrap();
+    registry.register(Echo).unwrap();
+    let (client, _) = connect(McpServer::new(registry), LEGACY).await;
+    let started = tokio::time::Instant::now();
+    let result = call(&client, "sleepy", json!({})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        text(&result),
+        "tool `sleepy` timed out after 30000 ms; try again with a smaller request, or raise the tool's timeout"
+    );
+    assert_eq!(
+        started.elapsed().as_secs(),
+        30,
+        "the tool's own timeout applies"
+    );
+    let after = call(&client, "echo", json!({"text": "next"})).await;
+    assert_eq!(after.is_error, Some(false));
+    client.cancel().await.unwrap();
+}

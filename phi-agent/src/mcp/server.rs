@@ -26,8 +26,11 @@ use crate::registry::{ActiveTools, ToolRegistry};
 ///
 /// Each value is one session: its set of active tools starts from the registry's Direct tools and
 /// is re-evaluated after each call; when it grows, the client gets
-/// `notifications/tools/list_changed`. [`new_session`](Self::new_session) makes a fresh session
-/// over the same registry (the HTTP server does this per client session).
+/// `notifications/tools/list_changed` (on its `subscriptions/listen` stream from protocol
+/// 2026-07-28 on). [`new_session`](Self::new_session) makes a fresh session over the same
+/// registry: the HTTP server does this per client session, and per request for clients on the
+/// session-less 2026-07-28 protocol, where activation therefore does not carry over between
+/// requests.
 ///
 /// Serve it on any rmcp transport with [`rmcp::ServiceExt::serve`], or use
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http).
@@ -208,12 +211,13 @@ impl ServerHandler for McpServer {
         let active = self.active_snapshot().await;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // rmcp cancels `context.ct` when the client sends `notifications/cancelled` for this
-        // request, so the tool's own token is the one that reaches it.
+        // request; the tool's token is a child of it, so the client's cancellation reaches the
+        // tool, while the registry cancelling the tool's token on a timeout stays local.
         let cancellation = context.ct.clone();
         let ctx = self
             .shared
             .context
-            .for_call(context.id.to_string(), cancellation.clone());
+            .for_call(context.id.to_string(), cancellation.child_token());
         let dispatch = self
             .shared
             .registry
