@@ -160,6 +160,15 @@ pub enum AgentError {
         /// What was wrong with it.
         message: String,
     },
+
+    /// An MCP server could not be started or reached, or it failed while serving a request.
+    #[error("MCP server `{server}`: {message}")]
+    Mcp {
+        /// The server's name, as the program gave it.
+        server: String,
+        /// What failed, and what to do about it.
+        message: String,
+    },
 }
 
 impl AgentError {

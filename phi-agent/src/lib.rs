@@ -5,6 +5,7 @@
 //! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
+//! - `mcp` (feature `mcp`): serve a registry to MCP clients, and import MCP servers' tools.
 
 mod agent;
 mod config;
@@ -21,6 +22,8 @@ mod typed;
 #[doc(hidden)]
 pub mod __private;
 pub mod llm;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod registry;
 pub mod schema;
 

@@ -1,0 +1,226 @@
+//! An MCP server with three tools: `calculator` and `get_weather` are listed; `audit_log` is
+//! Hidden, so MCP clients neither see nor may call it (the program itself still can).
+//!
+//! Run over stdio (what Claude Desktop, Cursor and the MCP Inspector launch):
+//!     cargo run --example mcp-server --features mcp
+//! or over streamable HTTP on loopback, optionally with a bearer token:
+//!     PHI_MCP_TOKEN=s3cret cargo run --example mcp-server --features mcp -- --http 127.0.0.1:8808
+//!
+//! stdout carries the protocol: everything else goes to stderr.
+
+use async_trait::async_trait;
+use phi_agent::mcp::{HttpOptions, McpServer};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{
+    AgentError, AgentResult, ToolAnnotations, ToolConfig, ToolContext, ToolExposure, TypedTool,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An arithmetic operation.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Op {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CalculatorArgs {
+    /// Left operand
+    a: f64,
+    /// Right operand
+    b: f64,
+    /// The operation to apply
+    op: Op,
+}
+
+/// Exact arithmetic so the model does not have to guess.
+struct Calculator;
+
+#[async_trait]
+impl TypedTool for Calculator {
+    type Args = CalculatorArgs;
+    type Output = f64;
+
+    fn name(&self) -> &'static str {
+        "calculator"
+    }
+
+    fn description(&self) -> &'static str {
+        "Apply add, subtract, multiply or divide to two numbers"
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            read_only: Some(true),
+            idempotent: Some(true),
+            open_world: Some(false),
+            ..ToolAnnotations::default()
+        }
+    }
+
+    async fn call_typed(&self, args: CalculatorArgs, _ctx: &ToolContext) -> AgentResult<f64> {
+        match args.op {
+            Op::Add => Ok(args.a + args.b),
+            Op::Subtract => Ok(args.a - args.b),
+            Op::Multiply => Ok(args.a * args.b),
+            Op::Divide if args.b == 0.0 => {
+                Err(AgentError::tool("division by zero; use a non-zero divisor"))
+            }
+            Op::Divide => Ok(args.a / args.b),
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct WeatherArgs {
+    /// City name, e.g. "Beijing"
+    city: String,
+}
+
+/// Current weather in a city.
+#[derive(Serialize, JsonSchema)]
+struct WeatherReport {
+    /// The city asked about
+    city: String,
+    /// Temperature in degrees Celsius
+    temperature_c: f64,
+    /// Sky conditions, e.g. "sunny"
+    conditions: String,
+}
+
+/// Weather from a fixed table, so the example runs offline and answers the same every time.
+struct GetWeather;
+
+#[async_trait]
+impl TypedTool for GetWeather {
+    type Args = WeatherArgs;
+    type Output = WeatherReport;
+
+    fn name(&self) -> &'static str {
+        "get_weather"
+    }
+
+    fn description(&self) -> &'static str {
+        "Get the current weather for a city"
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            read_only: Some(true),
+            open_world: Some(true),
+            ..ToolAnnotations::default()
+        }
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        Some(phi_agent::schema::canonical_schema_for::<WeatherReport>())
+    }
+
+    async fn call_typed(
+        &self,
+        args: WeatherArgs,
+        _ctx: &ToolContext,
+    ) -> AgentResult<WeatherReport> {
+        let (temperature_c, conditions) = match args.city.to_lowercase().as_str() {
+            "beijing" => (21.0, "sunny"),
+            "london" => (12.5, "light rain"),
+            "paris" => (16.0, "cloudy"),
+            _ => {
+                return Err(AgentError::tool(format!(
+                    "no weather data for `{}`; try Beijing, London or Paris",
+                    args.city
+                )));
+            }
+        };
+        Ok(WeatherReport {
+            city: args.city,
+            temperature_c,
+            conditions: conditions.to_string(),
+        })
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AuditArgs {
+    /// How many entries to return
+    limit: u32,
+}
+
+/// An operator-only tool: registered, but Hidden from every MCP client and model.
+struct AuditLog;
+
+#[async_trait]
+impl TypedTool for AuditLog {
+    type Args = AuditArgs;
+    type Output = String;
+
+    fn name(&self) -> &'static str {
+        "audit_log"
+    }
+
+    fn description(&self) -> &'static str {
+        "Read the server's audit log (operators only)"
+    }
+
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Hidden
+    }
+
+    async fn call_typed(&self, args: AuditArgs, _ctx: &ToolContext) -> AgentResult<String> {
+        Ok(format!("{} audit entries (none recorded)", args.limit))
+    }
+}
+
+fn registry() -> AgentResult<ToolRegistry> {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Calculator)?;
+    registry.register(GetWeather)?;
+    registry.register(AuditLog)?;
+    Ok(registry)
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp-server: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> AgentResult<()> {
+    let server = McpServer::new(registry()?)
+        .with_server_info("phi-agent-example", env!("CARGO_PKG_VERSION"));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => server.serve_stdio().await,
+        [flag, address] if flag == "--http" => {
+            let address = address.parse().map_err(|error| {
+                AgentError::Config(format!(
+                    "`{address}` is not a socket address ({error}); use e.g. 127.0.0.1:8808"
+                ))
+            })?;
+            let mut options = HttpOptions::default().bind(address);
+            if let Ok(token) = std::env::var("PHI_MCP_TOKEN") {
+                options = options.bearer_token(token);
+            }
+            let http = server.serve_http(options).await?;
+            eprintln!("MCP endpoint: {} (Ctrl-C to stop)", http.url());
+            tokio::signal::ctrl_c()
+                .await
+                .map_err(|error| AgentError::Config(format!("cannot wait for Ctrl-C: {error}")))?;
+            http.shutdown().await;
+            Ok(())
+        }
+        _ => Err(AgentError::Config(
+            "usage: mcp-server [--http <address>]".to_string(),
+        )),
+    }
+}

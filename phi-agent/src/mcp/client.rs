@@ -1,0 +1,389 @@
+//! Using an MCP server's tools: connect over stdio (a child process) and wrap each remote tool as
+//! a [`Tool`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion, Tool as McpToolDef,
+};
+use rmcp::service::{Peer, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::Value;
+use tokio::process::Command;
+
+use super::convert;
+use super::names::ProviderSafeNames;
+use crate::content::Content;
+use crate::context::ToolContext;
+use crate::error::{AgentError, AgentResult};
+use crate::registry::ToolRegistry;
+use crate::tool::{Tool, ToolAnnotations, ToolMetadata};
+
+/// Limits for an MCP client connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpClientOptions {
+    /// How long the server may take to start and answer the handshake and the tool list.
+    /// Default: 30 s.
+    pub connect_timeout: Duration,
+    /// How long one tool call may take before it is cancelled on the server and reported as an
+    /// error. Default: 60 s.
+    pub call_timeout: Duration,
+}
+
+impl Default for McpClientOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A connection to an MCP server, with its tools imported as [`McpTool`]s.
+///
+/// The server runs as a child process for as long as this handle lives: dropping the handle ends
+/// the connection and kills the process. The tools keep working only while the handle lives;
+/// afterwards their calls return an error.
+///
+/// ```no_run
+/// # async fn run() -> phi_agent::AgentResult<()> {
+/// use phi_agent::mcp::{McpClient, McpClientOptions};
+/// use phi_agent::registry::ToolRegistry;
+/// use phi_agent::ToolConfig;
+///
+/// let mut command = tokio::process::Command::new("npx");
+/// command.args(["-y", "@modelcontextprotocol/server-everything"]);
+/// let client = McpClient::connect_stdio("everything", command, McpClientOptions::default()).await?;
+///
+/// let mut registry = ToolRegistry::new(ToolConfig::default());
+/// client.register_into(&mut registry)?;
+/// # Ok(())
+/// # }
+/// ```
+pub struct McpClient {
+    server: Arc<str>,
+    service: RunningService<RoleClient, ()>,
+    tools: Vec<Arc<McpTool>>,
+    names: ProviderSafeNames,
+    process_id: Option<u32>,
+}
+
+impl McpClient {
+    /// Starts `command` as an MCP server speaking over its stdin/stdout, performs the handshake
+    /// and imports the server's tools. `server` names the server in tool origins
+    /// (`mcp:<server>`) and error messages. The child's stderr is passed through to ours.
+    pub async fn connect_stdio(
+        server: impl Into<String>,
+        command: Command,
+        options: McpClientOptions,
+    ) -> AgentResult<Self> {
+        let server: Arc<str> = Arc::from(server.into());
+        let error = |message: String| AgentError::Mcp {
+            server: server.to_string(),
+            message,
+        };
+        let program = command
+            .as_std()
+            .get_program()
+            .to_string_lossy()
+            .into_owned();
+        let transport = TokioChildProcess::new(command).map_err(|e| {
+            error(format!(
+                "cannot start `{program}`: {e}; check the command and that it is installed"
+            ))
+        })?;
+        let process_id = transport.id();
+        let connect = async {
+            // Auto: `server/discover` (2026-07-28) first, the initialize handshake for servers
+            // that predate it.
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::LATEST],
+                legacy_version: None,
+            };
+            let service = ().serve_with_lifecycle(transport, lifecycle).await.map_err(|e| {
+                error(format!(
+                    "`{program}` did not complete the MCP handshake: {e}; check that it is an MCP server speaking over stdio"
+                ))
+            })?;
+            let definitions = service
+                .peer()
+                .list_all_tools()
+                .await
+                .map_err(|e| error(format!("listing the server's tools failed: {e}")))?;
+            Ok::<_, AgentError>((service, definitions))
+        };
+        let (service, definitions) = tokio::time::timeout(options.connect_timeout, connect)
+            .await
+            .map_err(|_| {
+                error(format!(
+                    "`{program}` did not start and list its tools within {} ms; raise `connect_timeout` if it is slow to start",
+                    options.connect_timeout.as_millis()
+                ))
+            })??;
+        let names = ProviderSafeNames::new(definitions.iter().map(|tool| tool.name.as_ref()))
+            .map_err(error)?;
+        let peer = service.peer().clone();
+        let tools = definitions
+            .into_iter()
+            .map(|definition| {
+                let local = names
+                    .local(&definition.name)
+                    .expect("every listed tool has a local name")
+                    .to_string();
+                Arc::new(McpTool::new(
+                    definition,
+                    local,
+                    server.clone(),
+                    peer.clone(),
+                    options.call_timeout,
+                ))
+            })
+            .collect();
+        Ok(Self {
+            server,
+            service,
+            tools,
+            names,
+            process_id,
+        })
+    }
+
+    /// The operating-system id of the server process, while it runs.
+    pub fn server_process_id(&self) -> Option<u32> {
+        self.process_id
+    }
+
+    /// The server's name, as given to [`connect_stdio`](Self::connect_stdio).
+    pub fn server_name(&self) -> &str {
+        &self.server
+    }
+
+    /// The imported tools, in the server's order.
+    pub fn tools(&self) -> &[Arc<McpTool>] {
+        &self.tools
+    }
+
+    /// The imported tools as `Arc<dyn Tool>`, ready for
+    /// [`ToolRegistry::register_all`] or an agent builder.
+    pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools
+            .iter()
+            .map(|tool| tool.clone() as Arc<dyn Tool>)
+            .collect()
+    }
+
+    /// Registers every imported tool into `registry`.
+    pub fn register_into(&self, registry: &mut ToolRegistry) -> AgentResult<()> {
+        registry.register_all(self.dyn_tools())
+    }
+
+    /// The mapping between the server's tool names and the provider-safe local names.
+    pub fn names(&self) -> &ProviderSafeNames {
+        &self.names
+    }
+
+    /// Ends the connection and waits for the server process to be stopped.
+    pub async fn close(mut self) {
+        if let Err(error) = self.service.close().await {
+            tracing::warn!(server = %self.server, %error, "MCP client task failed while closing");
+        }
+    }
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.server)
+            .field("tools", &self.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One tool of an MCP server, callable like any other [`Tool`].
+///
+/// Its schema is the server's, as given; its name is provider-safe (see
+/// [`ProviderSafeNames`]); its origin is `mcp:<server>`.
+pub struct McpTool {
+    name: &'static str,
+    description: &'static str,
+    remote_name: String,
+    schema: Value,
+    output_schema: Option<Value>,
+    annotations: ToolAnnotations,
+    server: Arc<str>,
+    peer: Peer<RoleClient>,
+    call_timeout: Duration,
+}
+
+impl McpTool {
+    fn new(
+        definition: McpToolDef,
+        local_name: String,
+        server: Arc<str>,
+        peer: Peer<RoleClient>,
+        call_timeout: Duration,
+    ) -> Self {
+        let description = definition
+            .description
+            .as_deref()
+            .or(definition.title.as_deref())
+            .unwrap_or_default()
+            .to_string();
+        Self {
+            // `Tool` hands out `&'static str` so that specs and registry keys cost nothing per
+            // turn. A remote tool's name and description are known only at run time, so they are
+            // leaked here: a few dozen bytes per tool, once per connection.
+            name: Box::leak(local_name.into_boxed_str()),
+            description: Box::leak(description.into_boxed_str()),
+            remote_name: definition.name.to_string(),
+            schema: Value::Object(definition.input_schema.as_ref().clone()),
+            output_schema: definition
+                .output_schema
+                .map(|schema| Value::Object(schema.as_ref().clone())),
+            annotations: convert::annotations_from_mcp(definition.annotations.as_ref()),
+            server,
+            peer,
+            call_timeout,
+        }
+    }
+
+    /// The tool's name on the server.
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    /// The server's name.
+    pub fn server_name(&self) -> &str {
+        &self.server
+    }
+
+    fn error(&self, message: String) -> AgentError {
+        AgentError::Mcp {
+            server: self.server.to_string(),
+            message,
+        }
+    }
+
+    fn service_error(&self, error: ServiceError) -> AgentError {
+        let tool = &self.remote_name;
+        match error {
+            ServiceError::McpError(error) => AgentError::tool(format!(
+                "MCP server `{}` refused the call of `{tool}`: {}",
+                self.server, error.message
+            )),
+            ServiceError::TransportClosed
+            | ServiceError::TransportSend(_)
+            | ServiceError::Cancelled { .. } => self.error(format!(
+                "the server stopped before `{tool}` finished; its tools are unavailable until the program reconnects"
+            )),
+            other => self.error(format!("calling `{tool}` failed: {other}")),
+        }
+    }
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.name)
+            .field("remote_name", &self.remote_name)
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.description
+    }
+
+    fn schema(&self) -> Value {
+        self.schema.clone()
+    }
+
+    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        let mut params = CallToolRequestParams::new(self.remote_name.clone());
+        match args {
+            Value::Object(arguments) => params = params.with_arguments(arguments.clone()),
+            Value::Null => {}
+            other => {
+                return Err(AgentError::InvalidArguments {
+                    tool: self.name.to_string(),
+                    path: ".".to_string(),
+                    message: format!("expected an object, found `{other}`"),
+                });
+            }
+        }
+        // Dropping the request future (timeout, cancellation) makes rmcp send
+        // `notifications/cancelled`, so the server stops the tool too.
+        let call = tokio::time::timeout(self.call_timeout, self.peer.call_tool(params));
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            () = ctx.cancellation().cancelled() => {
+                return Err(AgentError::Cancelled { tool: self.name.to_string() });
+            }
+        };
+        match outcome {
+            Err(_elapsed) => Err(self.error(format!(
+                "`{}` did not finish within {} ms and was cancelled; try a smaller request, or raise `call_timeout`",
+                self.remote_name,
+                self.call_timeout.as_millis()
+            ))),
+            Ok(Err(error)) => Err(self.service_error(error)),
+            Ok(Ok(result)) if result.is_error == Some(true) => {
+                Err(AgentError::tool(error_text(&result)))
+            }
+            Ok(Ok(result)) => Ok(convert::contents_from_mcp(result)),
+        }
+    }
+
+    /// Slightly longer than the call timeout, so that the client's own timeout (which cancels
+    /// the call on the server and says so) fires first.
+    fn timeout_ms(&self) -> Option<u64> {
+        Some(self.call_timeout.as_millis() as u64 + 1_000)
+    }
+
+    fn metadata(&self) -> ToolMetadata {
+        ToolMetadata {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            origin: format!("mcp:{}", self.server),
+            version: self
+                .peer
+                .peer_info()
+                .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
+                .unwrap_or_else(|| "unknown".to_string()),
+            requirements: Vec::new(),
+        }
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.annotations
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        self.output_schema.clone()
+    }
+}
+
+/// The text of an `isError` result, for the model.
+fn error_text(result: &CallToolResult) -> String {
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(|text| text.text.as_str())
+        .collect();
+    if text.is_empty() {
+        "the tool reported an error without a message".to_string()
+    } else {
+        text.join("\n")
+    }
+}

@@ -1,0 +1,301 @@
+//! Our MCP client (`phi_agent::mcp::McpClient`) against real server processes: the example server
+//! (`examples/mcp-server.rs`), and this test binary re-run as a small rmcp server whose tools have
+//! names providers refuse, take too long, or crash the server mid-call.
+#![cfg(feature = "mcp")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use phi_agent::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
+};
+use phi_agent::mcp::rmcp::service::RequestContext;
+use phi_agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use phi_agent::mcp::{McpClient, McpClientOptions};
+use phi_agent::registry::{ActiveTools, ToolRegistry};
+use phi_agent::{ActivationContext, Content, Tool, ToolConfig, ToolContext};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+const CHILD_ENV: &str = "PHI_MCP_TEST_CHILD";
+
+/// The example server, built by `cargo test --features mcp` (or `cargo build --example mcp-server
+/// --features mcp`) next to this test binary.
+fn example_server() -> Command {
+    let exe = std::env::current_exe().unwrap();
+    let path: PathBuf = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| profile.join("examples").join("mcp-server"))
+        .unwrap();
+    assert!(
+        path.exists(),
+        "{} is missing; build it with `cargo build -p phi-agent --features mcp --example mcp-server`",
+        path.display()
+    );
+    Command::new(path)
+}
+
+/// This test binary, re-run as the child server of [`child_server_entry`].
+fn child_server() -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--ignored",
+            "--exact",
+            "child_server_entry",
+            "--nocapture",
+            "-q",
+        ])
+        .env(CHILD_ENV, "1");
+    command
+}
+
+async fn registry_of(client: &McpClient) -> (ToolRegistry, ActiveTools) {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    client.register_into(&mut registry).unwrap();
+    let active = registry.visible_tools(&ActivationContext::default()).await;
+    (registry, active)
+}
+
+#[tokio::test]
+async fn our_client_uses_the_example_servers_tools_through_a_registry() {
+    let client = McpClient::connect_stdio("example", example_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let names: Vec<_> = client.tools().iter().map(|tool| tool.name()).collect();
+    assert_eq!(
+        names,
+        ["calculator", "get_weather"],
+        "the hidden audit_log is not imported"
+    );
+    let calculator = &client.tools()[0];
+    assert_eq!(calculator.metadata().origin, "mcp:example");
+    assert_eq!(calculator.annotations().read_only, Some(true));
+    assert_eq!(calculator.schema()["required"], json!(["a", "b", "op"]));
+    assert!(client.tools()[1].output_schema().is_some());
+
+    let (registry, active) = registry_of(&client).await;
+    let ctx = ToolContext::default();
+    let product = registry
+        .dispatch(
+            &active,
+            "calculator",
+            &json!({"a": 6, "b": 7, "op": "multiply"}),
+            &ctx,
+        )
+        .await;
+    assert!(!product.is_error, "{}", product.to_model_text());
+    assert_eq!(product.to_model_text(), "42.0");
+
+    let weather = registry
+        .dispatch(&active, "get_weather", &json!({"city": "Paris"}), &ctx)
+        .await;
+    assert_eq!(
+        weather.content,
+        vec![Content::json(
+            json!({"city": "Paris", "temperature_c": 16.0, "conditions": "cloudy"})
+        )],
+        "structured content arrives as JSON, without its text copy"
+    );
+
+    let invalid = registry
+        .dispatch(&active, "calculator", &json!({"a": 1, "op": "power"}), &ctx)
+        .await;
+    assert!(invalid.is_error);
+    assert!(
+        invalid
+            .to_model_text()
+            .contains("invalid arguments for tool `calculator` at `op`"),
+        "{}",
+        invalid.to_model_text()
+    );
+
+    let failed = registry
+        .dispatch(&active, "get_weather", &json!({"city": "Atlantis"}), &ctx)
+        .await;
+    assert!(failed.is_error);
+    assert!(
+        failed
+            .to_model_text()
+            .contains("no weather data for `Atlantis`")
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn dropping_the_client_ends_the_server_process() {
+    let client = McpClient::connect_stdio("example", example_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let pid = client
+        .server_process_id()
+        .expect("a running child has a pid");
+    assert!(is_running(pid), "the server runs while the handle lives");
+    drop(client);
+    for _ in 0..100 {
+        if !is_running(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server process {pid} still runs 5 s after the client was dropped");
+}
+
+/// Whether `pid` is alive (a zombie waiting to be reaped counts as ended).
+fn is_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn unsafe_names_are_mapped_and_calls_reach_the_servers_name() {
+    let client = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let tool = &client.tools()[0];
+    assert_eq!(tool.remote_name(), "fs.read");
+    let local = tool.name();
+    assert!(local.starts_with("fs_read-"), "{local}");
+    assert_eq!(client.names().remote(local), Some("fs.read"));
+
+    let (registry, active) = registry_of(&client).await;
+    let result = registry
+        .dispatch(
+            &active,
+            local,
+            &json!({"path": "/etc/hosts"}),
+            &ToolContext::default(),
+        )
+        .await;
+    assert_eq!(result.to_model_text(), "read /etc/hosts via fs.read");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_call_gives_a_clean_error() {
+    let client = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let (registry, active) = registry_of(&client).await;
+    let result = registry
+        .dispatch(&active, "crash", &json!({}), &ToolContext::default())
+        .await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.to_model_text(),
+        "MCP server `child`: the server stopped before `crash` finished; its tools are unavailable until the program reconnects"
+    );
+    let after = registry
+        .dispatch(
+            &active,
+            "fs_read-00000000",
+            &json!({}),
+            &ToolContext::default(),
+        )
+        .await;
+    assert!(after.is_error);
+}
+
+#[tokio::test]
+async fn a_call_that_outlives_its_timeout_is_cancelled_with_a_clear_error() {
+    let options = McpClientOptions {
+        call_timeout: Duration::from_secs(2),
+        ..McpClientOptions::default()
+    };
+    let client = McpClient::connect_stdio("child", child_server(), options)
+        .await
+        .unwrap();
+    let (registry, active) = registry_of(&client).await;
+    // The paused clock jumps to the next timer while the runtime waits for the server, so the
+    // 2 s timeout fires without the test waiting 2 s, and before the registry's own backstop.
+    tokio::time::pause();
+    let result = registry
+        .dispatch(&active, "slow", &json!({}), &ToolContext::default())
+        .await;
+    tokio::time::resume();
+    assert!(result.is_error);
+    assert_eq!(
+        result.to_model_text(),
+        "MCP server `child`: `slow` did not finish within 2000 ms and was cancelled; try a smaller request, or raise `call_timeout`"
+    );
+    drop(client);
+}
+
+/// The child server: a hand-written rmcp handler, so that it can have a tool name our registry
+/// would refuse (`fs.read`). Runs only when a test starts this binary with [`CHILD_ENV`] set.
+#[test]
+#[ignore = "started by the other tests as a child MCP server"]
+fn child_server_entry() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        return;
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let running = ChildServer
+            .serve(phi_agent::mcp::rmcp::transport::stdio())
+            .await
+            .unwrap();
+        let _ = running.waiting().await;
+        // Exit at once, without waiting for the test harness or for handlers still pending.
+        std::process::exit(0);
+    });
+}
+
+struct ChildServer;
+
+impl ServerHandler for ChildServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let object = |schema: Value| Arc::new(schema.as_object().unwrap().clone());
+        let path_schema =
+            object(json!({"type": "object", "properties": {"path": {"type": "string"}}}));
+        let empty = object(json!({"type": "object"}));
+        Ok(ListToolsResult::with_all_items(vec![
+            McpToolDef::new("fs.read", "Read a file", path_schema),
+            McpToolDef::new("slow", "Answers only when cancelled", empty.clone()),
+            McpToolDef::new("crash", "Ends the server process mid-call", empty),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        match request.name.as_ref() {
+            "fs.read" => {
+                let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "read {path} via fs.read"
+                ))])
+                .into())
+            }
+            // Answers only when cancelled, which our client does when its timeout fires.
+            "slow" => {
+                context.ct.cancelled().await;
+                Err(ErrorData::internal_error("cancelled", None))
+            }
+            "crash" => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                std::process::exit(3)
+            }
+            other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+        }
+    }
+}
