@@ -126,6 +126,66 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
 }
 
 #[tokio::test]
+async fn our_mcp_client_feeds_our_mcp_servers_tools_to_an_agent_run() {
+    use phi_agent::llm::{LlmResponse, Message, ScriptedLlm, ToolCall};
+    use phi_agent::{AgentConfig, PhiAgent, base_agent_builder};
+
+    let client = McpClient::connect_stdio("example", example_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    // The model multiplies, then reads the weather, then answers from the two tool results.
+    let llm = ScriptedLlm::from_fn(|request| {
+        let results: Vec<String> = request
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::Tool { content, .. } => content.first().map(Content::to_model_text),
+                _ => None,
+            })
+            .collect();
+        Ok(match results.len() {
+            0 => LlmResponse::tool_calls(vec![ToolCall::new(
+                "c1",
+                "calculator",
+                json!({"a": 6, "b": 7, "op": "multiply"}),
+            )]),
+            1 => LlmResponse::tool_calls(vec![ToolCall::new(
+                "c2",
+                "get_weather",
+                json!({"city": "Paris"}),
+            )]),
+            _ => LlmResponse::text(format!("product {}; weather {}", results[0], results[1])),
+        })
+    });
+    let seen = llm.clone();
+    let builder = base_agent_builder(llm).register_tools(client.dyn_tools());
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let output = agent
+        .run("Multiply 6 by 7, then tell me the weather in Paris.")
+        .await
+        .unwrap();
+
+    let offered: Vec<&str> = seen.requests()[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name)
+        .collect();
+    assert_eq!(
+        offered,
+        ["calculator", "get_weather"],
+        "the hidden tool is never offered"
+    );
+    assert_eq!(output.turns, 3);
+    assert_eq!(output.tool_calls.len(), 2);
+    assert!(output.tool_calls.iter().all(|call| !call.is_error));
+    assert_eq!(
+        output.text,
+        r#"product 42.0; weather {"city":"Paris","temperature_c":16.0,"conditions":"cloudy"}"#
+    );
+    client.close().await;
+}
+
+#[tokio::test]
 async fn dropping_the_client_ends_the_server_process() {
     let client = McpClient::connect_stdio("example", example_server(), McpClientOptions::default())
         .await
