@@ -1,7 +1,8 @@
 //! The schema conformance corpus: for every argument type and every provider dialect,
 //! (a) the dialect schema obeys the provider's rules (an independent checker of PROVIDERS.md),
 //! (b) values generated from the Rust type validate against it (`jsonschema`), and
-//! (c) near-misses are refused by the schema and by decoding alike.
+//! (c) near-misses are refused by the schema and by decoding alike, and (d) values drawn from
+//! each dialect schema itself decode (what a schema lets a model write, the tool accepts).
 //! The outcome is the table in `docs/schema-conformance.md`; set `PHI_UPDATE_DOCS=1` to rewrite it.
 
 #[path = "schema_conformance/case.rs"]
@@ -10,6 +11,8 @@ mod case;
 mod corpus;
 #[path = "schema_conformance/rules.rs"]
 mod rules;
+#[path = "schema_conformance/sample.rs"]
+mod sample;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -100,6 +103,30 @@ fn no_silent_mismatch_between_any_dialect_schema_and_decoding() {
 }
 
 #[test]
+fn every_value_a_dialect_schema_allows_decodes() {
+    let mut broken = Vec::new();
+    for case in corpus::all() {
+        let mut schemas = vec![("canonical".to_string(), case.canonical.clone())];
+        for dialect in Dialect::ALL {
+            if let Ok(schema) = to_dialect(&case.canonical, dialect) {
+                schemas.push((dialect.to_string(), schema));
+            }
+        }
+        for (dialect, schema) in schemas {
+            for value in sample::samples(&schema) {
+                if let Err(e) = case.decode(&value) {
+                    broken.push(format!(
+                        "{} / {dialect}: {value} fits the schema but does not decode: {e}",
+                        case.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
 fn conformance_table_matches_docs() {
     let table = conformance_table();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema-conformance.md");
@@ -131,9 +158,11 @@ fn conformance_table() -> String {
     );
     let _ = writeln!(
         out,
-        "{} types, {} generated values per type, {} near-misses in all.\n",
+        "{} types; per type and dialect, {} values generated from the Rust type and {} drawn \
+         from the schema; {} near-misses in all.\n",
         corpus.len(),
         CASES_PER_TYPE,
+        sample::SAMPLES_PER_SCHEMA,
         corpus.iter().map(|c| c.near_misses.len()).sum::<usize>()
     );
     out.push_str("| type |");

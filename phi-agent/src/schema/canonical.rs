@@ -41,8 +41,10 @@ pub fn canonical_schema_for<T: JsonSchema + ?Sized>() -> Value {
     canonicalize(generator.into_root_schema_for::<T>().to_value())
 }
 
-/// Brings any argument schema (a hand-written one too) into canonical form; see the
-/// [module docs](self). Idempotent.
+/// Brings any argument schema (a hand-written one too) into canonical form: no `$schema`, no
+/// root `title`, non-recursive `$ref`s inlined, integer formats backed by their bounds, and
+/// `type: object` on a root that names no type. None of these changes which objects validate.
+/// Idempotent.
 ///
 /// ```
 /// use serde_json::json;
