@@ -182,11 +182,9 @@ fn conformance_table() -> String {
                 Ok(_) => "ok".to_string(),
                 Err(error) => {
                     reasons.push(format!("{} / {dialect}: {error}", case.name));
-                    let kind = if dialect == Dialect::OpenAiStrict {
-                        "fallback"
-                    } else {
-                        "error"
-                    };
+                    let fallback = dialect == Dialect::OpenAiStrict
+                        && to_dialect(&case.canonical, Dialect::OpenAi).is_ok();
+                    let kind = if fallback { "fallback" } else { "error" };
                     format!("{kind} [{}]", reasons.len())
                 }
             };
@@ -203,6 +201,9 @@ fn conformance_table() -> String {
          - JSON Schema counts `2.0` as an integer; serde refuses it for integer fields. No schema \
          keyword can tell `2` from `2.0`, so this one disagreement remains in every dialect; the \
          decoder's error message tells the model what to send instead.\n\
+         - A schema with alternatives at its root (a flattened enum) is refused when the tool is \
+         registered: OpenAI, Anthropic and Gemini reject it, so offering it would fail every request. \
+         Put the enum in a named field instead.\n\
          - Two narrowings lose no meaning and are allowed: OpenAI strict mode refuses unknown \
          fields (the decoder would ignore them) and requires every field (`Option` fields accept \
          `null`; a field with a serde default must be sent, and its description names the default).\n",

@@ -134,7 +134,7 @@ fn openai_definition_is_strict_when_the_schema_fits() {
     assert_eq!(parameters["additionalProperties"], false);
     assert_eq!(
         parameters["properties"]["days"]["description"],
-        "Days ahead Default: 3."
+        "Days ahead (default: 3)"
     );
     assert!(parameters["properties"]["days"].get("format").is_none());
     assert_eq!(parameters["properties"]["days"]["maximum"], 255);

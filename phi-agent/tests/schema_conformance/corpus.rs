@@ -264,6 +264,14 @@ pub struct Strict {
     pub b: Option<String>,
 }
 
+/// A flattened internally tagged enum: its alternatives land at the root of the arguments.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+pub struct FlattenedEnum {
+    pub query: String,
+    #[serde(flatten)]
+    pub shape: Shape,
+}
+
 /// An optional nested struct and a nested filter with a map, as in real tools.
 #[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
 pub struct Filters {
@@ -444,6 +452,21 @@ pub fn all() -> Vec<Case> {
                 json!({"root": {"label": "a", "children": [{"label": 1, "children": []}]}}),
                 json!({"root": {"label": "a", "children": [{"label": "b"}]}}),
                 json!({"root": {"label": "a"}}),
+            ],
+        ),
+        case::<TreeNode>(
+            "recursive struct (as the arguments)",
+            &[
+                json!({"label": "a", "children": [{"label": "b"}]}),
+                json!({"label": "a", "children": {}}),
+            ],
+        ),
+        case::<FlattenedEnum>(
+            "flatten (enum)",
+            &[
+                json!({"query": "a", "kind": "circle"}),
+                json!({"query": "a", "kind": "oval", "radius": 1}),
+                json!({"kind": "circle", "radius": 1}),
             ],
         ),
         case::<Newtype>(

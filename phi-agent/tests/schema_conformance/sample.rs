@@ -87,9 +87,9 @@ impl Sampler<'_> {
             .or_else(|| map.get("oneOf"))
             .and_then(Value::as_array)
         {
-            // Deep in a recursive type, prefer the alternatives that end it.
             let index = self.rng.random_range(0..alternatives.len());
-            return self.draw(&alternatives[index], depth + 1);
+            let chosen = merge_alternative(map, &alternatives[index]);
+            return self.draw(&chosen, depth + 1);
         }
         let types: Vec<&str> = match map.get("type") {
             Some(Value::String(t)) => vec![t.as_str()],
@@ -180,4 +180,33 @@ impl Sampler<'_> {
             _ => json!({"k": self.any(depth + 1)}),
         }
     }
+}
+
+/// The schema a value must meet when it takes `alternative` of `schema`: the alternative's
+/// keywords together with the ones written beside the `anyOf` / `oneOf` (properties and
+/// `required` are united, as for a flattened enum).
+fn merge_alternative(schema: &Map<String, Value>, alternative: &Value) -> Value {
+    let mut merged = schema.clone();
+    merged.remove("anyOf");
+    merged.remove("oneOf");
+    let Some(alternative) = alternative.as_object() else {
+        return alternative.clone();
+    };
+    for (key, value) in alternative {
+        match (key.as_str(), merged.get_mut(key)) {
+            ("properties", Some(Value::Object(properties))) => {
+                for (name, property) in value.as_object().into_iter().flatten() {
+                    properties.insert(name.clone(), property.clone());
+                }
+            }
+            ("required", Some(Value::Array(required))) => {
+                required.extend(value.as_array().into_iter().flatten().cloned());
+            }
+            ("description", Some(_)) => {}
+            _ => {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    Value::Object(merged)
 }

@@ -303,10 +303,9 @@ fn mention_defaults(original: &Map<String, Value>, out: &mut Map<String, Value>)
         if required.contains(&name.as_str()) {
             continue;
         }
-        let hint = format!("Default: {default}.");
         let description = match target.get("description").and_then(Value::as_str) {
-            Some(text) => format!("{text} {hint}"),
-            None => hint,
+            Some(text) => format!("{text} (default: {default})"),
+            None => format!("Default: {default}."),
         };
         target.insert("description".into(), Value::from(description));
     }
