@@ -126,6 +126,51 @@ fn every_value_a_dialect_schema_allows_decodes() {
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
+/// Every integer written as a float (`3` as `3.0`), which JSON Schema still counts as an integer.
+fn floats_for_integers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_i64() || n.is_u64() => n
+            .as_f64()
+            .filter(|f| f.abs() < 9.0e15)
+            .map_or_else(|| value.clone(), Value::from),
+        Value::Array(items) => items.iter().map(floats_for_integers).collect(),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(name, field)| (name.clone(), floats_for_integers(field)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn integers_written_as_floats_are_accepted_like_the_schema_accepts_them() {
+    let mut broken = Vec::new();
+    let mut repaired = 0;
+    for case in corpus::all() {
+        let validator = validator(&case.canonical, Dialect::Mcp);
+        for value in case.generated() {
+            let floats = floats_for_integers(&value);
+            if floats == value || !validator.is_valid(&floats) {
+                continue;
+            }
+            repaired += 1;
+            if let Err(e) = case.decode_as_tool(&floats) {
+                broken.push(format!(
+                    "{}: {floats} fits the schema but the tool refuses it: {e}",
+                    case.name
+                ));
+            }
+        }
+    }
+    assert!(
+        repaired > 1000,
+        "only {repaired} values had integers to rewrite"
+    );
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
 #[test]
 fn conformance_table_matches_docs() {
     let table = conformance_table();
@@ -198,9 +243,11 @@ fn conformance_table() -> String {
     }
     out.push_str(
         "\n## Known limits\n\n\
-         - JSON Schema counts `2.0` as an integer; serde refuses it for integer fields. No schema \
-         keyword can tell `2` from `2.0`, so this one disagreement remains in every dialect; the \
-         decoder's error message tells the model what to send instead.\n\
+         - JSON Schema counts `3.0` as an integer and serde does not. No schema keyword can tell `3` \
+         from `3.0`, so a typed tool repairs it instead: when decoding fails, each integral float at \
+         a place where the schema admits only integers (following only the alternative of a union \
+         that the value singles out) is read as that integer, and decoding is tried once more. \
+         Every generated value with its integers written as floats is checked through a tool.\n\
          - A schema with alternatives at its root (a flattened enum) is refused when the tool is \
          registered: OpenAI, Anthropic and Gemini reject it, so offering it would fail every request. \
          Put the enum in a named field instead.\n\

@@ -396,3 +396,36 @@ fn hand_built_spec_is_canonicalized() {
         json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
     );
 }
+
+#[tokio::test]
+async fn dispatch_reads_an_integral_float_as_the_integer_the_schema_allows() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Weather).unwrap();
+    let active = registry.visible_tools(&Default::default()).await;
+    let ctx = ToolContext::default();
+    let ok = registry
+        .dispatch(
+            &active,
+            "weather",
+            &json!({"city": "Oslo", "days": 3.0}),
+            &ctx,
+        )
+        .await;
+    assert!(!ok.is_error, "{:?}", ok.content);
+    assert_eq!(ok.content[0].as_text(), Some("Oslo 3 None"));
+    // A fraction is still refused, with the path of the field.
+    let refused = registry
+        .dispatch(
+            &active,
+            "weather",
+            &json!({"city": "Oslo", "days": 3.5}),
+            &ctx,
+        )
+        .await;
+    assert!(refused.is_error);
+    assert!(
+        refused.content[0].as_text().unwrap().contains("`days`"),
+        "{:?}",
+        refused.content
+    );
+}

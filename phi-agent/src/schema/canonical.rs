@@ -273,6 +273,9 @@ fn add_integer_bounds(schema: &mut Map<String, Value>) {
         Some("uint32") => (0.into(), u32::MAX.into()),
         Some("uint64") => (0.into(), u64::MAX.into()),
         Some("uint") => (0.into(), (usize::MAX as u64).into()),
+        // serde_json (without `arbitrary_precision`) reads no integer beyond 64 bits.
+        Some("int128") => (i64::MIN.into(), u64::MAX.into()),
+        Some("uint128") => (0.into(), u64::MAX.into()),
         _ => return,
     };
     if !schema.contains_key("minimum") && !schema.contains_key("exclusiveMinimum") {

@@ -10,12 +10,15 @@
 //! - [`DialectSchemas`]: each tool's dialect schemas, computed once and shared.
 //! - [`OpenAiStrictCompatible`] and [`check_openai_strict`]: strict compatibility checked before
 //!   a request is sent.
+//! - [`integral_floats_to_integers`]: the repair for the one gap no schema closes (`3.0` is a
+//!   JSON Schema integer but not a serde one).
 //!
 //! How each type of the conformance corpus fares in each dialect is tabulated in
 //! `docs/schema-conformance.md`.
 
 mod cache;
 mod canonical;
+mod coerce;
 pub mod definition;
 mod dialect;
 mod disjoint;
@@ -27,6 +30,7 @@ mod walk;
 pub use cache::DialectSchemas;
 pub(crate) use canonical::cached;
 pub use canonical::{canonical_schema_for, canonicalize};
+pub use coerce::integral_floats_to_integers;
 pub use dialect::{Dialect, check_root, to_dialect};
 pub use error::{DialectError, SchemaProblem};
 pub use strict::{OpenAiStrictCompatible, check_openai_strict};

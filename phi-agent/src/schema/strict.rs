@@ -12,7 +12,7 @@ use super::error::DialectError;
 
 /// A type whose schema OpenAI strict mode expresses exactly.
 ///
-/// Implemented for the standard types that fit (integers, floats, `bool`, `String`, and
+/// Implemented for the standard types that fit (integers, floats, `bool`, `String`, `PathBuf`, and
 /// `Option`, `Vec`, `Box`, arrays, `Arc` of such types), and deliberately not for maps
 /// (`HashMap`, `BTreeMap`: strict mode closes every object), `serde_json::Value` (strict mode
 /// needs a concrete type), tuples (no positional items), `char` (no string length limits) and
@@ -31,7 +31,23 @@ macro_rules! strict_compatible {
 }
 
 strict_compatible!(
-    i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool, String
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    bool,
+    String,
+    std::path::PathBuf,
 );
 
 impl<T: OpenAiStrictCompatible> OpenAiStrictCompatible for Option<T> {}

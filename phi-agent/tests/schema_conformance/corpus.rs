@@ -47,6 +47,8 @@ wrapper!(I16, i16);
 wrapper!(I32, i32);
 wrapper!(I64, i64);
 wrapper!(Isize, isize);
+wrapper!(I128, i128, "any::<i64>().prop_map(i128::from)");
+wrapper!(U128, u128, "any::<u64>().prop_map(u128::from)");
 wrapper!(U8, u8);
 wrapper!(U16, u16);
 wrapper!(U32, u32);
@@ -314,6 +316,8 @@ pub fn all() -> Vec<Case> {
         ),
         case::<I64>("i64", &int_misses(json!("9223372036854775808"), json!(0.5))),
         case::<Isize>("isize", &int_misses(json!(true), json!(-0.5))),
+        case::<I128>("i128", &int_misses(json!("1"), json!(-0.5))),
+        case::<U128>("u128", &int_misses(json!(false), json!(-1))),
         case::<U8>("u8", &int_misses(json!(256), json!(-1))),
         case::<U16>("u16", &int_misses(json!(65536), json!(-1))),
         case::<U32>("u32", &int_misses(json!(4294967296_u64), json!(-1))),
