@@ -429,3 +429,55 @@ async fn dispatch_reads_an_integral_float_as_the_integer_the_schema_allows() {
         refused.content
     );
 }
+
+/// Records the `reason` field of every event.
+#[derive(Default, Clone)]
+struct Reasons(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for Reasons {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Reason<'a>(&'a mut Option<String>);
+        impl tracing::field::Visit for Reason<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "reason" {
+                    *self.0 = Some(format!("{value:?}"));
+                }
+            }
+        }
+        let mut reason = None;
+        event.record(&mut Reason(&mut reason));
+        if event.metadata().level() == &tracing::Level::WARN {
+            self.0.lock().unwrap().push(reason.unwrap_or_default());
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn a_strict_fallback_is_logged_once_per_tool_with_field_and_reason() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Search).unwrap();
+    registry.register(Weather).unwrap();
+    let reasons = Reasons::default();
+    tracing::subscriber::with_default(reasons.clone(), || {
+        for _turn in 0..3 {
+            for tool in registry.iter() {
+                definition::openai(&tool.spec());
+            }
+        }
+    });
+    assert_eq!(
+        *reasons.0.lock().unwrap(),
+        ["`filters.extra`: maps cannot be expressed in OpenAI strict mode"],
+        "one warning for the tool that falls back, none for the strict one"
+    );
+}

@@ -16,7 +16,7 @@ use super::error::DialectError;
 pub struct DialectSchemas {
     dialects: [OnceLock<Result<Value, DialectError>>; Dialect::ALL.len()],
     output: OnceLock<Option<Value>>,
-    warned: OnceLock<()>,
+    warned: [OnceLock<()>; Dialect::ALL.len()],
 }
 
 impl DialectSchemas {
@@ -46,10 +46,10 @@ impl DialectSchemas {
 }
 
 impl DialectSchemas {
-    /// Runs `warn` the first time only: a fallback is worth one log line per tool, not one per
-    /// request.
-    pub(crate) fn warn_once(&self, warn: impl FnOnce()) {
-        self.warned.get_or_init(warn);
+    /// Runs `warn` the first time for `dialect` only: a fallback is worth one log line per tool
+    /// and dialect, not one per request.
+    pub(crate) fn warn_once(&self, dialect: Dialect, warn: impl FnOnce()) {
+        self.warned[dialect.index()].get_or_init(warn);
     }
 }
 

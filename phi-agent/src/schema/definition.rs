@@ -37,7 +37,7 @@ pub fn openai(spec: &ToolSpec) -> Value {
     let (parameters, strict) = match spec.dialect_schema(Dialect::OpenAiStrict) {
         Ok(schema) => (schema.clone(), true),
         Err(error) => {
-            spec.dialects.warn_once(|| {
+            spec.dialects.warn_once(Dialect::OpenAiStrict, || {
                 tracing::warn!(
                     tool = spec.name,
                     reason = %error,
@@ -145,12 +145,14 @@ fn lenient(spec: &ToolSpec, dialect: Dialect) -> Value {
     match spec.dialect_schema(dialect) {
         Ok(schema) => schema.clone(),
         Err(error) => {
-            tracing::warn!(
-                tool = spec.name,
-                dialect = %dialect,
-                reason = %error,
-                "tool schema breaks the provider's root rule; sending it unchanged"
-            );
+            spec.dialects.warn_once(dialect, || {
+                tracing::warn!(
+                    tool = spec.name,
+                    dialect = %dialect,
+                    reason = %error,
+                    "tool schema breaks the provider's root rule; sending it unchanged"
+                );
+            });
             spec.schema.as_ref().clone()
         }
     }
