@@ -481,3 +481,34 @@ fn a_strict_fallback_is_logged_once_per_tool_with_field_and_reason() {
         "one warning for the tool that falls back, none for the strict one"
     );
 }
+
+#[test]
+fn gemini_reads_a_documented_unit_enum_as_a_string_enum() {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(rename_all = "lowercase")]
+    enum Units {
+        /// Degrees Celsius.
+        Metric,
+        /// Degrees Fahrenheit.
+        Imperial,
+    }
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        /// Which units to answer in.
+        units: Option<Units>,
+    }
+    let canonical = canonical_schema_for::<Args>();
+    assert!(canonical["properties"]["units"]["anyOf"][0]["oneOf"].is_array());
+    let gemini = to_dialect(&canonical, Dialect::Gemini).unwrap();
+    assert_eq!(
+        gemini["properties"]["units"],
+        json!({
+            "type": "string",
+            "enum": ["metric", "imperial"],
+            "nullable": true,
+            "description": "Which units to answer in.\n- metric: Degrees Celsius.\n- imperial: Degrees Fahrenheit."
+        })
+    );
+}

@@ -170,9 +170,9 @@ fn gemini(pointer: &str, map: &Map<String, Value>, problems: &mut Vec<String>) {
 
 /// Calls `f` on every subschema with its JSON pointer.
 fn visit(schema: &Value, pointer: &str, f: &mut dyn FnMut(&str, &Map<String, Value>)) {
-    let Some(map) = schema.as_object() else {
-        return;
-    };
+    // A boolean subschema is checked as the empty schema it stands for, which names no type.
+    let empty = Map::new();
+    let map = schema.as_object().unwrap_or(&empty);
     f(pointer, map);
     for (keyword, value) in map {
         match keyword.as_str() {
@@ -186,6 +186,8 @@ fn visit(schema: &Value, pointer: &str, f: &mut dyn FnMut(&str, &Map<String, Val
                     visit(sub, &format!("{pointer}/{keyword}/{index}"), f);
                 }
             }
+            // `additionalProperties: false` closes an object; it is not a subschema to check.
+            "additionalProperties" if value.is_boolean() => {}
             "items" | "additionalProperties" | "not" => {
                 visit(value, &format!("{pointer}/{keyword}"), f)
             }

@@ -99,6 +99,7 @@ impl Gemini {
         }
         let mut nullable = false;
         let mut map_like = false;
+        let mut extra_docs: Vec<String> = Vec::new();
         for (key, value) in map {
             match key.as_str() {
                 k if KEPT.contains(&k) => {
@@ -181,11 +182,22 @@ impl Gemini {
                         converted.push(self.schema(alternative, path));
                         path.pop();
                     }
-                    if let [single] = converted.as_slice() {
+                    if let Some((values, docs)) = string_choices(&converted) {
+                        // A unit enum with documented variants: Gemini's own form is a string
+                        // enum, with the variants' docs moved into the description.
+                        out.insert("type".into(), Value::from("string"));
+                        out.insert("enum".into(), Value::Array(values));
+                        extra_docs.extend(docs);
+                    } else if let [single] = converted.as_slice() {
                         // `Option<Struct>`: the struct itself, made nullable below.
                         if let Value::Object(single) = single {
                             for (k, v) in single {
-                                out.entry(k.clone()).or_insert_with(|| v.clone());
+                                if k == "description" {
+                                    // The type's own docs follow the field's.
+                                    extra_docs.extend(v.as_str().map(str::to_string));
+                                } else {
+                                    out.entry(k.clone()).or_insert_with(|| v.clone());
+                                }
                             }
                         }
                     } else {
@@ -219,6 +231,15 @@ impl Gemini {
         if nullable {
             out.insert("nullable".into(), Value::Bool(true));
         }
+        if !extra_docs.is_empty() {
+            let mut description = out
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|text| format!("{text}\n"))
+                .unwrap_or_default();
+            description.push_str(&extra_docs.join("\n"));
+            out.insert("description".into(), Value::from(description));
+        }
         let is_object = out.get("type") == Some(&Value::from("object"));
         let has_properties = out
             .get("properties")
@@ -232,4 +253,33 @@ impl Gemini {
         }
         out
     }
+}
+
+/// When every alternative is a string choice (`{type: string, enum: [..]}`, perhaps with a
+/// description), the values of all of them and a `- value: doc` line per documented one.
+fn string_choices(alternatives: &[Value]) -> Option<(Vec<Value>, Vec<String>)> {
+    if alternatives.len() < 2 {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut docs = Vec::new();
+    for alternative in alternatives {
+        let map = alternative.as_object()?;
+        let only_choice = map.get("type") == Some(&Value::from("string"))
+            && map
+                .keys()
+                .all(|key| matches!(key.as_str(), "type" | "enum" | "description"));
+        if !only_choice {
+            return None;
+        }
+        let choices = map.get("enum")?.as_array()?;
+        if let (Some(description), [Value::String(value)]) = (
+            map.get("description").and_then(Value::as_str),
+            choices.as_slice(),
+        ) {
+            docs.push(format!("- {value}: {description}"));
+        }
+        values.extend(choices.iter().cloned());
+    }
+    Some((values, docs))
 }
