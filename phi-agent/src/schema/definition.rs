@@ -2,7 +2,21 @@
 //! server put on the wire.
 //!
 //! Schemas come from the tool's [`DialectSchemas`](super::DialectSchemas) cache, so each is
-//! derived once per tool; a fallback is logged once per tool.
+//! derived once per tool; a fallback is logged once per tool and dialect. Each builder is a plain
+//! `fn(&ToolSpec) -> Value` (Gemini's returns a `Result`), so an adapter maps its request's tools
+//! through it:
+//!
+//! ```
+//! use phi_agent::llm::ToolSpec;
+//! use phi_agent::schema::definition;
+//! use serde_json::{Value, json};
+//!
+//! let tools = vec![ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}))];
+//! let openai: Vec<Value> = tools.iter().map(definition::openai).collect();
+//! let anthropic: Vec<Value> = tools.iter().map(definition::anthropic).collect();
+//! assert_eq!(openai[0]["function"]["strict"], true);
+//! assert_eq!(anthropic[0]["input_schema"]["type"], "object");
+//! ```
 
 use serde_json::{Map, Value, json};
 
