@@ -8,14 +8,34 @@ use crate::error::{AgentError, AgentResult};
 /// Decodes `args` into `A` for the tool `tool`.
 ///
 /// The success path is a plain borrowed `A::deserialize(&Value)`: no copy of the value and no path
-/// tracking. Only when that fails is the value decoded again with path tracking, to say where.
-/// A missing arguments object (`null`) is read as `{}`, which models send for tools without
-/// parameters.
-pub(crate) fn arguments<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentResult<A> {
-    if args.is_null() {
-        return arguments(tool, &Value::Object(Map::new()));
+/// tracking. When that fails, integral floats (`3.0`) are turned into integers where `schema`
+/// admits only integers (JSON Schema accepts `3.0` for an integer, so a model that follows the
+/// schema must not be refused for it; see [`crate::schema::integral_floats_to_integers`]) and
+/// decoding is tried once more; `schema` is read only then. Only when that fails too is the value
+/// decoded again with path tracking, to say where. A missing arguments object (`null`) is read as
+/// `{}`, which models send for tools without parameters.
+pub(crate) fn arguments<A: DeserializeOwned>(
+    tool: &str,
+    args: &Value,
+    schema: impl FnOnce() -> std::sync::Arc<Value>,
+) -> AgentResult<A> {
+    let empty;
+    let args = if args.is_null() {
+        empty = Value::Object(Map::new());
+        &empty
+    } else {
+        args
+    };
+    if let Ok(decoded) = A::deserialize(args) {
+        return Ok(decoded);
     }
-    A::deserialize(args).map_err(|_| located_error::<A>(tool, args))
+    let mut repaired = args.clone();
+    if crate::schema::integral_floats_to_integers(&schema(), &mut repaired)
+        && let Ok(decoded) = A::deserialize(&repaired)
+    {
+        return Ok(decoded);
+    }
+    Err(located_error::<A>(tool, args))
 }
 
 #[cold]

@@ -169,6 +169,16 @@ pub enum AgentError {
         /// What failed, and what to do about it.
         message: String,
     },
+
+    /// A tool's argument schema breaks a rule every provider shares (an object root without
+    /// alternatives), so offering it would fail whole requests.
+    #[error("tool `{tool}` has an argument schema no provider accepts: {problem}")]
+    InvalidSchema {
+        /// The tool being registered.
+        tool: String,
+        /// Where and why, e.g. "`(root)`: the arguments must be a JSON object".
+        problem: String,
+    },
 }
 
 impl AgentError {

@@ -113,7 +113,9 @@ where
     }
 
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
-        let args = decode::arguments::<T::Args>(TypedTool::name(self), args)?;
+        let args = decode::arguments::<T::Args>(TypedTool::name(self), args, || {
+            schema::cached::<T::Args>()
+        })?;
         let output = self.call_typed(args, ctx).await?;
         output::into_contents(output)
     }

@@ -8,11 +8,10 @@ use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
-};
+use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
+use crate::schema::definition;
 
 const PROVIDER: &str = "anthropic";
 const API_VERSION: &str = "2023-06-01";
@@ -138,7 +137,7 @@ impl AnthropicClient {
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
             tools: (!request.tools.is_empty())
-                .then(|| self.tools.get(&request.tools, anthropic_tool)),
+                .then(|| self.tools.get(&request.tools, definition::anthropic)),
         }
     }
 }
@@ -159,15 +158,6 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name)
         .ok()
         .filter(|value| !value.trim().is_empty())
-}
-
-/// One tool in Anthropic's dialect. The one place that reads a tool's schema for Anthropic.
-fn anthropic_tool(spec: &ToolSpec) -> Value {
-    json!({
-        "name": spec.name,
-        "description": spec.description,
-        "input_schema": &*spec.schema,
-    })
 }
 
 /// Messages under construction: consecutive blocks of one role share a message, because the

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::Content;
+use crate::schema::{Dialect, DialectError, DialectSchemas};
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,8 +99,28 @@ pub struct ToolSpec {
     pub name: &'static str,
     /// The tool's description.
     pub description: &'static str,
-    /// The tool's argument schema.
+    /// The tool's argument schema, in canonical form.
     pub schema: Arc<Value>,
+    /// The schema in each provider dialect, derived on first use and shared by every clone.
+    pub dialects: Arc<DialectSchemas>,
+}
+
+impl ToolSpec {
+    /// A spec for a tool that is not in a registry; `schema` is brought into canonical form.
+    pub fn new(name: &'static str, description: &'static str, schema: Value) -> Self {
+        Self {
+            name,
+            description,
+            schema: Arc::new(crate::schema::canonicalize(schema)),
+            dialects: Arc::default(),
+        }
+    }
+
+    /// The argument schema in `dialect`, computed at most once per tool and dialect; see
+    /// [`crate::schema::definition`] for the provider tool objects built from it.
+    pub fn dialect_schema(&self, dialect: Dialect) -> Result<&Value, &DialectError> {
+        self.dialects.get(&self.schema, dialect)
+    }
 }
 
 /// Everything the model sees for one turn.

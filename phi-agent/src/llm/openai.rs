@@ -8,10 +8,9 @@ use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage,
-};
+use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::error::{AgentError, AgentResult};
+use crate::schema::definition;
 
 const PROVIDER: &str = "openai";
 
@@ -114,7 +113,8 @@ impl OpenAiClient {
         ChatBody {
             model: &self.model,
             messages,
-            tools: (!request.tools.is_empty()).then(|| self.tools.get(&request.tools, openai_tool)),
+            tools: (!request.tools.is_empty())
+                .then(|| self.tools.get(&request.tools, definition::openai)),
             max_completion_tokens: self.max_tokens,
         }
     }
@@ -135,18 +135,6 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name)
         .ok()
         .filter(|value| !value.trim().is_empty())
-}
-
-/// One tool in OpenAI's dialect. The one place that reads a tool's schema for OpenAI.
-fn openai_tool(spec: &ToolSpec) -> Value {
-    json!({
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": &*spec.schema,
-        }
-    })
 }
 
 fn openai_message(message: &Message) -> Value {

@@ -54,11 +54,7 @@ mod tests {
     use super::*;
 
     fn spec(name: &'static str) -> ToolSpec {
-        ToolSpec {
-            name,
-            description: "",
-            schema: Arc::new(serde_json::json!({"type": "object"})),
-        }
+        ToolSpec::new(name, "", serde_json::json!({"type": "object"}))
     }
 
     #[test]

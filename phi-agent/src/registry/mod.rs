@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolSpec;
+use crate::schema::{self, Dialect, DialectError, DialectSchemas};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
 
 pub use activation::ActiveTools;
@@ -31,6 +32,7 @@ pub struct RegisteredTool {
     name: &'static str,
     description: &'static str,
     schema: Arc<Value>,
+    dialects: Arc<DialectSchemas>,
     exposure: ToolExposure,
     timeout: Duration,
     metadata: Arc<ToolMetadata>,
@@ -52,9 +54,14 @@ impl RegisteredTool {
         self.description
     }
 
-    /// The tool's argument schema, as the tool gave it.
+    /// The tool's argument schema in canonical form ([`schema::canonicalize`]).
     pub fn schema(&self) -> &Arc<Value> {
         &self.schema
+    }
+
+    /// The argument schema in `dialect`, computed at most once per tool and dialect.
+    pub fn dialect_schema(&self, dialect: Dialect) -> Result<&Value, &DialectError> {
+        self.dialects.get(&self.schema, dialect)
     }
 
     /// The tool's exposure.
@@ -78,6 +85,7 @@ impl RegisteredTool {
             name: self.name,
             description: self.description,
             schema: self.schema.clone(),
+            dialects: self.dialects.clone(),
         }
     }
 
@@ -145,7 +153,8 @@ impl ToolRegistry {
     }
 
     /// Registers `tool`: checks its name, refuses a second tool of the same name, and reads its
-    /// schema, exposure, timeout and metadata once.
+    /// schema (refused unless its root is a plain object schema, see [`schema::check_root`]),
+    /// exposure, timeout and metadata once.
     pub fn register(&mut self, tool: impl Tool + 'static) -> AgentResult<()> {
         self.register_arc(Arc::new(tool))
     }
@@ -163,10 +172,16 @@ impl ToolRegistry {
             Some(ms) => ms,
             None => self.config.default_tool_timeout_ms,
         };
+        let schema = schema::canonicalize(tool.schema());
+        schema::check_root(&schema).map_err(|problem| AgentError::InvalidSchema {
+            tool: name.to_string(),
+            problem: problem.to_string(),
+        })?;
         let entry = RegisteredTool {
             name,
             description: tool.description(),
-            schema: Arc::new(tool.schema()),
+            schema: Arc::new(schema),
+            dialects: Arc::default(),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
             metadata: Arc::new(tool.metadata()),

@@ -1,57 +1,36 @@
-//! JSON Schemas for tool arguments.
+//! JSON Schemas for tool arguments, and the dialect each provider accepts.
 //!
-//! [`canonical_schema_for`] derives the canonical schema of a type: JSON Schema 2020-12 without
-//! `$schema` and the root `title` (the tool description replaces it), with an object root.
+//! - [`canonical_schema_for`] / [`canonicalize`]: the canonical schema (JSON Schema 2020-12,
+//!   declaration order, no `$schema` or root `title`, non-recursive `$ref`s inlined, object root).
+//!   MCP and Anthropic take it as it is.
+//! - [`to_dialect`] with a [`Dialect`]: OpenAI strict, OpenAI, Anthropic, Gemini, MCP. A dialect
+//!   that cannot express a schema exactly says where and why ([`DialectError`]) instead of
+//!   sending a schema that disagrees with what the tool decodes.
+//! - [`definition`]: the tool objects each provider's API takes, with fallbacks.
+//! - [`DialectSchemas`]: each tool's dialect schemas, computed once and shared.
+//! - [`OpenAiStrictCompatible`] and [`check_openai_strict`]: strict compatibility checked before
+//!   a request is sent.
+//! - [`integral_floats_to_integers`]: the repair for the one gap no schema closes (`3.0` is a
+//!   JSON Schema integer but not a serde one).
+//!
+//! How each type of the conformance corpus fares in each dialect is tabulated in
+//! `docs/schema-conformance.md`.
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+mod cache;
+mod canonical;
+mod coerce;
+pub mod definition;
+mod dialect;
+mod disjoint;
+mod error;
+mod path;
+mod strict;
+mod walk;
 
-use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
-use serde_json::Value;
-
-/// The canonical argument schema of `T`.
-///
-/// ```
-/// #[derive(schemars::JsonSchema)]
-/// struct Args {
-///     /// City name
-///     city: String,
-/// }
-/// let schema = phi_agent::schema::canonical_schema_for::<Args>();
-/// assert_eq!(schema["type"], "object");
-/// assert_eq!(schema["properties"]["city"]["description"], "City name");
-/// assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
-/// ```
-pub fn canonical_schema_for<T: JsonSchema + ?Sized>() -> Value {
-    let generator = SchemaSettings::draft2020_12()
-        .for_deserialize()
-        .with(|settings| settings.meta_schema = None)
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
-    if let Some(root) = schema.as_object_mut() {
-        root.remove("title");
-        if !root.contains_key("type") && !root.contains_key("$ref") {
-            root.insert("type".into(), Value::from("object"));
-        }
-    }
-    schema
-}
-
-/// The canonical schema of `T`, derived once per type and shared afterwards.
-pub(crate) fn cached<T: JsonSchema + ?Sized + 'static>() -> Arc<Value> {
-    static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<T>();
-    if let Some(schema) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return schema.clone();
-    }
-    let schema = Arc::new(canonical_schema_for::<T>());
-    cache
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(key)
-        .or_insert(schema)
-        .clone()
-}
+pub use cache::DialectSchemas;
+pub(crate) use canonical::cached;
+pub use canonical::{canonical_schema_for, canonicalize};
+pub use coerce::integral_floats_to_integers;
+pub use dialect::{Dialect, check_root, to_dialect};
+pub use error::{DialectError, SchemaProblem};
+pub use strict::{OpenAiStrictCompatible, check_openai_strict};

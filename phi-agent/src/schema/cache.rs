@@ -1,0 +1,73 @@
+//! Dialect schemas computed at most once per tool and dialect, shared by every clone of a
+//! [`ToolSpec`](crate::llm::ToolSpec) and its [`RegisteredTool`](crate::registry::RegisteredTool).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::canonical::canonicalize;
+use super::dialect::{Dialect, to_dialect};
+use super::error::DialectError;
+
+/// Lazily filled dialect schemas of one tool. Hold it in an `Arc` next to the canonical schema
+/// it was made for; [`ToolSpec::dialect_schema`](crate::llm::ToolSpec::dialect_schema) reads it.
+#[derive(Default)]
+pub struct DialectSchemas {
+    dialects: [OnceLock<Result<Value, DialectError>>; Dialect::ALL.len()],
+    output: OnceLock<Option<Value>>,
+    warned: [OnceLock<()>; Dialect::ALL.len()],
+}
+
+impl DialectSchemas {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `canonical` in `dialect`, computed on the first call and remembered. Every call must pass
+    /// the same canonical schema (the one this cache sits beside).
+    pub fn get(&self, canonical: &Value, dialect: Dialect) -> Result<&Value, &DialectError> {
+        self.dialects[dialect.index()]
+            .get_or_init(|| to_dialect(canonical, dialect))
+            .as_ref()
+    }
+
+    /// The tool's output schema in canonical form, when it has one with an object root (the
+    /// only kind MCP accepts); `read` is called at most once.
+    pub fn output_schema(&self, read: impl FnOnce() -> Option<Value>) -> Option<&Value> {
+        self.output
+            .get_or_init(|| {
+                let schema = canonicalize(read()?);
+                (schema.get("type") == Some(&Value::from("object"))).then_some(schema)
+            })
+            .as_ref()
+    }
+}
+
+impl DialectSchemas {
+    /// Runs `warn` the first time for `dialect` only: a fallback is worth one log line per tool
+    /// and dialect, not one per request.
+    pub(crate) fn warn_once(&self, dialect: Dialect, warn: impl FnOnce()) {
+        self.warned[dialect.index()].get_or_init(warn);
+    }
+}
+
+impl fmt::Debug for DialectSchemas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let computed: Vec<Dialect> = Dialect::ALL
+            .into_iter()
+            .filter(|d| self.dialects[d.index()].get().is_some())
+            .collect();
+        f.debug_struct("DialectSchemas")
+            .field("computed", &computed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Derived data: two caches are equal whatever they have computed so far.
+impl PartialEq for DialectSchemas {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}

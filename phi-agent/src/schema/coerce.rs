@@ -1,0 +1,183 @@
+//! The one disagreement no schema can remove: JSON Schema counts `2.0` as an integer (it
+//! compares numbers by value), serde does not (an integer field refuses a JSON float). A model
+//! that writes `"days": 3.0` follows the schema, yet decoding fails.
+//!
+//! [`integral_floats_to_integers`] closes the gap from the other side: wherever the schema
+//! admits only integers, an integral float becomes that integer. It is meant for the retry after a
+//! failed decode, so the success path pays nothing.
+
+use serde_json::{Map, Value};
+
+use super::canonical::definition_name;
+use super::walk::types;
+
+/// Rewrites each integral float (`3.0`) in `args` to the integer it equals (`3`) where `schema`
+/// (a canonical schema) admits integers and no other numbers. Returns whether anything changed.
+/// Inside `anyOf` / `oneOf`, only an alternative that the value alone singles out (by JSON
+/// type, tag or field set) is followed; ambiguous positions are left alone, so a value never
+/// changes which alternative it decodes as.
+///
+/// ```
+/// use phi_agent::schema::integral_floats_to_integers;
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {
+///     "days": {"type": "integer"}, "ratio": {"type": "number"}
+/// }});
+/// let mut args = json!({"days": 3.0, "ratio": 2.0});
+/// assert!(integral_floats_to_integers(&schema, &mut args));
+/// assert_eq!(args, json!({"days": 3, "ratio": 2.0}));
+/// ```
+pub fn integral_floats_to_integers(schema: &Value, args: &mut Value) -> bool {
+    Coercion { root: schema }.visit(schema, args, 0)
+}
+
+/// How deep a recursive schema is followed; arguments nested deeper are left as they are.
+const MAX_DEPTH: usize = 64;
+
+struct Coercion<'a> {
+    root: &'a Value,
+}
+
+impl<'a> Coercion<'a> {
+    fn resolve(&self, schema: &'a Value) -> &'a Value {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some("#") => self.root,
+            Some(reference) => definition_name(reference)
+                .and_then(|name| self.root.get("$defs")?.get(name))
+                .unwrap_or(schema),
+            None => schema,
+        }
+    }
+
+    fn visit(&self, schema: &'a Value, value: &mut Value, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let schema = self.resolve(schema);
+        let Some(map) = schema.as_object() else {
+            return false;
+        };
+        let mut changed = false;
+        if let Some(alternatives) = map.get("anyOf").or_else(|| map.get("oneOf")) {
+            let candidates: Vec<&Value> = alternatives
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|alternative| self.resolve(alternative))
+                .filter(|alternative| may_match(alternative, value))
+                .collect();
+            // Only an unambiguous alternative is followed, so that no value changes variant.
+            if let [only] = candidates.as_slice() {
+                changed |= self.visit(only, value, depth + 1);
+            }
+        }
+        changed
+            | match value {
+                Value::Number(number) if integers_only(map) => {
+                    let integral = number
+                        .as_f64()
+                        .filter(|f| number.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);
+                    match integral {
+                        Some(f) => {
+                            *value = Value::from(f as i64);
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                Value::Object(fields) => self.fields(map, fields, depth),
+                Value::Array(items) => {
+                    let mut changed = false;
+                    let positions = map.get("prefixItems").and_then(Value::as_array);
+                    for (index, item) in items.iter_mut().enumerate() {
+                        let item_schema = positions
+                            .and_then(|p| p.get(index))
+                            .or_else(|| map.get("items"));
+                        if let Some(item_schema) = item_schema {
+                            changed |= self.visit(item_schema, item, depth + 1);
+                        }
+                    }
+                    changed
+                }
+                _ => false,
+            }
+    }
+
+    fn fields(
+        &self,
+        map: &'a Map<String, Value>,
+        fields: &mut Map<String, Value>,
+        depth: usize,
+    ) -> bool {
+        let properties = map.get("properties").and_then(Value::as_object);
+        let extra = map.get("additionalProperties").filter(|s| s.is_object());
+        let mut changed = false;
+        for (name, field) in fields.iter_mut() {
+            let field_schema = properties.and_then(|p| p.get(name)).or(extra);
+            if let Some(field_schema) = field_schema {
+                changed |= self.visit(field_schema, field, depth + 1);
+            }
+        }
+        changed
+    }
+}
+
+/// Whether `value` could match `schema`, judged from its JSON type, and for an object from the
+/// tags (`const` / `enum` properties), required fields and closed field set the schema names.
+/// Errs towards "could": a wrong "could" only makes a union ambiguous, which stops the repair.
+fn may_match(schema: &Value, value: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return true;
+    };
+    if let Some(constant) = map.get("const") {
+        return constant == value;
+    }
+    if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        return values.contains(value);
+    }
+    if let Some(names) = types(map) {
+        let admitted = match value {
+            Value::Null => names.contains(&"null"),
+            Value::Bool(_) => names.contains(&"boolean"),
+            Value::Number(_) => names.contains(&"integer") || names.contains(&"number"),
+            Value::String(_) => names.contains(&"string"),
+            Value::Array(_) => names.contains(&"array"),
+            Value::Object(_) => names.contains(&"object"),
+        };
+        if !admitted {
+            return false;
+        }
+    }
+    let Value::Object(fields) = value else {
+        return true;
+    };
+    let properties = map.get("properties").and_then(Value::as_object);
+    let required = map
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    if required
+        .filter_map(Value::as_str)
+        .any(|name| !fields.contains_key(name))
+    {
+        return false;
+    }
+    let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
+    fields
+        .iter()
+        .all(|(name, field)| match properties.and_then(|p| p.get(name)) {
+            Some(property) => {
+                let tag = property.get("const").or_else(|| property.get("enum"));
+                tag.is_none() || may_match(property, field)
+            }
+            None => !closed,
+        })
+}
+
+/// The schema admits numbers only as integers: its `type` names `integer` and not `number`.
+fn integers_only(map: &Map<String, Value>) -> bool {
+    types(map).is_some_and(|names| names.contains(&"integer") && !names.contains(&"number"))
+        && !map.contains_key("anyOf")
+        && !map.contains_key("oneOf")
+}

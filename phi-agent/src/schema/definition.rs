@@ -1,0 +1,173 @@
+//! Tool definitions as each provider's API takes them: what the LLM adapters and the MCP
+//! server put on the wire.
+//!
+//! Schemas come from the tool's [`DialectSchemas`](super::DialectSchemas) cache, so each is
+//! derived once per tool; a fallback is logged once per tool and dialect. Each builder is a plain
+//! `fn(&ToolSpec) -> Value` (Gemini's returns a `Result`), so an adapter maps its request's tools
+//! through it:
+//!
+//! ```
+//! use phi_agent::llm::ToolSpec;
+//! use phi_agent::schema::definition;
+//! use serde_json::{Value, json};
+//!
+//! let tools = vec![ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}))];
+//! let openai: Vec<Value> = tools.iter().map(definition::openai).collect();
+//! let anthropic: Vec<Value> = tools.iter().map(definition::anthropic).collect();
+//! assert_eq!(openai[0]["function"]["strict"], true);
+//! assert_eq!(anthropic[0]["input_schema"]["type"], "object");
+//! ```
+
+use serde_json::{Map, Value, json};
+
+use super::dialect::Dialect;
+use crate::llm::ToolSpec;
+use crate::registry::RegisteredTool;
+use crate::tool::ToolAnnotations;
+
+/// The OpenAI chat-completions tool object:
+/// `{"type": "function", "function": {name, description, parameters, strict}}`.
+///
+/// Strict mode when the schema fits it ([`Dialect::OpenAiStrict`]); otherwise the non-strict
+/// schema with `strict: false`, and a `tracing` warning that names the field and the reason.
+/// A spec whose root is not an object (impossible for a registered tool, see
+/// [`check_root`](super::check_root)) is sent as it is, with a warning.
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use phi_agent::schema::definition;
+/// use serde_json::json;
+///
+/// let spec = ToolSpec::new("lookup", "Look up a word", json!({
+///     "type": "object",
+///     "properties": {"word": {"type": "string"}, "meta": {"type": "object", "additionalProperties": {"type": "string"}}},
+///     "required": ["word"]
+/// }));
+/// let tool = definition::openai(&spec);
+/// assert_eq!(tool["function"]["name"], "lookup");
+/// assert_eq!(tool["function"]["strict"], false, "a map keeps the tool out of strict mode");
+/// ```
+pub fn openai(spec: &ToolSpec) -> Value {
+    let (parameters, strict) = match spec.dialect_schema(Dialect::OpenAiStrict) {
+        Ok(schema) => (schema.clone(), true),
+        Err(error) => {
+            spec.dialects.warn_once(Dialect::OpenAiStrict, || {
+                tracing::warn!(
+                    tool = spec.name,
+                    reason = %error,
+                    "tool schema does not fit OpenAI strict mode; sending it without `strict`"
+                );
+            });
+            (lenient(spec, Dialect::OpenAi), false)
+        }
+    };
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": parameters,
+            "strict": strict,
+        }
+    })
+}
+
+/// The Anthropic messages tool object: `{name, description, input_schema}`.
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
+/// let tool = phi_agent::schema::definition::anthropic(&spec);
+/// assert_eq!(tool, json!({"name": "ping", "description": "Answer pong",
+///     "input_schema": {"type": "object", "properties": {}}}));
+/// ```
+pub fn anthropic(spec: &ToolSpec) -> Value {
+    json!({
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": lenient(spec, Dialect::Anthropic),
+    })
+}
+
+/// A Gemini `FunctionDeclaration`: `{name, description, parameters}`, without `parameters`
+/// when the tool takes none (Gemini refuses an object without properties).
+///
+/// Gemini has no non-strict mode to fall back to, so a schema it cannot express is an error;
+/// leave such a tool out of Gemini requests (or change its argument types).
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
+/// let declaration = phi_agent::schema::definition::gemini(&spec).unwrap();
+/// assert_eq!(declaration, json!({"name": "ping", "description": "Answer pong"}));
+/// ```
+pub fn gemini(spec: &ToolSpec) -> Result<Value, super::DialectError> {
+    let parameters = spec.dialect_schema(Dialect::Gemini).map_err(Clone::clone)?;
+    let mut declaration = Map::new();
+    declaration.insert("name".into(), spec.name.into());
+    declaration.insert("description".into(), spec.description.into());
+    let has_properties = parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| !properties.is_empty());
+    if has_properties {
+        declaration.insert("parameters".into(), parameters.clone());
+    }
+    Ok(Value::Object(declaration))
+}
+
+/// The MCP tool object (protocol 2025-11-25): `name`, `description`, `inputSchema`,
+/// `outputSchema` when [`Tool::output_schema`](crate::Tool::output_schema) gives one with an
+/// object root, and `annotations` from [`Tool::annotations`](crate::Tool::annotations)
+/// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`; hints left at `None`
+/// are omitted so the protocol defaults apply).
+pub fn mcp(tool: &RegisteredTool) -> Value {
+    let spec = tool.spec();
+    let mut object = Map::new();
+    object.insert("name".into(), spec.name.into());
+    object.insert("description".into(), spec.description.into());
+    object.insert("inputSchema".into(), lenient(&spec, Dialect::Mcp));
+    if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
+        object.insert("outputSchema".into(), output.clone());
+    }
+    if let Some(annotations) = mcp_annotations(&tool.tool().annotations()) {
+        object.insert("annotations".into(), annotations);
+    }
+    Value::Object(object)
+}
+
+/// MCP `annotations`, or `None` when the tool sets no hint.
+pub fn mcp_annotations(annotations: &ToolAnnotations) -> Option<Value> {
+    let hints = [
+        ("readOnlyHint", annotations.read_only),
+        ("destructiveHint", annotations.destructive),
+        ("idempotentHint", annotations.idempotent),
+        ("openWorldHint", annotations.open_world),
+    ];
+    let object: Map<String, Value> = hints
+        .into_iter()
+        .filter_map(|(key, hint)| Some((key.to_string(), Value::Bool(hint?))))
+        .collect();
+    (!object.is_empty()).then_some(Value::Object(object))
+}
+
+/// The dialect schema, or (for a spec that never went through a registry) the canonical
+/// schema as it is, with a warning: the provider will probably refuse it.
+fn lenient(spec: &ToolSpec, dialect: Dialect) -> Value {
+    match spec.dialect_schema(dialect) {
+        Ok(schema) => schema.clone(),
+        Err(error) => {
+            spec.dialects.warn_once(dialect, || {
+                tracing::warn!(
+                    tool = spec.name,
+                    dialect = %dialect,
+                    reason = %error,
+                    "tool schema breaks the provider's root rule; sending it unchanged"
+                );
+            });
+            spec.schema.as_ref().clone()
+        }
+    }
+}

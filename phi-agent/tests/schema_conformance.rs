@@ -1,0 +1,259 @@
+//! The schema conformance corpus: for every argument type and every provider dialect,
+//! (a) the dialect schema obeys the provider's rules (an independent checker of PROVIDERS.md),
+//! (b) values generated from the Rust type validate against it (`jsonschema`), and
+//! (c) near-misses are refused by the schema and by decoding alike, and (d) values drawn from
+//! each dialect schema itself decode (what a schema lets a model write, the tool accepts).
+//! The outcome is the table in `docs/schema-conformance.md`; set `PHI_UPDATE_DOCS=1` to rewrite it.
+
+#[path = "schema_conformance/case.rs"]
+mod case;
+#[path = "schema_conformance/corpus.rs"]
+mod corpus;
+#[path = "schema_conformance/rules.rs"]
+mod rules;
+#[path = "schema_conformance/sample.rs"]
+mod sample;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use phi_agent::schema::{Dialect, to_dialect};
+use serde_json::Value;
+
+use case::{CASES_PER_TYPE, Case};
+
+/// A validator for a dialect schema (Gemini's `nullable` read back as a `null` union).
+fn validator(schema: &Value, dialect: Dialect) -> jsonschema::Validator {
+    let schema = match dialect {
+        Dialect::Gemini => rules::gemini_as_json_schema(schema),
+        _ => schema.clone(),
+    };
+    jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("not a valid JSON Schema ({e}): {schema}"))
+}
+
+/// Everything wrong with one case in one dialect: empty when the dialect schema and the
+/// decoder agree on every generated value and every near-miss.
+fn mismatches(case: &Case, dialect: Dialect, schema: &Value, generated: &[Value]) -> Vec<String> {
+    let mut found = Vec::new();
+    let validator = validator(schema, dialect);
+    for value in generated {
+        if let Err(e) = case.decode(value) {
+            found.push(format!("generated value {value} does not decode: {e}"));
+        }
+        if let Err(e) = validator.validate(value) {
+            found.push(format!(
+                "generated value {value} is refused by the schema: {e}"
+            ));
+        }
+    }
+    for value in &case.near_misses {
+        if case.decode(value).is_ok() {
+            found.push(format!("near-miss {value} decodes; it is not a near-miss"));
+        }
+        if validator.is_valid(value) {
+            found.push(format!(
+                "near-miss {value} is accepted by the schema but refused by decoding"
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn corpus_covers_at_least_forty_types() {
+    let corpus = corpus::all();
+    assert!(corpus.len() >= 40, "only {} types", corpus.len());
+    assert!(corpus.iter().all(|case| !case.near_misses.is_empty()));
+}
+
+#[test]
+fn dialect_schemas_obey_the_provider_rules() {
+    let mut broken = Vec::new();
+    for case in corpus::all() {
+        for dialect in Dialect::ALL {
+            if let Ok(schema) = to_dialect(&case.canonical, dialect) {
+                for problem in rules::check(&schema, dialect) {
+                    broken.push(format!("{} / {dialect}: {problem}\n  {schema}", case.name));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn no_silent_mismatch_between_any_dialect_schema_and_decoding() {
+    let mut broken = Vec::new();
+    for case in corpus::all() {
+        let generated = case.generated();
+        assert_eq!(generated.len(), CASES_PER_TYPE);
+        for dialect in Dialect::ALL {
+            if let Ok(schema) = to_dialect(&case.canonical, dialect) {
+                for mismatch in mismatches(&case, dialect, &schema, &generated) {
+                    broken.push(format!("{} / {dialect}: {mismatch}", case.name));
+                }
+            }
+        }
+        for mismatch in mismatches(&case, Dialect::Mcp, &case.canonical, &generated) {
+            broken.push(format!("{} / canonical: {mismatch}", case.name));
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn every_value_a_dialect_schema_allows_decodes() {
+    let mut broken = Vec::new();
+    for case in corpus::all() {
+        let mut schemas = vec![("canonical".to_string(), case.canonical.clone())];
+        for dialect in Dialect::ALL {
+            if let Ok(schema) = to_dialect(&case.canonical, dialect) {
+                schemas.push((dialect.to_string(), schema));
+            }
+        }
+        for (dialect, schema) in schemas {
+            for value in sample::samples(&schema) {
+                if let Err(e) = case.decode(&value) {
+                    broken.push(format!(
+                        "{} / {dialect}: {value} fits the schema but does not decode: {e}",
+                        case.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// Every integer written as a float (`3` as `3.0`), which JSON Schema still counts as an integer.
+fn floats_for_integers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_i64() || n.is_u64() => n
+            .as_f64()
+            .filter(|f| f.abs() < 9.0e15)
+            .map_or_else(|| value.clone(), Value::from),
+        Value::Array(items) => items.iter().map(floats_for_integers).collect(),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(name, field)| (name.clone(), floats_for_integers(field)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn integers_written_as_floats_are_accepted_like_the_schema_accepts_them() {
+    let mut broken = Vec::new();
+    let mut repaired = 0;
+    for case in corpus::all() {
+        let validator = validator(&case.canonical, Dialect::Mcp);
+        for value in case.generated() {
+            let floats = floats_for_integers(&value);
+            if floats == value || !validator.is_valid(&floats) {
+                continue;
+            }
+            repaired += 1;
+            if let Err(e) = case.decode_as_tool(&floats) {
+                broken.push(format!(
+                    "{}: {floats} fits the schema but the tool refuses it: {e}",
+                    case.name
+                ));
+            }
+        }
+    }
+    assert!(
+        repaired > 1000,
+        "only {repaired} values had integers to rewrite"
+    );
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn conformance_table_matches_docs() {
+    let table = conformance_table();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema-conformance.md");
+    if std::env::var_os("PHI_UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &table).expect("docs/schema-conformance.md is writable");
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == table,
+        "docs/schema-conformance.md is out of date; run \
+         `PHI_UPDATE_DOCS=1 cargo test -p phi-agent --test schema_conformance` and review the diff"
+    );
+}
+
+fn conformance_table() -> String {
+    let corpus = corpus::all();
+    let mut out = String::new();
+    out.push_str(
+        "# Schema conformance\n\n\
+         Generated by `phi-agent/tests/schema_conformance.rs` (rewrite with \
+         `PHI_UPDATE_DOCS=1 cargo test -p phi-agent --test schema_conformance`); do not edit by hand.\n\n\
+         Each row is an argument type (a scalar or container is the field `value` of an arguments \
+         struct). Per dialect: **ok** (the dialect schema is sent, obeys the provider's rules, \
+         accepts every generated value and refuses every near-miss the decoder refuses), \
+         **fallback** (OpenAI strict only: the tool is sent with `strict: false` and the \
+         non-strict schema, and a warning is logged) or **error** (the dialect cannot express \
+         the type; the reason names the field).\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "{} types; per type and dialect, {} values generated from the Rust type and {} drawn \
+         from the schema; {} near-misses in all.\n",
+        corpus.len(),
+        CASES_PER_TYPE,
+        sample::SAMPLES_PER_SCHEMA,
+        corpus.iter().map(|c| c.near_misses.len()).sum::<usize>()
+    );
+    out.push_str("| type |");
+    for dialect in Dialect::ALL {
+        let _ = write!(out, " {dialect} |");
+    }
+    out.push_str("\n|---|");
+    for _ in Dialect::ALL {
+        out.push_str("---|");
+    }
+    out.push('\n');
+    let mut reasons = Vec::new();
+    for case in &corpus {
+        let _ = write!(out, "| `{}` |", case.name);
+        for dialect in Dialect::ALL {
+            let cell = match to_dialect(&case.canonical, dialect) {
+                Ok(_) => "ok".to_string(),
+                Err(error) => {
+                    reasons.push(format!("{} / {dialect}: {error}", case.name));
+                    let fallback = dialect == Dialect::OpenAiStrict
+                        && to_dialect(&case.canonical, Dialect::OpenAi).is_ok();
+                    let kind = if fallback { "fallback" } else { "error" };
+                    format!("{kind} [{}]", reasons.len())
+                }
+            };
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out.push_str("\n## Reasons\n\n");
+    for (index, reason) in reasons.iter().enumerate() {
+        let _ = writeln!(out, "{}. {}", index + 1, reason.replace('|', "\\|"));
+    }
+    out.push_str(
+        "\n## Known limits\n\n\
+         - JSON Schema counts `3.0` as an integer and serde does not. No schema keyword can tell `3` \
+         from `3.0`, so a typed tool repairs it instead: when decoding fails, each integral float at \
+         a place where the schema admits only integers (following only the alternative of a union \
+         that the value singles out) is read as that integer, and decoding is tried once more. \
+         Every generated value with its integers written as floats is checked through a tool.\n\
+         - A schema with alternatives at its root (a flattened enum) is refused when the tool is \
+         registered: OpenAI, Anthropic and Gemini reject it, so offering it would fail every request. \
+         Put the enum in a named field instead.\n\
+         - Two narrowings lose no meaning and are allowed: OpenAI strict mode refuses unknown \
+         fields (the decoder would ignore them) and requires every field (`Option` fields accept \
+         `null`; a field with a serde default must be sent, and its description names the default).\n",
+    );
+    out
+}
