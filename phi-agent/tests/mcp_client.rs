@@ -236,6 +236,11 @@ async fn unsafe_names_are_mapped_and_calls_reach_the_servers_name() {
         )
         .await;
     assert_eq!(result.to_model_text(), "read /etc/hosts via fs.read");
+    assert!(
+        registry.get("either").is_none(),
+        "a tool with a root `oneOf` is left out of the import, the others stay"
+    );
+    assert!(registry.get("slow").is_some());
     client.close().await;
 }
 
@@ -329,6 +334,13 @@ impl ServerHandler for ChildServer {
             McpToolDef::new("fs.read", "Read a file", path_schema),
             McpToolDef::new("slow", "Answers only when cancelled", empty.clone()),
             McpToolDef::new("crash", "Ends the server process mid-call", empty),
+            McpToolDef::new(
+                "either",
+                "Alternatives at the root, which no model provider accepts",
+                object(
+                    json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+                ),
+            ),
         ]))
     }
 

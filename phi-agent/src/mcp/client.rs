@@ -175,9 +175,21 @@ impl McpClient {
             .collect()
     }
 
-    /// Registers every imported tool into `registry`.
+    /// Registers the imported tools into `registry`.
+    ///
+    /// A tool whose schema no provider accepts (for example alternatives at the root) is left
+    /// out with a warning rather than failing the whole import: one odd tool of a server should
+    /// not cost the agent the others. Name clashes with tools already registered are errors.
     pub fn register_into(&self, registry: &mut ToolRegistry) -> AgentResult<()> {
-        registry.register_all(self.dyn_tools())
+        for tool in self.dyn_tools() {
+            match registry.register_arc(tool) {
+                Err(AgentError::InvalidSchema { tool, problem }) => {
+                    tracing::warn!(server = %self.server, %tool, %problem, "MCP tool left out: its schema cannot be offered to a model");
+                }
+                other => other?,
+            }
+        }
+        Ok(())
     }
 
     /// The mapping between the server's tool names and the provider-safe local names.

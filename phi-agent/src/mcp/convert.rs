@@ -10,48 +10,8 @@ use serde_json::Value;
 
 use crate::content::Content;
 use crate::registry::{RegisteredTool, ToolCallResult};
+use crate::schema::definition;
 use crate::tool::ToolAnnotations;
-
-/// The `inputSchema` a client sees for `tool`.
-///
-/// The one place the served schema is read: it uses the canonical schema, which is already what
-/// MCP accepts (JSON Schema 2020-12 with an object root).
-pub(crate) fn input_schema(tool: &RegisteredTool) -> Arc<JsonObject> {
-    match tool.schema().as_ref() {
-        Value::Object(schema) => Arc::new(schema.clone()),
-        other => {
-            // MCP requires an object schema; a hand-written tool that returns something else
-            // still gets listed, with a schema that accepts any arguments object.
-            tracing::warn!(tool = tool.name(), schema = %other, "tool schema is not a JSON object; serving `{{\"type\":\"object\"}}`");
-            let mut schema = JsonObject::new();
-            schema.insert("type".into(), Value::from("object"));
-            Arc::new(schema)
-        }
-    }
-}
-
-/// The `outputSchema`, when the tool has one with an object root (the only kind MCP allows).
-pub(crate) fn output_schema(tool: &RegisteredTool) -> Option<Arc<JsonObject>> {
-    match tool.tool().output_schema()? {
-        Value::Object(schema) if schema.get("type").and_then(Value::as_str) == Some("object") => {
-            Some(Arc::new(schema))
-        }
-        _ => None,
-    }
-}
-
-/// MCP annotations from ours; `None` when the tool sets no hint.
-pub(crate) fn annotations(hints: ToolAnnotations) -> Option<McpAnnotations> {
-    (hints != ToolAnnotations::default()).then(|| {
-        McpAnnotations::from_raw(
-            None,
-            hints.read_only,
-            hints.destructive,
-            hints.idempotent,
-            hints.open_world,
-        )
-    })
-}
 
 /// Our annotations from MCP's.
 pub(crate) fn annotations_from_mcp(hints: Option<&McpAnnotations>) -> ToolAnnotations {
@@ -63,12 +23,16 @@ pub(crate) fn annotations_from_mcp(hints: Option<&McpAnnotations>) -> ToolAnnota
     })
 }
 
-/// The MCP tool definition of a registered tool. Computed once per tool, when a server is made.
+/// The MCP tool definition of a registered tool: the MCP dialect of its schema, its output schema
+/// and annotations, as [`definition::mcp`] builds them. Computed once per tool, when a server is
+/// made.
 pub(crate) fn tool_definition(tool: &RegisteredTool) -> McpToolDef {
-    let mut definition = McpToolDef::new(tool.name(), tool.description(), input_schema(tool));
-    definition.output_schema = output_schema(tool);
-    definition.annotations = annotations(tool.tool().annotations());
-    definition
+    let definition = definition::mcp(tool);
+    serde_json::from_value(definition).unwrap_or_else(|error| {
+        // Unreachable for definitions built by `definition::mcp`; still no reason to panic.
+        tracing::warn!(tool = tool.name(), %error, "MCP definition did not fit rmcp's tool type; serving the bare tool");
+        McpToolDef::new(tool.name(), tool.description(), Arc::new(JsonObject::new()))
+    })
 }
 
 /// A registry result as an MCP `tools/call` result.
@@ -206,7 +170,9 @@ mod tests {
             idempotent: Some(true),
             open_world: Some(false),
         };
-        assert_eq!(annotations_from_mcp(annotations(hints).as_ref()), hints);
-        assert!(annotations(ToolAnnotations::default()).is_none());
+        let wire = definition::mcp_annotations(&hints).unwrap();
+        let mcp: McpAnnotations = serde_json::from_value(wire).unwrap();
+        assert_eq!(annotations_from_mcp(Some(&mcp)), hints);
+        assert!(definition::mcp_annotations(&ToolAnnotations::default()).is_none());
     }
 }
