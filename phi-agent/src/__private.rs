@@ -352,57 +352,12 @@ impl ConstMessage {
     }
 }
 
-/// Implemented by parameter types whose schema OpenAI's strict mode accepts; checked for every
-/// parameter of a `#[phi_tool(strict)]` tool.
-///
-/// Only standard types are known to fit: maps (`additionalProperties` with a schema),
-/// `serde_json::Value` (the `true` schema) and tuples (`prefixItems`) do not, and the schema of a
-/// type of your own is checked when the tool is registered instead.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not known to fit OpenAI strict mode, which `#[phi_tool(strict)]` requires",
-    label = "this parameter's schema may be rejected in strict mode",
-    note = "strict mode accepts booleans, numbers, `char`, `String`, and `Option`, `Vec`, `Box`, sets and arrays of those; maps, `serde_json::Value` and tuples cannot be expressed",
-    note = "use a struct with named fields instead of a map or tuple, or remove `strict` to let the schema be checked when the tool is registered"
-)]
-pub trait StrictParameter {}
-
-macro_rules! strict_parameters {
-    ($($ty:ty),* $(,)?) => {
-        $(impl StrictParameter for $ty {})*
-    };
-}
-
-strict_parameters!(
-    bool,
-    char,
-    String,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    f32,
-    f64,
-    std::path::PathBuf,
-);
-
-impl<T: StrictParameter> StrictParameter for Option<T> {}
-impl<T: StrictParameter> StrictParameter for Vec<T> {}
-impl<T: StrictParameter> StrictParameter for Box<T> {}
-impl<T: StrictParameter> StrictParameter for std::collections::VecDeque<T> {}
-impl<T: StrictParameter> StrictParameter for std::collections::BTreeSet<T> {}
-impl<T: StrictParameter, S> StrictParameter for std::collections::HashSet<T, S> {}
-impl<T: StrictParameter, const N: usize> StrictParameter for [T; N] {}
-
 /// Asserts at compile time that `T` fits OpenAI strict mode; the call is spanned on the type.
-pub const fn assert_strict<T: StrictParameter>() {}
+///
+/// The bound is [`OpenAiStrictCompatible`](crate::schema::OpenAiStrictCompatible), the same rule
+/// the OpenAI strict dialect applies at run time, so a tool that compiles with `strict` is sent in
+/// strict mode.
+pub const fn assert_strict<T: crate::schema::OpenAiStrictCompatible + ?Sized>() {}
 
 #[cfg(test)]
 mod tests {

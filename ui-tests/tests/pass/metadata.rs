@@ -68,7 +68,7 @@ async fn strict_ok(
     count: Option<u32>,
     tags: Vec<String>,
     weights: [f64; 3],
-    flags: std::collections::BTreeSet<char>,
+    queue: std::collections::VecDeque<i64>,
 ) -> String {
-    format!("{name} {count:?} {tags:?} {weights:?} {flags:?}")
+    format!("{name} {count:?} {tags:?} {weights:?} {queue:?}")
 }
