@@ -93,6 +93,45 @@ fn deep_len(value: &Value, limit: usize) -> usize {
     total
 }
 
+/// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came
+/// in as JSON text always pass, while a value built in memory cannot make the tool's decoder,
+/// `Clone` or `Drop` recurse until the stack overflows.
+pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// Whether `root` nests containers more than `max` levels deep (the root container is level 1).
+/// Iterative, and free of allocation for the usual flat object of scalars.
+pub(crate) fn nesting_exceeds(root: &Value, max: usize) -> bool {
+    let has_nested = match root {
+        Value::Array(items) => items.iter().any(is_container),
+        Value::Object(map) => map.values().any(is_container),
+        _ => return false,
+    };
+    if !has_nested {
+        return max < 1;
+    }
+    let mut stack: Vec<(&Value, usize)> = vec![(root, 1)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > max {
+            return true;
+        }
+        let deeper = |child: &'_ Value| is_container(child);
+        match value {
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(|v| deeper(v)).map(|v| (v, depth + 1)))
+            }
+            Value::Object(map) => {
+                stack.extend(map.values().filter(|v| deeper(v)).map(|v| (v, depth + 1)))
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_))
+}
+
 /// Approximate compact-JSON length of `value`.
 pub(crate) fn json_len(value: &Value) -> usize {
     json_len_up_to(value, usize::MAX)
@@ -181,6 +220,27 @@ mod tests {
                 stack.extend(items);
             }
         }
+    }
+
+    #[test]
+    fn nesting_is_measured_without_recursion() {
+        assert!(!nesting_exceeds(&json!(1), 0));
+        assert!(!nesting_exceeds(&json!({"a": 1, "b": "x"}), 1));
+        assert!(nesting_exceeds(&json!({"a": 1}), 0));
+        assert!(!nesting_exceeds(&json!({"a": [1, {"b": []}]}), 4));
+        assert!(nesting_exceeds(&json!({"a": [1, {"b": []}]}), 3));
+        let mut value = json!(null);
+        for _ in 0..MAX_ARGUMENT_DEPTH {
+            value = Value::Array(vec![json!(1), value]);
+        }
+        assert!(!nesting_exceeds(&value, MAX_ARGUMENT_DEPTH));
+        let deeper = Value::Array(vec![value]);
+        assert!(nesting_exceeds(&deeper, MAX_ARGUMENT_DEPTH));
+        let parsed: Result<Value, _> = serde_json::from_str(&"[".repeat(MAX_ARGUMENT_DEPTH + 1));
+        assert!(
+            parsed.is_err_and(|e| e.to_string().contains("recursion limit")),
+            "serde_json's parser stops at the same depth"
+        );
     }
 
     #[test]
