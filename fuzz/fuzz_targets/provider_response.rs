@@ -5,10 +5,23 @@
 //! panic; an accepted reply's tool calls must survive the round trip unchanged in name and id.
 #![no_main]
 
+use std::sync::OnceLock;
+
 use libfuzzer_sys::fuzz_target;
 use phi_agent::llm::{
     AnthropicClient, LlmRequest, Message, OpenAiClient, parse_response_body,
 };
+
+/// The adapters, built once: a client sets up TLS, which would dwarf the parsing under test.
+fn clients() -> &'static (OpenAiClient, AnthropicClient) {
+    static CLIENTS: OnceLock<(OpenAiClient, AnthropicClient)> = OnceLock::new();
+    CLIENTS.get_or_init(|| {
+        (
+            OpenAiClient::new("k", "m").unwrap(),
+            AnthropicClient::new("k", "m").unwrap(),
+        )
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     for provider in ["openai", "anthropic"] {
@@ -34,8 +47,9 @@ fuzz_target!(|data: &[u8]| {
             messages,
             tools: Default::default(),
         };
-        let openai = OpenAiClient::new("k", "m").unwrap().request_body(&request);
-        let anthropic = AnthropicClient::new("k", "m").unwrap().request_body(&request);
+        let (openai, anthropic) = clients();
+        let openai = openai.request_body(&request);
+        let anthropic = anthropic.request_body(&request);
         let sent_calls = openai["messages"][2]["tool_calls"]
             .as_array()
             .map_or(0, Vec::len);
