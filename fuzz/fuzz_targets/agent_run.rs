@@ -36,7 +36,10 @@ impl Tool for Echo {
         if args["fail"] == true {
             return Err(AgentError::tool("asked to fail"));
         }
-        Ok(vec![Content::text(args.to_string()), Content::json(args.clone())])
+        Ok(vec![
+            Content::text(args.to_string()),
+            Content::json(args.clone()),
+        ])
     }
 }
 
@@ -78,7 +81,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, body)) = data.split_first() else {
         return;
     };
-    let provider = if selector % 2 == 0 { "openai" } else { "anthropic" };
+    let provider = if selector % 2 == 0 {
+        "openai"
+    } else {
+        "anthropic"
+    };
     let Ok(reply) = parse_response_body(provider, body) else {
         return;
     };
@@ -90,7 +97,9 @@ fuzz_target!(|data: &[u8]| {
         ..AgentConfig::default()
     };
     let agent = PhiAgent::build(
-        base_agent_builder(llm.clone()).register_tool(Echo).register_tool(Hidden),
+        base_agent_builder(llm.clone())
+            .register_tool(Echo)
+            .register_tool(Hidden),
         config,
     )
     .unwrap();

@@ -13,8 +13,7 @@ use async_trait::async_trait;
 use libfuzzer_sys::fuzz_target;
 use phi_agent::registry::{ActiveTools, ToolRegistry};
 use phi_agent::{
-    ActivationContext, AgentResult, Content, Tool, ToolConfig, ToolContext, ToolExposure,
-    TypedTool,
+    ActivationContext, AgentResult, Content, Tool, ToolConfig, ToolContext, ToolExposure, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -125,7 +124,9 @@ fuzz_target!(|data: &[u8]| {
     let (name, raw) = match selector % 4 {
         0 | 1 => ("typed".to_string(), &*text),
         2 => ("vault".to_string(), &*text),
-        _ => text.split_once('\n').map_or((text.to_string(), ""), |(n, a)| (n.to_string(), a)),
+        _ => text
+            .split_once('\n')
+            .map_or((text.to_string(), ""), |(n, a)| (n.to_string(), a)),
     };
     let args = serde_json::from_str::<Value>(raw).unwrap_or_else(|_| Value::String(raw.into()));
     let fx = fixture();
@@ -139,7 +140,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(!shown.contains("failed unexpectedly"), "{shown}");
     assert!(!HIDDEN_RAN.load(Ordering::SeqCst), "the hidden tool ran");
     if name != "typed" {
-        assert!(result.is_error && shown.contains("is not available"), "{shown}");
+        assert!(
+            result.is_error && shown.contains("is not available"),
+            "{shown}"
+        );
     } else if !result.is_error {
         assert!(args.is_object() || args.is_null(), "{args}");
     }

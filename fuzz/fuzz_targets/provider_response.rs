@@ -8,9 +8,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use phi_agent::llm::{
-    AnthropicClient, LlmRequest, Message, OpenAiClient, parse_response_body,
-};
+use phi_agent::llm::{AnthropicClient, LlmRequest, Message, OpenAiClient, parse_response_body};
 
 /// The adapters, built once: a client sets up TLS, which would dwarf the parsing under test.
 fn clients() -> &'static (OpenAiClient, AnthropicClient) {
@@ -59,7 +57,9 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(sent["id"], call.id.as_str());
             assert_eq!(sent["function"]["name"], call.name.as_str());
         }
-        let blocks = anthropic["messages"][1]["content"].as_array().map_or(0, Vec::len);
+        let blocks = anthropic["messages"][1]["content"]
+            .as_array()
+            .map_or(0, Vec::len);
         assert!(blocks >= reply.tool_calls.len(), "every call is sent back");
         serde_json::to_string(&anthropic).unwrap();
     }
