@@ -128,6 +128,30 @@ pub(crate) fn nesting_exceeds(root: &Value, max: usize) -> bool {
     false
 }
 
+/// Replaces arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] by a short text saying so, and
+/// takes the deep value apart without recursion. For values that did not come through a JSON
+/// parser (a custom model client): cloning, formatting or even dropping them recurses once per
+/// level and can overflow the stack, which aborts the process.
+pub(crate) fn defuse_deep_arguments(arguments: &mut Value) {
+    if !nesting_exceeds(arguments, MAX_ARGUMENT_DEPTH) {
+        return;
+    }
+    let deep = std::mem::replace(
+        arguments,
+        Value::String(format!(
+            "<arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep, dropped>"
+        )),
+    );
+    let mut stack = vec![deep];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+}
+
 fn is_container(value: &Value) -> bool {
     matches!(value, Value::Array(_) | Value::Object(_))
 }
@@ -241,6 +265,25 @@ mod tests {
             parsed.is_err_and(|e| e.to_string().contains("recursion limit")),
             "serde_json's parser stops at the same depth"
         );
+    }
+
+    #[test]
+    fn too_deep_arguments_are_replaced_and_dropped_without_recursion() {
+        let mut value = json!(1);
+        for _ in 0..100_000 {
+            value = Value::Array(vec![value]);
+        }
+        // Not `json!({"a": value})`: the macro serializes what it embeds, recursively.
+        let mut arguments = json!({});
+        arguments["a"] = value;
+        defuse_deep_arguments(&mut arguments);
+        assert_eq!(
+            arguments,
+            json!("<arguments nested more than 128 levels deep, dropped>")
+        );
+        let mut fine = json!({"a": [[{"b": 1}]]});
+        defuse_deep_arguments(&mut fine);
+        assert_eq!(fine, json!({"a": [[{"b": 1}]]}));
     }
 
     #[test]

@@ -701,3 +701,45 @@ fn a_zero_retry_budget_is_refused_at_build() {
         "{error}"
     );
 }
+
+/// A custom model client that builds its tool calls in memory, 10,000 levels deep: no JSON
+/// parser stands in the way, so the loop itself must defuse them.
+struct DeepModel;
+
+#[async_trait]
+impl phi_agent::llm::LlmClient for DeepModel {
+    async fn complete(&self, request: &phi_agent::llm::LlmRequest) -> AgentResult<LlmResponse> {
+        if request.messages.len() > 1 {
+            return Ok(LlmResponse::text("done"));
+        }
+        let mut arguments = json!({"city": "Oslo", "days": 1});
+        arguments["extra"] = nested(10_000);
+        Ok(LlmResponse::tool_calls(vec![call(
+            "deep", "forecast", arguments,
+        )]))
+    }
+}
+
+#[tokio::test]
+async fn ten_thousand_levels_from_a_custom_model_client_end_in_an_error_result() {
+    let agent = PhiAgent::build(
+        base_agent_builder(DeepModel).register_tool(Forecast),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    // Without the loop's defusing, cloning the call into the transcript or dropping the
+    // session would overflow the stack and abort the test process.
+    let output = agent.run("go").await.unwrap();
+    assert_eq!(output.text, "done");
+    let got = results(&output.messages);
+    assert!(got[0].2);
+    assert!(
+        got[0].1.contains("nested more than 128 levels deep"),
+        "{}",
+        got[0].1
+    );
+    assert_eq!(
+        output.tool_calls[0].arguments,
+        json!("<arguments nested more than 128 levels deep, dropped>")
+    );
+}

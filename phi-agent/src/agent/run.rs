@@ -99,7 +99,10 @@ impl AgentSession {
             if let Err(error) = &reply {
                 chat_span.record("error.type", error_type(error));
             }
-            let response = reply?;
+            let mut response = reply?;
+            for call in &mut response.tool_calls {
+                crate::limits::defuse_deep_arguments(&mut call.arguments);
+            }
             chat_span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
             chat_span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
             usage += response.usage;
