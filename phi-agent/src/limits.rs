@@ -98,34 +98,16 @@ fn deep_len(value: &Value, limit: usize) -> usize {
 /// `Clone` or `Drop` recurse until the stack overflows.
 pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
 
-/// Whether `root` nests containers more than `max` levels deep (the root container is level 1).
-/// Iterative, and free of allocation for the usual flat object of scalars.
-pub(crate) fn nesting_exceeds(root: &Value, max: usize) -> bool {
-    let has_nested = match root {
-        Value::Array(items) => items.iter().any(is_container),
-        Value::Object(map) => map.values().any(is_container),
-        _ => return false,
-    };
-    if !has_nested {
-        return max < 1;
+/// Whether `value` nests containers more than `max` levels deep (a container is level 1).
+///
+/// Recursive, but never deeper than `max + 1` calls: the walk stops descending at the limit, so
+/// its stack use is bounded whatever the value. Allocates nothing.
+pub(crate) fn nesting_exceeds(value: &Value, max: usize) -> bool {
+    match value {
+        Value::Array(items) => max == 0 || items.iter().any(|v| nesting_exceeds(v, max - 1)),
+        Value::Object(map) => max == 0 || map.values().any(|v| nesting_exceeds(v, max - 1)),
+        _ => false,
     }
-    let mut stack: Vec<(&Value, usize)> = vec![(root, 1)];
-    while let Some((value, depth)) = stack.pop() {
-        if depth > max {
-            return true;
-        }
-        let deeper = |child: &'_ Value| is_container(child);
-        match value {
-            Value::Array(items) => {
-                stack.extend(items.iter().filter(|v| deeper(v)).map(|v| (v, depth + 1)))
-            }
-            Value::Object(map) => {
-                stack.extend(map.values().filter(|v| deeper(v)).map(|v| (v, depth + 1)))
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Replaces arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] by a short text saying so, and
@@ -150,10 +132,6 @@ pub(crate) fn defuse_deep_arguments(arguments: &mut Value) {
             _ => {}
         }
     }
-}
-
-fn is_container(value: &Value) -> bool {
-    matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// Approximate compact-JSON length of `value`.
@@ -247,7 +225,7 @@ mod tests {
     }
 
     #[test]
-    fn nesting_is_measured_without_recursion() {
+    fn nesting_is_measured_with_bounded_recursion() {
         assert!(!nesting_exceeds(&json!(1), 0));
         assert!(!nesting_exceeds(&json!({"a": 1, "b": "x"}), 1));
         assert!(nesting_exceeds(&json!({"a": 1}), 0));
