@@ -179,6 +179,24 @@ pub enum AgentError {
         /// Where and why, e.g. "`(root)`: the arguments must be a JSON object".
         problem: String,
     },
+
+    /// The model kept sending one identical tool call that kept failing, past
+    /// [`AgentConfig::max_repeated_failures`](crate::AgentConfig::max_repeated_failures).
+    #[error(
+        "the model sent the same failing call of tool `{tool}` {failures} times, past the limit of {limit}, and was stopped; last error: {last_error}; check the tool and its description, or raise `AgentConfig::max_repeated_failures` (the transcript so far is in the error)"
+    )]
+    RepeatedToolFailure {
+        /// The tool that was called.
+        tool: String,
+        /// How often the identical call failed in the run.
+        failures: usize,
+        /// The configured limit.
+        limit: usize,
+        /// What the last failure said.
+        last_error: String,
+        /// The conversation up to and including the last tool results, system prompt excluded.
+        transcript: Vec<crate::llm::Message>,
+    },
 }
 
 impl AgentError {

@@ -93,6 +93,47 @@ fn deep_len(value: &Value, limit: usize) -> usize {
     total
 }
 
+/// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came
+/// in as JSON text always pass, while a value built in memory cannot make the tool's decoder,
+/// `Clone` or `Drop` recurse until the stack overflows.
+pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// Whether `value` nests containers more than `max` levels deep (a container is level 1).
+///
+/// Recursive, but never deeper than `max + 1` calls: the walk stops descending at the limit, so
+/// its stack use is bounded whatever the value. Allocates nothing.
+pub(crate) fn nesting_exceeds(value: &Value, max: usize) -> bool {
+    match value {
+        Value::Array(items) => max == 0 || items.iter().any(|v| nesting_exceeds(v, max - 1)),
+        Value::Object(map) => max == 0 || map.values().any(|v| nesting_exceeds(v, max - 1)),
+        _ => false,
+    }
+}
+
+/// Replaces arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] by a short text saying so, and
+/// takes the deep value apart without recursion. For values that did not come through a JSON
+/// parser (a custom model client): cloning, formatting or even dropping them recurses once per
+/// level and can overflow the stack, which aborts the process.
+pub(crate) fn defuse_deep_arguments(arguments: &mut Value) {
+    if !nesting_exceeds(arguments, MAX_ARGUMENT_DEPTH) {
+        return;
+    }
+    let deep = std::mem::replace(
+        arguments,
+        Value::String(format!(
+            "<arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep, dropped>"
+        )),
+    );
+    let mut stack = vec![deep];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+}
+
 /// Approximate compact-JSON length of `value`.
 pub(crate) fn json_len(value: &Value) -> usize {
     json_len_up_to(value, usize::MAX)
@@ -181,6 +222,46 @@ mod tests {
                 stack.extend(items);
             }
         }
+    }
+
+    #[test]
+    fn nesting_is_measured_with_bounded_recursion() {
+        assert!(!nesting_exceeds(&json!(1), 0));
+        assert!(!nesting_exceeds(&json!({"a": 1, "b": "x"}), 1));
+        assert!(nesting_exceeds(&json!({"a": 1}), 0));
+        assert!(!nesting_exceeds(&json!({"a": [1, {"b": []}]}), 4));
+        assert!(nesting_exceeds(&json!({"a": [1, {"b": []}]}), 3));
+        let mut value = json!(null);
+        for _ in 0..MAX_ARGUMENT_DEPTH {
+            value = Value::Array(vec![json!(1), value]);
+        }
+        assert!(!nesting_exceeds(&value, MAX_ARGUMENT_DEPTH));
+        let deeper = Value::Array(vec![value]);
+        assert!(nesting_exceeds(&deeper, MAX_ARGUMENT_DEPTH));
+        let parsed: Result<Value, _> = serde_json::from_str(&"[".repeat(MAX_ARGUMENT_DEPTH + 1));
+        assert!(
+            parsed.is_err_and(|e| e.to_string().contains("recursion limit")),
+            "serde_json's parser stops at the same depth"
+        );
+    }
+
+    #[test]
+    fn too_deep_arguments_are_replaced_and_dropped_without_recursion() {
+        let mut value = json!(1);
+        for _ in 0..100_000 {
+            value = Value::Array(vec![value]);
+        }
+        // Not `json!({"a": value})`: the macro serializes what it embeds, recursively.
+        let mut arguments = json!({});
+        arguments["a"] = value;
+        defuse_deep_arguments(&mut arguments);
+        assert_eq!(
+            arguments,
+            json!("<arguments nested more than 128 levels deep, dropped>")
+        );
+        let mut fine = json!({"a": [[{"b": 1}]]});
+        defuse_deep_arguments(&mut fine);
+        assert_eq!(fine, json!({"a": [[{"b": 1}]]}));
     }
 
     #[test]

@@ -11,6 +11,11 @@ pub struct AgentConfig {
     pub max_turns: usize,
     /// Most tool calls of one turn that run at the same time. Default: 8.
     pub max_parallel_tools: usize,
+    /// How often one identical tool call (same tool, same arguments) may fail in a run. The
+    /// failure that reaches this number tells the model to stop repeating the call; one more
+    /// ends the run with [`AgentError::RepeatedToolFailure`](crate::AgentError::RepeatedToolFailure).
+    /// Default: 3.
+    pub max_repeated_failures: usize,
 }
 
 impl Default for AgentConfig {
@@ -19,6 +24,7 @@ impl Default for AgentConfig {
             tools: ToolConfig::default(),
             max_turns: 20,
             max_parallel_tools: 8,
+            max_repeated_failures: 3,
         }
     }
 }

@@ -4,6 +4,7 @@ mod builder;
 mod config;
 mod events;
 mod output;
+mod retry_budget;
 mod run;
 mod session;
 mod tool_list;
@@ -62,6 +63,11 @@ impl PhiAgent {
                 "max_turns ({}) and max_parallel_tools ({}) must both be at least 1",
                 config.max_turns, config.max_parallel_tools
             )));
+        }
+        if config.max_repeated_failures == 0 {
+            return Err(AgentError::Config(
+                "max_repeated_failures must be at least 1 (the failures one identical tool call may have in a run)".into(),
+            ));
         }
         let mut registry = ToolRegistry::new(config.tools.clone());
         registry.register_all(builder.tools)?;

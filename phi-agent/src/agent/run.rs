@@ -11,6 +11,7 @@ use tracing::field::Empty;
 
 use super::events::AgentEvent;
 use super::output::{RunOutput, ToolCallRecord};
+use super::retry_budget::{RetryBudget, Verdict};
 use super::session::AgentSession;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
@@ -57,6 +58,7 @@ impl AgentSession {
         );
         let mut usage = Usage::default();
         let mut records = Vec::new();
+        let mut budget = RetryBudget::new(agent.config.max_repeated_failures);
 
         let activated = registry.activate(&mut self.active).await;
         if !activated.is_empty() {
@@ -97,7 +99,10 @@ impl AgentSession {
             if let Err(error) = &reply {
                 chat_span.record("error.type", error_type(error));
             }
-            let response = reply?;
+            let mut response = reply?;
+            for call in &mut response.tool_calls {
+                crate::limits::defuse_deep_arguments(&mut call.arguments);
+            }
             chat_span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
             chat_span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
             usage += response.usage;
@@ -128,7 +133,7 @@ impl AgentSession {
             let (base_ctx, run_token) = (&base_ctx, &run_token);
             // Indices rather than `&ToolCall` items keep the stream's closure free of a
             // higher-ranked lifetime, so the run future stays `Send`.
-            let results: Vec<_> = stream::iter(0..calls.len())
+            let mut results: Vec<_> = stream::iter(0..calls.len())
                 .map(|index| {
                     let call = &calls[index];
                     async move {
@@ -150,6 +155,15 @@ impl AgentSession {
                 .collect()
                 .await;
 
+            let mut exhausted = None;
+            for (call, (result, _)) in calls.iter().zip(results.iter_mut()) {
+                if let Verdict::Exhausted { failures } = budget.record(call, result) {
+                    exhausted.get_or_insert_with(|| {
+                        (call.name.clone(), failures, result.to_model_text())
+                    });
+                }
+            }
+
             transcript.push(Message::Assistant {
                 text: response.text,
                 tool_calls: calls.clone(),
@@ -169,6 +183,16 @@ impl AgentSession {
                     is_error: result.is_error,
                     duration,
                     turn,
+                });
+            }
+            if let Some((tool, failures, last_error)) = exhausted {
+                tracing::warn!(tool = %tool, failures, "the model repeats a failing tool call; run stopped");
+                return Err(AgentError::RepeatedToolFailure {
+                    tool,
+                    failures,
+                    limit: agent.config.max_repeated_failures,
+                    last_error,
+                    transcript: std::mem::take(transcript),
                 });
             }
 
@@ -214,7 +238,8 @@ async fn execute(
                 crate::llm::snippet_of(raw)
             ),
         }),
-        other if is_active && !other.is_object() => {
+        // `null` goes on to dispatch, which reads it as `{}` (no arguments).
+        other if is_active && !other.is_object() && !other.is_null() => {
             ToolCallResult::error(&AgentError::InvalidArguments {
                 tool: call.name.clone(),
                 path: ".".into(),

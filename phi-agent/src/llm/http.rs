@@ -196,12 +196,19 @@ impl JsonPoster {
             Err(error) => return self.transport_failure(error),
         };
         if status.is_success() {
-            return Attempt::Done(self.parse(&bytes));
+            return Attempt::Done(self.parse(&bytes).map_err(|error| match error {
+                AgentError::InvalidResponse { provider, message } => AgentError::InvalidResponse {
+                    provider,
+                    message: redact_secrets(message, headers),
+                },
+                other => other,
+            }));
         }
+        // A proxy or a misconfigured server may echo the request's key in its error body.
         let error = AgentError::Provider {
             provider: self.provider,
             status: status.as_u16(),
-            message: provider_message(&bytes),
+            message: redact_secrets(provider_message(&bytes), headers),
         };
         if is_retryable(status) {
             Attempt::Retry {
@@ -242,18 +249,23 @@ impl JsonPoster {
     }
 
     fn parse(&self, bytes: &[u8]) -> AgentResult<Value> {
-        serde_json::from_slice(bytes).map_err(|error| {
-            let what = if error.is_eof() {
-                "the body ended in the middle of the JSON (truncated)"
-            } else {
-                "the body is not valid JSON"
-            };
-            AgentError::InvalidResponse {
-                provider: self.provider,
-                message: format!("{what}: {error}; body starts with {:?}", snippet(bytes)),
-            }
-        })
+        parse_json(self.provider, bytes)
     }
+}
+
+/// A 2xx body as JSON, or an error that says whether it was cut short or not JSON at all.
+pub(crate) fn parse_json(provider: &'static str, bytes: &[u8]) -> AgentResult<Value> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        let what = if error.is_eof() {
+            "the body ended in the middle of the JSON (truncated)"
+        } else {
+            "the body is not valid JSON"
+        };
+        AgentError::InvalidResponse {
+            provider,
+            message: format!("{what}: {error}; body starts with {:?}", snippet(bytes)),
+        }
+    })
 }
 
 enum Attempt {
@@ -277,6 +289,22 @@ fn provider_message(bytes: &[u8]) -> String {
         _ if bytes.is_empty() => "(empty body)".to_string(),
         _ => snippet(bytes),
     }
+}
+
+/// `text` with every secret of `headers` (the values marked sensitive, and their last word, the
+/// token after `Bearer `) replaced by `<redacted>`. Values shorter than 8 bytes are left alone:
+/// they are no real keys, and replacing them would garble the message.
+fn redact_secrets(mut text: String, headers: &HeaderMap) -> String {
+    for value in headers.values().filter(|value| value.is_sensitive()) {
+        let Ok(value) = value.to_str() else { continue };
+        let token = value.rsplit(' ').next().unwrap_or(value);
+        for secret in [value, token] {
+            if secret.len() >= 8 && text.contains(secret) {
+                text = text.replace(secret, "<redacted>");
+            }
+        }
+    }
+    text
 }
 
 /// The first 300 characters of a body, for error messages.
@@ -379,6 +407,25 @@ mod tests {
             "<html>Bad Gateway</html>"
         );
         assert_eq!(provider_message(b""), "(empty body)");
+    }
+
+    #[test]
+    fn secrets_echoed_by_a_server_are_redacted() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "authorization",
+            ApiKey::new("sk-echoed-123").header("Bearer ").unwrap(),
+        );
+        headers.insert("x-api-key", ApiKey::new("short").header("").unwrap());
+        headers.insert("x-visible", HeaderValue::from_static("not-a-secret-value"));
+        let shown = redact_secrets(
+            "bad key sk-echoed-123 in `Bearer sk-echoed-123`; short; not-a-secret-value".into(),
+            &headers,
+        );
+        assert_eq!(
+            shown,
+            "bad key <redacted> in `<redacted>`; short; not-a-secret-value"
+        );
     }
 
     #[test]

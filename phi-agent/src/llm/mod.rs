@@ -7,6 +7,7 @@ mod message;
 mod openai;
 mod scripted;
 mod tool_cache;
+mod wire;
 
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ pub use http::HttpConfig;
 pub use message::{LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage};
 pub use openai::OpenAiClient;
 pub use scripted::ScriptedLlm;
+#[doc(hidden)]
+pub use wire::parse_response_body;
 
 pub(crate) fn snippet_of(text: &str) -> String {
     http::snippet(text.as_bytes())

@@ -105,6 +105,16 @@ impl ToolRegistry {
                 limit,
             });
         }
+        if limits::nesting_exceeds(args, limits::MAX_ARGUMENT_DEPTH) {
+            return ToolCallResult::error(&AgentError::InvalidArguments {
+                tool: tool.name.to_string(),
+                path: ".".into(),
+                message: format!(
+                    "the arguments nest more than {} levels deep; send flatter arguments",
+                    limits::MAX_ARGUMENT_DEPTH
+                ),
+            });
+        }
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well.
         let guarded = async { with_deadline(tool.timeout, tool.tool.call(args, ctx)).await };

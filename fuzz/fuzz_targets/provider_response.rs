@@ -1,0 +1,66 @@
+//! Provider responses: any body a server can send after a 2xx status.
+//!
+//! Both adapters read it; whatever they accept goes back into a conversation and is turned
+//! into both providers' request bodies, as the agent loop would on the next turn. Nothing may
+//! panic; an accepted reply's tool calls must survive the round trip unchanged in name and id.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use phi_agent::llm::{AnthropicClient, LlmRequest, Message, OpenAiClient, parse_response_body};
+
+/// The adapters, built once: a client sets up TLS, which would dwarf the parsing under test.
+fn clients() -> &'static (OpenAiClient, AnthropicClient) {
+    static CLIENTS: OnceLock<(OpenAiClient, AnthropicClient)> = OnceLock::new();
+    CLIENTS.get_or_init(|| {
+        (
+            OpenAiClient::new("k", "m").unwrap(),
+            AnthropicClient::new("k", "m").unwrap(),
+        )
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    for provider in ["openai", "anthropic"] {
+        let Ok(reply) = parse_response_body(provider, data) else {
+            continue;
+        };
+        let results = reply.tool_calls.iter().map(|call| Message::Tool {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: vec![phi_agent::Content::text(call.arguments.to_string())],
+            is_error: true,
+        });
+        let mut messages = vec![
+            Message::user("go"),
+            Message::Assistant {
+                text: reply.text.clone(),
+                tool_calls: reply.tool_calls.clone(),
+            },
+        ];
+        messages.extend(results);
+        let request = LlmRequest {
+            system: Some("fuzz".into()),
+            messages,
+            tools: Default::default(),
+        };
+        let (openai, anthropic) = clients();
+        let openai = openai.request_body(&request);
+        let anthropic = anthropic.request_body(&request);
+        let sent_calls = openai["messages"][2]["tool_calls"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(sent_calls, reply.tool_calls.len());
+        for (index, call) in reply.tool_calls.iter().enumerate() {
+            let sent = &openai["messages"][2]["tool_calls"][index];
+            assert_eq!(sent["id"], call.id.as_str());
+            assert_eq!(sent["function"]["name"], call.name.as_str());
+        }
+        let blocks = anthropic["messages"][1]["content"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert!(blocks >= reply.tool_calls.len(), "every call is sent back");
+        serde_json::to_string(&anthropic).unwrap();
+    }
+});
