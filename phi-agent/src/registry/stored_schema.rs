@@ -1,0 +1,98 @@
+//! A registered tool's canonical schema, kept as compact JSON text until something reads it.
+//!
+//! A `serde_json::Value` with `preserve_order` costs several kilobytes for a schema of a dozen
+//! nodes (an index map per object), while its JSON text costs a few hundred bytes. A large
+//! registry (an MCP server's thousands of tools, most of them deferred or hidden) therefore keeps
+//! the text and parses it on the first read; tools that are offered to a model pay for the
+//! `Value` once, on their first turn. A typed tool shares the schema its argument type already
+//! holds (one `Arc` per type), so it stores no text at all.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::schema::DialectSchemas;
+
+/// The canonical schema and the dialect schemas derived from it, shared by every clone of a
+/// [`RegisteredTool`](super::RegisteredTool) and every [`ToolSpec`](crate::llm::ToolSpec) made
+/// from it.
+#[derive(Default)]
+pub(super) struct StoredSchema {
+    /// Compact JSON text of the schema; empty when `value` was filled at registration.
+    text: Box<str>,
+    value: OnceLock<Arc<Value>>,
+    dialects: OnceLock<Arc<DialectSchemas>>,
+}
+
+impl StoredSchema {
+    /// Keeps `schema` (canonical) as text when the text reads back as exactly the same value;
+    /// otherwise (a float the parser would round differently, nesting beyond the parser's depth
+    /// limit) keeps the value itself, so that reading it later can never fail.
+    pub(super) fn compact(schema: Value) -> Self {
+        let text = serde_json::to_string(&schema).unwrap_or_default();
+        match serde_json::from_str::<Value>(&text) {
+            Ok(parsed) if parsed == schema => Self {
+                text: text.into_boxed_str(),
+                ..Self::default()
+            },
+            _ => Self::shared(Arc::new(schema)),
+        }
+    }
+
+    /// Holds an already shared `schema` as it is.
+    pub(super) fn shared(schema: Arc<Value>) -> Self {
+        Self {
+            value: OnceLock::from(schema),
+            ..Self::default()
+        }
+    }
+
+    /// The schema, parsed from its text on the first call.
+    pub(super) fn value(&self) -> &Arc<Value> {
+        self.value.get_or_init(|| {
+            // `compact` stored only text that it had just read back successfully.
+            Arc::new(serde_json::from_str(&self.text).unwrap_or_default())
+        })
+    }
+
+    /// The dialect cache, created on the first call.
+    pub(super) fn dialects(&self) -> &Arc<DialectSchemas> {
+        self.dialects.get_or_init(Arc::default)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn text_reads_back_as_the_same_schema() {
+        let schema = json!({"type": "object", "properties": {"z": {"type": "number", "minimum": 0.1}, "a": {}}});
+        let stored = StoredSchema::compact(schema.clone());
+        assert!(!stored.text.is_empty(), "kept as text");
+        assert!(
+            stored.value.get().is_none(),
+            "not parsed before the first read"
+        );
+        assert_eq!(**stored.value(), schema);
+        let keys: Vec<&String> = stored.value()["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["z", "a"], "declaration order kept");
+    }
+
+    #[test]
+    fn a_schema_too_deep_to_parse_back_is_kept_as_a_value() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..200 {
+            schema = json!({"type": "array", "items": schema});
+        }
+        let stored = StoredSchema::compact(schema.clone());
+        assert!(stored.text.is_empty());
+        assert_eq!(**stored.value(), schema);
+    }
+}
