@@ -3,11 +3,12 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::ToolSpec;
 
-/// A tool list and its JSON.
-type Converted = (Arc<[ToolSpec]>, Arc<Value>);
+/// A tool list and its JSON text.
+type Converted = (Arc<[ToolSpec]>, Arc<RawValue>);
 
 /// The last tool list an adapter converted, and its JSON. The agent hands the same
 /// `Arc<[ToolSpec]>` to every turn while the active set is unchanged, so that comparing pointers
@@ -18,7 +19,9 @@ pub(crate) struct ToolJsonCache {
 }
 
 impl ToolJsonCache {
-    /// The JSON array of `tools`, each converted by `convert`; rebuilt only for a new list.
+    /// The JSON array of `tools`, each converted by `convert`, serialized; rebuilt only for a new
+    /// list. Held as text so that a turn with an unchanged list copies bytes into the request body
+    /// instead of serializing every tool again.
     pub(crate) fn get(
         &self,
         tools: &Arc<[ToolSpec]>,
@@ -33,15 +36,19 @@ impl ToolJsonCache {
         {
             return SharedJson(json.clone());
         }
-        let json = Arc::new(Value::Array(tools.iter().map(convert).collect()));
+        let array = Value::Array(tools.iter().map(convert).collect());
+        // Serializing a `Value` cannot fail: its keys are strings and its numbers finite.
+        let json: Arc<RawValue> = serde_json::value::to_raw_value(&array)
+            .unwrap_or_default()
+            .into();
         *last = Some((tools.clone(), json.clone()));
         SharedJson(json)
     }
 }
 
-/// Shared JSON that serializes as the value it holds (serde's `rc` feature is not enabled).
+/// Shared JSON text that serializes as the value it holds (serde's `rc` feature is not enabled).
 #[derive(Debug, Clone)]
-pub(crate) struct SharedJson(pub(crate) Arc<Value>);
+pub(crate) struct SharedJson(pub(crate) Arc<RawValue>);
 
 impl serde::Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -66,8 +73,8 @@ mod tests {
         assert!(Arc::ptr_eq(&first.0, &again.0));
         let other: Arc<[ToolSpec]> = Arc::from(vec![spec("a"), spec("b")]);
         assert_eq!(
-            *cache.get(&other, |s| Value::from(s.name)).0,
-            serde_json::json!(["a", "b"])
+            cache.get(&other, |s| Value::from(s.name)).0.get(),
+            r#"["a","b"]"#
         );
     }
 }
