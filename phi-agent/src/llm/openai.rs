@@ -123,7 +123,7 @@ impl OpenAiClient {
             model: &self.model,
             messages,
             tools: (!request.tools.is_empty())
-                .then(|| self.tools.get(&request.tools, definition::openai)),
+                .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
             max_completion_tokens: self.max_tokens,
         }
     }
