@@ -25,17 +25,19 @@ pub(super) struct StoredSchema {
 }
 
 impl StoredSchema {
-    /// Keeps `schema` (canonical) as text when the text reads back as exactly the same value;
-    /// otherwise (a float the parser would round differently, nesting beyond the parser's depth
-    /// limit) keeps the value itself, so that reading it later can never fail.
+    /// Keeps `schema` (canonical) as text when its text is sure to read back as exactly the same
+    /// value; otherwise (a float, nesting near the parser's depth limit) keeps the value itself,
+    /// so that reading it later can never fail nor change it.
     pub(super) fn compact(schema: Value) -> Self {
-        let text = serde_json::to_string(&schema).unwrap_or_default();
-        match serde_json::from_str::<Value>(&text) {
-            Ok(parsed) if parsed == schema => Self {
+        if !reads_back_exactly(&schema, 0) {
+            return Self::shared(Arc::new(schema));
+        }
+        match serde_json::to_string(&schema) {
+            Ok(text) => Self {
                 text: text.into_boxed_str(),
                 ..Self::default()
             },
-            _ => Self::shared(Arc::new(schema)),
+            Err(_) => Self::shared(Arc::new(schema)),
         }
     }
 
@@ -50,7 +52,7 @@ impl StoredSchema {
     /// The schema, parsed from its text on the first call.
     pub(super) fn value(&self) -> &Arc<Value> {
         self.value.get_or_init(|| {
-            // `compact` stored only text that it had just read back successfully.
+            // `compact` stores only text that reads back (see `reads_back_exactly`).
             Arc::new(serde_json::from_str(&self.text).unwrap_or_default())
         })
     }
@@ -58,6 +60,25 @@ impl StoredSchema {
     /// The dialect cache, created on the first call.
     pub(super) fn dialects(&self) -> &Arc<DialectSchemas> {
         self.dialects.get_or_init(Arc::default)
+    }
+}
+
+/// Nesting the parser still reads (it stops at 128 levels), with room to spare.
+const MAX_TEXT_DEPTH: usize = 100;
+
+/// Whether `value`'s JSON text parses back to an equal value: no float (whose shortest text the
+/// default parser may round differently in the last bit) and no nesting deeper than the parser
+/// reads. Integers, strings, booleans and null always read back exactly.
+fn reads_back_exactly(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Number(number) => !number.is_f64(),
+        Value::Array(items) => {
+            depth < MAX_TEXT_DEPTH && items.iter().all(|item| reads_back_exactly(item, depth + 1))
+        }
+        Value::Object(map) => {
+            depth < MAX_TEXT_DEPTH && map.values().all(|item| reads_back_exactly(item, depth + 1))
+        }
+        Value::Null | Value::Bool(_) | Value::String(_) => true,
     }
 }
 
@@ -69,7 +90,7 @@ mod tests {
 
     #[test]
     fn text_reads_back_as_the_same_schema() {
-        let schema = json!({"type": "object", "properties": {"z": {"type": "number", "minimum": 0.1}, "a": {}}});
+        let schema = json!({"type": "object", "properties": {"z": {"type": "integer", "minimum": -3}, "a": {}}});
         let stored = StoredSchema::compact(schema.clone());
         assert!(!stored.text.is_empty(), "kept as text");
         assert!(
@@ -121,6 +142,18 @@ mod tests {
         let (a, b) = (first.get("ping").unwrap(), second.get("ping").unwrap());
         assert!(Arc::ptr_eq(a.schema(), b.schema()), "one schema per type");
         assert_eq!(a.schema()["required"], json!(["text"]));
+    }
+
+    #[test]
+    fn a_schema_with_a_float_is_kept_as_a_value() {
+        let schema =
+            json!({"type": "object", "properties": {"x": {"type": "number", "maximum": 0.1}}});
+        let stored = StoredSchema::compact(schema.clone());
+        assert!(
+            stored.text.is_empty(),
+            "a float's text might read back one bit off"
+        );
+        assert_eq!(**stored.value(), schema);
     }
 
     #[test]
