@@ -6,7 +6,7 @@
 //!   same `Arc<[ToolSpec]>`, so the tools part is copied as cached bytes.
 //! - `cold`: a fresh registry's first turn: every schema is parsed, converted to the dialect,
 //!   turned into a definition and serialized.
-//! - `new_session`: the first turn of a new session over a registry that has served before.
+//! - `new_list`: a list the adapter has not seen yet, over schemas already derived.
 //! - `activation_recheck`: the per-turn re-evaluation of Deferred tools that stay inactive.
 
 use std::hint::black_box;
@@ -132,12 +132,14 @@ fn bench_tool_list(c: &mut Criterion) {
             })
         });
     }
-    // A new session over a registry that has served before: its first turn builds its own list
-    // (a new `Arc`), so the adapter serializes it once more; schemas and dialects are reused.
+    // A list the adapter has not seen (a new `Arc`) over a registry that has served before: the
+    // first turn after a Deferred tool is activated. Schemas and dialects are reused; the list is
+    // serialized again. (Sessions showing just the Direct tools share the registry's one list,
+    // so a new session's first turn is `warm`.)
     let served = registry(800, 150, 50);
     let served_active = rt.block_on(served.visible_tools(&ActivationContext::default()));
     client.request_bytes(&request(tool_list(&served, &served_active)));
-    group.bench_function("new_session/1000", |b| {
+    group.bench_function("new_list/1000", |b| {
         b.iter(|| {
             let request = request(tool_list(&served, &served_active));
             black_box(client.request_bytes(&request))

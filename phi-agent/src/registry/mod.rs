@@ -7,6 +7,7 @@ mod activation;
 mod deadline;
 mod dispatch;
 mod name;
+mod shared_list;
 mod stored_schema;
 
 use std::fmt;
@@ -21,6 +22,7 @@ use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolSpec;
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
 pub use activation::ActiveTools;
@@ -145,6 +147,7 @@ pub struct ToolRegistry {
     tools: Vec<RegisteredTool>,
     by_name: FxHashMap<&'static str, usize>,
     config: ToolConfig,
+    direct_list: DirectList,
 }
 
 impl ToolRegistry {
@@ -154,6 +157,7 @@ impl ToolRegistry {
             tools: Vec::new(),
             by_name: FxHashMap::default(),
             config,
+            direct_list: DirectList::default(),
         }
     }
 
@@ -210,6 +214,7 @@ impl ToolRegistry {
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(entry);
+        self.forget_direct_list();
         Ok(())
     }
 
