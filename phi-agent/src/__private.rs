@@ -226,6 +226,23 @@ impl<T: Tool + 'static> IntoTool for T {
     }
 }
 
+/// The metadata of a `#[phi_tool]`: one shared function instead of a struct literal per tool.
+pub fn tool_metadata(
+    name: &str,
+    description: &str,
+    origin: &str,
+    version: &str,
+    requirements: &[&str],
+) -> crate::ToolMetadata {
+    crate::ToolMetadata {
+        name: name.to_string(),
+        description: description.to_string(),
+        origin: origin.to_string(),
+        version: version.to_string(),
+        requirements: requirements.iter().map(|r| r.to_string()).collect(),
+    }
+}
+
 /// Boxes one `tools![]` item; the call is spanned on the item.
 pub fn into_tool<T: IntoTool>(tool: T) -> Arc<dyn Tool> {
     tool.into_tool()

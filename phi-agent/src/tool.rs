@@ -79,6 +79,15 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The argument schema, already canonical and shared, when the tool has one at hand (a
+    /// [`TypedTool`](crate::TypedTool) shares its argument type's). The registry then stores
+    /// this `Arc` instead of canonicalizing [`schema`](Tool::schema) into a copy of its own.
+    /// Not part of the public API: implement [`schema`](Tool::schema).
+    #[doc(hidden)]
+    fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
+        None
+    }
+
     /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
     ///
     /// Evaluated after every turn until it returns `true`; once active, a tool stays active for

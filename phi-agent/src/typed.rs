@@ -112,6 +112,10 @@ where
         schema::cached::<T::Args>().as_ref().clone()
     }
 
+    fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
+        Some(schema::cached::<T::Args>())
+    }
+
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         let args = decode::arguments::<T::Args>(TypedTool::name(self), args, || {
             schema::cached::<T::Args>()

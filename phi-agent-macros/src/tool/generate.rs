@@ -400,17 +400,17 @@ fn metadata_fn(model: &Model) -> TokenStream {
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
     let requirements = &model.options.requirements;
+    // One call of a shared helper rather than the struct literal: less code per tool to expand,
+    // type-check and compile.
     quote! {
         fn metadata(&self) -> #krate::ToolMetadata {
-            #krate::ToolMetadata {
-                name: ::std::string::ToString::to_string(Self::NAME),
-                description: ::std::string::ToString::to_string(
-                    #krate::TypedTool::description(self),
-                ),
-                origin: ::std::string::ToString::to_string(#origin),
-                version: ::std::string::ToString::to_string(#version),
-                requirements: ::std::vec![#(::std::string::ToString::to_string(#requirements)),*],
-            }
+            #krate::__private::tool_metadata(
+                Self::NAME,
+                #krate::TypedTool::description(self),
+                #origin,
+                #version,
+                &[#(#requirements),*],
+            )
         }
     }
 }

@@ -136,8 +136,10 @@ impl AnthropicClient {
             max_tokens: self.max_tokens,
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
-            tools: (!request.tools.is_empty())
-                .then(|| self.tools.get(&request.tools, definition::anthropic)),
+            tools: (!request.tools.is_empty()).then(|| {
+                self.tools
+                    .get(&request.tools, definition::anthropic_borrowed)
+            }),
         }
     }
 }

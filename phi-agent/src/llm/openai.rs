@@ -104,6 +104,15 @@ impl OpenAiClient {
         serde_json::to_value(self.body(request)).unwrap_or_default()
     }
 
+    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
+    /// serialized. The tools part is copied from the bytes kept for the last tool list when the
+    /// request shares it (`Arc::ptr_eq`), as every turn of a session does while its active set is
+    /// unchanged.
+    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
+        // Serializing JSON values and strings to memory cannot fail.
+        serde_json::to_vec(&self.body(request)).unwrap_or_default()
+    }
+
     fn body(&self, request: &LlmRequest) -> ChatBody<'_> {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if let Some(system) = &request.system {
@@ -114,7 +123,7 @@ impl OpenAiClient {
             model: &self.model,
             messages,
             tools: (!request.tools.is_empty())
-                .then(|| self.tools.get(&request.tools, definition::openai)),
+                .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
             max_completion_tokens: self.max_tokens,
         }
     }

@@ -2,12 +2,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::ToolSpec;
 
-/// A tool list and its JSON.
-type Converted = (Arc<[ToolSpec]>, Arc<Value>);
+/// A tool list and its JSON text.
+type Converted = (Arc<[ToolSpec]>, Arc<RawValue>);
 
 /// The last tool list an adapter converted, and its JSON. The agent hands the same
 /// `Arc<[ToolSpec]>` to every turn while the active set is unchanged, so that comparing pointers
@@ -18,11 +19,13 @@ pub(crate) struct ToolJsonCache {
 }
 
 impl ToolJsonCache {
-    /// The JSON array of `tools`, each converted by `convert`; rebuilt only for a new list.
-    pub(crate) fn get(
+    /// The JSON array of `tools`, each converted by `convert`, serialized; rebuilt only for a new
+    /// list. Held as text so that a turn with an unchanged list copies bytes into the request body
+    /// instead of serializing every tool again.
+    pub(crate) fn get<'t, D: Serialize>(
         &self,
-        tools: &Arc<[ToolSpec]>,
-        convert: fn(&ToolSpec) -> Value,
+        tools: &'t Arc<[ToolSpec]>,
+        convert: fn(&'t ToolSpec) -> D,
     ) -> SharedJson {
         let mut last = self
             .last
@@ -33,17 +36,33 @@ impl ToolJsonCache {
         {
             return SharedJson(json.clone());
         }
-        let json = Arc::new(Value::Array(tools.iter().map(convert).collect()));
+        // Written straight to text, each definition borrowing its schema: no intermediate copy.
+        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
+        let json: Arc<RawValue> = serde_json::value::to_raw_value(&Definitions { tools, convert })
+            .unwrap_or_default()
+            .into();
         *last = Some((tools.clone(), json.clone()));
         SharedJson(json)
     }
 }
 
-/// Shared JSON that serializes as the value it holds (serde's `rc` feature is not enabled).
-#[derive(Debug, Clone)]
-pub(crate) struct SharedJson(pub(crate) Arc<Value>);
+/// A tool list serialized as the array of its definitions.
+struct Definitions<'t, D> {
+    tools: &'t [ToolSpec],
+    convert: fn(&'t ToolSpec) -> D,
+}
 
-impl serde::Serialize for SharedJson {
+impl<'t, D: Serialize> Serialize for Definitions<'t, D> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.tools.iter().map(self.convert))
+    }
+}
+
+/// Shared JSON text that serializes as the value it holds (serde's `rc` feature is not enabled).
+#[derive(Debug, Clone)]
+pub(crate) struct SharedJson(pub(crate) Arc<RawValue>);
+
+impl Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
     }
@@ -51,6 +70,8 @@ impl serde::Serialize for SharedJson {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn spec(name: &'static str) -> ToolSpec {
@@ -62,12 +83,12 @@ mod tests {
         let cache = ToolJsonCache::default();
         let tools: Arc<[ToolSpec]> = Arc::from(vec![spec("a")]);
         let first = cache.get(&tools, |s| Value::from(s.name));
-        let again = cache.get(&tools.clone(), |_| unreachable!("cached"));
+        let again = cache.get(&tools.clone(), |_| -> Value { unreachable!("cached") });
         assert!(Arc::ptr_eq(&first.0, &again.0));
         let other: Arc<[ToolSpec]> = Arc::from(vec![spec("a"), spec("b")]);
         assert_eq!(
-            *cache.get(&other, |s| Value::from(s.name)).0,
-            serde_json::json!(["a", "b"])
+            cache.get(&other, |s| Value::from(s.name)).0.get(),
+            r#"["a","b"]"#
         );
     }
 }

@@ -7,6 +7,8 @@ mod activation;
 mod deadline;
 mod dispatch;
 mod name;
+mod shared_list;
+mod stored_schema;
 
 use std::fmt;
 use std::sync::Arc;
@@ -18,8 +20,10 @@ use serde_json::Value;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolSpec;
-use crate::schema::{self, Dialect, DialectError, DialectSchemas};
+use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use shared_list::DirectList;
+use stored_schema::StoredSchema;
 
 pub use activation::ActiveTools;
 pub use dispatch::ToolCallResult;
@@ -31,8 +35,7 @@ pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
     name: &'static str,
     description: &'static str,
-    schema: Arc<Value>,
-    dialects: Arc<DialectSchemas>,
+    schema: Arc<StoredSchema>,
     exposure: ToolExposure,
     timeout: Duration,
     metadata: Arc<ToolMetadata>,
@@ -55,13 +58,17 @@ impl RegisteredTool {
     }
 
     /// The tool's argument schema in canonical form ([`schema::canonicalize`]).
+    ///
+    /// A hand-written tool's schema is held as compact JSON text until the first call of this
+    /// method (or of [`spec`](Self::spec)), which parses it once; see the memory target in
+    /// `BENCHMARKS.md`.
     pub fn schema(&self) -> &Arc<Value> {
-        &self.schema
+        self.schema.value()
     }
 
     /// The argument schema in `dialect`, computed at most once per tool and dialect.
     pub fn dialect_schema(&self, dialect: Dialect) -> Result<&Value, &DialectError> {
-        self.dialects.get(&self.schema, dialect)
+        self.schema.dialects().get(self.schema.value(), dialect)
     }
 
     /// The tool's exposure.
@@ -84,8 +91,8 @@ impl RegisteredTool {
         ToolSpec {
             name: self.name,
             description: self.description,
-            schema: self.schema.clone(),
-            dialects: self.dialects.clone(),
+            schema: self.schema.value().clone(),
+            dialects: self.schema.dialects().clone(),
         }
     }
 
@@ -140,6 +147,7 @@ pub struct ToolRegistry {
     tools: Vec<RegisteredTool>,
     by_name: FxHashMap<&'static str, usize>,
     config: ToolConfig,
+    direct_list: DirectList,
 }
 
 impl ToolRegistry {
@@ -149,6 +157,7 @@ impl ToolRegistry {
             tools: Vec::new(),
             by_name: FxHashMap::default(),
             config,
+            direct_list: DirectList::default(),
         }
     }
 
@@ -172,16 +181,25 @@ impl ToolRegistry {
             Some(ms) => ms,
             None => self.config.default_tool_timeout_ms,
         };
-        let schema = schema::canonicalize(tool.schema());
-        schema::check_root(&schema).map_err(|problem| AgentError::InvalidSchema {
+        let invalid = |problem: schema::SchemaProblem| AgentError::InvalidSchema {
             tool: name.to_string(),
             problem: problem.to_string(),
-        })?;
+        };
+        let schema = match tool.__canonical_schema() {
+            Some(shared) => {
+                schema::check_root(&shared).map_err(invalid)?;
+                StoredSchema::shared(shared)
+            }
+            None => {
+                let schema = schema::canonicalize(tool.schema());
+                schema::check_root(&schema).map_err(invalid)?;
+                StoredSchema::compact(schema)
+            }
+        };
         let entry = RegisteredTool {
             name,
             description: tool.description(),
             schema: Arc::new(schema),
-            dialects: Arc::default(),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
             metadata: Arc::new(tool.metadata()),
@@ -196,6 +214,7 @@ impl ToolRegistry {
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(entry);
+        self.forget_direct_list();
         Ok(())
     }
 

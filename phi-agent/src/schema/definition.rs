@@ -18,7 +18,8 @@
 //! assert_eq!(anthropic[0]["input_schema"]["type"], "object");
 //! ```
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::dialect::Dialect;
 use crate::llm::ToolSpec;
@@ -48,8 +49,14 @@ use crate::tool::ToolAnnotations;
 /// assert_eq!(tool["function"]["strict"], false, "a map keeps the tool out of strict mode");
 /// ```
 pub fn openai(spec: &ToolSpec) -> Value {
+    serde_json::to_value(openai_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`openai`]'s tool object borrowing its schema, for an adapter to serialize straight into its
+/// request without building (and dropping) a copy of every schema.
+pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
     let (parameters, strict) = match spec.dialect_schema(Dialect::OpenAiStrict) {
-        Ok(schema) => (schema.clone(), true),
+        Ok(schema) => (schema, true),
         Err(error) => {
             spec.dialects.warn_once(Dialect::OpenAiStrict, || {
                 tracing::warn!(
@@ -61,15 +68,31 @@ pub fn openai(spec: &ToolSpec) -> Value {
             (lenient(spec, Dialect::OpenAi), false)
         }
     };
-    json!({
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": parameters,
-            "strict": strict,
-        }
-    })
+    OpenAiTool {
+        kind: "function",
+        function: OpenAiFunction {
+            name: spec.name,
+            description: spec.description,
+            parameters,
+            strict,
+        },
+    }
+}
+
+/// See [`openai_borrowed`].
+#[derive(Serialize)]
+pub(crate) struct OpenAiTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: OpenAiFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct OpenAiFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+    strict: bool,
 }
 
 /// The Anthropic messages tool object: `{name, description, input_schema}`.
@@ -83,11 +106,24 @@ pub fn openai(spec: &ToolSpec) -> Value {
 ///     "input_schema": {"type": "object", "properties": {}}}));
 /// ```
 pub fn anthropic(spec: &ToolSpec) -> Value {
-    json!({
-        "name": spec.name,
-        "description": spec.description,
-        "input_schema": lenient(spec, Dialect::Anthropic),
-    })
+    serde_json::to_value(anthropic_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`anthropic`]'s tool object borrowing its schema; see [`openai_borrowed`].
+pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
+    AnthropicTool {
+        name: spec.name,
+        description: spec.description,
+        input_schema: lenient(spec, Dialect::Anthropic),
+    }
+}
+
+/// See [`anthropic_borrowed`].
+#[derive(Serialize)]
+pub(crate) struct AnthropicTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
 }
 
 /// A Gemini `FunctionDeclaration`: `{name, description, parameters}`, without `parameters`
@@ -128,7 +164,7 @@ pub fn mcp(tool: &RegisteredTool) -> Value {
     let mut object = Map::new();
     object.insert("name".into(), spec.name.into());
     object.insert("description".into(), spec.description.into());
-    object.insert("inputSchema".into(), lenient(&spec, Dialect::Mcp));
+    object.insert("inputSchema".into(), lenient(&spec, Dialect::Mcp).clone());
     if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
         object.insert("outputSchema".into(), output.clone());
     }
@@ -155,9 +191,9 @@ pub fn mcp_annotations(annotations: &ToolAnnotations) -> Option<Value> {
 
 /// The dialect schema, or (for a spec that never went through a registry) the canonical
 /// schema as it is, with a warning: the provider will probably refuse it.
-fn lenient(spec: &ToolSpec, dialect: Dialect) -> Value {
+fn lenient(spec: &ToolSpec, dialect: Dialect) -> &Value {
     match spec.dialect_schema(dialect) {
-        Ok(schema) => schema.clone(),
+        Ok(schema) => schema,
         Err(error) => {
             spec.dialects.warn_once(dialect, || {
                 tracing::warn!(
@@ -167,7 +203,7 @@ fn lenient(spec: &ToolSpec, dialect: Dialect) -> Value {
                     "tool schema breaks the provider's root rule; sending it unchanged"
                 );
             });
-            spec.schema.as_ref().clone()
+            &spec.schema
         }
     }
 }

@@ -87,19 +87,13 @@ const _: () = {
             ::core::option::Option::Some(30000u64)
         }
         fn metadata(&self) -> ::phi_agent::ToolMetadata {
-            ::phi_agent::ToolMetadata {
-                name: ::std::string::ToString::to_string(Self::NAME),
-                description: ::std::string::ToString::to_string(
-                    ::phi_agent::TypedTool::description(self),
-                ),
-                origin: ::std::string::ToString::to_string(
-                    ::core::env!("CARGO_PKG_NAME"),
-                ),
-                version: ::std::string::ToString::to_string(
-                    ::core::env!("CARGO_PKG_VERSION"),
-                ),
-                requirements: ::std::vec![],
-            }
+            ::phi_agent::__private::tool_metadata(
+                Self::NAME,
+                ::phi_agent::TypedTool::description(self),
+                ::core::env!("CARGO_PKG_NAME"),
+                ::core::env!("CARGO_PKG_VERSION"),
+                &[],
+            )
         }
         fn exposure(&self) -> ::phi_agent::ToolExposure {
             ::phi_agent::ToolExposure::Deferred

@@ -52,15 +52,13 @@ const _: () = {
             ::core::result::Result::Ok(__phi_output)
         }
         fn metadata(&self) -> ::agent_base::ToolMetadata {
-            ::agent_base::ToolMetadata {
-                name: ::std::string::ToString::to_string(Self::NAME),
-                description: ::std::string::ToString::to_string(
-                    ::agent_base::TypedTool::description(self),
-                ),
-                origin: ::std::string::ToString::to_string("git-tools"),
-                version: ::std::string::ToString::to_string("1.2.0"),
-                requirements: ::std::vec![::std::string::ToString::to_string("git")],
-            }
+            ::agent_base::__private::tool_metadata(
+                Self::NAME,
+                ::agent_base::TypedTool::description(self),
+                "git-tools",
+                "1.2.0",
+                &["git"],
+            )
         }
         fn exposure(&self) -> ::agent_base::ToolExposure {
             ::agent_base::ToolExposure::Deferred

@@ -49,6 +49,24 @@ const MAX_CHARS: usize = 120_000;
 
 const MODE: &str = "in OpenAI strict mode";
 
+/// The length of `schema` as compact JSON, counted without building the text.
+fn compact_len(schema: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` into a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, schema);
+    count.0
+}
+
 pub(super) fn strict(canonical: &Value) -> Result<Value, Vec<SchemaProblem>> {
     let mut strict = Strict::default();
     let mut path = SchemaPath::default();
@@ -62,7 +80,7 @@ pub(super) fn strict(canonical: &Value) -> Result<Value, Vec<SchemaProblem>> {
             ),
         );
     }
-    let chars = schema.to_string().len();
+    let chars = compact_len(&schema);
     if chars > MAX_CHARS {
         strict.report(
             &path,

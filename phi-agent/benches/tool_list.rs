@@ -1,0 +1,178 @@
+//! The tool list of a turn (performance target 2), as the agent and the OpenAI adapter build it:
+//! the session's `Arc<[ToolSpec]>` (rebuilt only when the active set changes) and the request's
+//! `tools` bytes (the adapter keeps the serialized array of the last list it saw).
+//!
+//! - `warm`: the list is unchanged since the last turn: the adapter serializes a request with the
+//!   same `Arc<[ToolSpec]>`, so the tools part is copied as cached bytes.
+//! - `cold`: a fresh registry's first turn: every schema is parsed, converted to the dialect,
+//!   turned into a definition and serialized.
+//! - `new_list`: a list the adapter has not seen yet, over schemas already derived.
+//! - `activation_recheck`: the per-turn re-evaluation of Deferred tools that stay inactive.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use phi_agent::llm::{LlmRequest, OpenAiClient, ToolSpec};
+use phi_agent::registry::{ActiveTools, ToolRegistry};
+use phi_agent::{
+    ActivationContext, AgentResult, Content, Tool, ToolConfig, ToolContext, ToolExposure,
+};
+use serde_json::{Value, json};
+
+/// A tool with its own name and schema, of the given exposure.
+struct Generated {
+    name: &'static str,
+    schema: Value,
+    exposure: ToolExposure,
+}
+
+#[async_trait]
+impl Tool for Generated {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        "Search one collection for matching records"
+    }
+    fn schema(&self) -> Value {
+        self.schema.clone()
+    }
+    fn exposure(&self) -> ToolExposure {
+        self.exposure
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(self.name)])
+    }
+    async fn should_activate(&self, _: &ActivationContext) -> bool {
+        false
+    }
+}
+
+fn generated(index: usize, exposure: ToolExposure) -> Generated {
+    Generated {
+        name: String::leak(format!("search_{index}")),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                "filters": {
+                    "type": "object",
+                    "properties": {
+                        "tags": {"type": "array", "items": {"type": "string"}},
+                        "since": {"type": "string", "description": "ISO date"}
+                    },
+                    "required": ["tags", "since"],
+                    "additionalProperties": false
+                }
+            },
+            "required": ["query", "limit", "filters"],
+            "additionalProperties": false
+        }),
+        exposure,
+    }
+}
+
+/// `direct` Direct tools, then `deferred` Deferred and `hidden` Hidden ones.
+fn registry(direct: usize, deferred: usize, hidden: usize) -> ToolRegistry {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    let exposures = std::iter::repeat_n(ToolExposure::Direct, direct)
+        .chain(std::iter::repeat_n(ToolExposure::Deferred, deferred))
+        .chain(std::iter::repeat_n(ToolExposure::Hidden, hidden));
+    for (index, exposure) in exposures.enumerate() {
+        registry
+            .register(generated(index, exposure))
+            .expect("valid tool");
+    }
+    registry
+}
+
+fn request(tools: Arc<[ToolSpec]>) -> LlmRequest {
+    LlmRequest {
+        system: Some("You are a search assistant.".into()),
+        messages: Vec::new(),
+        tools,
+    }
+}
+
+fn tool_list(registry: &ToolRegistry, active: &ActiveTools) -> Arc<[ToolSpec]> {
+    registry.visible(active).map(|tool| tool.spec()).collect()
+}
+
+fn bench_tool_list(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
+    let mut group = c.benchmark_group("tool_list");
+    for (label, direct, deferred, hidden) in [("200", 200, 0, 0), ("1000", 800, 150, 50)] {
+        let registry = registry(direct, deferred, hidden);
+        let mut active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+        let tools = tool_list(&registry, &active);
+        assert_eq!(tools.len(), direct, "only Direct tools are visible");
+        let request = request(tools);
+        let first = client.request_bytes(&request);
+        assert!(first.len() > direct * 200, "every tool is in the body");
+        group.bench_function(format!("warm/{label}"), |b| {
+            b.iter(|| black_box(client.request_bytes(black_box(&request))))
+        });
+        group.bench_function(format!("activation_recheck/{label}"), |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        black_box(registry.activate(&mut active).await);
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+    }
+    // A list the adapter has not seen (a new `Arc`) over a registry that has served before: the
+    // first turn after a Deferred tool is activated. Schemas and dialects are reused; the list is
+    // serialized again. (Sessions showing just the Direct tools share the registry's one list,
+    // so a new session's first turn is `warm`.)
+    let served = registry(800, 150, 50);
+    let served_active = rt.block_on(served.visible_tools(&ActivationContext::default()));
+    client.request_bytes(&request(tool_list(&served, &served_active)));
+    group.bench_function("new_list/1000", |b| {
+        b.iter(|| {
+            let request = request(tool_list(&served, &served_active));
+            black_box(client.request_bytes(&request))
+        })
+    });
+    group.bench_function("cold/1000", |b| {
+        b.iter_batched(
+            || {
+                let registry = registry(800, 150, 50);
+                let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+                let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
+                (registry, active, client)
+            },
+            |(registry, active, client)| {
+                let request = request(tool_list(&registry, &active));
+                black_box(client.request_bytes(&request));
+                (registry, client)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_tool_list
+}
+criterion_main!(benches);

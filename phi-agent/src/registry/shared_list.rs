@@ -1,0 +1,117 @@
+//! One tool list shared by every session that sees exactly the Direct tools.
+//!
+//! Adapters keep the serialized tools of the last list they were given, keyed on the list's
+//! pointer. If each new session built its own list, every session's first turn would serialize
+//! all tools again (and sessions running side by side would evict each other's bytes). Sessions
+//! start with the Direct tools, and most never activate anything else, so the registry builds
+//! that one list once and hands the same `Arc` to all of them.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use super::{ActiveTools, ToolRegistry};
+use crate::llm::ToolSpec;
+use crate::tool::ToolExposure;
+
+/// The list of the Direct tools, built on first use; emptied when a tool is registered.
+#[derive(Clone, Default)]
+pub(super) struct DirectList(OnceLock<Arc<[ToolSpec]>>);
+
+impl fmt::Debug for DirectList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "DirectList(built)"
+        } else {
+            "DirectList(not built)"
+        })
+    }
+}
+
+impl ToolRegistry {
+    /// The specs of the tools active in `set`, in registration order. A set of exactly the Direct
+    /// tools gets the registry's shared list (see the module docs).
+    pub(crate) fn tool_specs(&self, set: &ActiveTools) -> Arc<[ToolSpec]> {
+        // Direct tools are always active, so a set showing only Direct tools shows all of them.
+        let only_direct = self
+            .visible(set)
+            .all(|tool| tool.exposure == ToolExposure::Direct);
+        if only_direct {
+            return self
+                .direct_list
+                .0
+                .get_or_init(|| self.visible(set).map(|tool| tool.spec()).collect())
+                .clone();
+        }
+        self.visible(set).map(|tool| tool.spec()).collect()
+    }
+
+    /// Forgets the shared list, after the set of tools changed.
+    pub(super) fn forget_direct_list(&mut self) {
+        self.direct_list = DirectList::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::{ActivationContext, AgentResult, Content, Tool, ToolContext};
+
+    struct Named(&'static str, ToolExposure);
+
+    #[async_trait::async_trait]
+    impl Tool for Named {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn description(&self) -> &'static str {
+            "A tool"
+        }
+        fn schema(&self) -> Value {
+            json!({"type": "object", "properties": {}})
+        }
+        fn exposure(&self) -> ToolExposure {
+            self.1
+        }
+        async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn names(list: &[ToolSpec]) -> Vec<&str> {
+        list.iter().map(|spec| spec.name).collect()
+    }
+
+    #[test]
+    fn sessions_showing_the_direct_tools_share_one_list() {
+        let mut registry = ToolRegistry::default();
+        registry.register(Named("a", ToolExposure::Direct)).unwrap();
+        registry
+            .register(Named("later", ToolExposure::Deferred))
+            .unwrap();
+        registry
+            .register(Named("secret", ToolExposure::Hidden))
+            .unwrap();
+        let context = ActivationContext::default();
+        let first = registry.tool_specs(&registry.active_tools(&context));
+        let second = registry.tool_specs(&registry.active_tools(&context));
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(names(&first), ["a"]);
+
+        let with_deferred = ActivationContext {
+            current_tools: vec!["later".into()],
+            ..ActivationContext::default()
+        };
+        let own = registry.tool_specs(&registry.active_tools(&with_deferred));
+        assert_eq!(names(&own), ["a", "later"]);
+
+        registry.register(Named("b", ToolExposure::Direct)).unwrap();
+        let after = registry.tool_specs(&registry.active_tools(&context));
+        assert_eq!(
+            names(&after),
+            ["a", "b"],
+            "a new tool empties the shared list"
+        );
+    }
+}
