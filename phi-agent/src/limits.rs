@@ -4,93 +4,105 @@ use serde_json::Value;
 
 use crate::content::Content;
 
-/// Approximate compact-JSON length of `value`, counting no further than just past `limit`.
+/// What one walk over a value found, against a size and a depth limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Measure {
+    /// Within both limits; the approximate compact-JSON length.
+    Fits(usize),
+    /// Longer than the size limit (the walk stopped there).
+    TooLarge,
+    /// Nested deeper than the depth limit (the walk stopped there).
+    TooDeep,
+}
+
+/// Measures `root` in one walk: its approximate compact-JSON length and its nesting depth (a
+/// container is level 1), stopping as soon as either exceeds its limit, so a huge or deep value
+/// costs no more than a small one.
 ///
 /// Strings count their bytes plus quotes, numbers and literals a fixed 5 bytes, separators one
-/// byte per item. The walk stops once the count exceeds `limit`, so a huge value costs no more
-/// than a small one; it keeps its stack in a fixed array, so the common case allocates nothing,
-/// and spills to the heap only for values nested deeper than that array.
-pub(crate) fn json_len_up_to(root: &Value, limit: usize) -> usize {
-    const INLINE: usize = 32;
-    let mut inline: [Option<&Value>; INLINE] = [None; INLINE];
-    let mut len = 1;
-    inline[0] = Some(root);
+/// byte per item. The walk needs no recursion; its stack lives in a fixed array and spills to the
+/// heap only when more than 8 containers wait at once, so the common case allocates nothing.
+pub(crate) fn measure(root: &Value, max_bytes: usize, max_depth: usize) -> Measure {
+    let mut stack = WalkStack::default();
     let mut total = 0usize;
-    while len > 0 {
-        len -= 1;
-        let Some(value) = inline[len] else { break };
+    let mut next = Some((root, 1usize));
+    while let Some((value, depth)) = next {
+        total += scalar_len(value);
         match value {
-            Value::Null | Value::Bool(_) | Value::Number(_) => total += 5,
-            Value::String(s) => total += s.len() + 2,
             Value::Array(items) => {
+                if depth > max_depth {
+                    return Measure::TooDeep;
+                }
                 total += 2 + items.len();
                 for item in items {
-                    if !push(&mut inline, &mut len, item, &mut total) {
-                        return deep_len(root, limit);
+                    total += scalar_len(item);
+                    if is_container(item) {
+                        stack.push(item, depth + 1);
                     }
                 }
             }
             Value::Object(map) => {
+                if depth > max_depth {
+                    return Measure::TooDeep;
+                }
                 total += 2;
                 for (key, item) in map {
-                    total += key.len() + 4;
-                    if !push(&mut inline, &mut len, item, &mut total) {
-                        return deep_len(root, limit);
+                    total += key.len() + 4 + scalar_len(item);
+                    if is_container(item) {
+                        stack.push(item, depth + 1);
                     }
                 }
             }
+            _ => {}
         }
-        if total > limit {
-            break;
+        if total > max_bytes {
+            return Measure::TooLarge;
         }
+        next = stack.pop();
     }
-    total
+    Measure::Fits(total)
 }
 
-/// Pushes a container onto the inline stack (scalars are counted at once); `false` when full.
-#[inline]
-fn push<'a>(
-    stack: &mut [Option<&'a Value>],
-    len: &mut usize,
-    item: &'a Value,
-    total: &mut usize,
-) -> bool {
-    match item {
-        Value::Null | Value::Bool(_) | Value::Number(_) => *total += 5,
-        Value::String(s) => *total += s.len() + 2,
-        _ if *len == stack.len() => return false,
-        _ => {
-            stack[*len] = Some(item);
-            *len += 1;
-        }
+fn scalar_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 5,
+        Value::String(s) => s.len() + 2,
+        Value::Array(_) | Value::Object(_) => 0,
     }
-    true
 }
 
-fn deep_len(value: &Value, limit: usize) -> usize {
-    let mut total = 0usize;
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        total += match value {
-            Value::Null | Value::Bool(_) | Value::Number(_) => 5,
-            Value::String(s) => s.len() + 2,
-            Value::Array(items) => {
-                stack.extend(items);
-                2 + items.len()
-            }
-            Value::Object(map) => {
-                for (key, item) in map {
-                    total += key.len() + 4;
-                    stack.push(item);
-                }
-                2
-            }
-        };
-        if total > limit {
-            return total;
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+/// Containers waiting to be walked, with their depth: a few inline (tool arguments rarely have
+/// more siblings waiting at once, and a small array is cheap to set up per call), the rest on the
+/// heap.
+#[derive(Default)]
+struct WalkStack<'a> {
+    inline: [(Option<&'a Value>, usize); 8],
+    len: usize,
+    spill: Vec<(&'a Value, usize)>,
+}
+
+impl<'a> WalkStack<'a> {
+    fn push(&mut self, value: &'a Value, depth: usize) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = (Some(value), depth);
+            self.len += 1;
+        } else {
+            self.spill.push((value, depth));
         }
     }
-    total
+
+    fn pop(&mut self) -> Option<(&'a Value, usize)> {
+        if let Some(entry) = self.spill.pop() {
+            return Some(entry);
+        }
+        self.len = self.len.checked_sub(1)?;
+        let (value, depth) = self.inline[self.len];
+        value.map(|value| (value, depth))
+    }
 }
 
 /// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came
@@ -136,7 +148,10 @@ pub(crate) fn defuse_deep_arguments(arguments: &mut Value) {
 
 /// Approximate compact-JSON length of `value`.
 pub(crate) fn json_len(value: &Value) -> usize {
-    json_len_up_to(value, usize::MAX)
+    match measure(value, usize::MAX, usize::MAX) {
+        Measure::Fits(len) => len,
+        Measure::TooLarge | Measure::TooDeep => usize::MAX,
+    }
 }
 
 /// Cuts `contents` to at most `limit` bytes as the model sees them, ending with a marker that
@@ -189,17 +204,41 @@ mod tests {
     #[test]
     fn length_stops_early_past_the_limit() {
         let big = Value::String("x".repeat(10_000));
-        assert!(json_len_up_to(&big, 100) > 100);
+        assert_eq!(measure(&big, 100, 10), Measure::TooLarge);
         assert!(json_len(&json!({"a": 1})) < 20);
     }
 
     #[test]
-    fn shallow_and_deep_walks_agree() {
+    fn depth_is_measured_in_the_same_walk() {
+        // object (1) > array (2) > object (3) > array (4)
+        let value = json!({"a": [1, {"b": []}]});
+        assert!(matches!(measure(&value, usize::MAX, 4), Measure::Fits(_)));
+        assert_eq!(measure(&value, usize::MAX, 3), Measure::TooDeep);
+        assert!(matches!(
+            measure(&json!(7), usize::MAX, 0),
+            Measure::Fits(_)
+        ));
+    }
+
+    #[test]
+    fn wide_values_spill_the_walk_stack_and_still_count_right() {
+        // 100 sibling containers: more than the inline stack slots.
+        let wide = Value::Array((0..100).map(|i| json!([i, "ab"])).collect());
+        let compact = wide.to_string().len();
+        let approx = json_len(&wide);
+        assert!(
+            approx.abs_diff(compact) * 2 < compact,
+            "{approx} vs {compact}"
+        );
+        assert_eq!(measure(&wide, usize::MAX, 1), Measure::TooDeep);
+    }
+
+    #[test]
+    fn the_length_is_close_to_the_compact_json_length() {
         let mut value = json!({"k": ["ab", 1, null, {"x": true}]});
         for _ in 0..10 {
             value = json!([value, "tail"]);
         }
-        assert_eq!(json_len(&value), deep_len(&value, usize::MAX));
         let compact = value.to_string().len();
         let approx = json_len(&value);
         assert!(

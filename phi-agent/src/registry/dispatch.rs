@@ -12,7 +12,7 @@ use super::{ActiveTools, RegisteredTool, ToolRegistry};
 use crate::content::Content;
 use crate::context::ToolContext;
 use crate::error::AgentError;
-use crate::limits;
+use crate::limits::{self, Measure};
 
 /// The outcome of one tool call, ready to be shown to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,21 +99,24 @@ impl ToolRegistry {
 
     async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
         let limit = self.config.max_argument_bytes;
-        if limits::json_len_up_to(args, limit) > limit {
-            return ToolCallResult::error(&AgentError::ArgumentsTooLarge {
-                tool: tool.name.to_string(),
-                limit,
-            });
-        }
-        if limits::nesting_exceeds(args, limits::MAX_ARGUMENT_DEPTH) {
-            return ToolCallResult::error(&AgentError::InvalidArguments {
-                tool: tool.name.to_string(),
-                path: ".".into(),
-                message: format!(
-                    "the arguments nest more than {} levels deep; send flatter arguments",
-                    limits::MAX_ARGUMENT_DEPTH
-                ),
-            });
+        match limits::measure(args, limit, limits::MAX_ARGUMENT_DEPTH) {
+            Measure::Fits(_) => {}
+            Measure::TooLarge => {
+                return ToolCallResult::error(&AgentError::ArgumentsTooLarge {
+                    tool: tool.name.to_string(),
+                    limit,
+                });
+            }
+            Measure::TooDeep => {
+                return ToolCallResult::error(&AgentError::InvalidArguments {
+                    tool: tool.name.to_string(),
+                    path: ".".into(),
+                    message: format!(
+                        "the arguments nest more than {} levels deep; send flatter arguments",
+                        limits::MAX_ARGUMENT_DEPTH
+                    ),
+                });
+            }
         }
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well.
