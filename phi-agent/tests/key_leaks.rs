@@ -7,16 +7,19 @@
 
 use std::io;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
-use phi_agent::llm::{AnthropicClient, HttpConfig, LlmClient, LlmRequest, OpenAiClient};
+use phi_agent::llm::{AnthropicClient, LlmClient, LlmRequest, OpenAiClient};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+#[path = "support/providers.rs"]
+mod providers;
+use providers::{BOTH, http};
 
 const KEY: &str = "sk-proj-SECURITY-0123456789abcdef";
 
@@ -35,69 +38,6 @@ impl Tool for Open {
     }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text("opened")])
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Provider {
-    OpenAi,
-    Anthropic,
-}
-
-impl Provider {
-    fn client(self, base: &str) -> Box<dyn LlmClient> {
-        let config = HttpConfig {
-            timeout: Duration::from_secs(2),
-            max_retries: 1,
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(50),
-        };
-        match self {
-            Provider::OpenAi => Box::new(
-                OpenAiClient::new(KEY, "gpt-test")
-                    .unwrap()
-                    .with_base_url(format!("{base}/v1"))
-                    .with_http_config(config),
-            ),
-            Provider::Anthropic => Box::new(
-                AnthropicClient::new(KEY, "claude-test")
-                    .unwrap()
-                    .with_base_url(base)
-                    .with_http_config(config),
-            ),
-        }
-    }
-
-    fn calls(self, names: &[&str]) -> Value {
-        match self {
-            Provider::OpenAi => {
-                let calls: Vec<Value> = names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| json!({"id": format!("c{i}"), "type": "function", "function": {"name": name, "arguments": "{}"}}))
-                    .collect();
-                json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null, "tool_calls": calls}}]})
-            }
-            Provider::Anthropic => {
-                let blocks: Vec<Value> = names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| json!({"type": "tool_use", "id": format!("c{i}"), "name": name, "input": {}}))
-                    .collect();
-                json!({"content": blocks, "stop_reason": "tool_use"})
-            }
-        }
-    }
-
-    fn text(self, text: &str) -> Value {
-        match self {
-            Provider::OpenAi => {
-                json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": text}}]})
-            }
-            Provider::Anthropic => {
-                json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
-            }
-        }
     }
 }
 
@@ -135,7 +75,7 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
     let _guard = tracing::subscriber::set_default(subscriber);
     let mut shown = Vec::new();
 
-    for provider in [Provider::OpenAi, Provider::Anthropic] {
+    for provider in BOTH {
         // A successful run with a tool call.
         let server = MockServer::start().await;
         Mock::given(method("POST"))
@@ -144,7 +84,7 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
             .mount(&server)
             .await;
         Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(provider.text("done")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(provider.answer("done")))
             .mount(&server)
             .await;
         shown.push(format!(
@@ -152,7 +92,8 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
             OpenAiClient::new(KEY, "m").unwrap(),
             AnthropicClient::new(KEY, "m").unwrap()
         ));
-        let builder = base_agent_builder(provider.client(&server.uri())).register_tool(Open);
+        let builder = base_agent_builder(provider.client(&server.uri(), KEY, http(2_000, 1)))
+            .register_tool(Open);
         shown.push(format!("{builder:?}"));
         let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
         shown.push(format!("{agent:?}"));
@@ -180,7 +121,7 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
                 .mount(&server)
                 .await;
             let error = provider
-                .client(&server.uri())
+                .client(&server.uri(), KEY, http(2_000, 1))
                 .complete(&LlmRequest::default())
                 .await
                 .unwrap_err();
@@ -194,7 +135,7 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
             .unwrap()
             .port();
         let error = provider
-            .client(&format!("http://127.0.0.1:{port}"))
+            .client(&format!("http://127.0.0.1:{port}"), KEY, http(2_000, 1))
             .complete(&LlmRequest::default())
             .await
             .unwrap_err();

@@ -13,63 +13,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use phi_agent::AgentError;
-use phi_agent::llm::{AnthropicClient, HttpConfig, LlmClient, LlmRequest, Message, OpenAiClient};
+use phi_agent::llm::{LlmClient, LlmRequest, Message};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+#[path = "support/providers.rs"]
+mod providers;
+use providers::{BOTH, Provider, http};
+
 const KEY: &str = "sk-network-fault-secret";
-
-#[derive(Debug, Clone, Copy)]
-enum Provider {
-    OpenAi,
-    Anthropic,
-}
-
-const BOTH: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
-
-impl Provider {
-    fn client(self, base: &str, config: HttpConfig) -> Box<dyn LlmClient> {
-        match self {
-            Provider::OpenAi => Box::new(
-                OpenAiClient::new(KEY, "gpt-test")
-                    .unwrap()
-                    .with_base_url(format!("{base}/v1"))
-                    .with_http_config(config),
-            ),
-            Provider::Anthropic => Box::new(
-                AnthropicClient::new(KEY, "claude-test")
-                    .unwrap()
-                    .with_base_url(base)
-                    .with_http_config(config),
-            ),
-        }
-    }
-
-    fn answer(self, text: &str) -> Value {
-        match self {
-            Provider::OpenAi => json!({
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}
-            }),
-            Provider::Anthropic => json!({
-                "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                "usage": {"input_tokens": 1, "output_tokens": 1}
-            }),
-        }
-    }
-}
-
-fn config(timeout_ms: u64, max_retries: u32) -> HttpConfig {
-    HttpConfig {
-        timeout: Duration::from_millis(timeout_ms),
-        max_retries,
-        initial_backoff: Duration::from_millis(10),
-        max_backoff: Duration::from_millis(200),
-    }
-}
 
 fn ask() -> LlmRequest {
     LlmRequest {
@@ -146,7 +99,7 @@ async fn a_refused_connection_is_retried_then_reported() {
             .local_addr()
             .unwrap()
             .port();
-        let client = provider.client(&format!("http://127.0.0.1:{port}"), config(1_000, 2));
+        let client = provider.client(&format!("http://127.0.0.1:{port}"), KEY, http(1_000, 2));
         let started = Instant::now();
         let error = client.complete(&ask()).await.unwrap_err();
         let AgentError::Http { message, .. } = &error else {
@@ -192,7 +145,7 @@ async fn a_connection_reset_mid_body_is_retried_and_the_next_answer_is_used() {
             }),
         );
         let reply = provider
-            .client(&base, config(2_000, 2))
+            .client(&base, KEY, http(2_000, 2))
             .complete(&ask())
             .await;
         let reply = reply.unwrap_or_else(|e| panic!("{provider:?}: {e}"));
@@ -223,7 +176,7 @@ async fn connections_that_always_break_mid_body_end_in_a_clear_error() {
             }),
         );
         let error = provider
-            .client(&base, config(2_000, 2))
+            .client(&base, KEY, http(2_000, 2))
             .complete(&ask())
             .await
             .unwrap_err();
@@ -253,7 +206,7 @@ async fn a_429_storm_is_waited_out_when_it_ends_and_reported_when_it_does_not() 
             .await;
         let started = Instant::now();
         let reply = provider
-            .client(&server.uri(), config(1_000, 5))
+            .client(&server.uri(), KEY, http(1_000, 5))
             .complete(&ask())
             .await
             .unwrap();
@@ -272,7 +225,7 @@ async fn a_429_storm_is_waited_out_when_it_ends_and_reported_when_it_does_not() 
             .mount(&server)
             .await;
         let error = provider
-            .client(&server.uri(), config(1_000, 3))
+            .client(&server.uri(), KEY, http(1_000, 3))
             .complete(&ask())
             .await
             .unwrap_err();
@@ -299,7 +252,7 @@ async fn an_absurd_retry_after_is_capped_by_max_backoff() {
             .await;
         let started = Instant::now();
         let reply = provider
-            .client(&server.uri(), config(1_000, 3))
+            .client(&server.uri(), KEY, http(1_000, 3))
             .complete(&ask())
             .await
             .unwrap();
@@ -336,7 +289,7 @@ async fn headers_that_never_come_and_a_trickling_body_time_out() {
             );
             let started = Instant::now();
             let error = provider
-                .client(&base, config(300, 1))
+                .client(&base, KEY, http(300, 1))
                 .complete(&ask())
                 .await
                 .unwrap_err();
@@ -367,7 +320,7 @@ async fn invalid_utf8_in_body_or_headers_is_an_error_not_a_panic() {
             .mount(&server)
             .await;
         let error = provider
-            .client(&server.uri(), config(1_000, 2))
+            .client(&server.uri(), KEY, http(1_000, 2))
             .complete(&ask())
             .await
             .unwrap_err();
@@ -397,7 +350,7 @@ async fn invalid_utf8_in_body_or_headers_is_an_error_not_a_panic() {
             }),
         );
         let reply = provider
-            .client(&base, config(1_000, 1))
+            .client(&base, KEY, http(1_000, 1))
             .complete(&ask())
             .await
             .unwrap();
@@ -450,7 +403,7 @@ async fn valid_json_of_the_wrong_shape_is_an_error_that_says_what_is_missing() {
             .mount(&server)
             .await;
         let error = provider
-            .client(&server.uri(), config(1_000, 2))
+            .client(&server.uri(), KEY, http(1_000, 2))
             .complete(&ask())
             .await
             .unwrap_err();

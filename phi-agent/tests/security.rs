@@ -5,13 +5,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use async_trait::async_trait;
-use phi_agent::llm::{
-    AnthropicClient, HttpConfig, LlmClient, LlmResponse, Message, OpenAiClient, ScriptedLlm,
-    ToolCall,
-};
+use phi_agent::llm::{AnthropicClient, LlmResponse, Message, OpenAiClient, ScriptedLlm, ToolCall};
 use phi_agent::{
     ActivationContext, AgentConfig, AgentResult, Content, PhiAgent, Tool, ToolContext,
     ToolExposure, base_agent_builder,
@@ -19,6 +15,10 @@ use phi_agent::{
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+#[path = "support/providers.rs"]
+mod providers;
+use providers::{BOTH, http};
 
 const KEY: &str = "sk-proj-SECURITY-0123456789abcdef";
 const HIDDEN_DESCRIPTION: &str = "HIDDEN-TOOL-DESCRIPTION-never-for-models";
@@ -72,85 +72,9 @@ impl Tool for Probe {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Provider {
-    OpenAi,
-    Anthropic,
-}
-
-impl Provider {
-    fn client(self, base: &str) -> Box<dyn LlmClient> {
-        let config = HttpConfig {
-            timeout: Duration::from_secs(2),
-            max_retries: 1,
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(50),
-        };
-        match self {
-            Provider::OpenAi => Box::new(
-                OpenAiClient::new(KEY, "gpt-test")
-                    .unwrap()
-                    .with_base_url(format!("{base}/v1"))
-                    .with_http_config(config),
-            ),
-            Provider::Anthropic => Box::new(
-                AnthropicClient::new(KEY, "claude-test")
-                    .unwrap()
-                    .with_base_url(base)
-                    .with_http_config(config),
-            ),
-        }
-    }
-
-    /// A reply that calls each of `names` with `{}`.
-    fn calls(self, names: &[&str]) -> Value {
-        match self {
-            Provider::OpenAi => {
-                let calls: Vec<Value> = names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| json!({"id": format!("c{i}"), "type": "function", "function": {"name": name, "arguments": "{}"}}))
-                    .collect();
-                json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null, "tool_calls": calls}}]})
-            }
-            Provider::Anthropic => {
-                let blocks: Vec<Value> = names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| json!({"type": "tool_use", "id": format!("c{i}"), "name": name, "input": {}}))
-                    .collect();
-                json!({"content": blocks, "stop_reason": "tool_use"})
-            }
-        }
-    }
-
-    fn text(self, text: &str) -> Value {
-        match self {
-            Provider::OpenAi => {
-                json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": text}}]})
-            }
-            Provider::Anthropic => {
-                json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
-            }
-        }
-    }
-
-    /// The names of the tools offered in a request body.
-    fn offered(self, body: &Value) -> Vec<String> {
-        let tools = body["tools"].as_array().cloned().unwrap_or_default();
-        tools
-            .iter()
-            .map(|tool| match self {
-                Provider::OpenAi => tool["function"]["name"].as_str().unwrap().to_string(),
-                Provider::Anthropic => tool["name"].as_str().unwrap().to_string(),
-            })
-            .collect()
-    }
-}
-
 #[tokio::test]
 async fn hidden_tools_are_never_sent_to_a_provider_nor_run_when_the_model_names_them() {
-    for provider in [Provider::OpenAi, Provider::Anthropic] {
+    for provider in BOTH {
         let server = MockServer::start().await;
         Mock::given(method("POST"))
             .respond_with(
@@ -161,14 +85,14 @@ async fn hidden_tools_are_never_sent_to_a_provider_nor_run_when_the_model_names_
             .mount(&server)
             .await;
         Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(provider.text("done")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(provider.answer("done")))
             .mount(&server)
             .await;
         let (open, open_runs) = probe("open", "An open tool", ToolExposure::Direct);
         let (vault, vault_runs) = probe("vault", HIDDEN_DESCRIPTION, ToolExposure::Hidden);
         let (later, later_runs) = probe("later", DEFERRED_DESCRIPTION, ToolExposure::Deferred);
         let agent = PhiAgent::build(
-            base_agent_builder(provider.client(&server.uri()))
+            base_agent_builder(provider.client(&server.uri(), KEY, http(2_000, 1)))
                 .register_tool(vault)
                 .register_tool(open)
                 .register_tool(later),
