@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
+use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::content::Content;
@@ -60,18 +61,17 @@ impl AnthropicClient {
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (default the public API) and
     /// `ANTHROPIC_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
     pub fn from_env() -> AgentResult<Self> {
-        Self::from_lookup(env)
+        Self::from_lookup(process_env)
     }
 
     /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
     fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
-        let key = get("ANTHROPIC_API_KEY").ok_or_else(|| {
-            AgentError::Config("ANTHROPIC_API_KEY is not set; export your Anthropic API key".into())
-        })?;
-        let model = get("ANTHROPIC_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(key, model)?;
-        Ok(match get("ANTHROPIC_BASE_URL") {
+        let settings = EnvSettings::read("ANTHROPIC", "Anthropic", get)?;
+        let model = settings
+            .model
+            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let client = Self::new(settings.key, model)?;
+        Ok(match settings.base_url {
             Some(url) => client.with_base_url(url),
             None => client,
         })
@@ -154,12 +154,6 @@ struct MessagesBody<'a> {
     messages: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name)
-        .ok()
-        .filter(|value| !value.trim().is_empty())
 }
 
 /// Messages under construction: consecutive blocks of one role share a message, because the

@@ -6,6 +6,7 @@ mod http;
 mod message;
 mod openai;
 mod scripted;
+mod settings;
 mod tool_cache;
 mod wire;
 

@@ -7,6 +7,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value, json};
 
 use super::http::{ApiKey, JsonPoster};
+use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::error::{AgentError, AgentResult};
@@ -59,18 +60,17 @@ impl OpenAiClient {
     /// (required), `OPENAI_BASE_URL` (ending in `/v1`; default the public API) and
     /// `OPENAI_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
     pub fn from_env() -> AgentResult<Self> {
-        Self::from_lookup(env)
+        Self::from_lookup(process_env)
     }
 
     /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
     fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let get = |name: &str| get(name).filter(|value| !value.trim().is_empty());
-        let key = get("OPENAI_API_KEY").ok_or_else(|| {
-            AgentError::Config("OPENAI_API_KEY is not set; export your OpenAI API key".into())
-        })?;
-        let model = get("OPENAI_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(key, model)?;
-        Ok(match get("OPENAI_BASE_URL") {
+        let settings = EnvSettings::read("OPENAI", "OpenAI", get)?;
+        let model = settings
+            .model
+            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let client = Self::new(settings.key, model)?;
+        Ok(match settings.base_url {
             Some(url) => client.with_base_url(url),
             None => client,
         })
@@ -138,12 +138,6 @@ struct ChatBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name)
-        .ok()
-        .filter(|value| !value.trim().is_empty())
 }
 
 fn openai_message(message: &Message) -> Value {
