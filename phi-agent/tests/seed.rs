@@ -17,7 +17,7 @@ mod weather_tool {
     use async_trait::async_trait;
     use serde_json::{Value, json};
 
-    pub struct WeatherTool;
+    struct WeatherTool;
 
     #[async_trait]
     impl Tool for WeatherTool {
@@ -48,6 +48,28 @@ mod weather_tool {
             Ok(vec![Content::text(format!("Weather in {}: 22°C, sunny", city))])
         }
     }
+
+    pub fn tool() -> impl Tool { WeatherTool } // scaffolding
+
+    // --- "Registering" (the seed's page, inside this module so it sees `WeatherTool`) ---
+    pub mod registering {
+        use super::WeatherTool; // scaffolding
+        use crate::scaffolding::{NoModel, build_system_prompt}; // scaffolding
+        use agent_base::{AgentConfig, AgentResult, PhiAgent, base_agent_builder}; // scaffolding
+
+        #[allow(unused_variables)] // scaffolding
+        pub fn register() -> AgentResult<PhiAgent> {
+            let llm_client = NoModel; // scaffolding
+            let config = AgentConfig::default(); // scaffolding
+
+            let builder = base_agent_builder(llm_client)
+                .system_prompt(build_system_prompt())
+                .register_tool(WeatherTool);   // ← register here
+
+            let agent = PhiAgent::build(builder, config)?;
+            Ok(agent) // scaffolding
+        }
+    }
 }
 
 // --- "TypedTool — Schema from Types" -----------------------------------------------------------
@@ -62,12 +84,12 @@ mod typed_weather_tool {
     use Content as _;
 
     #[derive(Deserialize, JsonSchema)]
-    pub struct WeatherArgs {
+    struct WeatherArgs {
         /// City name, e.g. "Beijing"
         city: String,
     }
 
-    pub struct WeatherTool;
+    struct WeatherTool;
 
     #[async_trait]
     impl TypedTool for WeatherTool {
@@ -81,44 +103,39 @@ mod typed_weather_tool {
             Ok(format!("Weather in {}: 22°C, sunny", args.city))
         }
     }
-}
 
-// --- "Registering", and "register it the same way" ---------------------------------------------
-#[rustfmt::skip]
-mod registering {
-    use super::weather_tool::WeatherTool;
-    use agent_base::llm::{LlmClient, LlmRequest, LlmResponse}; // scaffolding
-    use agent_base::{AgentConfig, AgentResult, PhiAgent, base_agent_builder}; // scaffolding
+    pub fn tool() -> impl agent_base::Tool { WeatherTool } // scaffolding
 
-    pub struct NoModel; // scaffolding: a model that is never asked
-    #[async_trait::async_trait] // scaffolding
-    impl LlmClient for NoModel {
-        async fn complete(&self, _: &LlmRequest) -> AgentResult<LlmResponse> {
-            Err(agent_base::AgentError::Config("not used by this test".into()))
-        }
-    }
-    fn build_system_prompt() -> String { "You report the weather.".to_string() } // scaffolding
-
-    #[allow(unused_variables)] // scaffolding
-    pub fn register() -> AgentResult<PhiAgent> {
-        let llm_client = NoModel; // scaffolding
-        let config = AgentConfig::default(); // scaffolding
-
-        let builder = base_agent_builder(llm_client)
-            .system_prompt(build_system_prompt())
-            .register_tool(WeatherTool);   // ← register here
-
-        let agent = PhiAgent::build(builder, config)?;
-        Ok(agent) // scaffolding
-    }
-
+    // --- "TypedTool implements Tool automatically — register it the same way" ---
     #[allow(unused_must_use)] // scaffolding: the page shows the call alone
-    pub fn register_typed() -> AgentResult<PhiAgent> {
-        use super::typed_weather_tool::WeatherTool; // scaffolding
+    pub fn register_typed() -> AgentResult<agent_base::PhiAgent> {
+        use agent_base::{AgentConfig, PhiAgent, base_agent_builder}; // scaffolding
+        use crate::scaffolding::NoModel; // scaffolding
         let builder = base_agent_builder(NoModel); // scaffolding
         builder.register_tool(WeatherTool);
         let builder = base_agent_builder(NoModel).register_tool(WeatherTool); // scaffolding
         PhiAgent::build(builder, AgentConfig::default()) // scaffolding
+    }
+}
+
+// --- Scaffolding shared by the snippets: a model that is never asked, a prompt -----------------
+mod scaffolding {
+    use agent_base::AgentResult;
+    use agent_base::llm::{LlmClient, LlmRequest, LlmResponse};
+
+    pub struct NoModel;
+
+    #[async_trait::async_trait]
+    impl LlmClient for NoModel {
+        async fn complete(&self, _: &LlmRequest) -> AgentResult<LlmResponse> {
+            Err(agent_base::AgentError::Config(
+                "not used by this test".into(),
+            ))
+        }
+    }
+
+    pub fn build_system_prompt() -> String {
+        "You report the weather.".to_string()
     }
 }
 
@@ -185,7 +202,7 @@ async fn call(
 
 #[tokio::test]
 async fn hand_written_weather_tool_answers_as_documented() {
-    let result = call(weather_tool::WeatherTool, json!({"city": "Beijing"})).await;
+    let result = call(weather_tool::tool(), json!({"city": "Beijing"})).await;
     assert!(!result.is_error);
     assert_eq!(
         result.content,
@@ -195,14 +212,14 @@ async fn hand_written_weather_tool_answers_as_documented() {
 
 #[tokio::test]
 async fn typed_weather_tool_answers_as_documented_and_derives_its_schema() {
-    let result = call(typed_weather_tool::WeatherTool, json!({"city": "Beijing"})).await;
+    let result = call(typed_weather_tool::tool(), json!({"city": "Beijing"})).await;
     assert!(!result.is_error);
     assert_eq!(
         result.content,
         vec![Content::text("Weather in Beijing: 22°C, sunny")]
     );
 
-    let schema = Tool::schema(&typed_weather_tool::WeatherTool);
+    let schema = Tool::schema(&typed_weather_tool::tool());
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["properties"]["city"]["type"], "string");
     assert_eq!(
@@ -211,7 +228,7 @@ async fn typed_weather_tool_answers_as_documented_and_derives_its_schema() {
     );
     assert_eq!(schema["required"], json!(["city"]));
 
-    let bad = call(typed_weather_tool::WeatherTool, json!({"city": 7})).await;
+    let bad = call(typed_weather_tool::tool(), json!({"city": 7})).await;
     assert!(bad.is_error, "the typed tool validates its arguments");
     assert!(
         bad.to_model_text().contains("at `city`"),
@@ -222,10 +239,10 @@ async fn typed_weather_tool_answers_as_documented_and_derives_its_schema() {
 
 #[test]
 fn registering_builds_an_agent_with_the_tool() {
-    let agent = registering::register().unwrap();
+    let agent = weather_tool::registering::register().unwrap();
     assert_eq!(agent.system_prompt(), Some("You report the weather."));
     assert!(agent.registry().get("get_weather").is_some());
-    let agent = registering::register_typed().unwrap();
+    let agent = typed_weather_tool::register_typed().unwrap();
     assert_eq!(agent.registry().len(), 1);
 }
 
