@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::{AgentError, AgentResult};
+use crate::error::{AgentError, AgentResult, ROOT_PATH};
 
 /// Decodes `args` into `A` for the tool `tool`.
 ///
@@ -41,10 +41,17 @@ pub(crate) fn arguments<A: DeserializeOwned>(
 #[cold]
 fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
     let (path, message) = match serde_path_to_error::deserialize::<_, A>(args) {
-        Err(err) => (err.path().to_string(), err.into_inner().to_string()),
+        Err(err) => {
+            // serde_path_to_error writes the root as `.`; name it the way schema errors do.
+            let path = match err.path().to_string() {
+                path if path == "." => ROOT_PATH.to_string(),
+                path => path,
+            };
+            (path, err.into_inner().to_string())
+        }
         // Path tracking decoded what the plain decoder refused; report without a path.
         Ok(_) => (
-            ".".to_string(),
+            ROOT_PATH.to_string(),
             "the arguments could not be decoded".to_string(),
         ),
     };

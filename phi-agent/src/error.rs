@@ -3,6 +3,10 @@
 //! Every message says what went wrong and what to do about it: these messages are read by people
 //! (registration and configuration errors) and by models (tool-call errors become tool results).
 
+/// How errors name the arguments object itself, where a JSON path would otherwise be empty: the
+/// same word in argument errors and in schema errors.
+pub const ROOT_PATH: &str = "(root)";
+
 /// Result alias used throughout phi-agent.
 pub type AgentResult<T> = Result<T, AgentError>;
 
@@ -52,7 +56,8 @@ pub enum AgentError {
     InvalidArguments {
         /// The tool that was called.
         tool: String,
-        /// JSON path of the offending value (`.` for the root).
+        /// JSON path of the offending value, e.g. `filters.tags[1]`; [`ROOT_PATH`] for the
+        /// arguments object itself.
         path: String,
         /// What was found and what was expected.
         message: String,

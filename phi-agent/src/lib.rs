@@ -32,7 +32,7 @@ pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallReco
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};
-pub use error::{AgentError, AgentResult};
+pub use error::{AgentError, AgentResult, ROOT_PATH};
 pub use llm::LlmClient;
 /// Turns a doc-commented fn into a tool.
 ///

@@ -338,14 +338,17 @@ async fn malformed_arguments_give_errors_that_name_the_path() {
             json!({"query": "q", "filters": {"tags": ["a", 7]}}),
             "at `filters.tags[1]`: invalid type: integer `7`, expected a string",
         ),
-        (json!({"query": "q"}), "at `.`: missing field `filters`"),
+        (
+            json!({"query": "q"}),
+            "at `(root)`: missing field `filters`",
+        ),
         (
             json!({"query": 1, "filters": {"tags": []}}),
             "at `query`: invalid type: integer `1`, expected a string",
         ),
         (
             json!("not an object"),
-            "at `.`: invalid type: string \"not an object\"",
+            "at `(root)`: invalid type: string \"not an object\"",
         ),
     ];
     for (args, expected) in cases {

@@ -232,7 +232,7 @@ async fn execute(
         // Adapters keep arguments that were not JSON as a string; the model hears what to fix.
         Value::String(raw) if is_active => ToolCallResult::error(&AgentError::InvalidArguments {
             tool: call.name.clone(),
-            path: ".".into(),
+            path: crate::error::ROOT_PATH.into(),
             message: format!(
                 "the arguments are not a JSON object but the text {:?}; send one JSON object",
                 crate::llm::snippet_of(raw)
@@ -242,7 +242,7 @@ async fn execute(
         other if is_active && !other.is_object() && !other.is_null() => {
             ToolCallResult::error(&AgentError::InvalidArguments {
                 tool: call.name.clone(),
-                path: ".".into(),
+                path: crate::error::ROOT_PATH.into(),
                 message: format!("expected a JSON object of arguments, found `{other}`"),
             })
         }

@@ -328,7 +328,7 @@ impl Tool for McpTool {
             other => {
                 return Err(AgentError::InvalidArguments {
                     tool: self.name.to_string(),
-                    path: ".".to_string(),
+                    path: crate::error::ROOT_PATH.to_string(),
                     message: format!("expected an object, found `{other}`"),
                 });
             }

@@ -110,7 +110,7 @@ impl ToolRegistry {
             Measure::TooDeep => {
                 return ToolCallResult::error(&AgentError::InvalidArguments {
                     tool: tool.name.to_string(),
-                    path: ".".into(),
+                    path: crate::error::ROOT_PATH.into(),
                     message: format!(
                         "the arguments nest more than {} levels deep; send flatter arguments",
                         limits::MAX_ARGUMENT_DEPTH
