@@ -1,20 +1,22 @@
 //! Dialect schemas computed at most once per tool and dialect, shared by every clone of a
 //! [`ToolSpec`](crate::llm::ToolSpec) and its [`RegisteredTool`](crate::registry::RegisteredTool).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use super::canonical::canonicalize;
-use super::dialect::{Dialect, to_dialect};
+use super::dialect::{Dialect, derive};
 use super::error::DialectError;
 
 /// Lazily filled dialect schemas of one tool. Hold it in an `Arc` next to the canonical schema
 /// it was made for; [`ToolSpec::dialect_schema`](crate::llm::ToolSpec::dialect_schema) reads it.
 #[derive(Default)]
 pub struct DialectSchemas {
-    dialects: [OnceLock<Result<Value, DialectError>>; Dialect::ALL.len()],
+    /// `Ok(None)`: the dialect takes the canonical schema as it is, so no copy is kept.
+    dialects: [OnceLock<Result<Option<Value>, DialectError>>; Dialect::ALL.len()],
     output: OnceLock<Option<Value>>,
     warned: [OnceLock<()>; Dialect::ALL.len()],
 }
@@ -27,10 +29,20 @@ impl DialectSchemas {
 
     /// `canonical` in `dialect`, computed on the first call and remembered. Every call must pass
     /// the same canonical schema (the one this cache sits beside).
-    pub fn get(&self, canonical: &Value, dialect: Dialect) -> Result<&Value, &DialectError> {
+    pub fn get<'a>(
+        &'a self,
+        canonical: &'a Value,
+        dialect: Dialect,
+    ) -> Result<&'a Value, &'a DialectError> {
         self.dialects[dialect.index()]
-            .get_or_init(|| to_dialect(canonical, dialect))
+            .get_or_init(|| {
+                derive(canonical, dialect).map(|schema| match schema {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(changed) => Some(changed),
+                })
+            })
             .as_ref()
+            .map(|changed| changed.as_ref().unwrap_or(canonical))
     }
 
     /// The tool's output schema in canonical form, when it has one with an object root (the
@@ -69,5 +81,39 @@ impl fmt::Debug for DialectSchemas {
 impl PartialEq for DialectSchemas {
     fn eq(&self, _: &Self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn dialects_that_take_the_schema_as_it_is_keep_no_copy() {
+        let canonical = json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+            "additionalProperties": false
+        });
+        let cache = DialectSchemas::new();
+        for dialect in [
+            Dialect::OpenAiStrict,
+            Dialect::OpenAi,
+            Dialect::Anthropic,
+            Dialect::Mcp,
+        ] {
+            let schema = cache.get(&canonical, dialect).unwrap();
+            assert!(std::ptr::eq(schema, &canonical), "{dialect} copied");
+        }
+        // Strict mode must close this object: its own copy, computed once.
+        let open = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+        let cache = DialectSchemas::new();
+        let strict = cache.get(&open, Dialect::OpenAiStrict).unwrap();
+        assert_eq!(strict["additionalProperties"], json!(false));
+        let again = cache.get(&open, Dialect::OpenAiStrict).unwrap();
+        assert!(std::ptr::eq(strict, again) && !std::ptr::eq(strict, &open));
     }
 }

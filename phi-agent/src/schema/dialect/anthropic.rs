@@ -3,10 +3,12 @@
 //! The root check (no `anyOf` / `oneOf` / `allOf` at the top level) is shared with the other
 //! dialects; below the root Anthropic takes the canonical schema as it is.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::schema::error::SchemaProblem;
 
-pub(super) fn input_schema(canonical: &Value) -> Result<Value, Vec<SchemaProblem>> {
-    Ok(canonical.clone())
+pub(super) fn input_schema(canonical: &Value) -> Result<Cow<'_, Value>, Vec<SchemaProblem>> {
+    Ok(Cow::Borrowed(canonical))
 }

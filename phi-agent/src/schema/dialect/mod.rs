@@ -11,6 +11,7 @@ mod anthropic;
 mod gemini;
 mod openai;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
@@ -87,13 +88,19 @@ impl fmt::Display for Dialect {
 /// assert_eq!(gemini["properties"]["days"]["nullable"], true);
 /// ```
 pub fn to_dialect(canonical: &Value, dialect: Dialect) -> Result<Value, DialectError> {
+    derive(canonical, dialect).map(Cow::into_owned)
+}
+
+/// [`to_dialect`], borrowing `canonical` when the dialect takes it as it is: the caches keep
+/// no second copy of a schema that needed no change.
+pub(crate) fn derive(canonical: &Value, dialect: Dialect) -> Result<Cow<'_, Value>, DialectError> {
     let result = match root_problem(canonical, dialect) {
         Some(problem) => Err(vec![problem]),
         None => match dialect {
             Dialect::OpenAiStrict => openai::strict(canonical),
-            Dialect::OpenAi | Dialect::Mcp => Ok(canonical.clone()),
+            Dialect::OpenAi | Dialect::Mcp => Ok(Cow::Borrowed(canonical)),
             Dialect::Anthropic => anthropic::input_schema(canonical),
-            Dialect::Gemini => gemini::parameters(canonical),
+            Dialect::Gemini => gemini::parameters(canonical).map(Cow::Owned),
         },
     };
     result.map_err(|problems| DialectError { dialect, problems })
