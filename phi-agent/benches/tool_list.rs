@@ -5,7 +5,10 @@
 //! - `warm`: the list is unchanged since the last turn: the adapter serializes a request with the
 //!   same `Arc<[ToolSpec]>`, so the tools part is copied as cached bytes.
 //! - `cold`: a fresh registry's first turn: every schema is parsed, converted to the dialect,
-//!   turned into a definition and serialized.
+//!   turned into a definition and serialized. `cold`: hand-written schemas already in strict
+//!   form (the dialect borrows them). `cold_typed`: schemars-derived schemas with optional
+//!   fields (the dialect is rebuilt), shared as typed tools share them. `cold_derived_text`: the
+//!   derived schemas from hand-written tools, parsed from the registry's compact text.
 //! - `new_list`: a list the adapter has not seen yet, over schemas already derived.
 //! - `activation_recheck`: the per-turn re-evaluation of Deferred tools that stay inactive.
 
@@ -17,15 +20,19 @@ use async_trait::async_trait;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use phi_agent::llm::{LlmRequest, OpenAiClient, ToolSpec};
 use phi_agent::registry::{ActiveTools, ToolRegistry};
+use phi_agent::schema::canonical_schema_for;
 use phi_agent::{
     ActivationContext, AgentResult, Content, Tool, ToolConfig, ToolContext, ToolExposure,
 };
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
 /// A tool with its own name and schema, of the given exposure.
 struct Generated {
     name: &'static str,
     schema: Value,
+    /// The canonical schema shared the way a `TypedTool` shares its argument type's.
+    shared: Option<Arc<Value>>,
     exposure: ToolExposure,
 }
 
@@ -43,6 +50,9 @@ impl Tool for Generated {
     fn exposure(&self) -> ToolExposure {
         self.exposure
     }
+    fn __canonical_schema(&self) -> Option<Arc<Value>> {
+        self.shared.clone()
+    }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text(self.name)])
     }
@@ -51,9 +61,64 @@ impl Tool for Generated {
     }
 }
 
-fn generated(index: usize, exposure: ToolExposure) -> Generated {
+/// The arguments of a typical derived tool: optional fields, no `deny_unknown_fields`, so its
+/// strict dialect has to be rebuilt rather than borrowed.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct SearchArgs {
+    /// What to look for
+    query: String,
+    limit: Option<u32>,
+    filters: Filters,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Filters {
+    tags: Vec<String>,
+    /// ISO date
+    since: Option<String>,
+}
+
+/// Which schema each generated tool carries, and how.
+#[derive(Clone, Copy)]
+enum SchemaKind {
+    /// Hand-written, already in OpenAI strict form; the registry keeps it as compact text.
+    StrictForm,
+    /// Derived by schemars from `SearchArgs` and shared as an `Arc`, exactly as a `TypedTool`
+    /// (and so `#[phi_tool]`) shares its argument type's: 1,000 such tools stand for 1,000
+    /// argument types.
+    Typed,
+    /// The same derived schema returned by a hand-written `Tool`; kept as compact text.
+    DerivedText,
+}
+
+fn generated(index: usize, exposure: ToolExposure, kind: SchemaKind) -> Generated {
+    let name = String::leak(format!("search_{index}"));
+    match kind {
+        SchemaKind::Typed => {
+            let schema = canonical_schema_for::<SearchArgs>();
+            let shared = Some(Arc::new(schema.clone()));
+            return Generated {
+                name,
+                schema,
+                shared,
+                exposure,
+            };
+        }
+        SchemaKind::DerivedText => {
+            return Generated {
+                name,
+                schema: canonical_schema_for::<SearchArgs>(),
+                shared: None,
+                exposure,
+            };
+        }
+        SchemaKind::StrictForm => {}
+    }
     Generated {
-        name: String::leak(format!("search_{index}")),
+        name,
+        shared: None,
         schema: json!({
             "type": "object",
             "properties": {
@@ -78,13 +143,17 @@ fn generated(index: usize, exposure: ToolExposure) -> Generated {
 
 /// `direct` Direct tools, then `deferred` Deferred and `hidden` Hidden ones.
 fn registry(direct: usize, deferred: usize, hidden: usize) -> ToolRegistry {
+    registry_with(direct, deferred, hidden, SchemaKind::StrictForm)
+}
+
+fn registry_with(direct: usize, deferred: usize, hidden: usize, kind: SchemaKind) -> ToolRegistry {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     let exposures = std::iter::repeat_n(ToolExposure::Direct, direct)
         .chain(std::iter::repeat_n(ToolExposure::Deferred, deferred))
         .chain(std::iter::repeat_n(ToolExposure::Hidden, hidden));
     for (index, exposure) in exposures.enumerate() {
         registry
-            .register(generated(index, exposure))
+            .register(generated(index, exposure, kind))
             .expect("valid tool");
     }
     registry
@@ -145,22 +214,28 @@ fn bench_tool_list(c: &mut Criterion) {
             black_box(client.request_bytes(&request))
         })
     });
-    group.bench_function("cold/1000", |b| {
-        b.iter_batched(
-            || {
-                let registry = registry(800, 150, 50);
-                let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
-                let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
-                (registry, active, client)
-            },
-            |(registry, active, client)| {
-                let request = request(tool_list(&registry, &active));
-                black_box(client.request_bytes(&request));
-                (registry, client)
-            },
-            BatchSize::PerIteration,
-        )
-    });
+    for (label, kind) in [
+        ("cold/1000", SchemaKind::StrictForm),
+        ("cold_typed/1000", SchemaKind::Typed),
+        ("cold_derived_text/1000", SchemaKind::DerivedText),
+    ] {
+        group.bench_function(label, |b| {
+            b.iter_batched(
+                || {
+                    let registry = registry_with(800, 150, 50, kind);
+                    let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+                    let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
+                    (registry, active, client)
+                },
+                |(registry, active, client)| {
+                    let request = request(tool_list(&registry, &active));
+                    black_box(client.request_bytes(&request));
+                    (registry, client)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
     group.finish();
 }
 

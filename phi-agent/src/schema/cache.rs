@@ -5,10 +5,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
+use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::canonical::canonicalize;
-use super::dialect::{Dialect, derive};
+use super::dialect::{Dialect, derive, derive_text};
 use super::error::DialectError;
 
 /// Lazily filled dialect schemas of one tool. Hold it in an `Arc` next to the canonical schema
@@ -17,6 +19,8 @@ use super::error::DialectError;
 pub struct DialectSchemas {
     /// `Ok(None)`: the dialect takes the canonical schema as it is, so no copy is kept.
     dialects: [OnceLock<Result<Option<Value>, DialectError>>; Dialect::ALL.len()],
+    /// The same as compact JSON text, for requests; `Ok(None)` as above.
+    texts: [OnceLock<Result<Option<Box<RawValue>>, DialectError>>; Dialect::ALL.len()],
     output: OnceLock<Option<Value>>,
     warned: [OnceLock<()>; Dialect::ALL.len()],
 }
@@ -45,6 +49,24 @@ impl DialectSchemas {
             .map(|changed| changed.as_ref().unwrap_or(canonical))
     }
 
+    /// `canonical` in `dialect` as it goes into a request: the compact JSON text, computed on
+    /// the first call and remembered, or `canonical` itself when the dialect takes it as it is.
+    /// Requests only ever serialize a dialect schema, so this is kept apart from [`Self::get`]:
+    /// a tool offered to a model holds its schema's text, not a second `Value`.
+    pub(crate) fn wire<'a>(
+        &'a self,
+        canonical: &'a Value,
+        dialect: Dialect,
+    ) -> Result<WireSchema<'a>, &'a DialectError> {
+        self.texts[dialect.index()]
+            .get_or_init(|| derive_text(canonical, dialect))
+            .as_ref()
+            .map(|text| match text {
+                Some(text) => WireSchema::Text(text),
+                None => WireSchema::Value(canonical),
+            })
+    }
+
     /// The tool's output schema in canonical form, when it has one with an object root (the
     /// only kind MCP accepts); `read` is called at most once.
     pub fn output_schema(&self, read: impl FnOnce() -> Option<Value>) -> Option<&Value> {
@@ -54,6 +76,24 @@ impl DialectSchemas {
                 (schema.get("type") == Some(&Value::from("object"))).then_some(schema)
             })
             .as_ref()
+    }
+}
+
+/// A dialect schema ready to serialize into a request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum WireSchema<'a> {
+    /// A schema held as a `Value` (the canonical one).
+    Value(&'a Value),
+    /// A schema held as compact JSON text.
+    Text(&'a RawValue),
+}
+
+impl Serialize for WireSchema<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WireSchema::Value(schema) => schema.serialize(serializer),
+            WireSchema::Text(text) => text.serialize(serializer),
+        }
     }
 }
 

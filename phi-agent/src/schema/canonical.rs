@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-use super::walk::{ANNOTATIONS, for_each_schema_mut, for_each_subschema_mut, types};
+use super::walk::{ANNOTATIONS, for_each_schema_mut, for_each_subschema_mut, has_type};
 
 /// The canonical argument schema of `T`.
 ///
@@ -222,7 +222,7 @@ fn inline_refs(schema: &mut Value, inlinable: &HashMap<String, Value>) {
         *schema = replacement;
         return;
     }
-    for_each_subschema_mut(map, &mut |_, sub| inline_refs(sub, inlinable));
+    for_each_subschema_mut(map, &mut |sub| inline_refs(sub, inlinable));
 }
 
 /// A definition together with the keywords written beside the `$ref` to it. The siblings'
@@ -258,7 +258,7 @@ fn merge(definition: Value, siblings: Map<String, Value>) -> Value {
 
 /// Adds the bounds that an integer `format` implies and the decoder enforces.
 fn add_integer_bounds(schema: &mut Map<String, Value>) {
-    let is_integer = types(schema).is_some_and(|names| names.contains(&"integer"));
+    let is_integer = has_type(schema, "integer");
     if !is_integer {
         return;
     }

@@ -21,6 +21,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::cache::WireSchema;
 use super::dialect::Dialect;
 use crate::llm::ToolSpec;
 use crate::registry::RegisteredTool;
@@ -55,7 +56,7 @@ pub fn openai(spec: &ToolSpec) -> Value {
 /// [`openai`]'s tool object borrowing its schema, for an adapter to serialize straight into its
 /// request without building (and dropping) a copy of every schema.
 pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
-    let (parameters, strict) = match spec.dialect_schema(Dialect::OpenAiStrict) {
+    let (parameters, strict) = match spec.dialects.wire(&spec.schema, Dialect::OpenAiStrict) {
         Ok(schema) => (schema, true),
         Err(error) => {
             spec.dialects.warn_once(Dialect::OpenAiStrict, || {
@@ -65,7 +66,7 @@ pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
                     "tool schema does not fit OpenAI strict mode; sending it without `strict`"
                 );
             });
-            (lenient(spec, Dialect::OpenAi), false)
+            (WireSchema::Value(lenient(spec, Dialect::OpenAi)), false)
         }
     };
     OpenAiTool {
@@ -91,7 +92,7 @@ pub(crate) struct OpenAiTool<'a> {
 struct OpenAiFunction<'a> {
     name: &'a str,
     description: &'a str,
-    parameters: &'a Value,
+    parameters: WireSchema<'a>,
     strict: bool,
 }
 

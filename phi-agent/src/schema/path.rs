@@ -2,31 +2,26 @@
 
 use std::fmt;
 
-/// One step from a schema into one of its subschemas.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Step {
+/// One step from a schema into one of its subschemas, borrowing names from the schema walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'a> {
     /// A named property of an object.
-    Field(String),
-    /// The values of a map (`additionalProperties`).
-    MapValue,
+    Field(&'a str),
     /// Every item of an array.
     Item,
-    /// One position of a tuple.
-    Position(usize),
     /// One alternative of `anyOf` / `oneOf` / `allOf`.
     Alternative(&'static str, usize),
     /// A named definition under `$defs`.
-    Definition(String),
-    /// Any other keyword holding a subschema (`not`, `if`, ...).
-    Keyword(String),
+    Definition(&'a str),
 }
 
-/// A JSON path such as `filters.extra` or `items[].name`; `(root)` when empty.
+/// The steps from the root schema to a subschema. Walking costs a push and a pop per step; the
+/// path is written out only when a problem is reported.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct SchemaPath(Vec<Step>);
+pub(crate) struct SchemaPath<'a>(Vec<Step<'a>>);
 
-impl SchemaPath {
-    pub(crate) fn push(&mut self, step: Step) {
+impl<'a> SchemaPath<'a> {
+    pub(crate) fn push(&mut self, step: Step<'a>) {
         self.0.push(step);
     }
 
@@ -43,12 +38,12 @@ impl SchemaPath {
         1 + self
             .0
             .iter()
-            .filter(|step| matches!(step, Step::Field(_) | Step::MapValue))
+            .filter(|step| matches!(step, Step::Field(_)))
             .count()
     }
 }
 
-impl fmt::Display for SchemaPath {
+impl fmt::Display for SchemaPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
             return f.write_str("(root)");
@@ -57,12 +52,9 @@ impl fmt::Display for SchemaPath {
             let dot = if index == 0 { "" } else { "." };
             match step {
                 Step::Field(name) => write!(f, "{dot}{name}")?,
-                Step::MapValue => write!(f, "{dot}<value>")?,
                 Step::Item => f.write_str("[]")?,
-                Step::Position(i) => write!(f, "[{i}]")?,
                 Step::Alternative(keyword, i) => write!(f, "{dot}{keyword}[{i}]")?,
                 Step::Definition(name) => write!(f, "{dot}$defs.{name}")?,
-                Step::Keyword(keyword) => write!(f, "{dot}{keyword}")?,
             }
         }
         Ok(())

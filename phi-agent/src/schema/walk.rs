@@ -3,8 +3,6 @@
 
 use serde_json::{Map, Value};
 
-use super::path::Step;
-
 /// Keywords whose value is one subschema.
 const SINGLE: &[&str] = &[
     "additionalProperties",
@@ -32,42 +30,23 @@ const MAPS: &[&str] = &[
     "definitions",
 ];
 
-/// Calls `visit` on every direct subschema of `schema`, with the step that leads to it.
+/// Calls `visit` on every direct subschema of `schema`.
 pub(crate) fn for_each_subschema_mut(
     schema: &mut Map<String, Value>,
-    visit: &mut dyn FnMut(Step, &mut Value),
+    visit: &mut dyn FnMut(&mut Value),
 ) {
     for (keyword, value) in schema.iter_mut() {
         let keyword = keyword.as_str();
         if SINGLE.contains(&keyword) {
-            let step = match keyword {
-                "additionalProperties" => Step::MapValue,
-                "items" => Step::Item,
-                other => Step::Keyword(other.to_string()),
-            };
-            visit(step, value);
-        } else if let Some(keyword) = ARRAYS.iter().find(|k| **k == keyword) {
+            visit(value);
+        } else if ARRAYS.contains(&keyword) {
             if let Value::Array(items) = value {
-                for (index, item) in items.iter_mut().enumerate() {
-                    let step = if *keyword == "prefixItems" {
-                        Step::Position(index)
-                    } else {
-                        Step::Alternative(keyword, index)
-                    };
-                    visit(step, item);
-                }
+                items.iter_mut().for_each(&mut *visit);
             }
         } else if MAPS.contains(&keyword)
             && let Value::Object(entries) = value
         {
-            for (name, item) in entries.iter_mut() {
-                let step = match keyword {
-                    "$defs" | "definitions" => Step::Definition(name.clone()),
-                    "properties" => Step::Field(name.clone()),
-                    other => Step::Keyword(format!("{other}.{name}")),
-                };
-                visit(step, item);
-            }
+            entries.values_mut().for_each(&mut *visit);
         }
     }
 }
@@ -79,7 +58,7 @@ pub(crate) fn for_each_schema_mut(
 ) {
     if let Value::Object(map) = schema {
         visit(map);
-        for_each_subschema_mut(map, &mut |_, sub| for_each_schema_mut(sub, visit));
+        for_each_subschema_mut(map, &mut |sub| for_each_schema_mut(sub, visit));
     }
 }
 
@@ -89,6 +68,15 @@ pub(crate) fn types(schema: &Map<String, Value>) -> Option<Vec<&str>> {
         Value::String(name) => Some(vec![name.as_str()]),
         Value::Array(names) => Some(names.iter().filter_map(Value::as_str).collect()),
         _ => None,
+    }
+}
+
+/// Whether `schema` names the type `name` in `type` (a string or an array).
+pub(crate) fn has_type(schema: &Map<String, Value>, name: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(named)) => named == name,
+        Some(Value::Array(names)) => names.iter().any(|named| named.as_str() == Some(name)),
+        _ => false,
     }
 }
 

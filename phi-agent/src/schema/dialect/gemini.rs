@@ -46,21 +46,21 @@ struct Gemini {
 }
 
 impl Gemini {
-    fn report(&mut self, path: &SchemaPath, reason: impl Into<String>) {
+    fn report(&mut self, path: &SchemaPath<'_>, reason: impl Into<String>) {
         self.problems.push(SchemaProblem {
             path: path.to_string(),
             reason: reason.into(),
         });
     }
 
-    fn any_value(&mut self, path: &SchemaPath) {
+    fn any_value(&mut self, path: &SchemaPath<'_>) {
         self.report(
             path,
             format!("any JSON value (such as `serde_json::Value`) cannot be expressed {FOR}, where every schema needs a type"),
         );
     }
 
-    fn schema(&mut self, schema: &Value, path: &mut SchemaPath) -> Value {
+    fn schema<'v>(&mut self, schema: &'v Value, path: &mut SchemaPath<'v>) -> Value {
         match schema {
             Value::Object(map) => Value::Object(self.object_schema(map, path)),
             Value::Bool(true) => {
@@ -77,10 +77,10 @@ impl Gemini {
         }
     }
 
-    fn object_schema(
+    fn object_schema<'v>(
         &mut self,
-        map: &Map<String, Value>,
-        path: &mut SchemaPath,
+        map: &'v Map<String, Value>,
+        path: &mut SchemaPath<'v>,
     ) -> Map<String, Value> {
         let mut out = Map::new();
         if map.contains_key("$ref") {
@@ -149,7 +149,7 @@ impl Gemini {
                     let Some(properties) = value.as_object() else { continue };
                     let mut converted = Map::new();
                     for (name, property) in properties {
-                        path.push(Step::Field(name.clone()));
+                        path.push(Step::Field(name));
                         converted.insert(name.clone(), self.schema(property, path));
                         path.pop();
                     }

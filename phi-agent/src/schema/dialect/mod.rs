@@ -10,11 +10,13 @@
 mod anthropic;
 mod gemini;
 mod openai;
+mod rebuilt;
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::error::{DialectError, SchemaProblem};
 
@@ -89,6 +91,23 @@ impl fmt::Display for Dialect {
 /// ```
 pub fn to_dialect(canonical: &Value, dialect: Dialect) -> Result<Value, DialectError> {
     derive(canonical, dialect).map(Cow::into_owned)
+}
+
+/// [`to_dialect`] as compact JSON text, `None` when the dialect takes `canonical` as it is: what
+/// a request carries. OpenAI strict mode writes its text without building a `Value`.
+pub(crate) fn derive_text(
+    canonical: &Value,
+    dialect: Dialect,
+) -> Result<Option<Box<RawValue>>, DialectError> {
+    if dialect == Dialect::OpenAiStrict && root_problem(canonical, dialect).is_none() {
+        return openai::strict_text(canonical)
+            .map_err(|problems| DialectError { dialect, problems });
+    }
+    Ok(match derive(canonical, dialect)? {
+        Cow::Borrowed(_) => None,
+        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
+        Cow::Owned(schema) => serde_json::value::to_raw_value(&schema).ok(),
+    })
 }
 
 /// [`to_dialect`], borrowing `canonical` when the dialect takes it as it is: the caches keep

@@ -7,12 +7,15 @@
 
 use std::borrow::Cow;
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::rebuilt::{Rebuilt, set};
 use crate::schema::disjoint::provably_disjoint;
 use crate::schema::error::SchemaProblem;
 use crate::schema::path::{SchemaPath, Step};
-use crate::schema::walk::{ANNOTATIONS, types};
+use crate::schema::walk::{ANNOTATIONS, has_type};
 
 /// Formats strict mode accepts; any other `format` is dropped (formats do not constrain
 /// validation in JSON Schema 2020-12, so dropping one never changes which values pass).
@@ -52,7 +55,7 @@ const MAX_CHARS: usize = 120_000;
 const MODE: &str = "in OpenAI strict mode";
 
 /// The length of `schema` as compact JSON, counted without building the text.
-fn compact_len(schema: &Value) -> usize {
+fn compact_len(schema: &impl Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -64,15 +67,34 @@ fn compact_len(schema: &Value) -> usize {
         }
     }
     let mut count = Count(0);
-    // Writing a `Value` into a writer that never fails cannot fail.
+    // Writing JSON values into a writer that never fails cannot fail.
     let _ = serde_json::to_writer(&mut count, schema);
     count.0
 }
 
-/// `canonical` in strict mode. Schemas already written the strict way (every property required,
-/// `additionalProperties: false`, only supported keywords) come back borrowed: deriving the
-/// dialect of such a schema is a read-only walk, with nothing allocated or copied.
+/// `canonical` in strict mode, as a `Value`. Schemas already written the strict way (every
+/// property required, `additionalProperties: false`, only supported keywords) come back
+/// borrowed.
 pub(super) fn strict(canonical: &Value) -> Result<Cow<'_, Value>, Vec<SchemaProblem>> {
+    let rebuilt = rebuild(canonical)?;
+    Ok(match rebuilt {
+        Rebuilt::Same(_) => Cow::Borrowed(canonical),
+        changed => Cow::Owned(changed.into_value()),
+    })
+}
+
+/// `canonical` in strict mode as compact JSON text, or `None` when that is `canonical` itself:
+/// what a request carries, written without building the strict schema as a `Value`.
+pub(super) fn strict_text(canonical: &Value) -> Result<Option<Box<RawValue>>, Vec<SchemaProblem>> {
+    match rebuild(canonical)? {
+        Rebuilt::Same(_) => Ok(None),
+        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
+        changed => Ok(serde_json::value::to_raw_value(&changed).ok()),
+    }
+}
+
+/// The strict form of `canonical` and every problem that keeps it from being one.
+fn rebuild(canonical: &Value) -> Result<Rebuilt<'_>, Vec<SchemaProblem>> {
     let mut strict = Strict::default();
     let mut path = SchemaPath::default();
     let schema = strict.schema(canonical, &mut path);
@@ -106,38 +128,38 @@ struct Strict {
     too_deep: bool,
 }
 
-/// One keyword of a converted object schema, in output order.
-type Entry<'v> = (&'v str, Cow<'v, Value>);
+/// The entries of a rebuilt object schema, in output order.
+type Entries<'v> = Vec<(&'v str, Rebuilt<'v>)>;
 
 impl Strict {
-    fn report(&mut self, path: &SchemaPath, reason: impl Into<String>) {
+    fn report(&mut self, path: &SchemaPath<'_>, reason: impl Into<String>) {
         self.problems.push(SchemaProblem {
             path: path.to_string(),
             reason: reason.into(),
         });
     }
 
-    fn schema<'v>(&mut self, schema: &'v Value, path: &mut SchemaPath) -> Cow<'v, Value> {
+    fn schema<'v>(&mut self, schema: &'v Value, path: &mut SchemaPath<'v>) -> Rebuilt<'v> {
         match schema {
             Value::Object(map) => match self.object_schema(map, path) {
-                Some(converted) => Cow::Owned(Value::Object(converted)),
-                None => Cow::Borrowed(schema),
+                Some(entries) => Rebuilt::Object(entries),
+                None => Rebuilt::Same(schema),
             },
             Value::Bool(true) => {
                 self.any_value(path);
-                Cow::Borrowed(schema)
+                Rebuilt::Same(schema)
             }
             _ => {
                 self.report(
                     path,
                     format!("a schema that accepts nothing cannot be expressed {MODE}"),
                 );
-                Cow::Borrowed(schema)
+                Rebuilt::Same(schema)
             }
         }
     }
 
-    fn any_value(&mut self, path: &SchemaPath) {
+    fn any_value(&mut self, path: &SchemaPath<'_>) {
         self.report(
             path,
             format!(
@@ -150,8 +172,8 @@ impl Strict {
     fn object_schema<'v>(
         &mut self,
         map: &'v Map<String, Value>,
-        path: &mut SchemaPath,
-    ) -> Option<Map<String, Value>> {
+        path: &mut SchemaPath<'v>,
+    ) -> Option<Entries<'v>> {
         if let Some(reference) = map.get("$ref") {
             // `$ref` must stand alone: annotations beside it go, constraints cannot.
             for key in map.keys().filter(|key| *key != "$ref") {
@@ -162,7 +184,7 @@ impl Strict {
                     );
                 }
             }
-            return (map.len() > 1).then(|| Map::from_iter([("$ref".into(), reference.clone())]));
+            return (map.len() > 1).then(|| vec![("$ref", Rebuilt::Same(reference))]);
         }
         let constrained = ["type", "enum", "const", "anyOf", "oneOf", "allOf", "not"]
             .iter()
@@ -171,10 +193,10 @@ impl Strict {
             self.any_value(path);
             return None;
         }
-        let mut out: Vec<Entry<'v>> = Vec::with_capacity(map.len());
-        // Whether `out` lost or renamed a keyword of `map` (a changed subschema shows as an owned
-        // entry); `required` and
-        // `additionalProperties` are left out of `out` and judged when the object is closed.
+        let mut out: Entries<'v> = Vec::with_capacity(map.len() + 2);
+        // Whether `out` lost or renamed a keyword of `map` (a changed subschema shows as a
+        // rebuilt entry); `required` and `additionalProperties` are left out of `out` and judged
+        // when the object is closed.
         let mut dropped = false;
         let mut map_like = false;
         for (key, value) in map {
@@ -186,12 +208,12 @@ impl Strict {
                             format!("more than {MAX_ENUM_VALUES} enum values {MODE}"),
                         );
                     }
-                    out.push((key, Cow::Borrowed(value)));
+                    out.push((key, Rebuilt::Same(value)));
                 }
                 "required" => {}
                 "format" => {
                     if value.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                        out.push((key, Cow::Borrowed(value)));
+                        out.push((key, Rebuilt::Same(value)));
                     } else {
                         dropped = true;
                     }
@@ -202,9 +224,8 @@ impl Strict {
                         continue;
                     };
                     self.properties += properties.len();
-                    let converted =
-                        self.named_schemas(properties, path, |name| Step::Field(name.to_string()));
-                    out.push((key, changed_or_borrowed(converted, value)));
+                    let converted = self.named_schemas(value, properties, path, Step::Field);
+                    out.push((key, converted));
                 }
                 "items" => {
                     path.push(Step::Item);
@@ -217,10 +238,8 @@ impl Strict {
                         dropped = true;
                         continue;
                     };
-                    let converted = self.named_schemas(definitions, path, |name| {
-                        Step::Definition(name.to_string())
-                    });
-                    out.push((key, changed_or_borrowed(converted, value)));
+                    let converted = self.named_schemas(value, definitions, path, Step::Definition);
+                    out.push((key, converted));
                 }
                 "anyOf" | "oneOf" => {
                     let Some(alternatives) = value.as_array() else {
@@ -238,7 +257,7 @@ impl Strict {
                         }
                     }
                     let keyword = if key == "oneOf" { "oneOf" } else { "anyOf" };
-                    let converted: Vec<Cow<'v, Value>> = alternatives
+                    let converted: Vec<Rebuilt<'v>> = alternatives
                         .iter()
                         .enumerate()
                         .map(|(index, alternative)| {
@@ -248,12 +267,10 @@ impl Strict {
                             converted
                         })
                         .collect();
-                    let value = if converted.iter().all(|c| matches!(c, Cow::Borrowed(_))) {
-                        Cow::Borrowed(value)
+                    let value = if converted.iter().all(Rebuilt::is_same) {
+                        Rebuilt::Same(value)
                     } else {
-                        Cow::Owned(Value::Array(
-                            converted.into_iter().map(Cow::into_owned).collect(),
-                        ))
+                        Rebuilt::Array(converted)
                     };
                     out.push(("anyOf", value));
                 }
@@ -295,32 +312,27 @@ impl Strict {
                 }
             }
         }
-        let is_object = types(map).is_some_and(|names| names.contains(&"object"));
-        let children_unchanged = out
-            .iter()
-            .all(|(_, value)| matches!(value, Cow::Borrowed(_)));
+        let is_object = has_type(map, "object");
+        let children_unchanged = out.iter().all(|(_, value)| value.is_same());
         if !dropped && children_unchanged && already_closed(map, is_object) {
             return None;
         }
-        let mut converted: Map<String, Value> = out
-            .into_iter()
-            .map(|(key, value)| (key.to_string(), value.into_owned()))
-            .collect();
         if is_object {
-            self.close_object(&mut converted, path, map_like);
-            mention_defaults(map, &mut converted);
+            self.close_object(&mut out, path, map_like);
+            mention_defaults(map, &mut out);
         }
-        Some(converted)
+        Some(out)
     }
 
-    /// Converts each schema of a `properties` or `$defs` map; `None` when none changed.
-    fn named_schemas(
+    /// Converts each schema of a `properties` or `$defs` map (`value`, as `schemas`).
+    fn named_schemas<'v>(
         &mut self,
-        schemas: &Map<String, Value>,
-        path: &mut SchemaPath,
-        step: impl Fn(&str) -> Step,
-    ) -> Option<Map<String, Value>> {
-        let mut converted: Vec<Cow<'_, Value>> = Vec::with_capacity(schemas.len());
+        value: &'v Value,
+        schemas: &'v Map<String, Value>,
+        path: &mut SchemaPath<'v>,
+        step: fn(&'v str) -> Step<'v>,
+    ) -> Rebuilt<'v> {
+        let mut converted: Entries<'v> = Vec::with_capacity(schemas.len());
         for (name, schema) in schemas {
             path.push(step(name));
             if path.object_depth() > MAX_DEPTH && !self.too_deep {
@@ -330,26 +342,21 @@ impl Strict {
                     format!("more than {MAX_DEPTH} levels of nested objects {MODE}"),
                 );
             }
-            converted.push(self.schema(schema, path));
+            converted.push((name, self.schema(schema, path)));
             path.pop();
         }
-        if converted.iter().all(|c| matches!(c, Cow::Borrowed(_))) {
-            return None;
+        if converted.iter().all(|(_, schema)| schema.is_same()) {
+            Rebuilt::Same(value)
+        } else {
+            Rebuilt::Object(converted)
         }
-        Some(
-            schemas
-                .keys()
-                .zip(converted)
-                .map(|(name, schema)| (name.clone(), schema.into_owned()))
-                .collect(),
-        )
     }
 
-    fn close_object(&mut self, out: &mut Map<String, Value>, path: &SchemaPath, map_like: bool) {
-        let names: Vec<Value> = match out.get("properties").and_then(Value::as_object) {
-            Some(properties) => properties.keys().cloned().map(Value::from).collect(),
+    fn close_object<'v>(&mut self, out: &mut Entries<'v>, path: &SchemaPath<'_>, map_like: bool) {
+        let names: Vec<&str> = match out.iter().find(|(key, _)| *key == "properties") {
+            Some((_, properties)) => properties.keys(),
             None if path.is_root() => {
-                out.insert("properties".into(), Value::Object(Map::new()));
+                out.push(("properties", Rebuilt::New(Value::Object(Map::new()))));
                 Vec::new()
             }
             None if map_like => Vec::new(),
@@ -361,15 +368,8 @@ impl Strict {
                 Vec::new()
             }
         };
-        out.insert("required".into(), Value::Array(names));
-        out.insert("additionalProperties".into(), Value::Bool(false));
-    }
-}
-
-fn changed_or_borrowed(changed: Option<Map<String, Value>>, original: &Value) -> Cow<'_, Value> {
-    match changed {
-        Some(map) => Cow::Owned(Value::Object(map)),
-        None => Cow::Borrowed(original),
+        out.push(("required", Rebuilt::Names(names)));
+        out.push(("additionalProperties", Rebuilt::New(Value::Bool(false))));
     }
 }
 
@@ -395,30 +395,43 @@ fn already_closed(map: &Map<String, Value>, is_object: bool) -> bool {
 
 /// A field with a serde default becomes required in strict mode; its description tells the
 /// model which value to send for "the default".
-fn mention_defaults(original: &Map<String, Value>, out: &mut Map<String, Value>) {
+fn mention_defaults<'v>(original: &'v Map<String, Value>, out: &mut Entries<'v>) {
     let required: Vec<&str> = original
         .get("required")
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let (Some(Value::Object(before)), Some(Value::Object(after))) =
-        (original.get("properties"), out.get_mut("properties"))
-    else {
+    let Some(Value::Object(before)) = original.get("properties") else {
         return;
     };
-    for (name, property) in before {
-        let default = property.get("default");
-        let (Some(default), Some(Value::Object(target))) = (default, after.get_mut(name)) else {
+    let defaulted = before.iter().filter_map(|(name, property)| {
+        let default = property.get("default")?;
+        (!required.contains(&name.as_str())).then_some((name.as_str(), default))
+    });
+    for (name, default) in defaulted {
+        let Some((_, properties)) = out.iter_mut().find(|(key, _)| *key == "properties") else {
+            return;
+        };
+        let Some(target) = properties
+            .entries_mut()
+            .and_then(|fields| fields.iter_mut().find(|(field, _)| *field == name))
+            .and_then(|(_, target)| target.entries_mut())
+        else {
             continue;
         };
-        if required.contains(&name.as_str()) {
-            continue;
-        }
-        let description = match target.get("description").and_then(Value::as_str) {
+        let description = match target
+            .iter()
+            .find(|(key, _)| *key == "description")
+            .and_then(|(_, text)| text.as_str())
+        {
             Some(text) => format!("{text} (default: {default})"),
             None => format!("Default: {default}."),
         };
-        target.insert("description".into(), Value::from(description));
+        set(
+            target,
+            "description",
+            Rebuilt::New(Value::from(description)),
+        );
     }
 }
 
