@@ -228,6 +228,20 @@ fn bench_dispatch(c: &mut Criterion) {
             })
         })
     });
+    // The typed tool's own `Tool::call` (decoding, the two boxed futures, the output), without
+    // the registry: splits the registry's share from the trait's.
+    group.bench_function("nested/tool_call", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = phi_agent::Tool::call(&CreateOrder, black_box(&args), &ctx).await;
+                    black_box(result).ok();
+                }
+                start.elapsed()
+            })
+        })
+    });
     group.bench_function("nested/registry", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {

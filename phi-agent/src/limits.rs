@@ -20,89 +20,44 @@ pub(crate) enum Measure {
 /// costs no more than a small one.
 ///
 /// Strings count their bytes plus quotes, numbers and literals a fixed 5 bytes, separators one
-/// byte per item. The walk needs no recursion; its stack lives in a fixed array and spills to the
-/// heap only when more than 8 containers wait at once, so the common case allocates nothing.
+/// byte per item. The walk recurses at most `max_depth` levels (callers pass a small limit, such
+/// as [`MAX_ARGUMENT_DEPTH`]), so a deeper value is refused before it can exhaust the stack, and
+/// the walk allocates nothing.
 pub(crate) fn measure(root: &Value, max_bytes: usize, max_depth: usize) -> Measure {
-    let mut stack = WalkStack::default();
-    let mut total = 0usize;
-    let mut next = Some((root, 1usize));
-    while let Some((value, depth)) = next {
-        total += scalar_len(value);
-        match value {
-            Value::Array(items) => {
-                if depth > max_depth {
-                    return Measure::TooDeep;
-                }
-                total += 2 + items.len();
-                for item in items {
-                    total += scalar_len(item);
-                    if is_container(item) {
-                        stack.push(item, depth + 1);
-                    }
-                }
-            }
-            Value::Object(map) => {
-                if depth > max_depth {
-                    return Measure::TooDeep;
-                }
-                total += 2;
-                for (key, item) in map {
-                    total += key.len() + 4 + scalar_len(item);
-                    if is_container(item) {
-                        stack.push(item, depth + 1);
-                    }
-                }
-            }
-            _ => {}
-        }
-        if total > max_bytes {
-            return Measure::TooLarge;
-        }
-        next = stack.pop();
+    let mut left = max_bytes;
+    match walk(root, max_depth, &mut left) {
+        Ok(()) => Measure::Fits(max_bytes - left),
+        Err(exceeded) => exceeded,
     }
-    Measure::Fits(total)
 }
 
-fn scalar_len(value: &Value) -> usize {
-    match value {
+/// Takes `value`'s length from `left`; `depth_left` containers may still nest here.
+fn walk(value: &Value, depth_left: usize, left: &mut usize) -> Result<(), Measure> {
+    let own = match value {
         Value::Null | Value::Bool(_) | Value::Number(_) => 5,
-        Value::String(s) => s.len() + 2,
-        Value::Array(_) | Value::Object(_) => 0,
-    }
-}
-
-fn is_container(value: &Value) -> bool {
-    matches!(value, Value::Array(_) | Value::Object(_))
-}
-
-/// Containers waiting to be walked, with their depth: a few inline (tool arguments rarely have
-/// more siblings waiting at once, and a small array is cheap to set up per call), the rest on the
-/// heap.
-#[derive(Default)]
-struct WalkStack<'a> {
-    inline: [(Option<&'a Value>, usize); 8],
-    len: usize,
-    spill: Vec<(&'a Value, usize)>,
-}
-
-impl<'a> WalkStack<'a> {
-    fn push(&mut self, value: &'a Value, depth: usize) {
-        if self.len < self.inline.len() {
-            self.inline[self.len] = (Some(value), depth);
-            self.len += 1;
-        } else {
-            self.spill.push((value, depth));
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => {
+            let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
+            for item in items {
+                walk(item, inner, left)?;
+            }
+            2 + items.len()
         }
-    }
-
-    fn pop(&mut self) -> Option<(&'a Value, usize)> {
-        if let Some(entry) = self.spill.pop() {
-            return Some(entry);
+        Value::Object(map) => {
+            let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
+            for (key, item) in map {
+                take(left, key.len() + 4)?;
+                walk(item, inner, left)?;
+            }
+            2
         }
-        self.len = self.len.checked_sub(1)?;
-        let (value, depth) = self.inline[self.len];
-        value.map(|value| (value, depth))
-    }
+    };
+    take(left, own)
+}
+
+fn take(left: &mut usize, bytes: usize) -> Result<(), Measure> {
+    *left = left.checked_sub(bytes).ok_or(Measure::TooLarge)?;
+    Ok(())
 }
 
 /// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came
@@ -148,7 +103,8 @@ pub(crate) fn defuse_deep_arguments(arguments: &mut Value) {
 
 /// Approximate compact-JSON length of `value`.
 pub(crate) fn json_len(value: &Value) -> usize {
-    match measure(value, usize::MAX, usize::MAX) {
+    // A value nested deeper than arguments may be is counted as longer than any limit.
+    match measure(value, usize::MAX, MAX_ARGUMENT_DEPTH) {
         Measure::Fits(len) => len,
         Measure::TooLarge | Measure::TooDeep => usize::MAX,
     }
@@ -221,8 +177,8 @@ mod tests {
     }
 
     #[test]
-    fn wide_values_spill_the_walk_stack_and_still_count_right() {
-        // 100 sibling containers: more than the inline stack slots.
+    fn wide_values_count_right() {
+        // 100 sibling containers.
         let wide = Value::Array((0..100).map(|i| json!([i, "ab"])).collect());
         let compact = wide.to_string().len();
         let approx = json_len(&wide);
