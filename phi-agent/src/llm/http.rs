@@ -5,7 +5,7 @@
 
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -67,12 +67,24 @@ pub(crate) fn is_retryable(status: StatusCode) -> bool {
 }
 
 /// The wait a server asked for: `retry-after-ms`, or `Retry-After` in (possibly fractional)
-/// seconds. HTTP-date values are not used; backoff applies instead.
+/// seconds or as an HTTP date (the wait until then; a date already past means no wait).
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let read = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    let seconds = read("retry-after-ms")
-        .map(|ms| ms / 1000.0)
-        .or_else(|| read("retry-after"))?;
+    retry_after_at(headers, SystemTime::now())
+}
+
+fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
+    let number = |name: &str| text(name)?.parse::<f64>().ok();
+    let seconds = match number("retry-after-ms") {
+        Some(ms) => ms / 1000.0,
+        None => match number("retry-after") {
+            Some(seconds) => seconds,
+            None => {
+                let date = httpdate::parse_http_date(text("retry-after")?).ok()?;
+                return Some(date.duration_since(now).unwrap_or(Duration::ZERO));
+            }
+        },
+    };
     // `try_`: a huge or negative value from the network must not panic.
     Duration::try_from_secs_f64(seconds).ok()
 }
@@ -365,6 +377,27 @@ mod tests {
     }
 
     #[test]
+    fn retry_after_dates_become_the_wait_until_then() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        let date = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        let before = date - Duration::from_secs(7);
+        assert_eq!(
+            retry_after_at(&headers, before),
+            Some(Duration::from_secs(7))
+        );
+        let after = date + Duration::from_secs(60);
+        assert_eq!(
+            retry_after_at(&headers, after),
+            Some(Duration::ZERO),
+            "a date already past: retry now"
+        );
+    }
+
+    #[test]
     fn retry_after_headers_are_read() {
         let mut headers = HeaderMap::new();
         assert_eq!(retry_after(&headers), None);
@@ -373,12 +406,7 @@ mod tests {
         headers.insert("retry-after-ms", HeaderValue::from_static("250"));
         assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
         headers.remove("retry-after-ms");
-        headers.insert(
-            "retry-after",
-            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
-        );
-        assert_eq!(retry_after(&headers), None);
-        for nonsense in ["-1", "1e300", "NaN", "inf"] {
+        for nonsense in ["-1", "1e300", "NaN", "inf", "Someday, 99 Foo 2015", ""] {
             headers.insert("retry-after", HeaderValue::from_static(nonsense));
             assert_eq!(retry_after(&headers), None, "{nonsense}");
         }
