@@ -55,7 +55,7 @@ const MAX_CHARS: usize = 120_000;
 const MODE: &str = "in OpenAI strict mode";
 
 /// The length of `schema` as compact JSON, counted without building the text.
-fn compact_len(schema: &impl Serialize) -> usize {
+fn compact_len(schema: &(impl Serialize + ?Sized)) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -76,7 +76,8 @@ fn compact_len(schema: &impl Serialize) -> usize {
 /// property required, `additionalProperties: false`, only supported keywords) come back
 /// borrowed.
 pub(super) fn strict(canonical: &Value) -> Result<Cow<'_, Value>, Vec<SchemaProblem>> {
-    let rebuilt = rebuild(canonical)?;
+    let (rebuilt, strict) = rebuild(canonical);
+    strict.finish(compact_len(&rebuilt))?;
     Ok(match rebuilt {
         Rebuilt::Same(_) => Cow::Borrowed(canonical),
         changed => Cow::Owned(changed.into_value()),
@@ -86,52 +87,68 @@ pub(super) fn strict(canonical: &Value) -> Result<Cow<'_, Value>, Vec<SchemaProb
 /// `canonical` in strict mode as compact JSON text, or `None` when that is `canonical` itself:
 /// what a request carries, written without building the strict schema as a `Value`.
 pub(super) fn strict_text(canonical: &Value) -> Result<Option<Box<RawValue>>, Vec<SchemaProblem>> {
-    match rebuild(canonical)? {
-        Rebuilt::Same(_) => Ok(None),
-        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
-        changed => Ok(serde_json::value::to_raw_value(&changed).ok()),
+    let (rebuilt, strict) = rebuild(canonical);
+    if rebuilt.is_same() {
+        strict.finish(compact_len(canonical))?;
+        return Ok(None);
     }
+    // Written once: the text is both what the length limit counts and what is kept.
+    let text = serde_json::value::to_raw_value(&rebuilt).map_err(|error| {
+        vec![SchemaProblem {
+            path: SchemaPath::default().to_string(),
+            reason: format!("the schema could not be written as JSON: {error}"),
+        }]
+    })?;
+    strict.finish(text.get().len())?;
+    Ok(Some(text))
 }
 
-/// The strict form of `canonical` and every problem that keeps it from being one.
-fn rebuild(canonical: &Value) -> Result<Rebuilt<'_>, Vec<SchemaProblem>> {
+/// The strict form of `canonical`, and the walk that found every problem but the length.
+fn rebuild(canonical: &Value) -> (Rebuilt<'_>, Strict<'_>) {
     let mut strict = Strict::default();
-    let mut path = SchemaPath::default();
-    let schema = strict.schema(canonical, &mut path);
-    if strict.properties > MAX_PROPERTIES {
-        strict.report(
-            &path,
-            format!(
-                "{} properties exceed the limit of {MAX_PROPERTIES} {MODE}",
-                strict.properties
-            ),
-        );
-    }
-    let chars = compact_len(&schema);
-    if chars > MAX_CHARS {
-        strict.report(
-            &path,
-            format!("the schema has {chars} characters, over the limit of {MAX_CHARS} {MODE}"),
-        );
-    }
-    if strict.problems.is_empty() {
-        Ok(schema)
-    } else {
-        Err(strict.problems)
-    }
+    let schema = strict.schema(canonical, &mut SchemaPath::default());
+    (schema, strict)
 }
 
 #[derive(Default)]
-struct Strict {
+struct Strict<'v> {
     problems: Vec<SchemaProblem>,
     properties: usize,
     too_deep: bool,
+    /// Entries of the objects, maps and lists being converted, one region per level: an
+    /// unchanged one is dropped with nothing allocated, a changed one moves into its own `Vec`.
+    pending: Entries<'v>,
 }
 
 /// The entries of a rebuilt object schema, in output order.
 type Entries<'v> = Vec<(&'v str, Rebuilt<'v>)>;
 
-impl Strict {
+impl<'v> Strict<'v> {
+    /// The walk's problems and those of the whole schema, given its length as compact JSON.
+    fn finish(mut self, chars: usize) -> Result<(), Vec<SchemaProblem>> {
+        let root = SchemaPath::default();
+        if self.properties > MAX_PROPERTIES {
+            self.report(
+                &root,
+                format!(
+                    "{} properties exceed the limit of {MAX_PROPERTIES} {MODE}",
+                    self.properties
+                ),
+            );
+        }
+        if chars > MAX_CHARS {
+            self.report(
+                &root,
+                format!("the schema has {chars} characters, over the limit of {MAX_CHARS} {MODE}"),
+            );
+        }
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(self.problems)
+        }
+    }
+
     fn report(&mut self, path: &SchemaPath<'_>, reason: impl Into<String>) {
         self.problems.push(SchemaProblem {
             path: path.to_string(),
@@ -139,7 +156,7 @@ impl Strict {
         });
     }
 
-    fn schema<'v>(&mut self, schema: &'v Value, path: &mut SchemaPath<'v>) -> Rebuilt<'v> {
+    fn schema(&mut self, schema: &'v Value, path: &mut SchemaPath<'v>) -> Rebuilt<'v> {
         match schema {
             Value::Object(map) => match self.object_schema(map, path) {
                 Some(entries) => Rebuilt::Object(entries),
@@ -169,7 +186,7 @@ impl Strict {
     }
 
     /// The strict form of an object schema, or `None` when it is `map` itself.
-    fn object_schema<'v>(
+    fn object_schema(
         &mut self,
         map: &'v Map<String, Value>,
         path: &mut SchemaPath<'v>,
@@ -193,9 +210,9 @@ impl Strict {
             self.any_value(path);
             return None;
         }
-        let mut out: Entries<'v> = Vec::with_capacity(map.len() + 2);
-        // Whether `out` lost or renamed a keyword of `map` (a changed subschema shows as a
-        // rebuilt entry); `required` and `additionalProperties` are left out of `out` and judged
+        let start = self.pending.len();
+        // Whether the output lost or renamed a keyword of `map` (a changed subschema shows as a
+        // rebuilt entry); `required` and `additionalProperties` are left out of it and judged
         // when the object is closed.
         let mut dropped = false;
         let mut map_like = false;
@@ -208,12 +225,12 @@ impl Strict {
                             format!("more than {MAX_ENUM_VALUES} enum values {MODE}"),
                         );
                     }
-                    out.push((key, Rebuilt::Same(value)));
+                    self.pending.push((key, Rebuilt::Same(value)));
                 }
                 "required" => {}
                 "format" => {
                     if value.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                        out.push((key, Rebuilt::Same(value)));
+                        self.pending.push((key, Rebuilt::Same(value)));
                     } else {
                         dropped = true;
                     }
@@ -225,13 +242,13 @@ impl Strict {
                     };
                     self.properties += properties.len();
                     let converted = self.named_schemas(value, properties, path, Step::Field);
-                    out.push((key, converted));
+                    self.pending.push((key, converted));
                 }
                 "items" => {
                     path.push(Step::Item);
                     let items = self.schema(value, path);
                     path.pop();
-                    out.push((key, items));
+                    self.pending.push((key, items));
                 }
                 "$defs" => {
                     let Some(definitions) = value.as_object() else {
@@ -239,7 +256,7 @@ impl Strict {
                         continue;
                     };
                     let converted = self.named_schemas(value, definitions, path, Step::Definition);
-                    out.push((key, converted));
+                    self.pending.push((key, converted));
                 }
                 "anyOf" | "oneOf" => {
                     let Some(alternatives) = value.as_array() else {
@@ -257,22 +274,20 @@ impl Strict {
                         }
                     }
                     let keyword = if key == "oneOf" { "oneOf" } else { "anyOf" };
-                    let converted: Vec<Rebuilt<'v>> = alternatives
-                        .iter()
-                        .enumerate()
-                        .map(|(index, alternative)| {
-                            path.push(Step::Alternative(keyword, index));
-                            let converted = self.schema(alternative, path);
-                            path.pop();
-                            converted
-                        })
-                        .collect();
-                    let value = if converted.iter().all(Rebuilt::is_same) {
-                        Rebuilt::Same(value)
-                    } else {
-                        Rebuilt::Array(converted)
+                    let items = self.pending.len();
+                    for (index, alternative) in alternatives.iter().enumerate() {
+                        path.push(Step::Alternative(keyword, index));
+                        let converted = self.schema(alternative, path);
+                        self.pending.push(("", converted));
+                        path.pop();
+                    }
+                    let value = match self.take_changed(items, 0) {
+                        Some(converted) => {
+                            Rebuilt::Array(converted.into_iter().map(|(_, item)| item).collect())
+                        }
+                        None => Rebuilt::Same(value),
                     };
-                    out.push(("anyOf", value));
+                    self.pending.push(("anyOf", value));
                 }
                 "additionalProperties" => {
                     if value != &Value::Bool(false) {
@@ -313,10 +328,14 @@ impl Strict {
             }
         }
         let is_object = has_type(map, "object");
-        let children_unchanged = out.iter().all(|(_, value)| value.is_same());
+        let children_unchanged = self.pending[start..]
+            .iter()
+            .all(|(_, value)| value.is_same());
         if !dropped && children_unchanged && already_closed(map, is_object) {
+            self.pending.truncate(start);
             return None;
         }
+        let mut out = self.take(start, 3);
         if is_object {
             self.close_object(&mut out, path, map_like);
             mention_defaults(map, &mut out);
@@ -325,14 +344,14 @@ impl Strict {
     }
 
     /// Converts each schema of a `properties` or `$defs` map (`value`, as `schemas`).
-    fn named_schemas<'v>(
+    fn named_schemas(
         &mut self,
         value: &'v Value,
         schemas: &'v Map<String, Value>,
         path: &mut SchemaPath<'v>,
         step: fn(&'v str) -> Step<'v>,
     ) -> Rebuilt<'v> {
-        let mut converted: Entries<'v> = Vec::with_capacity(schemas.len());
+        let start = self.pending.len();
         for (name, schema) in schemas {
             path.push(step(name));
             if path.object_depth() > MAX_DEPTH && !self.too_deep {
@@ -342,17 +361,36 @@ impl Strict {
                     format!("more than {MAX_DEPTH} levels of nested objects {MODE}"),
                 );
             }
-            converted.push((name, self.schema(schema, path)));
+            let converted = self.schema(schema, path);
+            self.pending.push((name, converted));
             path.pop();
         }
-        if converted.iter().all(|(_, schema)| schema.is_same()) {
-            Rebuilt::Same(value)
-        } else {
-            Rebuilt::Object(converted)
+        match self.take_changed(start, 0) {
+            Some(converted) => Rebuilt::Object(converted),
+            None => Rebuilt::Same(value),
         }
     }
 
-    fn close_object<'v>(&mut self, out: &mut Entries<'v>, path: &SchemaPath<'_>, map_like: bool) {
+    /// The pending entries from `start` on, moved into a `Vec` with room for `extra` more.
+    fn take(&mut self, start: usize, extra: usize) -> Entries<'v> {
+        let mut entries = Vec::with_capacity(self.pending.len() - start + extra);
+        entries.extend(self.pending.drain(start..));
+        entries
+    }
+
+    /// [`Self::take`] when any pending entry from `start` on changed; else drops them.
+    fn take_changed(&mut self, start: usize, extra: usize) -> Option<Entries<'v>> {
+        if self.pending[start..]
+            .iter()
+            .all(|(_, value)| value.is_same())
+        {
+            self.pending.truncate(start);
+            return None;
+        }
+        Some(self.take(start, extra))
+    }
+
+    fn close_object(&mut self, out: &mut Entries<'v>, path: &SchemaPath<'_>, map_like: bool) {
         let names: Vec<&str> = match out.iter().find(|(key, _)| *key == "properties") {
             Some((_, properties)) => properties.keys(),
             None if path.is_root() => {
@@ -396,17 +434,15 @@ fn already_closed(map: &Map<String, Value>, is_object: bool) -> bool {
 /// A field with a serde default becomes required in strict mode; its description tells the
 /// model which value to send for "the default".
 fn mention_defaults<'v>(original: &'v Map<String, Value>, out: &mut Entries<'v>) {
-    let required: Vec<&str> = original
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = original.get("required").and_then(Value::as_array);
+    let is_required =
+        |name: &str| required.is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)));
     let Some(Value::Object(before)) = original.get("properties") else {
         return;
     };
     let defaulted = before.iter().filter_map(|(name, property)| {
         let default = property.get("default")?;
-        (!required.contains(&name.as_str())).then_some((name.as_str(), default))
+        (!is_required(name)).then_some((name.as_str(), default))
     });
     for (name, default) in defaulted {
         let Some((_, properties)) = out.iter_mut().find(|(key, _)| *key == "properties") else {
