@@ -17,7 +17,8 @@ mod sample;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use phi_agent::schema::{Dialect, to_dialect};
+use phi_agent::llm::ToolSpec;
+use phi_agent::schema::{Dialect, definition, to_dialect};
 use serde_json::Value;
 
 use case::{CASES_PER_TYPE, Case};
@@ -80,6 +81,33 @@ fn dialect_schemas_obey_the_provider_rules() {
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The OpenAI adapter writes the strict dialect straight into the request from a view of the
+/// canonical schema; what it writes must be the dialect schema these tests check, and a schema
+/// strict mode refuses must go out unchanged, without `strict`.
+#[test]
+fn the_request_carries_exactly_the_checked_dialect_schema() {
+    for case in corpus::all() {
+        let spec = ToolSpec::new("probe", "A probe", case.canonical.clone());
+        let function = &definition::openai(&spec)["function"];
+        match to_dialect(&spec.schema, Dialect::OpenAiStrict) {
+            Ok(strict) => {
+                // Compared as text: the keys' order is what the model reads, too.
+                assert_eq!(
+                    function["parameters"].to_string(),
+                    strict.to_string(),
+                    "{}",
+                    case.name
+                );
+                assert_eq!(function["strict"], true, "{}", case.name);
+            }
+            Err(_) => {
+                assert_eq!(function["parameters"], *spec.schema, "{}", case.name);
+                assert_eq!(function["strict"], false, "{}", case.name);
+            }
+        }
+    }
 }
 
 #[test]
