@@ -3,19 +3,21 @@
 //!
 //! JSON Schema 2020-12 as schemars 1 writes it, with four changes that never alter which values
 //! validate: no `$schema`, no root `title`, every non-recursive `$ref` replaced by its definition
-//! (only recursive types keep `$defs`), and integer formats backed by the bounds the decoder
+//! (only recursive types keep `$defs`; a definition graph that would blow up when inlined keeps
+//! all its `$ref`s, see [`super::inline`]), and integer formats backed by the bounds the decoder
 //! enforces (`format: uint32` alone lets `2^32` through; `maximum: 4294967295` does not).
 //! The root gets `type: object` when it names no type and no alternatives.
 
 use std::any::TypeId;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-use super::walk::{ANNOTATIONS, for_each_schema_mut, for_each_subschema_mut, has_type};
+use super::inline::inline_definitions;
+use super::walk::{for_each_schema_mut, has_type};
 
 /// The canonical argument schema of `T`.
 ///
@@ -42,7 +44,8 @@ pub fn canonical_schema_for<T: JsonSchema + ?Sized>() -> Value {
 }
 
 /// Brings any argument schema (a hand-written one too) into canonical form: no `$schema`, no
-/// root `title`, non-recursive `$ref`s inlined, integer formats backed by their bounds, and
+/// root `title`, non-recursive `$ref`s inlined (all `$ref`s kept when inlining would copy a
+/// definition graph out of bounds), integer formats backed by their bounds, and
 /// `type: object` on a root that names no type. None of these changes which objects validate.
 /// Idempotent.
 ///
@@ -68,27 +71,7 @@ pub fn canonicalize(schema: Value) -> Value {
     root.remove("$schema");
     root.remove("title");
 
-    let mut definitions = take_definitions(&mut root);
-    let recursive = recursive_definitions(&definitions);
-    let inlinable: HashMap<String, Value> = definitions
-        .iter()
-        .filter(|(name, _)| !recursive.contains(*name))
-        .map(|(name, schema)| (name.clone(), schema.clone()))
-        .collect();
-
-    let mut root = Value::Object(root);
-    inline_refs(&mut root, &inlinable);
-    definitions.retain(|name, _| recursive.contains(name));
-    for schema in definitions.values_mut() {
-        inline_refs(schema, &inlinable);
-    }
-
-    let Value::Object(mut root) = root else {
-        unreachable!("the root stays an object")
-    };
-    if !definitions.is_empty() {
-        root.insert("$defs".into(), Value::Object(definitions));
-    }
+    let mut root = inline_definitions(root);
     let has_alternatives = ["anyOf", "oneOf", "allOf", "$ref", "enum", "const", "not"]
         .iter()
         .any(|keyword| root.contains_key(*keyword));
@@ -115,145 +98,6 @@ pub(crate) fn cached<T: JsonSchema + ?Sized + 'static>() -> Arc<Value> {
         .entry(key)
         .or_insert(schema)
         .clone()
-}
-
-/// Removes `$defs` (and the draft-7 `definitions`) from the root, merged into one map.
-fn take_definitions(root: &mut Map<String, Value>) -> Map<String, Value> {
-    let mut definitions = Map::new();
-    for keyword in ["$defs", "definitions"] {
-        if let Some(Value::Object(map)) = root.remove(keyword) {
-            definitions.extend(map);
-        }
-    }
-    definitions
-}
-
-/// The definition a local `$ref` points at: `#/$defs/Name` or `#/definitions/Name`.
-pub(crate) fn definition_name(reference: &str) -> Option<String> {
-    let encoded = reference
-        .strip_prefix("#/$defs/")
-        .or_else(|| reference.strip_prefix("#/definitions/"))?;
-    if encoded.contains('/') {
-        return None;
-    }
-    Some(decode_pointer_token(encoded))
-}
-
-/// Undoes JSON Pointer (`~0`, `~1`) and URI fragment (`%XX`) escaping.
-fn decode_pointer_token(token: &str) -> String {
-    let bytes = token.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && bytes[i + 1].is_ascii_hexdigit()
-            && bytes[i + 2].is_ascii_hexdigit();
-        if escaped {
-            let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-            out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out)
-        .replace("~1", "/")
-        .replace("~0", "~")
-}
-
-/// The local definitions each schema refers to.
-fn references(schema: &Value) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let mut schema = schema.clone();
-    for_each_schema_mut(&mut schema, &mut |map| {
-        if let Some(name) = map
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(definition_name)
-        {
-            found.insert(name);
-        }
-    });
-    found
-}
-
-/// Definitions that can reach themselves through `$ref`s: these must stay references.
-fn recursive_definitions(definitions: &Map<String, Value>) -> BTreeSet<String> {
-    let edges: HashMap<&str, BTreeSet<String>> = definitions
-        .iter()
-        .map(|(name, schema)| (name.as_str(), references(schema)))
-        .collect();
-    let mut recursive = BTreeSet::new();
-    for start in definitions.keys() {
-        let mut seen = BTreeSet::new();
-        let mut stack: Vec<&str> = edges[start.as_str()].iter().map(String::as_str).collect();
-        while let Some(name) = stack.pop() {
-            if name == start {
-                recursive.insert(start.clone());
-                break;
-            }
-            if seen.insert(name)
-                && let Some(next) = edges.get(name)
-            {
-                stack.extend(next.iter().map(String::as_str));
-            }
-        }
-    }
-    recursive
-}
-
-/// Replaces every `$ref` to one of `inlinable` by the definition itself.
-///
-/// The definitions form no cycle (recursive ones are excluded), so this terminates.
-fn inline_refs(schema: &mut Value, inlinable: &HashMap<String, Value>) {
-    let Value::Object(map) = schema else { return };
-    let target = map
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(definition_name)
-        .and_then(|name| inlinable.get(&name));
-    if let Some(definition) = target {
-        let mut siblings = map.clone();
-        siblings.remove("$ref");
-        let mut replacement = merge(definition.clone(), siblings);
-        inline_refs(&mut replacement, inlinable);
-        *schema = replacement;
-        return;
-    }
-    for_each_subschema_mut(map, &mut |sub| inline_refs(sub, inlinable));
-}
-
-/// A definition together with the keywords written beside the `$ref` to it. The siblings'
-/// annotations (a field's own description) win over the definition's; a constraint written on
-/// both sides keeps both by nesting the definition in `allOf`.
-fn merge(definition: Value, siblings: Map<String, Value>) -> Value {
-    let mut definition = match definition {
-        Value::Object(map) => map,
-        Value::Bool(true) => Map::new(),
-        other if siblings.is_empty() => return other,
-        other => {
-            let mut wrapper = siblings;
-            wrapper.insert("allOf".into(), Value::Array(vec![other]));
-            return Value::Object(wrapper);
-        }
-    };
-    let clash = siblings
-        .keys()
-        .any(|key| definition.contains_key(key) && !ANNOTATIONS.contains(&key.as_str()));
-    if clash {
-        let mut wrapper = siblings;
-        wrapper.insert(
-            "allOf".into(),
-            Value::Array(vec![Value::Object(definition)]),
-        );
-        return Value::Object(wrapper);
-    }
-    for (key, value) in siblings {
-        definition.insert(key, value);
-    }
-    Value::Object(definition)
 }
 
 /// Adds the bounds that an integer `format` implies and the decoder enforces.

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::canonical::definition_name;
+use super::inline::definition_name;
 use super::walk::types;
 
 /// Rewrites each integral float (`3.0`) in `args` to the integer it equals (`3`) where `schema`

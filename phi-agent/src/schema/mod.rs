@@ -23,6 +23,7 @@ pub mod definition;
 mod dialect;
 mod disjoint;
 mod error;
+mod inline;
 mod path;
 mod strict;
 mod walk;
