@@ -4,9 +4,10 @@
 //! than once grow exponentially that way (`A` uses `B` twice, `B` uses `C` twice, ... is 2^n
 //! copies), and a chain of definitions nests as deep as it is long: a schema from an untrusted
 //! MCP server could exhaust memory or the stack. So inlining is all or nothing: when the inlined
-//! schema would pass [`MAX_INLINED_SCHEMAS`] schema objects or [`MAX_INLINED_DEPTH`] nested
-//! references, or there are more than [`MAX_DEFINITIONS`] definitions, every definition stays
-//! under `$defs` and every `$ref` stays as written (still valid JSON Schema 2020-12).
+//! schema would pass [`MAX_INLINED_SCHEMAS`] schema objects, nest deeper than
+//! [`MAX_INLINED_HEIGHT`] levels or through more than [`MAX_INLINED_DEPTH`] references, or there
+//! are more than [`MAX_DEFINITIONS`] definitions, every definition stays under `$defs` and every
+//! `$ref` stays as written (still valid JSON Schema 2020-12).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -18,6 +19,9 @@ use super::walk::{ANNOTATIONS, for_each_schema_mut, for_each_subschema_mut};
 const MAX_INLINED_SCHEMAS: u64 = 10_000;
 /// `$ref`s that may lead through one another (derived types nest a handful deep).
 const MAX_INLINED_DEPTH: usize = 32;
+/// JSON nesting of the inlined schema: no deeper than serde_json parses (the walks over a
+/// schema recurse, so this keeps them far from the stack's end).
+const MAX_INLINED_HEIGHT: usize = 128;
 /// Definitions examined for inlining; finding the recursive ones costs their number squared.
 const MAX_DEFINITIONS: usize = 256;
 
@@ -54,11 +58,13 @@ pub(super) fn inline_definitions(mut root: Map<String, Value>) -> Map<String, Va
     root
 }
 
-/// What inlining makes of one schema: how many schema objects, and how many `$ref`s deep.
+/// What inlining makes of one schema: how many schema objects, how many `$ref`s lead through
+/// one another, and how many levels it nests.
 #[derive(Debug, Clone, Copy)]
 struct Expansion {
     schemas: u64,
     depth: usize,
+    height: usize,
 }
 
 /// Whether the root and the kept definitions stay within the limits once inlined.
@@ -100,9 +106,11 @@ fn expansion(
     let mut found = Expansion {
         schemas: 0,
         depth: 0,
+        height: 0,
     };
-    let mut pending = vec![schema];
-    while let Some(value) = pending.pop() {
+    let mut pending = vec![(schema, 0usize)];
+    while let Some((value, level)) = pending.pop() {
+        found.height = found.height.max(level);
         match value {
             Value::Object(map) => {
                 found.schemas += 1;
@@ -125,13 +133,14 @@ fn expansion(
                     }
                     found.schemas = found.schemas.saturating_add(inner.schemas);
                     found.depth = found.depth.max(1 + inner.depth);
+                    found.height = found.height.max(level + inner.height);
                 }
-                pending.extend(map.values());
+                pending.extend(map.values().map(|item| (item, level + 1)));
             }
-            Value::Array(items) => pending.extend(items),
+            Value::Array(items) => pending.extend(items.iter().map(|item| (item, level + 1))),
             _ => {}
         }
-        if found.schemas > MAX_INLINED_SCHEMAS {
+        if found.schemas > MAX_INLINED_SCHEMAS || found.height > MAX_INLINED_HEIGHT {
             return None;
         }
     }
@@ -342,6 +351,22 @@ mod tests {
         assert!(to_dialect(&schema, Dialect::OpenAiStrict).is_ok());
         assert!(to_dialect(&schema, Dialect::Gemini).is_err());
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn inlining_that_would_nest_too_deep_is_refused() {
+        // Ten definitions, each 20 levels of arrays around the next: 200 levels once inlined.
+        let mut definitions = Map::new();
+        for link in 0..10 {
+            let mut wrapped = json!({"$ref": format!("#/$defs/w{}", link + 1)});
+            for _ in 0..20 {
+                wrapped = json!({"type": "array", "items": wrapped});
+            }
+            definitions.insert(format!("w{link}"), wrapped);
+        }
+        definitions.insert("w10".into(), json!({"type": "string"}));
+        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/w0"}}, "$defs": definitions});
+        assert!(refs_kept(&canonicalize(schema)));
     }
 
     #[test]
