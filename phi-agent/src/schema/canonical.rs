@@ -63,15 +63,19 @@ pub fn canonical_schema_for<T: JsonSchema + ?Sized>() -> Value {
 /// }));
 /// ```
 pub fn canonicalize(schema: Value) -> Value {
-    let mut root = match schema {
+    let root = match schema {
         Value::Object(map) => map,
         Value::Bool(true) => Map::new(),
         other => return other,
     };
+    // A root that is only a `$ref` takes its definition's place, whatever that is (a definition
+    // of `false` makes a schema no arguments fit, which registration then refuses).
+    let mut root = match inline_definitions(root) {
+        Value::Object(map) => map,
+        other => return other,
+    };
     root.remove("$schema");
     root.remove("title");
-
-    let mut root = inline_definitions(root);
     let has_alternatives = ["anyOf", "oneOf", "allOf", "$ref", "enum", "const", "not"]
         .iter()
         .any(|keyword| root.contains_key(*keyword));

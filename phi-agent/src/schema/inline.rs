@@ -26,8 +26,9 @@ const MAX_INLINED_HEIGHT: usize = 128;
 const MAX_DEFINITIONS: usize = 256;
 
 /// Takes the root's definitions, inlines the non-recursive ones and puts back under `$defs`
-/// those that stay (recursive ones, or all of them when inlining would be too large).
-pub(super) fn inline_definitions(mut root: Map<String, Value>) -> Map<String, Value> {
+/// those that stay (recursive ones, or all of them when inlining would be too large). A root
+/// that is a `$ref` alone becomes its definition, which need not be an object.
+pub(super) fn inline_definitions(mut root: Map<String, Value>) -> Value {
     let mut definitions = take_definitions(&mut root);
     let mut inlinable: HashMap<String, Value> = HashMap::new();
     if definitions.len() <= MAX_DEFINITIONS {
@@ -49,13 +50,16 @@ pub(super) fn inline_definitions(mut root: Map<String, Value>) -> Map<String, Va
             inline_refs(schema, &inlinable);
         }
     }
-    let Value::Object(mut root) = root else {
-        unreachable!("the root stays an object")
-    };
-    if !definitions.is_empty() {
-        root.insert("$defs".into(), Value::Object(definitions));
+    match root {
+        Value::Object(mut root) => {
+            if !definitions.is_empty() {
+                root.insert("$defs".into(), Value::Object(definitions));
+            }
+            Value::Object(root)
+        }
+        // Only an inlined definition replaces the root, and only recursive definitions stay.
+        other => other,
     }
-    root
 }
 
 /// What inlining makes of one schema: how many schema objects, how many `$ref`s lead through
@@ -261,7 +265,14 @@ fn inline_refs(schema: &mut Value, inlinable: &HashMap<String, Value>) {
 /// both sides keeps both by nesting the definition in `allOf`.
 fn merge(definition: Value, siblings: Map<String, Value>) -> Value {
     let mut definition = match definition {
-        Value::Object(map) => map,
+        Value::Object(mut map) => {
+            // Definitions nested in a definition are reachable only by a pointer through it
+            // (`#/$defs/A/$defs/B`), which is never inlined and dangles once `A` is; carried
+            // along, they would turn into the root's own `$defs` where a root `$ref` is inlined.
+            map.remove("$defs");
+            map.remove("definitions");
+            map
+        }
         Value::Bool(true) => Map::new(),
         other if siblings.is_empty() => return other,
         other => {
@@ -326,6 +337,22 @@ mod tests {
 
     fn refs_kept(schema: &Value) -> bool {
         schema["properties"]["x"].get("$ref").is_some() && schema.get("$defs").is_some()
+    }
+
+    #[test]
+    fn a_root_ref_takes_its_definitions_place_whatever_it_is() {
+        // Once a panic: the root became `false`, not an object.
+        let refuses_all = json!({"$ref": "#/$defs/a", "$defs": {"a": false}});
+        assert_eq!(canonicalize(refuses_all), json!(false));
+        let nested = json!({"$ref": "#/$defs/a", "$defs": {"a": {
+            "title": "A", "properties": {"n": {"type": "integer"}}, "$defs": {}
+        }}});
+        let schema = canonicalize(nested);
+        assert_eq!(
+            schema,
+            json!({"properties": {"n": {"type": "integer"}}, "type": "object"})
+        );
+        assert_eq!(canonicalize(schema.clone()), schema, "idempotent");
     }
 
     #[test]
