@@ -142,7 +142,7 @@ pub(crate) fn truncate_output(contents: Vec<Content>, limit: usize) -> Vec<Conte
     kept
 }
 
-fn floor_char_boundary(text: &str, index: usize) -> usize {
+pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
     if index >= text.len() {
         return text.len();
     }

@@ -238,16 +238,18 @@ impl McpTool {
         peer: Peer<RoleClient>,
         call_timeout: Duration,
     ) -> Self {
-        let description = definition
-            .description
-            .as_deref()
-            .or(definition.title.as_deref())
-            .unwrap_or_default()
-            .to_string();
+        let description = bounded_description(
+            definition
+                .description
+                .as_deref()
+                .or(definition.title.as_deref())
+                .unwrap_or_default(),
+        );
         Self {
             // `Tool` hands out `&'static str` so that specs and registry keys cost nothing per
             // turn. A remote tool's name and description are known only at run time, so they are
-            // leaked here: a few dozen bytes per tool, once per connection.
+            // leaked here, once per connection: a name of at most 64 bytes and a description of
+            // at most `MAX_REMOTE_DESCRIPTION`.
             name: Box::leak(local_name.into_boxed_str()),
             description: Box::leak(description.into_boxed_str()),
             remote_name: definition.name.to_string(),
@@ -397,5 +399,33 @@ fn error_text(result: &CallToolResult) -> String {
         "the tool reported an error without a message".to_string()
     } else {
         text.join("\n")
+    }
+}
+
+/// The longest remote tool description kept, in bytes: a server cannot make the client hold
+/// (and send the model, every turn) an unbounded text.
+const MAX_REMOTE_DESCRIPTION: usize = 8 * 1024;
+
+/// `text`, cut at [`MAX_REMOTE_DESCRIPTION`] on a character boundary, with a mark where it was.
+fn bounded_description(text: &str) -> String {
+    if text.len() <= MAX_REMOTE_DESCRIPTION {
+        return text.to_string();
+    }
+    let kept = &text[..crate::limits::floor_char_boundary(text, MAX_REMOTE_DESCRIPTION)];
+    format!("{kept} [description cut at {MAX_REMOTE_DESCRIPTION} bytes]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_descriptions_are_bounded_on_a_character_boundary() {
+        assert_eq!(bounded_description("Search the web"), "Search the web");
+        let long = "é".repeat(MAX_REMOTE_DESCRIPTION);
+        let cut = bounded_description(&long);
+        assert!(cut.len() < MAX_REMOTE_DESCRIPTION + 64, "{}", cut.len());
+        assert!(cut.ends_with("[description cut at 8192 bytes]"));
+        assert!(cut.starts_with("éé"));
     }
 }
