@@ -24,40 +24,61 @@ pub(crate) enum Measure {
 /// as [`MAX_ARGUMENT_DEPTH`]), so a deeper value is refused before it can exhaust the stack, and
 /// the walk allocates nothing.
 pub(crate) fn measure(root: &Value, max_bytes: usize, max_depth: usize) -> Measure {
-    let mut left = max_bytes;
-    match walk(root, max_depth, &mut left) {
-        Ok(()) => Measure::Fits(max_bytes - left),
+    let mut total = 0;
+    match walk(root, max_depth, &mut total, max_bytes) {
+        Ok(()) => Measure::Fits(total),
         Err(exceeded) => exceeded,
     }
 }
 
-/// Takes `value`'s length from `left`; `depth_left` containers may still nest here.
-fn walk(value: &Value, depth_left: usize, left: &mut usize) -> Result<(), Measure> {
-    let own = match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => 5,
-        Value::String(text) => text.len() + 2,
+/// Adds `value`'s length to `total`, stopping past `max`; `depth_left` containers may still
+/// nest here. Scalars are counted where their container lists them, without a call each: that
+/// made the walk several times cheaper (the sum of in-memory lengths cannot overflow a `usize`).
+fn walk(value: &Value, depth_left: usize, total: &mut usize, max: usize) -> Result<(), Measure> {
+    match value {
         Value::Array(items) => {
             let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
+            *total += 2 + items.len();
             for item in items {
-                walk(item, inner, left)?;
+                match scalar_len(item) {
+                    Some(len) => *total += len,
+                    None => walk(item, inner, total, max)?,
+                }
+                if *total > max {
+                    return Err(Measure::TooLarge);
+                }
             }
-            2 + items.len()
         }
         Value::Object(map) => {
             let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
+            *total += 2;
             for (key, item) in map {
-                take(left, key.len() + 4)?;
-                walk(item, inner, left)?;
+                *total += key.len() + 4;
+                match scalar_len(item) {
+                    Some(len) => *total += len,
+                    None => walk(item, inner, total, max)?,
+                }
+                if *total > max {
+                    return Err(Measure::TooLarge);
+                }
             }
-            2
         }
-    };
-    take(left, own)
+        scalar => *total += scalar_len(scalar).unwrap_or(0),
+    }
+    if *total > max {
+        Err(Measure::TooLarge)
+    } else {
+        Ok(())
+    }
 }
 
-fn take(left: &mut usize, bytes: usize) -> Result<(), Measure> {
-    *left = left.checked_sub(bytes).ok_or(Measure::TooLarge)?;
-    Ok(())
+/// The length of a string, number, boolean or null; `None` for a container.
+fn scalar_len(value: &Value) -> Option<usize> {
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => Some(5),
+        Value::String(text) => Some(text.len() + 2),
+        Value::Array(_) | Value::Object(_) => None,
+    }
 }
 
 /// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came
