@@ -86,7 +86,7 @@ impl Gemini {
         if map.contains_key("$ref") {
             self.report(
                 path,
-                format!("recursive types cannot be expressed {FOR}, which has no `$ref`"),
+                format!("recursive types (and definitions too large to inline, kept as `$ref`) cannot be expressed {FOR}, which has no `$ref`"),
             );
             return map.clone();
         }
