@@ -86,16 +86,10 @@ fn scalar_len(value: &Value) -> Option<usize> {
 /// `Clone` or `Drop` recurse until the stack overflows.
 pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
 
-/// Whether `value` nests containers more than `max` levels deep (a container is level 1).
-///
-/// Recursive, but never deeper than `max + 1` calls: the walk stops descending at the limit, so
-/// its stack use is bounded whatever the value. Allocates nothing.
+/// Whether `value` nests containers more than `max` levels deep (a container is level 1): the
+/// depth half of [`measure`], with its bounded recursion.
 pub(crate) fn nesting_exceeds(value: &Value, max: usize) -> bool {
-    match value {
-        Value::Array(items) => max == 0 || items.iter().any(|v| nesting_exceeds(v, max - 1)),
-        Value::Object(map) => max == 0 || map.values().any(|v| nesting_exceeds(v, max - 1)),
-        _ => false,
-    }
+    measure(value, usize::MAX, max) == Measure::TooDeep
 }
 
 /// Replaces arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] by a short text saying so, and

@@ -103,11 +103,24 @@ pub(crate) fn derive_text(
         return openai::strict_text(canonical)
             .map_err(|problems| DialectError { dialect, problems });
     }
-    Ok(match derive(canonical, dialect)? {
-        Cow::Borrowed(_) => None,
-        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
-        Cow::Owned(schema) => serde_json::value::to_raw_value(&schema).ok(),
-    })
+    match derive(canonical, dialect)? {
+        Cow::Borrowed(_) => Ok(None),
+        Cow::Owned(schema) => serde_json::value::to_raw_value(&schema)
+            .map(Some)
+            .map_err(|error| DialectError {
+                dialect,
+                problems: vec![unwritable(&error)],
+            }),
+    }
+}
+
+/// The problem of a dialect schema that serde_json could not write (it writes every `Value`;
+/// this is for completeness, not a case anyone has seen).
+pub(super) fn unwritable(error: &serde_json::Error) -> SchemaProblem {
+    SchemaProblem {
+        path: "(root)".into(),
+        reason: format!("the schema could not be written as JSON: {error}"),
+    }
 }
 
 /// [`to_dialect`], borrowing `canonical` when the dialect takes it as it is: the caches keep

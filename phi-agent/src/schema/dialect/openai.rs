@@ -97,12 +97,8 @@ pub(super) fn strict_text(canonical: &Value) -> Result<Option<Box<RawValue>>, Ve
         return Ok(None);
     }
     // Written once: the text is both what the length limit counts and what is kept.
-    let text = serde_json::value::to_raw_value(&rebuilt).map_err(|error| {
-        vec![SchemaProblem {
-            path: SchemaPath::default().to_string(),
-            reason: format!("the schema could not be written as JSON: {error}"),
-        }]
-    })?;
+    let text = serde_json::value::to_raw_value(&rebuilt)
+        .map_err(|error| vec![super::unwritable(&error)])?;
     strict.finish(text.get().len())?;
     Ok(Some(text))
 }
