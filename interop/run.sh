@@ -45,7 +45,7 @@ done
 
 reset() { "$PY" -c "import urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:$FAKE_PORT/_fakellm/reset', method='POST'))"; }
 
-cargo build --quiet -p phi-agent --example custom-tool --test interop
+cargo build --quiet -p phi-agent --example custom-tool --test http
 
 # The README's run command, unchanged, against each provider.
 run_example() {
@@ -62,10 +62,10 @@ run_example openai -u ANTHROPIC_API_KEY OPENAI_API_KEY=sk-interop-not-a-key \
 run_example anthropic -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-interop-not-a-key \
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PROXY_PORT" ANTHROPIC_MODEL=claude-sonnet-4-5
 
-echo "== interop: image and error results through both adapters (tests/interop.rs)"
+echo "== interop: image and error results through both adapters (tests/http/interop.rs)"
 reset
 PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
-    cargo test --quiet -p phi-agent --test interop -- --ignored --test-threads=1
+    cargo test --quiet -p phi-agent --test http interop:: -- --ignored --test-threads=1
 
 if grep -q "interop-not-a-key" "$WORK"/*.out; then
     echo "an API key was printed"; exit 1

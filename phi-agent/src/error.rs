@@ -134,7 +134,7 @@ pub enum AgentError {
         /// Turns taken (the configured limit).
         turns: usize,
         /// The conversation up to the last turn, system prompt excluded.
-        transcript: Vec<crate::llm::Message>,
+        transcript: Vec<crate::message::Message>,
     },
 
     /// The provider answered with an error status; `message` quotes what it said.
@@ -200,7 +200,7 @@ pub enum AgentError {
         /// What the last failure said.
         last_error: String,
         /// The conversation up to and including the last tool results, system prompt excluded.
-        transcript: Vec<crate::llm::Message>,
+        transcript: Vec<crate::message::Message>,
     },
 }
 

@@ -5,7 +5,21 @@
 //! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
-//! - `mcp` (feature `mcp`): serve a registry to MCP clients, and import MCP servers' tools.
+//! - `mcp` (features `mcp-server`, `mcp-client`; `mcp` is both): serve a registry to MCP clients,
+//!   and import MCP servers' tools.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `openai` | yes | [`llm::OpenAiClient`] (chat completions; brings reqwest and rustls) |
+//! | `anthropic` | yes | [`llm::AnthropicClient`] (messages; brings reqwest and rustls) |
+//! | `mcp-server` | no | [`mcp::serve_stdio`], [`mcp::serve_http`], [`mcp::McpServer`] (no HTTP client, no TLS) |
+//! | `mcp-client` | no | [`mcp::McpClient`]: import a server's tools over stdio (no HTTP client, no TLS) |
+//! | `mcp` | no | both MCP features |
+//!
+//! With `default-features = false` the crate builds tools, the registry, schemas, the agent loop
+//! and [`llm::ScriptedLlm`] (or your own [`LlmClient`]) without any HTTP client.
 
 mod agent;
 mod config;
@@ -14,6 +28,7 @@ mod context;
 mod decode;
 mod error;
 mod limits;
+mod message;
 mod output;
 mod state;
 mod tool;
@@ -22,7 +37,7 @@ mod typed;
 #[doc(hidden)]
 pub mod __private;
 pub mod llm;
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp-server", feature = "mcp-client"))]
 pub mod mcp;
 pub mod registry;
 pub mod schema;

@@ -2,8 +2,6 @@
 
 use serde_json::Value;
 
-use crate::content::Content;
-
 /// What one walk over a value found, against a size and a depth limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Measure {
@@ -125,38 +123,17 @@ pub(crate) fn json_len(value: &Value) -> usize {
     }
 }
 
-/// Cuts `contents` to at most `limit` bytes as the model sees them, ending with a marker that
-/// says how much was cut. Returns the contents unchanged when they fit.
-pub(crate) fn truncate_output(contents: Vec<Content>, limit: usize) -> Vec<Content> {
-    let total: usize = contents.iter().map(Content::model_len).sum();
-    if total <= limit {
-        return contents;
+/// The start of `bytes` as text (lossy UTF-8), at most 300 characters with `...` when cut: what
+/// an error message quotes of a body or of arguments that are not JSON.
+pub(crate) fn snippet(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.into_owned(),
     }
-    let mut budget = limit;
-    let mut kept = Vec::with_capacity(contents.len() + 1);
-    for content in contents {
-        let len = content.model_len();
-        if len <= budget {
-            budget -= len;
-            kept.push(content);
-            continue;
-        }
-        if let Content::Image { .. } = content {
-            continue;
-        }
-        let mut text = content.to_model_text();
-        text.truncate(floor_char_boundary(&text, budget));
-        if !text.is_empty() {
-            kept.push(Content::text(text));
-        }
-        break;
-    }
-    kept.push(Content::text(format!(
-        "\n[output truncated: {total} bytes, limit {limit}; ask for less, e.g. a narrower query or a page of results]"
-    )));
-    kept
 }
 
+/// The largest char boundary of `text` at or below `index`.
 pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
     if index >= text.len() {
         return text.len();
@@ -272,20 +249,5 @@ mod tests {
         let mut fine = json!({"a": [[{"b": 1}]]});
         defuse_deep_arguments(&mut fine);
         assert_eq!(fine, json!({"a": [[{"b": 1}]]}));
-    }
-
-    #[test]
-    fn truncation_keeps_a_prefix_and_says_so() {
-        let out = truncate_output(vec![Content::text("é".repeat(100))], 51);
-        let text = out[0].as_text().unwrap();
-        assert_eq!(text.len(), 50, "cut on a char boundary");
-        assert!(
-            out[1]
-                .as_text()
-                .unwrap()
-                .contains("output truncated: 200 bytes, limit 51")
-        );
-        let small = vec![Content::text("ok")];
-        assert_eq!(truncate_output(small.clone(), 10), small);
     }
 }

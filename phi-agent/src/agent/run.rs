@@ -3,7 +3,6 @@
 
 use futures_util::StreamExt;
 use futures_util::stream;
-use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -227,32 +226,10 @@ async fn execute(
         "gen_ai.tool.call.id" = call.id.as_str(),
         "error.type" = Empty,
     );
-    let is_active = active.names().contains(&call.name);
-    let result = match &call.arguments {
-        // Adapters keep arguments that were not JSON as a string; the model hears what to fix.
-        Value::String(raw) if is_active => ToolCallResult::error(&AgentError::InvalidArguments {
-            tool: call.name.clone(),
-            path: crate::error::ROOT_PATH.into(),
-            message: format!(
-                "the arguments are not a JSON object but the text {:?}; send one JSON object",
-                crate::llm::snippet_of(raw)
-            ),
-        }),
-        // `null` goes on to dispatch, which reads it as `{}` (no arguments).
-        other if is_active && !other.is_object() && !other.is_null() => {
-            ToolCallResult::error(&AgentError::InvalidArguments {
-                tool: call.name.clone(),
-                path: crate::error::ROOT_PATH.into(),
-                message: format!("expected a JSON object of arguments, found `{other}`"),
-            })
-        }
-        args => {
-            registry
-                .dispatch(active, &call.name, args, ctx)
-                .instrument(span.clone())
-                .await
-        }
-    };
+    let result = registry
+        .dispatch(active, &call.name, &call.arguments, ctx)
+        .instrument(span.clone())
+        .await;
     if result.is_error {
         span.record("error.type", "tool_error");
     }

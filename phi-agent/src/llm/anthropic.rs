@@ -6,13 +6,13 @@ use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
+use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
-use crate::schema::definition;
 
 const PROVIDER: &str = "anthropic";
 const API_VERSION: &str = "2023-06-01";

@@ -12,6 +12,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use crate::error::{AgentError, AgentResult};
+use crate::limits::snippet;
 
 /// Timeout and retry policy of an HTTP adapter.
 ///
@@ -49,7 +50,12 @@ impl HttpConfig {
     /// The wait before retry number `retry` (0 for the first retry): the server's `Retry-After`
     /// when it gave one no longer than `max_backoff`, otherwise exponential backoff with jitter
     /// (between half and all of `initial_backoff * 2^retry`, capped at `max_backoff`).
-    pub fn retry_delay(&self, retry: u32, retry_after: Option<Duration>, jitter: f64) -> Duration {
+    pub(crate) fn retry_delay(
+        &self,
+        retry: u32,
+        retry_after: Option<Duration>,
+        jitter: f64,
+    ) -> Duration {
         if let Some(wait) = retry_after.filter(|wait| *wait <= self.max_backoff) {
             return wait;
         }
@@ -317,15 +323,6 @@ fn redact_secrets(mut text: String, headers: &HeaderMap) -> String {
         }
     }
     text
-}
-
-/// The first 300 characters of a body, for error messages.
-pub(crate) fn snippet(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    match text.char_indices().nth(300) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.into_owned(),
-    }
 }
 
 /// An error with its sources, which reqwest keeps out of its own `Display`.

@@ -1,13 +1,21 @@
 //! The model side of an agent: the [`LlmClient`] trait, the conversation types it speaks, and
-//! the adapters: [`OpenAiClient`], [`AnthropicClient`] and the offline [`ScriptedLlm`].
+//! the adapters: `OpenAiClient` (feature `openai`), `AnthropicClient` (feature `anthropic`) and the
+//! offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
 
+#[cfg(feature = "anthropic")]
 mod anthropic;
+pub mod definition;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
 mod message;
+#[cfg(feature = "openai")]
 mod openai;
 mod scripted;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod settings;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod tool_cache;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
 use std::sync::Arc;
@@ -16,17 +24,19 @@ use async_trait::async_trait;
 
 use crate::error::AgentResult;
 
+pub use crate::message::{Message, ToolCall};
+pub use crate::registry::ToolSpec;
+#[cfg(feature = "anthropic")]
 pub use anthropic::AnthropicClient;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use http::HttpConfig;
-pub use message::{LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSpec, Usage};
+pub use message::{LlmRequest, LlmResponse, StopReason, Usage};
+#[cfg(feature = "openai")]
 pub use openai::OpenAiClient;
 pub use scripted::ScriptedLlm;
 #[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use wire::parse_response_body;
-
-pub(crate) fn snippet_of(text: &str) -> String {
-    http::snippet(text.as_bytes())
-}
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.
 #[async_trait]

@@ -6,12 +6,12 @@ use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value, json};
 
+use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
 use crate::error::{AgentError, AgentResult};
-use crate::schema::definition;
 
 const PROVIDER: &str = "openai";
 
@@ -108,6 +108,10 @@ impl OpenAiClient {
     /// serialized. The tools part is copied from the bytes kept for the last tool list when the
     /// request shares it (`Arc::ptr_eq`), as every turn of a session does while its active set is
     /// unchanged.
+    ///
+    /// Hidden: the tool-list benchmarks time it to measure what a request costs without a
+    /// network; a program sends requests through [`LlmClient::complete`](super::LlmClient::complete).
+    #[doc(hidden)]
     pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
         // Serializing JSON values and strings to memory cannot fail.
         serde_json::to_vec(&self.body(request)).unwrap_or_default()

@@ -1,19 +1,23 @@
 //! Translation between phi-agent's tool types and MCP's wire types (rmcp's model).
 
-use std::sync::Arc;
+//! Serving needs the first half (results out), importing the second (results and hints in).
 
-use rmcp::model::{
-    CallToolResult, ContentBlock, JsonObject, ProtocolVersion, Tool as McpToolDef,
-    ToolAnnotations as McpAnnotations,
-};
+#[cfg(feature = "mcp-server")]
+use rmcp::model::ProtocolVersion;
+#[cfg(feature = "mcp-client")]
+use rmcp::model::ToolAnnotations as McpAnnotations;
+use rmcp::model::{CallToolResult, ContentBlock};
+#[cfg(feature = "mcp-client")]
 use serde_json::Value;
 
 use crate::content::Content;
-use crate::registry::{RegisteredTool, ToolCallResult};
-use crate::schema::definition;
+#[cfg(feature = "mcp-server")]
+use crate::registry::ToolCallResult;
+#[cfg(feature = "mcp-client")]
 use crate::tool::ToolAnnotations;
 
 /// Our annotations from MCP's.
+#[cfg(feature = "mcp-client")]
 pub(crate) fn annotations_from_mcp(hints: Option<&McpAnnotations>) -> ToolAnnotations {
     hints.map_or_else(ToolAnnotations::default, |hints| ToolAnnotations {
         read_only: hints.read_only_hint,
@@ -23,23 +27,12 @@ pub(crate) fn annotations_from_mcp(hints: Option<&McpAnnotations>) -> ToolAnnota
     })
 }
 
-/// The MCP tool definition of a registered tool: the MCP dialect of its schema, its output schema
-/// and annotations, as [`definition::mcp`] builds them. Computed once per tool, when a server is
-/// made.
-pub(crate) fn tool_definition(tool: &RegisteredTool) -> McpToolDef {
-    let definition = definition::mcp(tool);
-    serde_json::from_value(definition).unwrap_or_else(|error| {
-        // Unreachable for definitions built by `definition::mcp`; still no reason to panic.
-        tracing::warn!(tool = tool.name(), %error, "MCP definition did not fit rmcp's tool type; serving the bare tool");
-        McpToolDef::new(tool.name(), tool.description(), Arc::new(JsonObject::new()))
-    })
-}
-
 /// A registry result as an MCP `tools/call` result.
 ///
 /// JSON content goes out twice: as text (for clients and models that read only text) and, when
 /// the result holds exactly one JSON value, as `structuredContent`. Protocol versions before
 /// 2026-07-28 allow only an object there, so other JSON values are sent as text alone to them.
+#[cfg(feature = "mcp-server")]
 pub(crate) fn call_result(
     result: ToolCallResult,
     protocol: Option<&ProtocolVersion>,
@@ -64,6 +57,7 @@ pub(crate) fn call_result(
     call_result
 }
 
+#[cfg(feature = "mcp-server")]
 fn content_block(content: Content) -> ContentBlock {
     match content {
         Content::Text { text } => ContentBlock::text(text),
@@ -74,6 +68,7 @@ fn content_block(content: Content) -> ContentBlock {
 
 /// What an MCP server returned, as our content. `structuredContent` becomes [`Content::Json`], and
 /// the text block that only repeats it is dropped so the model does not read it twice.
+#[cfg(feature = "mcp-client")]
 pub(crate) fn contents_from_mcp(result: CallToolResult) -> Vec<Content> {
     let structured = result.structured_content;
     let mut contents: Vec<Content> = result
@@ -113,12 +108,14 @@ pub(crate) fn contents_from_mcp(result: CallToolResult) -> Vec<Content> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
+    #[cfg(feature = "mcp-server")]
     fn result(content: Vec<Content>, is_error: bool) -> ToolCallResult {
         ToolCallResult { content, is_error }
     }
 
+    #[cfg(feature = "mcp-server")]
     #[test]
     fn json_objects_become_structured_content_and_text() {
         let value = json!({"temperature": 21});
@@ -129,6 +126,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<Value>(text).unwrap(), value);
     }
 
+    #[cfg(feature = "mcp-server")]
     #[test]
     fn non_object_json_is_structured_only_from_2026_07_28() {
         let legacy = call_result(result(vec![Content::json(json!(42.0))], false), None);
@@ -141,6 +139,7 @@ mod tests {
         assert_eq!(modern.structured_content, Some(json!(42.0)));
     }
 
+    #[cfg(feature = "mcp-server")]
     #[test]
     fn errors_stay_results() {
         let out = call_result(result(vec![Content::text("bad")], true), None);
@@ -148,6 +147,7 @@ mod tests {
         assert_eq!(out.content[0].as_text().unwrap().text, "bad");
     }
 
+    #[cfg(feature = "mcp-client")]
     #[test]
     fn imported_results_do_not_repeat_structured_content() {
         let value = json!({"a": 1});
@@ -162,6 +162,7 @@ mod tests {
         );
     }
 
+    #[cfg(all(feature = "mcp-server", feature = "mcp-client"))]
     #[test]
     fn annotations_round_trip() {
         let hints = ToolAnnotations {
@@ -170,9 +171,9 @@ mod tests {
             idempotent: Some(true),
             open_world: Some(false),
         };
-        let wire = definition::mcp_annotations(&hints).unwrap();
+        let wire = super::super::definition::annotations(&hints).unwrap();
         let mcp: McpAnnotations = serde_json::from_value(wire).unwrap();
         assert_eq!(annotations_from_mcp(Some(&mcp)), hints);
-        assert!(definition::mcp_annotations(&ToolAnnotations::default()).is_none());
+        assert!(super::super::definition::annotations(&ToolAnnotations::default()).is_none());
     }
 }

@@ -1,4 +1,4 @@
-//! MCP bridge (feature `mcp`): serve a [`ToolRegistry`](crate::registry::ToolRegistry) to any MCP
+//! MCP bridge (features `mcp-server` and `mcp-client`, both in `mcp`): serve a [`ToolRegistry`](crate::registry::ToolRegistry) to any MCP
 //! client, and use any MCP server's tools in an agent.
 //!
 //! Built on [rmcp](https://docs.rs/rmcp), the official Rust SDK, which is re-exported as
@@ -9,15 +9,31 @@
 //! - Using: [`McpClient::connect_stdio`] starts a server as a child process and imports its tools
 //!   as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names ([`ProviderSafeNames`]).
 
+//!
+//! `mcp-server` builds no HTTP client and no TLS (the HTTP server is hyper's); `mcp-client`
+//! imports tools over stdio, also without an HTTP client.
+
+#[cfg(feature = "mcp-client")]
 mod client;
 mod convert;
+#[cfg(feature = "mcp-server")]
+mod definition;
+#[cfg(feature = "mcp-server")]
 mod http;
+#[cfg(feature = "mcp-client")]
 mod names;
+#[cfg(feature = "mcp-server")]
 mod server;
 
 pub use rmcp;
 
+#[cfg(feature = "mcp-client")]
 pub use client::{McpClient, McpClientOptions, McpTool};
+#[cfg(feature = "mcp-server")]
+pub use definition::definition;
+#[cfg(feature = "mcp-server")]
 pub use http::{HttpOptions, HttpServer, serve_http};
+#[cfg(feature = "mcp-client")]
 pub use names::ProviderSafeNames;
+#[cfg(feature = "mcp-server")]
 pub use server::{McpServer, serve_stdio};

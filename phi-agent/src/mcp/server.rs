@@ -62,7 +62,10 @@ impl McpServer {
     /// A server for `registry`, announcing itself as `phi-agent` with this crate's version.
     pub fn new(registry: impl Into<Arc<ToolRegistry>>) -> Self {
         let registry = registry.into();
-        let definitions = registry.iter().map(convert::tool_definition).collect();
+        let definitions = registry
+            .iter()
+            .map(super::definition::tool_definition)
+            .collect();
         Self {
             shared: Arc::new(Shared {
                 registry,

@@ -1,4 +1,4 @@
-//! One tool call: lookup and exposure check, argument size check, the call under a timeout and a
+//! One tool call: lookup and exposure check, argument shape, size and depth checks, the call under a timeout and a
 //! panic guard, then output truncation. Every failure becomes an error result the model can read.
 
 use std::any::Any;
@@ -98,6 +98,9 @@ impl ToolRegistry {
     }
 
     async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
+        if let Some(error) = shape_error(tool.name, args) {
+            return ToolCallResult::error(&error);
+        }
         let limit = self.config.max_argument_bytes;
         match limits::measure(args, limit, limits::MAX_ARGUMENT_DEPTH) {
             Measure::Fits(_) => {}
@@ -122,7 +125,7 @@ impl ToolRegistry {
         // dropped is caught as well.
         let guarded = async { with_deadline(tool.timeout, tool.tool.call(args, ctx)).await };
         match AssertUnwindSafe(guarded).catch_unwind().await {
-            Ok(Ok(Ok(content))) => ToolCallResult::success(limits::truncate_output(
+            Ok(Ok(Ok(content))) => ToolCallResult::success(crate::content::truncate_output(
                 content,
                 self.config.max_output_bytes,
             )),
@@ -140,6 +143,27 @@ impl ToolRegistry {
             }),
         }
     }
+}
+
+/// Arguments must be one JSON object (or `null`, which tools read as no arguments). Adapters keep
+/// arguments that were not JSON as a string, so the model hears what it sent and what to fix.
+fn shape_error(tool: &str, args: &Value) -> Option<AgentError> {
+    let message = match args {
+        Value::Object(_) | Value::Null => return None,
+        Value::String(raw) => format!(
+            "the arguments are not a JSON object but the text {:?}; send one JSON object",
+            limits::snippet(raw.as_bytes())
+        ),
+        Value::Array(_) => "expected a JSON object of arguments, found an array; send one object \
+                            whose keys are the parameter names"
+            .to_string(),
+        scalar => format!("expected a JSON object of arguments, found `{scalar}`"),
+    };
+    Some(AgentError::InvalidArguments {
+        tool: tool.to_string(),
+        path: crate::error::ROOT_PATH.into(),
+        message,
+    })
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

@@ -8,6 +8,7 @@ mod deadline;
 mod dispatch;
 mod name;
 mod shared_list;
+mod spec;
 mod stored_schema;
 
 use std::fmt;
@@ -19,7 +20,6 @@ use serde_json::Value;
 
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult};
-use crate::llm::ToolSpec;
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
 use shared_list::DirectList;
@@ -28,6 +28,7 @@ use stored_schema::StoredSchema;
 pub use activation::ActiveTools;
 pub use dispatch::ToolCallResult;
 pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
+pub use spec::ToolSpec;
 
 /// A tool together with everything read from it once, at registration.
 #[derive(Clone)]

@@ -9,8 +9,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::{ActiveTools, ToolRegistry};
-use crate::llm::ToolSpec;
+use super::{ActiveTools, ToolRegistry, ToolSpec};
 use crate::tool::ToolExposure;
 
 /// The list of the Direct tools, built on first use; emptied when a tool is registered.

@@ -14,23 +14,20 @@ use super::dialect::{Dialect, derive, derive_text};
 use super::error::DialectError;
 
 /// Lazily filled dialect schemas of one tool. Hold it in an `Arc` next to the canonical schema
-/// it was made for; [`ToolSpec::dialect_schema`](crate::llm::ToolSpec::dialect_schema) reads it.
+/// it was made for; the registry's `ToolSpec::dialect_schema` reads it.
 #[derive(Default)]
 pub struct DialectSchemas {
     /// `Ok(None)`: the dialect takes the canonical schema as it is, so no copy is kept.
     dialects: [OnceLock<Result<Option<Value>, DialectError>>; Dialect::ALL.len()],
     /// The same as compact JSON text, for requests; `Ok(None)` as above.
     texts: [OnceLock<Result<Option<Box<RawValue>>, DialectError>>; Dialect::ALL.len()],
+    /// Read only where tools are served over MCP (the one protocol that takes output schemas).
+    #[cfg_attr(not(feature = "mcp-server"), allow(dead_code))]
     output: OnceLock<Option<Value>>,
     warned: [OnceLock<()>; Dialect::ALL.len()],
 }
 
 impl DialectSchemas {
-    /// An empty cache.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// `canonical` in `dialect`, computed on the first call and remembered. Every call must pass
     /// the same canonical schema (the one this cache sits beside).
     pub fn get<'a>(
@@ -69,6 +66,7 @@ impl DialectSchemas {
 
     /// The tool's output schema in canonical form, when it has one with an object root (the
     /// only kind MCP accepts); `read` is called at most once.
+    #[cfg_attr(not(feature = "mcp-server"), allow(dead_code))]
     pub fn output_schema(&self, read: impl FnOnce() -> Option<Value>) -> Option<&Value> {
         self.output
             .get_or_init(|| {
@@ -138,7 +136,7 @@ mod tests {
             "required": ["city"],
             "additionalProperties": false
         });
-        let cache = DialectSchemas::new();
+        let cache = DialectSchemas::default();
         for dialect in [
             Dialect::OpenAiStrict,
             Dialect::OpenAi,
@@ -150,7 +148,7 @@ mod tests {
         }
         // Strict mode must close this object: its own copy, computed once.
         let open = json!({"type": "object", "properties": {"city": {"type": "string"}}});
-        let cache = DialectSchemas::new();
+        let cache = DialectSchemas::default();
         let strict = cache.get(&open, Dialect::OpenAiStrict).unwrap();
         assert_eq!(strict["additionalProperties"], json!(false));
         let again = cache.get(&open, Dialect::OpenAiStrict).unwrap();

@@ -17,17 +17,7 @@ use super::walk::types;
 /// type, tag or field set) is followed; ambiguous positions are left alone, so a value never
 /// changes which alternative it decodes as.
 ///
-/// ```
-/// use phi_agent::schema::integral_floats_to_integers;
-/// use serde_json::json;
-/// let schema = json!({"type": "object", "properties": {
-///     "days": {"type": "integer"}, "ratio": {"type": "number"}
-/// }});
-/// let mut args = json!({"days": 3.0, "ratio": 2.0});
-/// assert!(integral_floats_to_integers(&schema, &mut args));
-/// assert_eq!(args, json!({"days": 3, "ratio": 2.0}));
-/// ```
-pub fn integral_floats_to_integers(schema: &Value, args: &mut Value) -> bool {
+pub(crate) fn integral_floats_to_integers(schema: &Value, args: &mut Value) -> bool {
     Coercion { root: schema }.visit(schema, args, 0)
 }
 
@@ -180,4 +170,25 @@ fn integers_only(map: &Map<String, Value>) -> bool {
     types(map).is_some_and(|names| names.contains(&"integer") && !names.contains(&"number"))
         && !map.contains_key("anyOf")
         && !map.contains_key("oneOf")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::integral_floats_to_integers;
+
+    #[test]
+    fn integral_floats_become_integers_only_where_the_schema_wants_integers() {
+        let schema = json!({"type": "object", "properties": {
+            "days": {"type": "integer"}, "ratio": {"type": "number"}
+        }});
+        let mut args = json!({"days": 3.0, "ratio": 2.0});
+        assert!(integral_floats_to_integers(&schema, &mut args));
+        assert_eq!(args, json!({"days": 3, "ratio": 2.0}));
+        assert!(
+            !integral_floats_to_integers(&schema, &mut args),
+            "nothing left to change"
+        );
+    }
 }

@@ -6,11 +6,10 @@
 //! - [`to_dialect`] with a [`Dialect`]: OpenAI strict, OpenAI, Anthropic, Gemini, MCP. A dialect
 //!   that cannot express a schema exactly says where and why ([`DialectError`]) instead of
 //!   sending a schema that disagrees with what the tool decodes.
-//! - [`definition`]: the tool objects each provider's API takes, with fallbacks.
-//! - [`DialectSchemas`]: each tool's dialect schemas, computed once and shared.
+//! - `DialectSchemas` (crate-private): each tool's dialect schemas, computed once and shared.
 //! - [`OpenAiStrictCompatible`] and [`check_openai_strict`]: strict compatibility checked before
 //!   a request is sent.
-//! - [`integral_floats_to_integers`]: the repair for the one gap no schema closes (`3.0` is a
+//! - `integral_floats_to_integers` (crate-private; decoding applies it): the repair for the one gap no schema closes (`3.0` is a
 //!   JSON Schema integer but not a serde one).
 //!
 //! How each type of the conformance corpus fares in each dialect is tabulated in
@@ -19,7 +18,6 @@
 mod cache;
 mod canonical;
 mod coerce;
-pub mod definition;
 mod dialect;
 mod disjoint;
 mod error;
@@ -28,10 +26,10 @@ mod path;
 mod strict;
 mod walk;
 
-pub use cache::DialectSchemas;
+pub(crate) use cache::{DialectSchemas, WireSchema};
 pub(crate) use canonical::cached;
 pub use canonical::{canonical_schema_for, canonicalize};
-pub use coerce::integral_floats_to_integers;
+pub(crate) use coerce::integral_floats_to_integers;
 pub use dialect::{Dialect, check_root, to_dialect};
 pub use error::{DialectError, SchemaProblem};
 pub use strict::{OpenAiStrictCompatible, check_openai_strict};

@@ -2,7 +2,7 @@
 //! server): a run whose tool results carry an image and an error, and a run whose first answer is
 //! HTTP 529, through both adapters, so the suite's SDK validation sees those shapes on the wire.
 //!
-//! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT cargo test -p phi-agent --test interop -- --ignored`
+//! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT cargo test -p phi-agent --test http interop:: -- --ignored`
 
 use async_trait::async_trait;
 use std::time::Duration;

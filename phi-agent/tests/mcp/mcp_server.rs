@@ -1,6 +1,5 @@
 //! Our MCP server (`phi_agent::mcp::McpServer`) driven by rmcp's client over an in-memory pipe,
 //! in both protocol generations: the initialize handshake (2025-11-25) and 2026-07-28.
-#![cfg(feature = "mcp")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

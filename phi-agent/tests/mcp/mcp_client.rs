@@ -1,7 +1,6 @@
 //! Our MCP client (`phi_agent::mcp::McpClient`) against real server processes: the example server
 //! (`examples/mcp-server.rs`), and this test binary re-run as a small rmcp server whose tools have
 //! names providers refuse, take too long, or crash the server mid-call.
-#![cfg(feature = "mcp")]
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,8 +20,8 @@ use tokio::process::Command;
 
 const CHILD_ENV: &str = "PHI_MCP_TEST_CHILD";
 
-/// The example server, built by `cargo test --features mcp` (or `cargo build --example mcp-server
-/// --features mcp`) next to this test binary.
+/// The example server, built by `cargo test` (or `cargo build --example mcp-server --features
+/// mcp-server`) next to this test binary.
 fn example_server() -> Command {
     let exe = std::env::current_exe().unwrap();
     let path: PathBuf = exe
@@ -32,7 +31,7 @@ fn example_server() -> Command {
         .unwrap();
     assert!(
         path.exists(),
-        "{} is missing; build it with `cargo build -p phi-agent --features mcp --example mcp-server`",
+        "{} is missing; build it with `cargo build -p phi-agent --features mcp-server --example mcp-server`",
         path.display()
     );
     Command::new(path)
@@ -45,7 +44,7 @@ fn child_server() -> Command {
         .args([
             "--ignored",
             "--exact",
-            "child_server_entry",
+            "mcp_client::child_server_entry",
             "--nocapture",
             "-q",
         ])

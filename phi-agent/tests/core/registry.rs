@@ -346,9 +346,19 @@ async fn malformed_arguments_give_errors_that_name_the_path() {
             json!({"query": 1, "filters": {"tags": []}}),
             "at `query`: invalid type: integer `1`, expected a string",
         ),
+        // The shape checks are the registry's, so every caller (the loop, MCP, the program)
+        // gets the same answer as a model in a run.
         (
             json!("not an object"),
-            "at `(root)`: invalid type: string \"not an object\"",
+            "at `(root)`: the arguments are not a JSON object but the text \"not an object\"",
+        ),
+        (
+            json!(["q", {"tags": []}]),
+            "at `(root)`: expected a JSON object of arguments, found an array",
+        ),
+        (
+            json!(7),
+            "at `(root)`: expected a JSON object of arguments, found `7`",
         ),
     ];
     for (args, expected) in cases {

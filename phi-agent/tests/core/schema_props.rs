@@ -5,8 +5,9 @@
 
 use async_trait::async_trait;
 use phi_agent::llm::ToolSpec;
+use phi_agent::llm::definition;
 use phi_agent::registry::ToolRegistry;
-use phi_agent::schema::{Dialect, canonicalize, definition, to_dialect};
+use phi_agent::schema::{Dialect, canonicalize, to_dialect};
 use phi_agent::{AgentResult, Content, Tool, ToolContext};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

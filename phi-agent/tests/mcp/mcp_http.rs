@@ -1,6 +1,5 @@
 //! The streamable HTTP transport: bearer token, `Origin` and `Host` checks, and a tool call end
 //! to end with rmcp's HTTP client.
-#![cfg(feature = "mcp")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -18,9 +18,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-#[path = "support/providers.rs"]
-mod providers;
-use providers::{BOTH, Provider, http};
+use crate::providers::{BOTH, Provider, http};
 
 const KEY: &str = "sk-network-fault-secret";
 

@@ -16,9 +16,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-#[path = "support/providers.rs"]
-mod providers;
-use providers::{BOTH, http};
+use crate::providers::{BOTH, http};
 
 const KEY: &str = "sk-proj-SECURITY-0123456789abcdef";
 const HIDDEN_DESCRIPTION: &str = "HIDDEN-TOOL-DESCRIPTION-never-for-models";

@@ -1,14 +1,14 @@
-//! Tool definitions as each provider's API takes them: what the LLM adapters and the MCP
-//! server put on the wire.
+//! Tool definitions as each model provider's API takes them: what the adapters put on the wire.
 //!
-//! Schemas come from the tool's [`DialectSchemas`](super::DialectSchemas) cache, so each is
-//! derived once per tool; a fallback is logged once per tool and dialect. Each builder is a plain
+//! Schemas come from the tool's dialect cache (see [`ToolSpec::dialect_schema`]), so each is
+//! derived once per tool; a fallback is logged once per tool and dialect. The rules behind each
+//! dialect, with their sources, are in `docs/providers.md`. Each builder is a plain
 //! `fn(&ToolSpec) -> Value` (Gemini's returns a `Result`), so an adapter maps its request's tools
 //! through it:
 //!
 //! ```
 //! use phi_agent::llm::ToolSpec;
-//! use phi_agent::schema::definition;
+//! use phi_agent::llm::definition;
 //! use serde_json::{Value, json};
 //!
 //! let tools = vec![ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}))];
@@ -21,11 +21,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::cache::WireSchema;
-use super::dialect::Dialect;
-use crate::llm::ToolSpec;
-use crate::registry::RegisteredTool;
-use crate::tool::ToolAnnotations;
+use crate::registry::ToolSpec;
+use crate::schema::{Dialect, DialectError, WireSchema};
 
 /// The OpenAI chat-completions tool object:
 /// `{"type": "function", "function": {name, description, parameters, strict}}`.
@@ -33,11 +30,11 @@ use crate::tool::ToolAnnotations;
 /// Strict mode when the schema fits it ([`Dialect::OpenAiStrict`]); otherwise the non-strict
 /// schema with `strict: false`, and a `tracing` warning that names the field and the reason.
 /// A spec whose root is not an object (impossible for a registered tool, see
-/// [`check_root`](super::check_root)) is sent as it is, with a warning.
+/// [`check_root`](crate::schema::check_root)) is sent as it is, with a warning.
 ///
 /// ```
 /// use phi_agent::llm::ToolSpec;
-/// use phi_agent::schema::definition;
+/// use phi_agent::llm::definition;
 /// use serde_json::json;
 ///
 /// let spec = ToolSpec::new("lookup", "Look up a word", json!({
@@ -66,7 +63,10 @@ pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
                     "tool schema does not fit OpenAI strict mode; sending it without `strict`"
                 );
             });
-            (WireSchema::Value(lenient(spec, Dialect::OpenAi)), false)
+            (
+                WireSchema::Value(spec.dialect_schema_or_canonical(Dialect::OpenAi)),
+                false,
+            )
         }
     };
     OpenAiTool {
@@ -102,7 +102,7 @@ struct OpenAiFunction<'a> {
 /// use phi_agent::llm::ToolSpec;
 /// use serde_json::json;
 /// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
-/// let tool = phi_agent::schema::definition::anthropic(&spec);
+/// let tool = phi_agent::llm::definition::anthropic(&spec);
 /// assert_eq!(tool, json!({"name": "ping", "description": "Answer pong",
 ///     "input_schema": {"type": "object", "properties": {}}}));
 /// ```
@@ -115,7 +115,7 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
     AnthropicTool {
         name: spec.name,
         description: spec.description,
-        input_schema: lenient(spec, Dialect::Anthropic),
+        input_schema: spec.dialect_schema_or_canonical(Dialect::Anthropic),
     }
 }
 
@@ -137,10 +137,10 @@ pub(crate) struct AnthropicTool<'a> {
 /// use phi_agent::llm::ToolSpec;
 /// use serde_json::json;
 /// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
-/// let declaration = phi_agent::schema::definition::gemini(&spec).unwrap();
+/// let declaration = phi_agent::llm::definition::gemini(&spec).unwrap();
 /// assert_eq!(declaration, json!({"name": "ping", "description": "Answer pong"}));
 /// ```
-pub fn gemini(spec: &ToolSpec) -> Result<Value, super::DialectError> {
+pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
     let parameters = spec.dialect_schema(Dialect::Gemini).map_err(Clone::clone)?;
     let mut declaration = Map::new();
     declaration.insert("name".into(), spec.name.into());
@@ -153,58 +153,4 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, super::DialectError> {
         declaration.insert("parameters".into(), parameters.clone());
     }
     Ok(Value::Object(declaration))
-}
-
-/// The MCP tool object (protocol 2025-11-25): `name`, `description`, `inputSchema`,
-/// `outputSchema` when [`Tool::output_schema`](crate::Tool::output_schema) gives one with an
-/// object root, and `annotations` from [`Tool::annotations`](crate::Tool::annotations)
-/// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`; hints left at `None`
-/// are omitted so the protocol defaults apply).
-pub fn mcp(tool: &RegisteredTool) -> Value {
-    let spec = tool.spec();
-    let mut object = Map::new();
-    object.insert("name".into(), spec.name.into());
-    object.insert("description".into(), spec.description.into());
-    object.insert("inputSchema".into(), lenient(&spec, Dialect::Mcp).clone());
-    if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
-        object.insert("outputSchema".into(), output.clone());
-    }
-    if let Some(annotations) = mcp_annotations(&tool.tool().annotations()) {
-        object.insert("annotations".into(), annotations);
-    }
-    Value::Object(object)
-}
-
-/// MCP `annotations`, or `None` when the tool sets no hint.
-pub fn mcp_annotations(annotations: &ToolAnnotations) -> Option<Value> {
-    let hints = [
-        ("readOnlyHint", annotations.read_only),
-        ("destructiveHint", annotations.destructive),
-        ("idempotentHint", annotations.idempotent),
-        ("openWorldHint", annotations.open_world),
-    ];
-    let object: Map<String, Value> = hints
-        .into_iter()
-        .filter_map(|(key, hint)| Some((key.to_string(), Value::Bool(hint?))))
-        .collect();
-    (!object.is_empty()).then_some(Value::Object(object))
-}
-
-/// The dialect schema, or (for a spec that never went through a registry) the canonical
-/// schema as it is, with a warning: the provider will probably refuse it.
-fn lenient(spec: &ToolSpec, dialect: Dialect) -> &Value {
-    match spec.dialect_schema(dialect) {
-        Ok(schema) => schema,
-        Err(error) => {
-            spec.dialects.warn_once(dialect, || {
-                tracing::warn!(
-                    tool = spec.name,
-                    dialect = %dialect,
-                    reason = %error,
-                    "tool schema breaks the provider's root rule; sending it unchanged"
-                );
-            });
-            &spec.schema
-        }
-    }
 }

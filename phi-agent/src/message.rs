@@ -1,0 +1,92 @@
+//! The conversation: what the user, the model and the tools said, in order. Every layer above
+//! speaks it (the loop keeps it, adapters put it on the wire, errors carry it), so it sits at the
+//! bottom beside [`Content`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::Content;
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instructions.
+        text: String,
+    },
+    /// What the user said.
+    User {
+        /// The user's words.
+        text: String,
+    },
+    /// What the model said, with the tools it asked to call.
+    Assistant {
+        /// The model's text (may be empty when it only calls tools).
+        text: String,
+        /// The calls it made, in order.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The name of the tool that ran.
+        name: String,
+        /// The result.
+        content: Vec<Content>,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System { text: text.into() }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::Assistant {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+/// A model's request to run one tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments object. When the model sent text that is not JSON, adapters keep that text
+    /// here as a JSON string, so the agent can tell the model what was wrong and the conversation
+    /// can be sent back exactly as the model wrote it.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments`, identified by `id`.
+    ///
+    /// ```
+    /// use phi_agent::llm::ToolCall;
+    /// let call = ToolCall::new("call_1", "calculator", serde_json::json!({"a": 1}));
+    /// assert_eq!(call.name, "calculator");
+    /// ```
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+}

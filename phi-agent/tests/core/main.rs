@@ -1,0 +1,16 @@
+//! Integration tests, one binary for the whole group (fewer binaries link faster and take less
+//! disk than one per file). Everything that runs in one process without a network: the registry
+//! and dispatch, the agent loop on the scripted model, schemas and their conformance corpus,
+//! telemetry. The reference page's snippets (`seed.rs`) and the memory bound (`memory.rs`, which
+//! installs a counting global allocator) keep binaries of their own.
+
+mod adversarial_model;
+mod agent_loop;
+mod dispatch_props;
+mod faulty_tools;
+mod registry;
+mod run_props;
+mod schema_conformance;
+mod schema_definitions;
+mod schema_props;
+mod telemetry;
