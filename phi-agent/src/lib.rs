@@ -5,7 +5,7 @@
 //! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
-//! - `mcp` (features `mcp-server`, `mcp-client`; `mcp` is both): serve a registry to MCP clients,
+//! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`; `mcp` is all three): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
 //! # Features
@@ -14,9 +14,10 @@
 //! |---|---|---|
 //! | `openai` | yes | [`llm::OpenAiClient`] (chat completions; brings reqwest and rustls) |
 //! | `anthropic` | yes | [`llm::AnthropicClient`] (messages; brings reqwest and rustls) |
-//! | `mcp-server` | no | [`mcp::serve_stdio`], [`mcp::serve_http`], [`mcp::McpServer`] (no HTTP client, no TLS) |
+//! | `mcp-server` | no | [`mcp::serve_stdio`], [`mcp::McpServer`] on any rmcp transport (no HTTP stack) |
+//! | `mcp-http-server` | no | [`mcp::serve_http`]: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | [`mcp::McpClient`]: import a server's tools over stdio (no HTTP client, no TLS) |
-//! | `mcp` | no | both MCP features |
+//! | `mcp` | no | all three MCP features |
 //!
 //! With `default-features = false` the crate builds tools, the registry, schemas, the agent loop
 //! and [`llm::ScriptedLlm`] (or your own [`LlmClient`]) without any HTTP client.

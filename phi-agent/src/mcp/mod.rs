@@ -1,4 +1,4 @@
-//! MCP bridge (features `mcp-server` and `mcp-client`, both in `mcp`): serve a [`ToolRegistry`](crate::registry::ToolRegistry) to any MCP
+//! MCP bridge (features `mcp-server`, `mcp-http-server` and `mcp-client`, all in `mcp`): serve a [`ToolRegistry`](crate::registry::ToolRegistry) to any MCP
 //! client, and use any MCP server's tools in an agent.
 //!
 //! Built on [rmcp](https://docs.rs/rmcp), the official Rust SDK, which is re-exported as
@@ -10,15 +10,16 @@
 //!   as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names ([`ProviderSafeNames`]).
 
 //!
-//! `mcp-server` builds no HTTP client and no TLS (the HTTP server is hyper's); `mcp-client`
-//! imports tools over stdio, also without an HTTP client.
+//! `mcp-server` serves over stdio (or any rmcp transport) and builds no HTTP stack;
+//! `mcp-http-server` adds streamable HTTP on hyper's HTTP/1 server (still no HTTP client, no TLS);
+//! `mcp-client` imports tools over stdio, also without an HTTP client.
 
 #[cfg(feature = "mcp-client")]
 mod client;
 mod convert;
 #[cfg(feature = "mcp-server")]
 mod definition;
-#[cfg(feature = "mcp-server")]
+#[cfg(feature = "mcp-http-server")]
 mod http;
 #[cfg(feature = "mcp-client")]
 mod names;
@@ -31,7 +32,7 @@ pub use rmcp;
 pub use client::{McpClient, McpClientOptions, McpTool};
 #[cfg(feature = "mcp-server")]
 pub use definition::definition;
-#[cfg(feature = "mcp-server")]
+#[cfg(feature = "mcp-http-server")]
 pub use http::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-client")]
 pub use names::ProviderSafeNames;
