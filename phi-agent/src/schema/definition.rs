@@ -1,5 +1,6 @@
 //! Tool definitions as each provider's API takes them: what the LLM adapters and the MCP
-//! server put on the wire.
+//! server put on the wire (`docs/providers.md#openai-tool-object`, `#anthropic-tool-object`,
+//! `#gemini-function-declaration`, `#mcp-tool-object`).
 //!
 //! Schemas come from the tool's [`DialectSchemas`](super::DialectSchemas) cache, so each is
 //! derived once per tool; a fallback is logged once per tool and dialect. Each builder is a plain
