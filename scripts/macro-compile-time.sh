@@ -161,6 +161,6 @@ echo
 echo "Debug build of the crate alone (dependencies prebuilt, CARGO_INCREMENTAL=0), best of $runs:"
 printf '  %-28s %6d ms  (%d lines of source)\n' "$tools tools with #[phi_tool]" "$macro_ms" "$(wc -l < macro-tools/src/lib.rs)"
 printf '  %-28s %6d ms  (%d lines of source)\n' "$tools hand-written TypedTools" "$hand_ms" "$(wc -l < hand-tools/src/lib.rs)"
-printf '  ratio %s (target 1.2)\n' "$(awk -v m="$macro_ms" -v h="$hand_ms" 'BEGIN { printf "%.2f", m / h }')"
+printf '  ratio %s (at most 1.2)\n' "$(awk -v m="$macro_ms" -v h="$hand_ms" 'BEGIN { printf "%.2f", m / h }')"
 snapshot="$repo/phi-agent-macros/src/tool/snapshots/get_weather.expanded.rs"
 echo "  expansion of one such tool by #[phi_tool] (the get_weather snapshot: same parameters, plus deferred activation; serde/schemars derives not expanded): $(wc -l < "$snapshot") lines (see $snapshot)"

@@ -1,6 +1,7 @@
-//! Loop overhead (performance target 3): a 100-turn run on a zero-latency model with a trivial
-//! tool, against the tool's own cost measured in the same run. Per-turn overhead is
-//! `(run / 100) - tool call`, computed from the medians printed here (see BENCHMARKS.md).
+//! Loop overhead (the loop overhead target of BENCHMARKS.md): a 100-turn run on a zero-latency
+//! model with a trivial tool, against the tool's own cost measured in the same run. Per-turn
+//! overhead is `(run / 100) - tool call`, computed from the medians printed here (see
+//! BENCHMARKS.md).
 
 #[path = "support/agent.rs"]
 mod support;

@@ -1,6 +1,7 @@
-//! The tool list of a turn (performance target 2), as the agent and the OpenAI adapter build it:
-//! the session's `Arc<[ToolSpec]>` (rebuilt only when the active set changes) and the request's
-//! `tools` bytes (the adapter keeps the serialized array of the last list it saw).
+//! The tool list of a turn (the warm and cold tool list targets of BENCHMARKS.md), as the agent and
+//! the OpenAI adapter build it: the session's `Arc<[ToolSpec]>` (rebuilt only when the active set
+//! changes) and the request's `tools` bytes (the adapter keeps the serialized array of the last
+//! list it saw).
 //!
 //! - `warm`: the list is unchanged since the last turn: the adapter serializes a request with the
 //!   same `Arc<[ToolSpec]>`, so the tools part is copied as cached bytes.

@@ -1,8 +1,9 @@
-//! Tool definitions as each model provider's API takes them: what the adapters put on the wire.
+//! Tool definitions as each model provider's API takes them: what the adapters put on the wire
+//! (`docs/providers.md#openai-tool-object`, `#anthropic-tool-object`,
+//! `#gemini-function-declaration`).
 //!
 //! Schemas come from the tool's dialect cache (see [`ToolSpec::dialect_schema`]), so each is
-//! derived once per tool; a fallback is logged once per tool and dialect. The rules behind each
-//! dialect, with their sources, are in `docs/providers.md`. Each builder is a plain
+//! derived once per tool; a fallback is logged once per tool and dialect. Each builder is a plain
 //! `fn(&ToolSpec) -> Value` (Gemini's returns a `Result`), so an adapter maps its request's tools
 //! through it:
 //!

@@ -1,7 +1,8 @@
 //! Anthropic `input_schema`: JSON Schema 2020-12 under an object root.
 //!
 //! The root check (no `anyOf` / `oneOf` / `allOf` at the top level) is shared with the other
-//! dialects; below the root Anthropic takes the canonical schema as it is.
+//! dialects; below the root Anthropic takes the canonical schema as it is. Rules:
+//! `docs/providers.md#anthropic`.
 
 use std::borrow::Cow;
 

@@ -1,9 +1,9 @@
 //! Gemini `parameters`: the OpenAPI 3.0 subset of Gemini's `Schema` object.
 //!
-//! Rules (PROVIDERS.md): no `$ref` / `$defs`, one `type` per schema with `nullable` for null,
-//! `enum` of strings only and no `const`, `anyOf` the only union, no `additionalProperties`,
-//! no `title`, `$schema`, `exclusiveMinimum`, `multipleOf` or `propertyNames`, a small format
-//! allowlist, and no object without properties.
+//! Rules (`docs/providers.md#gemini`): no `$ref` / `$defs`, one `type` per schema with
+//! `nullable` for null, `enum` of strings only and no `const`, `anyOf` the only union, no
+//! `additionalProperties`, no `title`, `$schema`, `exclusiveMinimum`, `multipleOf` or
+//! `propertyNames`, a small format allowlist, and no object without properties.
 
 use serde_json::{Map, Value};
 

@@ -20,7 +20,9 @@ use serde_json::value::RawValue;
 
 use super::error::{DialectError, SchemaProblem};
 
-/// A provider's variant of JSON Schema. See `PROVIDERS.md` for the rules behind each.
+/// A provider's variant of JSON Schema. The rules behind each, and the provider documentation
+/// they come from, are in `docs/providers.md` (one section per dialect, e.g.
+/// `docs/providers.md#openai-strict`, `#gemini`; `#shared-object-root` for the root rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dialect {
     /// OpenAI function calling with `strict: true`: every object closed, every field required,

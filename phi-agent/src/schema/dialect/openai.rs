@@ -1,9 +1,9 @@
 //! OpenAI strict mode (`strict: true`, Structured Outputs).
 //!
-//! Rules (PROVIDERS.md): every object has `additionalProperties: false` and lists every
-//! property in `required`; optional means a union with `null`; `anyOf` is the only union;
-//! `$ref` stands alone; a keyword and format allowlist; at most 10 levels of nesting, 5000
-//! properties, 1000 enum values and 120 000 characters.
+//! Rules (`docs/providers.md#openai-strict`): every object has `additionalProperties: false`
+//! and lists every property in `required`; optional means a union with `null`; `anyOf` is the
+//! only union; `$ref` stands alone; a keyword and format allowlist; at most 10 levels of
+//! nesting, 5000 properties, 1000 enum values and 120 000 characters.
 //!
 //! The conversion is copy-on-write: it yields a [`Rebuilt`] view that borrows every subschema
 //! that needed no change, so a schema already in strict form costs a read-only walk, and a
