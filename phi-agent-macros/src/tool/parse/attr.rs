@@ -19,7 +19,9 @@ attribute_keys! {
         "name" => name: Option<LitStr>,
         /// Instead of the doc comment.
         "description" => description: Option<LitStr>,
+        /// Milliseconds; default: the agent's `default_tool_timeout_ms`.
         "timeout" => timeout: Option<Timeout>,
+        /// Who may see the tool; default: direct.
         "exposure" => exposure: Option<Exposure>,
         /// Deferred tools only: a predicate over `&ActivationContext`.
         "activate_when" => activate_when: Option<Path>,
@@ -29,7 +31,9 @@ attribute_keys! {
         "origin" => origin: Option<LitStr>,
         /// Metadata; default: the user's crate version.
         "version" => version: Option<LitStr>,
+        /// Metadata: what the tool needs to work.
         "requirements" => requirements: Option<Requirements>,
+        /// Annotations (MCP hints), each `flag` or `flag = bool`.
         "read_only" => read_only: Option<bool>,
         "destructive" => destructive: Option<bool>,
         "idempotent" => idempotent: Option<bool>,
@@ -76,9 +80,12 @@ impl FromMeta for Timeout {
 /// Who may see the tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Exposure {
+    /// Always sent to the model.
     #[default]
     Direct,
+    /// Sent once activated (`activate_when`, `requires_tools`).
     Deferred,
+    /// Never sent to the model; the program can still call it.
     Hidden,
 }
 
