@@ -397,28 +397,32 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
     })
 }
 
+/// Active once every tool in `requires_tools` is and the `activate_when` predicate holds, checked
+/// in that order (the predicate may be costly; the names are not).
 fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
     let attr = &tool.attr;
-    let required: Vec<_> = attr
+    let required = attr
         .requires_tools
         .iter()
         .flat_map(|list| &list.0.items)
-        .collect();
-    if required.is_empty() && attr.activate_when.is_none() {
-        return None;
-    }
-    let predicate = attr.activate_when.as_ref().map(|path| {
+        .map(|name| quote!(__phi_ctx.has_tool(#name)));
+    // The probe's traits: which one applies depends on whether the predicate is async.
+    let probe_traits = attr.activate_when.as_ref().map(|_| {
         quote! {
-            && {
-                #[allow(unused_imports)]
-                use _phi::__private::{ActivateAsync as _, ActivateSync as _};
-                _phi::__private::Activation::new(#path(__phi_ctx)).resolve().await
-            }
+            #[allow(unused_imports)]
+            use _phi::__private::{ActivateAsync as _, ActivateSync as _};
         }
     });
+    let predicate = attr
+        .activate_when
+        .as_ref()
+        .map(|path| quote!(_phi::__private::Activation::new(#path(__phi_ctx)).resolve().await));
+    let mut conditions = required.chain(predicate);
+    let first = conditions.next()?;
     Some(quote! {
         async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
-            true #(&& __phi_ctx.has_tool(#required))* #predicate
+            #probe_traits
+            #first #(&& #conditions)*
         }
     })
 }

@@ -107,7 +107,7 @@ const _: () = {
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
         async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
-            true && __phi_ctx.has_tool("file_read")
+            __phi_ctx.has_tool("file_read")
         }
     }
 };

@@ -72,14 +72,9 @@ const _: () = {
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
         async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
-            true
-                && {
-                    #[allow(unused_imports)]
-                    use _phi::__private::{ActivateAsync as _, ActivateSync as _};
-                    _phi::__private::Activation::new(in_git_repo(__phi_ctx))
-                        .resolve()
-                        .await
-                }
+            #[allow(unused_imports)]
+            use _phi::__private::{ActivateAsync as _, ActivateSync as _};
+            _phi::__private::Activation::new(in_git_repo(__phi_ctx)).resolve().await
         }
     }
 };
