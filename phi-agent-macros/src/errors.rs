@@ -1,4 +1,7 @@
 //! Collecting every problem of one macro input, so that all are reported together.
+//!
+//! Every stage of every macro records into one [`Errors`] instead of returning at the first
+//! problem; the entry point turns them into `compile_error!`s at the end.
 
 use proc_macro2::TokenStream;
 
@@ -17,12 +20,9 @@ impl Errors {
         result.map_err(|error| self.push(error.into())).ok()
     }
 
-    /// All recorded errors combined into one, if there are any.
-    pub(crate) fn into_error(self) -> Option<syn::Error> {
-        self.0.into_iter().reduce(|mut all, error| {
-            all.combine(error);
-            all
-        })
+    /// Whether nothing was recorded so far.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// `Ok` when nothing was recorded, else every error as `compile_error!`s.
@@ -31,5 +31,11 @@ impl Errors {
             return Ok(());
         }
         Err(self.0.iter().map(syn::Error::to_compile_error).collect())
+    }
+
+    /// The messages recorded so far, in order.
+    #[cfg(test)]
+    pub(crate) fn messages(&self) -> Vec<String> {
+        self.0.iter().map(ToString::to_string).collect()
     }
 }

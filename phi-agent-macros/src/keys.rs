@@ -1,12 +1,80 @@
-//! Unknown attribute keys: reported in our words, with the closest known key and the full list.
+//! The keys of an attribute, declared once, and parsed without losing the good ones to a bad one.
+//!
+//! [`attribute_keys!`] declares an attribute's darling struct and its list of keys from one
+//! declaration, so adding a key is one line. An unknown key is reported here, in our words, with
+//! the closest known key and the full list: darling's own message drops the list once an
+//! attribute has ten keys or more, and the list is what tells a user what they can write.
 
+use darling::FromMeta;
 use darling::ast::NestedMeta;
 use syn::Meta;
 
 use crate::errors::Errors;
 
+/// An attribute whose keys were declared with [`attribute_keys!`].
+pub(crate) trait AttributeKeys: FromMeta + Default {
+    /// How the attribute is written in messages, e.g. ``#[phi_tool(..)]``.
+    const ATTRIBUTE: &'static str;
+    /// The keys, in declaration order.
+    const KEYS: &'static [&'static str];
+}
+
+/// Declares an attribute's keys in one place: the darling struct that parses them (every key
+/// optional) and its [`AttributeKeys`] impl, from
+/// `struct Name for "#[attr(..)]" { "key" => field: Type, .. }`.
+macro_rules! attribute_keys {
+    (
+        $(#[$struct_attr:meta])*
+        $vis:vis struct $name:ident for $attribute:literal {
+            $(
+                $(#[$field_attr:meta])*
+                $key:literal => $field:ident: $ty:ty,
+            )*
+        }
+    ) => {
+        $(#[$struct_attr])*
+        #[derive(Debug, Default, darling::FromMeta)]
+        #[darling(default)]
+        $vis struct $name {
+            $(
+                $(#[$field_attr])*
+                #[darling(rename = $key)]
+                pub(crate) $field: $ty,
+            )*
+        }
+
+        impl $crate::keys::AttributeKeys for $name {
+            const ATTRIBUTE: &'static str = $attribute;
+            const KEYS: &'static [&'static str] = &[$($key),*];
+        }
+    };
+}
+
+pub(crate) use attribute_keys;
+
+/// Parses the items of attribute `A`, recording every problem in `errors`.
+///
+/// Unknown keys are reported and dropped first. When a known key's value is wrong, the keys that
+/// are right are still returned (each is parsed alone and the good ones kept), so that the
+/// checks after parsing still run on them and an error in one key does not hide the others.
+pub(crate) fn parse<A: AttributeKeys>(items: Vec<NestedMeta>, errors: &mut Errors) -> A {
+    let items = retain_known(items, A::ATTRIBUTE, A::KEYS, errors);
+    match A::from_list(&items) {
+        Ok(attribute) => attribute,
+        Err(error) => {
+            errors.push(error.into());
+            let good: Vec<NestedMeta> = items
+                .into_iter()
+                .filter(|item| A::from_list(std::slice::from_ref(item)).is_ok())
+                .collect();
+            // Fails only on a key given twice, which is already reported.
+            A::from_list(&good).unwrap_or_default()
+        }
+    }
+}
+
 /// Keeps the items of `items` whose key is in `known`; reports every other one on its key.
-pub(crate) fn retain_known(
+fn retain_known(
     items: Vec<NestedMeta>,
     attribute: &str,
     known: &[&str],
@@ -72,6 +140,42 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    attribute_keys! {
+        /// A test attribute.
+        struct TestAttr for "#[test_attr(..)]" {
+            "name" => name: Option<syn::LitStr>,
+            "crate" => krate: Option<syn::Path>,
+            "flag" => flag: bool,
+        }
+    }
+
+    fn parse_test(tokens: proc_macro2::TokenStream) -> (TestAttr, Vec<String>) {
+        let mut errors = Errors::default();
+        let items = NestedMeta::parse_meta_list(tokens).expect("a meta list");
+        let attr = parse::<TestAttr>(items, &mut errors);
+        (attr, errors.messages())
+    }
+
+    #[test]
+    fn keys_come_from_the_declaration() {
+        assert_eq!(TestAttr::KEYS, ["name", "crate", "flag"]);
+        let (attr, messages) = parse_test(quote::quote!(name = "a", crate = ::x, flag));
+        assert!(messages.is_empty(), "{messages:?}");
+        assert_eq!(attr.name.map(|name| name.value()).as_deref(), Some("a"));
+        assert!(attr.krate.is_some() && attr.flag);
+    }
+
+    #[test]
+    fn a_bad_value_keeps_the_good_keys() {
+        let (attr, messages) = parse_test(quote::quote!(name = 3, crate = ::x, nme = "b"));
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0]
+                .starts_with("unknown key `nme` in `#[test_attr(..)]`; did you mean `name`?")
+        );
+        assert!(attr.name.is_none() && attr.krate.is_some());
+    }
 
     #[test]
     fn typos_find_their_key() {

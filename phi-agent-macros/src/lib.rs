@@ -3,8 +3,10 @@
 //! Use them through `phi_agent` (`phi_agent::phi_tool`, `phi_agent::tools!`); this crate is an
 //! implementation detail and its version is pinned by `phi-agent`.
 //!
-//! Each macro runs in stages: parse and validate the input into a typed model (collecting every
-//! error instead of stopping at the first), then generate code from the model.
+//! Each macro runs in stages, one module each: parse the input into typed values, validate them
+//! against the macro's rules into the model code generation reads, then generate. Every stage
+//! records its problems in one `errors::Errors` instead of stopping at the first, so that all
+//! problems of an item are reported together, each on the token that is wrong.
 
 mod errors;
 mod keys;

@@ -1,4 +1,6 @@
-//! Names: the generated type names and the portable tool-name rule.
+//! Names of the generated types, and telling a fn path from a type path.
+//!
+//! (Which names a *tool* may have is a rule of `#[phi_tool]`, checked in `tool::validate`.)
 
 use syn::Ident;
 
@@ -47,19 +49,6 @@ pub(crate) fn is_snake_case(ident: &Ident) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Why `name` breaks `^[a-zA-Z0-9_-]{1,64}$`, if it does.
-pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("it is empty".into());
-    }
-    if name.len() > 64 {
-        return Some(format!("it has {} characters, more than 64", name.len()));
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        .map(|c| format!("it contains `{c}`"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,17 +58,6 @@ mod tests {
         assert_eq!(pascal_case("get_weather"), "GetWeather");
         assert_eq!(pascal_case("fetch_v2"), "FetchV2");
         assert_eq!(pascal_case("_private__tool"), "PrivateTool");
-    }
-
-    #[test]
-    fn tool_names_follow_the_portable_rule() {
-        assert_eq!(tool_name_problem("get-weather_2"), None);
-        assert_eq!(
-            tool_name_problem("fs.read").as_deref(),
-            Some("it contains `.`")
-        );
-        assert!(tool_name_problem("").is_some());
-        assert!(tool_name_problem(&"a".repeat(65)).is_some());
     }
 
     #[test]

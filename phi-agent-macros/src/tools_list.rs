@@ -10,6 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
+use crate::errors::Errors;
 use crate::naming;
 
 /// One item of the list.
@@ -28,17 +29,19 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         .take_while(|token| !matches!(token, TokenTree::Punct(p) if p.as_char() == ';'))
         .collect();
     let rest: TokenStream = tokens.collect();
-    let exprs = match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(rest) {
-        Ok(exprs) => exprs,
-        Err(error) => {
+    let mut errors = Errors::default();
+    let parsed = Punctuated::<Expr, Token![,]>::parse_terminated
+        .parse2(rest)
+        .map_err(|error| {
             let message = format!(
                 "{error}; `tools![..]` takes a comma-separated list of `#[phi_tool]` fn paths and tool values"
             );
-            return syn::Error::new(error.span(), message).into_compile_error();
-        }
+            syn::Error::new(error.span(), message)
+        });
+    let Some(exprs) = errors.handle(parsed) else {
+        return errors.finish().err().unwrap_or_default();
     };
 
-    let mut errors = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     let mut items = Vec::new();
     for expr in exprs {
@@ -67,9 +70,9 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     } else {
         TokenStream::new()
     };
-    let errors = errors.iter().map(syn::Error::to_compile_error);
+    let errors = errors.finish().err();
     quote! {{
-        #(#errors)*
+        #errors
         #name_check
         let __phi_tools: ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> =
             ::std::vec![#(#boxed),*];

@@ -126,6 +126,43 @@ pub use llm::LlmClient;
 /// stopped from outside: when its call times out it runs on until it returns, so a long one
 /// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
 pub use phi_agent_macros::phi_tool;
+
+/// Builds a `Vec<Arc<dyn Tool>>` from tools, for
+/// [`AgentBuilder::register_tools`] and [`ToolRegistry`](registry::ToolRegistry).
+///
+/// Each item is either the path of a `#[phi_tool]` fn (its snake_case last segment names the
+/// generated tool type: `weather::get_weather` means `weather::GetWeather`) or an expression
+/// whose value implements [`Tool`] (a [`TypedTool`] or a hand-written tool). Listing one fn
+/// twice, or two macro tools with the same literal name, is a compile error; other duplicate
+/// names are refused when the tools are registered.
+///
+/// A bare snake_case name is read as a `#[phi_tool]` fn; to list a variable that holds a tool,
+/// write it as an expression: `tools![(my_tool)]`.
+///
+/// ```
+/// use phi_agent::{phi_tool, tools};
+///
+/// /// Add two integers.
+/// #[phi_tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// /// Repeat the given text.
+/// #[phi_tool(read_only)]
+/// async fn echo(text: String) -> String {
+///     text
+/// }
+///
+/// let tools = tools![add, echo];
+/// assert_eq!(tools.len(), 2);
+/// assert_eq!(tools[0].name(), "add");
+/// ```
+// `inline`: the `macro_rules!` behind it is hidden, and rustdoc leaves out a renamed re-export
+// of a hidden macro unless told to inline it.
+#[doc(inline)]
+pub use crate::__phi_tools as tools;
+
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 pub use typed::TypedTool;

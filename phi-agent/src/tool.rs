@@ -55,13 +55,7 @@ pub trait Tool: Send + Sync {
 
     /// Machine-readable origin and version, for introspection.
     fn metadata(&self) -> ToolMetadata {
-        ToolMetadata {
-            name: self.name().to_string(),
-            description: self.description().to_string(),
-            origin: "custom".to_string(),
-            version: "unknown".to_string(),
-            requirements: Vec::new(),
-        }
+        ToolMetadata::new(self.name(), self.description())
     }
 
     /// Who may see the tool; see [`ToolExposure`].
@@ -123,6 +117,32 @@ pub struct ToolMetadata {
     pub version: String,
     /// What the tool needs to work (`network`, `filesystem`, ...).
     pub requirements: Vec<String>,
+}
+
+impl ToolMetadata {
+    /// The metadata of a tool written by hand: origin `custom`, version `unknown`, no
+    /// requirements. This is what [`Tool::metadata`] returns unless a tool says more; set the
+    /// fields to say more.
+    ///
+    /// ```
+    /// use phi_agent::ToolMetadata;
+    ///
+    /// let metadata = ToolMetadata {
+    ///     requirements: vec!["network".to_string()],
+    ///     ..ToolMetadata::new("get_weather", "Get current weather for a city.")
+    /// };
+    /// assert_eq!(metadata.origin, "custom");
+    /// assert_eq!(metadata.version, "unknown");
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolMetadata {
+            name: name.into(),
+            description: description.into(),
+            origin: "custom".to_string(),
+            version: "unknown".to_string(),
+            requirements: Vec::new(),
+        }
+    }
 }
 
 /// Hints about what a tool does, as MCP clients read them. `None` leaves the protocol default

@@ -64,13 +64,7 @@ pub trait TypedTool: Send + Sync {
 
     /// See [`Tool::metadata`].
     fn metadata(&self) -> ToolMetadata {
-        ToolMetadata {
-            name: self.name().to_string(),
-            description: self.description().to_string(),
-            origin: "custom".to_string(),
-            version: "unknown".to_string(),
-            requirements: Vec::new(),
-        }
+        ToolMetadata::new(self.name(), self.description())
     }
 
     /// See [`Tool::exposure`].

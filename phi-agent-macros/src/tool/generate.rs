@@ -1,104 +1,38 @@
-//! Code generation for `#[phi_tool]`, from the validated model.
+//! Code generation for `#[phi_tool]`, from the validated [`Tool`]. Nothing here checks anything:
+//! every rule was applied before.
+//!
+//! The expansion is the user's fn, then the public items (the arguments struct, the tool struct
+//! and its `NAME`), then one `const _: () = { .. }` block with everything else. Inside that block
+//! the runtime is named through one alias, `_phi` (`use ::phi_agent as _phi;`, or the path given
+//! with `crate = ..`), so that the generated impls read like hand-written ones; the public items
+//! outside it spell the full path, since an alias there would be visible to the user's module.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr, Path};
+use syn::{Ident, LitStr};
 
-use super::options::{Exposure, ToolOptions};
-use super::signature::{DefaultValue, Param, Returns, ToolFn};
-use crate::errors::Errors;
+use super::parse::{DefaultValue, Exposure, Param, Returns};
+use super::validate::Tool;
 use crate::naming;
 
-/// Everything code generation needs, derived from the options and the fn.
-pub(crate) struct Model<'a> {
-    options: &'a ToolOptions,
-    tool: &'a ToolFn,
-    krate: Path,
-    name: String,
-    description: String,
-    tool_type: Ident,
-    args_type: Ident,
-}
-
-impl<'a> Model<'a> {
-    /// Derives names and the description, recording what is wrong with them.
-    pub(crate) fn new(options: &'a ToolOptions, tool: &'a ToolFn, errors: &mut Errors) -> Self {
-        let fn_ident = &tool.item.sig.ident;
-        let name = match &options.name {
-            Some(name) => {
-                if let Some(problem) = naming::tool_name_problem(&name.value()) {
-                    errors.push(syn::Error::new_spanned(
-                        name,
-                        invalid_name(&name.value(), &problem),
-                    ));
-                }
-                name.value()
-            }
-            None => {
-                let name = naming::unraw(fn_ident);
-                if let Some(problem) = naming::tool_name_problem(&name) {
-                    errors.push(syn::Error::new_spanned(
-                        fn_ident,
-                        invalid_name(&name, &problem),
-                    ));
-                }
-                name
-            }
-        };
-        let description = match (&options.description, &tool.doc) {
-            (Some(text), _) if text.value().trim().is_empty() => {
-                errors.push(syn::Error::new_spanned(
-                    text,
-                    "the description is empty; say what the tool does, for the model",
-                ));
-                String::new()
-            }
-            (Some(text), _) => text.value(),
-            (None, Some(doc)) => doc.clone(),
-            (None, None) => {
-                errors.push(
-                    syn::Error::new_spanned(fn_ident, format!(
-                        "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above the fn, or `#[phi_tool(description = \"...\")]`"
-                    )),
-                );
-                String::new()
-            }
-        };
-        Model {
-            options,
-            tool,
-            krate: options
-                .krate
-                .clone()
-                .unwrap_or_else(|| syn::parse_quote!(::phi_agent)),
-            name,
-            description,
-            tool_type: naming::tool_type_ident(fn_ident),
-            args_type: naming::args_type_ident(fn_ident),
-        }
-    }
-}
-
-fn invalid_name(name: &str, problem: &str) -> String {
-    format!(
-        "invalid tool name `{name}`: {problem}; use 1 to 64 characters from `a-z A-Z 0-9 _ -` so every provider accepts it"
-    )
-}
-
 /// The complete expansion: the fn, the arguments struct, the tool type and its `TypedTool` impl.
-pub(crate) fn tool(model: &Model) -> TokenStream {
-    let item = &model.tool.item;
-    let args_struct = args_struct(model);
-    let tool_struct = tool_struct(model);
-    let assertions = assertions(model);
-    let typed_tool = typed_tool_impl(model);
+pub(crate) fn tool(tool: &Tool) -> TokenStream {
+    let item = &tool.func.item;
+    let args_struct = args_struct(tool);
+    let tool_struct = tool_struct(tool);
+    let defaults = default_fns(tool);
+    let assertions = assertions(tool);
+    let typed_tool = typed_tool_impl(tool);
+    let krate = &tool.krate;
     quote! {
         #item
         #args_struct
         #tool_struct
         #[doc(hidden)]
         const _: () = {
+            use #krate as _phi;
+            #defaults
             #assertions
             #typed_tool
         };
@@ -107,46 +41,49 @@ pub(crate) fn tool(model: &Model) -> TokenStream {
 
 /// What is emitted on error: the fn (so the IDE keeps working) and, unless the fn is a method, a
 /// stand-in tool type so that `tools![..]` naming it adds no error of its own.
-pub(crate) fn fallback(model: &Model) -> TokenStream {
-    let item = &model.tool.item;
+pub(crate) fn fallback(tool: &Tool) -> TokenStream {
+    let item = &tool.func.item;
     if item.sig.receiver().is_some() {
         return item.to_token_stream();
     }
-    let tool_struct = tool_struct(model);
-    let krate = &model.krate;
-    let tool_type = &model.tool_type;
+    let tool_struct = tool_struct(tool);
+    let krate = &tool.krate;
+    let tool_type = &tool.tool_type;
     quote! {
         #item
         #tool_struct
         #[doc(hidden)]
         const _: () = {
-            #[#krate::__private::async_trait]
-            impl #krate::Tool for #tool_type {
+            use #krate as _phi;
+            #[_phi::__private::async_trait]
+            impl _phi::Tool for #tool_type {
                 fn name(&self) -> &'static str {
                     Self::NAME
                 }
                 fn description(&self) -> &'static str {
                     ""
                 }
-                fn schema(&self) -> #krate::__private::serde_json::Value {
-                    #krate::__private::serde_json::Value::Null
+                fn schema(&self) -> _phi::__private::serde_json::Value {
+                    _phi::__private::serde_json::Value::Null
                 }
                 async fn call(
                     &self,
-                    _: &#krate::__private::serde_json::Value,
-                    _: &#krate::ToolContext,
-                ) -> #krate::AgentResult<::std::vec::Vec<#krate::Content>> {
-                    ::core::result::Result::Err(#krate::AgentError::tool("this tool did not compile"))
+                    _: &_phi::__private::serde_json::Value,
+                    _: &_phi::ToolContext,
+                ) -> _phi::AgentResult<::std::vec::Vec<_phi::Content>> {
+                    ::core::result::Result::Err(_phi::AgentError::tool("this tool did not compile"))
                 }
             }
         };
     }
 }
 
-fn args_struct(model: &Model) -> TokenStream {
-    let krate = &model.krate;
-    let vis = &model.tool.item.sig_vis();
-    let args_type = &model.args_type;
+/// The arguments struct: one field per parameter the model fills in. It is public (its schema is
+/// the tool's), so it stays outside the `const _` block and names serde and schemars in full.
+fn args_struct(tool: &Tool) -> TokenStream {
+    let krate = &tool.krate;
+    let vis = &tool.func.item.vis;
+    let args_type = &tool.args_type;
     let serde_crate = LitStr::new(
         &quote!(#krate::__private::serde).to_string(),
         Span::call_site(),
@@ -155,8 +92,7 @@ fn args_struct(model: &Model) -> TokenStream {
         &quote!(#krate::__private::schemars).to_string(),
         Span::call_site(),
     );
-    let mut default_fns = Vec::new();
-    let fields = model.tool.args().map(|arg| {
+    let fields = tool.func.args().map(|arg| {
         let ident = &arg.ident;
         let ty = &arg.ty;
         let attrs = &arg.field_attrs;
@@ -166,15 +102,9 @@ fn args_struct(model: &Model) -> TokenStream {
             .map(|name| quote!(#[serde(rename = #name)]));
         let default = arg.default.as_ref().map(|default| match default {
             DefaultValue::Trait => quote!(#[serde(default)]),
-            DefaultValue::Expr(expr) => {
-                let default_fn = format_ident!("__phi_default_{}", naming::unraw(ident));
-                default_fns.push(quote_spanned! {expr.span()=>
-                    #[doc(hidden)]
-                    fn #default_fn() -> #ty {
-                        #expr
-                    }
-                });
-                let path = LitStr::new(&format!("{args_type}::{default_fn}"), Span::call_site());
+            DefaultValue::Expr(_) => {
+                let path = format!("{args_type}::{}", default_fn_ident(ident));
+                let path = LitStr::new(&path, Span::call_site());
                 quote!(#[serde(default = #path)])
             }
         });
@@ -183,15 +113,6 @@ fn args_struct(model: &Model) -> TokenStream {
             #rename
             #default
             #vis #ident: #ty
-        }
-    });
-    let fields: Vec<_> = fields.collect();
-    let defaults = (!default_fns.is_empty()).then(|| {
-        quote! {
-            #[automatically_derived]
-            impl #args_type {
-                #(#default_fns)*
-            }
         }
     });
     quote! {
@@ -203,17 +124,53 @@ fn args_struct(model: &Model) -> TokenStream {
         #vis struct #args_type {
             #(#fields,)*
         }
-        #defaults
     }
 }
 
-fn tool_struct(model: &Model) -> TokenStream {
-    let vis = model.tool.item.sig_vis();
-    let tool_type = &model.tool_type;
-    let name = &model.name;
+/// `__phi_default_days` for the parameter `days`.
+fn default_fn_ident(param: &Ident) -> Ident {
+    format_ident!("__phi_default_{}", naming::unraw(param))
+}
+
+/// The fns that serde calls for `#[phi(default = expr)]`, each spanned on its expression so that
+/// a type mismatch is reported there.
+fn default_fns(tool: &Tool) -> Option<TokenStream> {
+    let args_type = &tool.args_type;
+    let fns: Vec<_> = tool
+        .func
+        .args()
+        .filter_map(|arg| match &arg.default {
+            Some(DefaultValue::Expr(expr)) => {
+                let default_fn = default_fn_ident(&arg.ident);
+                let ty = &arg.ty;
+                Some(quote_spanned! {expr.span()=>
+                    #[doc(hidden)]
+                    fn #default_fn() -> #ty {
+                        #expr
+                    }
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    (!fns.is_empty()).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #args_type {
+                #(#fns)*
+            }
+        }
+    })
+}
+
+/// The tool type and its `NAME`: public, so outside the `const _` block.
+fn tool_struct(tool: &Tool) -> TokenStream {
+    let vis = &tool.func.item.vis;
+    let tool_type = &tool.tool_type;
+    let name = &tool.name;
     let doc = format!(
         " The `{name}` tool, generated by `#[phi_tool]` from the fn `{}`.",
-        naming::unraw(&model.tool.item.sig.ident)
+        naming::unraw(&tool.func.item.sig.ident)
     );
     quote! {
         #[doc = #doc]
@@ -229,23 +186,22 @@ fn tool_struct(model: &Model) -> TokenStream {
 }
 
 /// Spanned trait-bound checks, so that a wrong type is reported on the user's own token.
-fn assertions(model: &Model) -> TokenStream {
-    let krate = &model.krate;
-    let output = model.tool.returns.ok_type().map(|ty| {
+fn assertions(tool: &Tool) -> TokenStream {
+    let output = tool.func.returns.ok_type().map(|ty| {
         quote_spanned! {ty.span()=>
-            const _: () = #krate::__private::assert_output::<#ty>();
+            const _: () = _phi::__private::assert_output::<#ty>();
         }
     });
-    let strict = model.options.strict;
-    let params = model.tool.args().map(|arg| {
+    let strict = tool.attr.strict;
+    let params = tool.func.args().map(|arg| {
         let ty = &arg.ty;
         let strict = strict.then(|| {
             quote_spanned! {ty.span()=>
-                const _: () = #krate::__private::assert_strict::<#ty>();
+                const _: () = _phi::__private::assert_strict::<#ty>();
             }
         });
         quote_spanned! {ty.span()=>
-            const _: () = #krate::__private::assert_parameter::<#ty>();
+            const _: () = _phi::__private::assert_parameter::<#ty>();
             #strict
         }
     });
@@ -255,46 +211,46 @@ fn assertions(model: &Model) -> TokenStream {
     }
 }
 
-fn typed_tool_impl(model: &Model) -> TokenStream {
-    let krate = &model.krate;
-    let tool_type = &model.tool_type;
-    let args_type = &model.args_type;
-    let description = &model.description;
-    let output_type = match &model.tool.returns {
+fn typed_tool_impl(tool: &Tool) -> TokenStream {
+    let tool_type = &tool.tool_type;
+    let args_type = &tool.args_type;
+    let description = &tool.description;
+    let output_type = match &tool.func.returns {
         Returns::Unit => quote!(()),
         Returns::Plain(ty) => ty.to_token_stream(),
         Returns::Result { ok: Some(ok), .. } => ok.to_token_stream(),
         Returns::Result { ty, ok: None } => {
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::ToolResult>::Ok)
+            quote_spanned!(ty.span()=> <#ty as _phi::__private::ToolResult>::Ok)
         }
     };
-    let call = call_body(model);
-    let timeout = model.options.timeout_ms.map(|ms| {
+    let call = call_body(tool);
+    let timeout = tool.attr.timeout.as_ref().map(|timeout| {
+        let ms = timeout.0;
         quote! {
             fn timeout_ms(&self) -> ::core::option::Option<u64> {
                 ::core::option::Option::Some(#ms)
             }
         }
     });
-    let metadata = metadata_fn(model);
-    let exposure = match model.options.exposure {
+    let metadata = metadata_fn(tool);
+    let exposure = match tool.exposure {
         Exposure::Direct => None,
         Exposure::Deferred => Some(quote!(Deferred)),
         Exposure::Hidden => Some(quote!(Hidden)),
     }
     .map(|variant| {
         quote! {
-            fn exposure(&self) -> #krate::ToolExposure {
-                #krate::ToolExposure::#variant
+            fn exposure(&self) -> _phi::ToolExposure {
+                _phi::ToolExposure::#variant
             }
         }
     });
-    let annotations = annotations_fn(model);
-    let activation = should_activate_fn(model);
+    let annotations = annotations_fn(tool);
+    let activation = should_activate_fn(tool);
     quote! {
         #[automatically_derived]
-        #[#krate::__private::async_trait]
-        impl #krate::TypedTool for #tool_type {
+        #[_phi::__private::async_trait]
+        impl _phi::TypedTool for #tool_type {
             type Args = #args_type;
             type Output = #output_type;
 
@@ -312,10 +268,10 @@ fn typed_tool_impl(model: &Model) -> TokenStream {
             #exposure
             #annotations
 
-            fn output_schema(&self) -> ::core::option::Option<#krate::__private::serde_json::Value> {
+            fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
                 #[allow(unused_imports)]
-                use #krate::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-                (&#krate::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+                use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
+                (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
             }
 
             #activation
@@ -323,14 +279,13 @@ fn typed_tool_impl(model: &Model) -> TokenStream {
     }
 }
 
-fn call_body(model: &Model) -> TokenStream {
-    let krate = &model.krate;
-    let args_type = &model.args_type;
-    let fn_ident = &model.tool.item.sig.ident;
-    let is_async = model.tool.item.sig.asyncness.is_some();
+fn call_body(tool: &Tool) -> TokenStream {
+    let args_type = &tool.args_type;
+    let fn_ident = &tool.func.item.sig.ident;
+    let is_async = tool.func.item.sig.asyncness.is_some();
     let mut bindings = Vec::new();
     let mut call_args = Vec::new();
-    for (index, param) in model.tool.params.iter().enumerate() {
+    for (index, param) in tool.func.params.iter().enumerate() {
         match param {
             Param::Context => call_args.push(if is_async {
                 quote!(__phi_ctx)
@@ -345,10 +300,10 @@ fn call_body(model: &Model) -> TokenStream {
             }
         }
     }
-    let result = match &model.tool.returns {
+    let result = match &tool.func.returns {
         // Spanned on the return type: an error type without `Display` is reported there.
         Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::ToolResult>::into_agent_result(__phi_output)
+            <#ty as _phi::__private::ToolResult>::into_agent_result(__phi_output)
         },
         Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok(__phi_output)),
     };
@@ -360,8 +315,8 @@ fn call_body(model: &Model) -> TokenStream {
     } else {
         // The error is converted on the blocking thread, so it need not be `Send`
         // (`Box<dyn Error>` is common in plain fns).
-        let takes_context = model
-            .tool
+        let takes_context = tool
+            .func
             .params
             .iter()
             .any(|param| matches!(param, Param::Context));
@@ -369,7 +324,7 @@ fn call_body(model: &Model) -> TokenStream {
             takes_context.then(|| quote!(let __phi_ctx = ::core::clone::Clone::clone(__phi_ctx);));
         quote! {
             #context
-            #krate::__private::run_blocking(move || {
+            _phi::__private::run_blocking(move || {
                 let __phi_output = #fn_ident(#(#call_args),*);
                 #result
             })
@@ -381,32 +336,33 @@ fn call_body(model: &Model) -> TokenStream {
         async fn call_typed(
             &self,
             __phi_args: #args_type,
-            __phi_ctx: &#krate::ToolContext,
-        ) -> #krate::AgentResult<Self::Output> {
+            __phi_ctx: &_phi::ToolContext,
+        ) -> _phi::AgentResult<Self::Output> {
             let #args_type { #(#bindings),* } = __phi_args;
             #run
         }
     }
 }
 
-fn metadata_fn(model: &Model) -> TokenStream {
-    let krate = &model.krate;
-    let origin = match &model.options.origin {
+fn metadata_fn(tool: &Tool) -> TokenStream {
+    let attr = &tool.attr;
+    // `env!` expands in the user's crate, so the defaults are its name and version.
+    let origin = match &attr.origin {
         Some(origin) => origin.to_token_stream(),
         None => quote!(::core::env!("CARGO_PKG_NAME")),
     };
-    let version = match &model.options.version {
+    let version = match &attr.version {
         Some(version) => version.to_token_stream(),
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
-    let requirements = &model.options.requirements;
+    let requirements = attr.requirements.iter().flat_map(|list| &list.0.items);
     // One call of a shared helper rather than the struct literal: less code per tool to expand,
     // type-check and compile.
     quote! {
-        fn metadata(&self) -> #krate::ToolMetadata {
-            #krate::__private::tool_metadata(
+        fn metadata(&self) -> _phi::ToolMetadata {
+            _phi::__private::tool_metadata(
                 Self::NAME,
-                #krate::TypedTool::description(self),
+                _phi::TypedTool::description(self),
                 #origin,
                 #version,
                 &[#(#requirements),*],
@@ -415,14 +371,13 @@ fn metadata_fn(model: &Model) -> TokenStream {
     }
 }
 
-fn annotations_fn(model: &Model) -> Option<TokenStream> {
-    let krate = &model.krate;
-    let options = model.options;
+fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
+    let attr = &tool.attr;
     let hints = [
-        ("read_only", options.read_only),
-        ("destructive", options.destructive),
-        ("idempotent", options.idempotent),
-        ("open_world", options.open_world),
+        ("read_only", attr.read_only),
+        ("destructive", attr.destructive),
+        ("idempotent", attr.idempotent),
+        ("open_world", attr.open_world),
     ];
     if hints.iter().all(|(_, value)| value.is_none()) {
         return None;
@@ -433,8 +388,8 @@ fn annotations_fn(model: &Model) -> Option<TokenStream> {
     });
     Some(quote! {
         #[allow(clippy::needless_update)]
-        fn annotations(&self) -> #krate::ToolAnnotations {
-            #krate::ToolAnnotations {
+        fn annotations(&self) -> _phi::ToolAnnotations {
+            _phi::ToolAnnotations {
                 #(#fields,)*
                 ..::core::default::Default::default()
             }
@@ -442,36 +397,32 @@ fn annotations_fn(model: &Model) -> Option<TokenStream> {
     })
 }
 
-fn should_activate_fn(model: &Model) -> Option<TokenStream> {
-    let krate = &model.krate;
-    let options = model.options;
-    if options.requires_tools.is_empty() && options.activate_when.is_none() {
-        return None;
-    }
-    let required = &options.requires_tools;
-    let predicate = options.activate_when.as_ref().map(|path| {
+/// Active once every tool in `requires_tools` is and the `activate_when` predicate holds, checked
+/// in that order (the predicate may be costly; the names are not).
+fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
+    let attr = &tool.attr;
+    let required = attr
+        .requires_tools
+        .iter()
+        .flat_map(|list| &list.0.items)
+        .map(|name| quote!(__phi_ctx.has_tool(#name)));
+    // The probe's traits: which one applies depends on whether the predicate is async.
+    let probe_traits = attr.activate_when.as_ref().map(|_| {
         quote! {
-            && {
-                #[allow(unused_imports)]
-                use #krate::__private::{ActivateAsync as _, ActivateSync as _};
-                #krate::__private::Activation::new(#path(__phi_ctx)).resolve().await
-            }
+            #[allow(unused_imports)]
+            use _phi::__private::{ActivateAsync as _, ActivateSync as _};
         }
     });
+    let predicate = attr
+        .activate_when
+        .as_ref()
+        .map(|path| quote!(_phi::__private::Activation::new(#path(__phi_ctx)).resolve().await));
+    let mut conditions = required.chain(predicate);
+    let first = conditions.next()?;
     Some(quote! {
-        async fn should_activate(&self, __phi_ctx: &#krate::ActivationContext) -> bool {
-            true #(&& __phi_ctx.has_tool(#required))* #predicate
+        async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
+            #probe_traits
+            #first #(&& #conditions)*
         }
     })
-}
-
-/// The fn's visibility, which the generated types share.
-trait SigVis {
-    fn sig_vis(&self) -> &syn::Visibility;
-}
-
-impl SigVis for syn::ItemFn {
-    fn sig_vis(&self) -> &syn::Visibility {
-        &self.vis
-    }
 }

@@ -1,14 +1,13 @@
 //! `#[phi_tool]`: parse the attribute and the fn, validate them, generate the tool.
 
 mod generate;
-mod options;
-mod signature;
+mod parse;
+mod validate;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use options::ToolOptions;
-use signature::ToolFn;
+use crate::errors::Errors;
 
 /// Expands `#[phi_tool(attr)] item`.
 ///
@@ -25,15 +24,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#error #item);
         }
     };
-    let mut errors = crate::errors::Errors::default();
-    let options = ToolOptions::parse(attr, &mut errors);
-    let tool = ToolFn::parse(item, &mut errors);
-    let model = generate::Model::new(&options, &tool, &mut errors);
+    let mut errors = Errors::default();
+    let parsed = parse::parse(attr, item, &mut errors);
+    let tool = validate::validate(parsed, &mut errors);
     match errors.finish() {
-        Ok(()) => generate::tool(&model),
-        Err(error) => {
-            let fallback = generate::fallback(&model);
-            quote!(#error #fallback)
+        Ok(()) => generate::tool(&tool),
+        Err(errors) => {
+            let fallback = generate::fallback(&tool);
+            quote!(#errors #fallback)
         }
     }
 }

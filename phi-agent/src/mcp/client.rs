@@ -365,17 +365,16 @@ impl Tool for McpTool {
     }
 
     fn metadata(&self) -> ToolMetadata {
-        ToolMetadata {
-            name: self.name.to_string(),
-            description: self.description.to_string(),
-            origin: format!("mcp:{}", self.server),
-            version: self
-                .peer
-                .peer_info()
-                .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
-                .unwrap_or_else(|| "unknown".to_string()),
-            requirements: Vec::new(),
+        let mut metadata = ToolMetadata::new(self.name, self.description);
+        metadata.origin = format!("mcp:{}", self.server);
+        if let Some(version) = self
+            .peer
+            .peer_info()
+            .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
+        {
+            metadata.version = version;
         }
+        metadata
     }
 
     fn annotations(&self) -> ToolAnnotations {

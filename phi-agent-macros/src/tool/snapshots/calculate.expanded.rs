@@ -31,13 +31,14 @@ impl Calculate {
 }
 #[doc(hidden)]
 const _: () = {
-    const _: () = ::phi_agent::__private::assert_parameter::<f64>();
-    const _: () = ::phi_agent::__private::assert_parameter::<String>();
-    const _: () = ::phi_agent::__private::assert_parameter::<f64>();
-    const _: () = ::phi_agent::__private::assert_output::<Calculation>();
+    use ::phi_agent as _phi;
+    const _: () = _phi::__private::assert_parameter::<f64>();
+    const _: () = _phi::__private::assert_parameter::<String>();
+    const _: () = _phi::__private::assert_parameter::<f64>();
+    const _: () = _phi::__private::assert_output::<Calculation>();
     #[automatically_derived]
-    #[::phi_agent::__private::async_trait]
-    impl ::phi_agent::TypedTool for Calculate {
+    #[_phi::__private::async_trait]
+    impl _phi::TypedTool for Calculate {
         type Args = CalculateArgs;
         type Output = Calculation;
         fn name(&self) -> &'static str {
@@ -50,35 +51,33 @@ const _: () = {
         async fn call_typed(
             &self,
             __phi_args: CalculateArgs,
-            __phi_ctx: &::phi_agent::ToolContext,
-        ) -> ::phi_agent::AgentResult<Self::Output> {
+            __phi_ctx: &_phi::ToolContext,
+        ) -> _phi::AgentResult<Self::Output> {
             let CalculateArgs { a: __phi_arg_0, op: __phi_arg_1, b: __phi_arg_2 } = __phi_args;
-            ::phi_agent::__private::run_blocking(move || {
+            _phi::__private::run_blocking(move || {
                     let __phi_output = calculate(__phi_arg_0, __phi_arg_1, __phi_arg_2);
                     <Result<
                         Calculation,
                         String,
-                    > as ::phi_agent::__private::ToolResult>::into_agent_result(
-                        __phi_output,
-                    )
+                    > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
                 })
                 .await
         }
-        fn metadata(&self) -> ::phi_agent::ToolMetadata {
-            ::phi_agent::__private::tool_metadata(
+        fn metadata(&self) -> _phi::ToolMetadata {
+            _phi::__private::tool_metadata(
                 Self::NAME,
-                ::phi_agent::TypedTool::description(self),
+                _phi::TypedTool::description(self),
                 ::core::env!("CARGO_PKG_NAME"),
                 ::core::env!("CARGO_PKG_VERSION"),
                 &[],
             )
         }
-        fn exposure(&self) -> ::phi_agent::ToolExposure {
-            ::phi_agent::ToolExposure::Hidden
+        fn exposure(&self) -> _phi::ToolExposure {
+            _phi::ToolExposure::Hidden
         }
         #[allow(clippy::needless_update)]
-        fn annotations(&self) -> ::phi_agent::ToolAnnotations {
-            ::phi_agent::ToolAnnotations {
+        fn annotations(&self) -> _phi::ToolAnnotations {
+            _phi::ToolAnnotations {
                 read_only: ::core::option::Option::Some(true),
                 idempotent: ::core::option::Option::Some(true),
                 ..::core::default::Default::default()
@@ -86,13 +85,10 @@ const _: () = {
         }
         fn output_schema(
             &self,
-        ) -> ::core::option::Option<::phi_agent::__private::serde_json::Value> {
+        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
-            use ::phi_agent::__private::{
-                OutputSchemaFromType as _, OutputSchemaNone as _,
-            };
-            (&::phi_agent::__private::OutputSchemaProbe::<Self::Output>::new())
-                .output_schema()
+            use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
+            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
     }
 };

@@ -28,11 +28,12 @@ impl GitLog {
 }
 #[doc(hidden)]
 const _: () = {
-    const _: () = ::agent_base::__private::assert_parameter::<u32>();
-    const _: () = ::agent_base::__private::assert_output::<Vec<Content>>();
+    use ::agent_base as _phi;
+    const _: () = _phi::__private::assert_parameter::<u32>();
+    const _: () = _phi::__private::assert_output::<Vec<Content>>();
     #[automatically_derived]
-    #[::agent_base::__private::async_trait]
-    impl ::agent_base::TypedTool for GitLog {
+    #[_phi::__private::async_trait]
+    impl _phi::TypedTool for GitLog {
         type Args = GitLogArgs;
         type Output = Vec<Content>;
         fn name(&self) -> &'static str {
@@ -45,46 +46,35 @@ const _: () = {
         async fn call_typed(
             &self,
             __phi_args: GitLogArgs,
-            __phi_ctx: &::agent_base::ToolContext,
-        ) -> ::agent_base::AgentResult<Self::Output> {
+            __phi_ctx: &_phi::ToolContext,
+        ) -> _phi::AgentResult<Self::Output> {
             let GitLogArgs { limit: __phi_arg_0 } = __phi_args;
             let __phi_output = git_log(__phi_arg_0).await;
             ::core::result::Result::Ok(__phi_output)
         }
-        fn metadata(&self) -> ::agent_base::ToolMetadata {
-            ::agent_base::__private::tool_metadata(
+        fn metadata(&self) -> _phi::ToolMetadata {
+            _phi::__private::tool_metadata(
                 Self::NAME,
-                ::agent_base::TypedTool::description(self),
+                _phi::TypedTool::description(self),
                 "git-tools",
                 "1.2.0",
                 &["git"],
             )
         }
-        fn exposure(&self) -> ::agent_base::ToolExposure {
-            ::agent_base::ToolExposure::Deferred
+        fn exposure(&self) -> _phi::ToolExposure {
+            _phi::ToolExposure::Deferred
         }
         fn output_schema(
             &self,
-        ) -> ::core::option::Option<::agent_base::__private::serde_json::Value> {
+        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
-            use ::agent_base::__private::{
-                OutputSchemaFromType as _, OutputSchemaNone as _,
-            };
-            (&::agent_base::__private::OutputSchemaProbe::<Self::Output>::new())
-                .output_schema()
+            use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
+            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
-        async fn should_activate(
-            &self,
-            __phi_ctx: &::agent_base::ActivationContext,
-        ) -> bool {
-            true
-                && {
-                    #[allow(unused_imports)]
-                    use ::agent_base::__private::{ActivateAsync as _, ActivateSync as _};
-                    ::agent_base::__private::Activation::new(in_git_repo(__phi_ctx))
-                        .resolve()
-                        .await
-                }
+        async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
+            #[allow(unused_imports)]
+            use _phi::__private::{ActivateAsync as _, ActivateSync as _};
+            _phi::__private::Activation::new(in_git_repo(__phi_ctx)).resolve().await
         }
     }
 };

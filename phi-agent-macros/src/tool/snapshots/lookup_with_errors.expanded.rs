@@ -25,24 +25,25 @@ impl Lookup {
 }
 #[doc(hidden)]
 const _: () = {
-    #[::phi_agent::__private::async_trait]
-    impl ::phi_agent::Tool for Lookup {
+    use ::phi_agent as _phi;
+    #[_phi::__private::async_trait]
+    impl _phi::Tool for Lookup {
         fn name(&self) -> &'static str {
             Self::NAME
         }
         fn description(&self) -> &'static str {
             ""
         }
-        fn schema(&self) -> ::phi_agent::__private::serde_json::Value {
-            ::phi_agent::__private::serde_json::Value::Null
+        fn schema(&self) -> _phi::__private::serde_json::Value {
+            _phi::__private::serde_json::Value::Null
         }
         async fn call(
             &self,
-            _: &::phi_agent::__private::serde_json::Value,
-            _: &::phi_agent::ToolContext,
-        ) -> ::phi_agent::AgentResult<::std::vec::Vec<::phi_agent::Content>> {
+            _: &_phi::__private::serde_json::Value,
+            _: &_phi::ToolContext,
+        ) -> _phi::AgentResult<::std::vec::Vec<_phi::Content>> {
             ::core::result::Result::Err(
-                ::phi_agent::AgentError::tool("this tool did not compile"),
+                _phi::AgentError::tool("this tool did not compile"),
             )
         }
     }

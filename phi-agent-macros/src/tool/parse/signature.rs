@@ -1,10 +1,13 @@
 //! The tool fn as a typed model: its parameters, its context parameter, its return type and its
-//! description. Every problem is recorded; parsing never stops at the first one.
+//! doc comment. Every problem is recorded; parsing never stops at the first one.
+//!
+//! A shape that cannot become a tool (a method, a generic fn, a reference or pattern parameter)
+//! is reported here, with the fix, because it has no place in the model.
 
 use darling::FromMeta;
 
 use crate::errors::Errors;
-use crate::keys;
+use crate::keys::{self, attribute_keys};
 use syn::{
     Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, PathArguments, ReturnType,
     Type,
@@ -40,12 +43,14 @@ pub(crate) struct ArgParam {
     pub(crate) rename: Option<LitStr>,
 }
 
-/// The keys of `#[phi(..)]` on a parameter.
-#[derive(Debug, Default, FromMeta)]
-#[darling(default)]
-struct ParamOptions {
-    default: Option<DefaultValue>,
-    rename: Option<LitStr>,
+attribute_keys! {
+    /// The keys of `#[phi(..)]` on a parameter.
+    struct ParamAttr for "#[phi(..)]" {
+        /// `default` or `default = expr`.
+        "default" => default: Option<DefaultValue>,
+        /// The field's name in the schema.
+        "rename" => rename: Option<LitStr>,
+    }
 }
 
 /// `#[phi(default)]` or `#[phi(default = expr)]`.
@@ -200,7 +205,7 @@ fn parse_param(
         return None;
     }
 
-    let mut options = ParamOptions::default();
+    let mut options = ParamAttr::default();
     let mut field_attrs = Vec::new();
     for attr in attrs {
         if attr.path().is_ident("phi") {
@@ -209,10 +214,7 @@ fn parse_param(
                     .handle(darling::ast::NestedMeta::parse_meta_list(
                         list.tokens.clone(),
                     ))
-                    .map(|items| {
-                        keys::retain_known(items, "#[phi(..)]", &["default", "rename"], errors)
-                    })
-                    .and_then(|items| errors.handle(ParamOptions::from_list(&items))),
+                    .map(|items| keys::parse::<ParamAttr>(items, errors)),
                 other => {
                     errors.push(syn::Error::new_spanned(
                         other,
@@ -228,14 +230,6 @@ fn parse_param(
         } else {
             field_attrs.push(attr);
         }
-    }
-    if let Some(rename) = &options.rename
-        && rename.value().is_empty()
-    {
-        errors.push(syn::Error::new_spanned(
-            rename,
-            "`rename` needs a non-empty name",
-        ));
     }
     Some(Param::Arg(Box::new(ArgParam {
         ident,

@@ -1,0 +1,172 @@
+//! The keys of `#[phi_tool(..)]`, declared once in [`ToolAttr`].
+//!
+//! Values are parsed into what they mean here (a timeout in milliseconds, an [`Exposure`], a
+//! list of string literals), each with an error in our words when they cannot be.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use proc_macro2::TokenStream;
+use syn::{Expr, Lit, LitStr, Meta, Path};
+
+use crate::errors::Errors;
+use crate::keys::{self, attribute_keys};
+
+attribute_keys! {
+    /// The keys of `#[phi_tool(..)]`; every key is optional. Error messages list the keys in
+    /// this order.
+    pub(crate) struct ToolAttr for "#[phi_tool(..)]" {
+        /// The tool's name; default: the fn's.
+        "name" => name: Option<LitStr>,
+        /// Instead of the doc comment.
+        "description" => description: Option<LitStr>,
+        /// Milliseconds; default: the agent's `default_tool_timeout_ms`.
+        "timeout" => timeout: Option<Timeout>,
+        /// Who may see the tool; default: direct.
+        "exposure" => exposure: Option<Exposure>,
+        /// Deferred tools only: a predicate over `&ActivationContext`.
+        "activate_when" => activate_when: Option<Path>,
+        /// Deferred tools only: the tools that must be active first.
+        "requires_tools" => requires_tools: Option<RequiredTools>,
+        /// Metadata; default: the user's crate name.
+        "origin" => origin: Option<LitStr>,
+        /// Metadata; default: the user's crate version.
+        "version" => version: Option<LitStr>,
+        /// Metadata: what the tool needs to work.
+        "requirements" => requirements: Option<Requirements>,
+        /// Annotations (MCP hints), each `flag` or `flag = bool`.
+        "read_only" => read_only: Option<bool>,
+        "destructive" => destructive: Option<bool>,
+        "idempotent" => idempotent: Option<bool>,
+        "open_world" => open_world: Option<bool>,
+        /// Every parameter type must fit OpenAI strict mode.
+        "strict" => strict: bool,
+        /// Where phi-agent is, when it is renamed or re-exported.
+        "crate" => krate: Option<Path>,
+    }
+}
+
+impl ToolAttr {
+    /// Parses the attribute's tokens; see [`keys::parse`].
+    pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Self {
+        match errors.handle(NestedMeta::parse_meta_list(tokens)) {
+            Some(items) => keys::parse(items, errors),
+            None => Self::default(),
+        }
+    }
+}
+
+/// `timeout = 30_000`: milliseconds, more than zero.
+#[derive(Debug)]
+pub(crate) struct Timeout(pub(crate) u64);
+
+impl FromMeta for Timeout {
+    // Taken as written: darling would read a string literal as an expression, which turns
+    // `timeout = "30s"` into the number `30`.
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let hint = "`timeout` is in milliseconds and must be a positive integer literal, e.g. `timeout = 30_000` for 30 seconds";
+        let Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int), ..
+        }) = expr
+        else {
+            return Err(syn::Error::new_spanned(expr, hint).into());
+        };
+        match int.base10_parse::<u64>() {
+            Ok(0) | Err(_) => Err(syn::Error::new_spanned(int, hint).into()),
+            Ok(ms) => Ok(Timeout(ms)),
+        }
+    }
+}
+
+/// Who may see the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Exposure {
+    /// Always sent to the model.
+    #[default]
+    Direct,
+    /// Sent once activated (`activate_when`, `requires_tools`).
+    Deferred,
+    /// Never sent to the model; the program can still call it.
+    Hidden,
+}
+
+impl FromMeta for Exposure {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let value = LitStr::from_expr(expr)?;
+        match value.value().as_str() {
+            "direct" => Ok(Exposure::Direct),
+            "deferred" => Ok(Exposure::Deferred),
+            "hidden" => Ok(Exposure::Hidden),
+            other => Err(syn::Error::new_spanned(
+                &value,
+                format!(
+                    "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
+                ),
+            )
+            .into()),
+        }
+    }
+}
+
+/// `requires_tools = ["file_read", ..]`.
+#[derive(Debug)]
+pub(crate) struct RequiredTools(pub(crate) StringList);
+
+impl FromMeta for RequiredTools {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        StringList::parse(meta, "requires_tools", "[\"file_read\"]").map(Self)
+    }
+}
+
+/// `requirements = ["network", ..]`.
+#[derive(Debug)]
+pub(crate) struct Requirements(pub(crate) StringList);
+
+impl FromMeta for Requirements {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        StringList::parse(meta, "requirements", "[\"network\"]").map(Self)
+    }
+}
+
+/// `key = ["a", "b"]`: string literals, with the list as written (for spans).
+#[derive(Debug)]
+pub(crate) struct StringList {
+    /// The whole value, to point at.
+    pub(crate) expr: Expr,
+    pub(crate) items: Vec<LitStr>,
+}
+
+impl StringList {
+    /// Parses `key = [..]`; a wrong value is reported with `example` as the fix.
+    fn parse(meta: &Meta, key: &str, example: &str) -> darling::Result<Self> {
+        let Verbatim(expr) = Verbatim::from_meta(meta)?;
+        let hint = || format!("`{key}` takes a list of string literals, e.g. `{key} = {example}`");
+        let Expr::Array(array) = &expr else {
+            return Err(syn::Error::new_spanned(&expr, hint()).into());
+        };
+        let mut errors = darling::Error::accumulator();
+        let items = array
+            .elems
+            .iter()
+            .filter_map(|item| match item {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.clone()),
+                other => {
+                    errors.push(syn::Error::new_spanned(other, hint()).into());
+                    None
+                }
+            })
+            .collect();
+        errors.finish_with(StringList { expr, items })
+    }
+}
+
+/// A value taken as written, so that darling's own error covers the other forms (`key`,
+/// `key(..)`).
+struct Verbatim(Expr);
+
+impl FromMeta for Verbatim {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(Verbatim(expr.clone()))
+    }
+}

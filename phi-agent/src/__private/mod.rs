@@ -1,0 +1,39 @@
+//! Support for the code `#[phi_tool]` and `tools![]` generate. Hidden from the docs and not a
+//! public API: anything here may change in any release, which is why `phi-agent` pins the macros
+//! crate to its own exact version.
+//!
+//! It is public only because generated code, which lives in the user's crate, has to name it.
+//! What it holds:
+//! - the runtime's dependencies that generated code names (serde, schemars, serde_json,
+//!   async-trait), so users depend on `phi-agent` alone;
+//! - compile-time checks whose traits carry `#[diagnostic::on_unimplemented]`, so that a misuse
+//!   is reported in phi-agent's words, on the user's own type;
+//! - probes that pick an implementation by method resolution on the concrete type (a tool's
+//!   output schema, the kind of its `activate_when` predicate);
+//! - small runtime helpers each generated tool would otherwise repeat.
+//!
+//! Each file below does one of these things; this module only re-exports them, so the paths
+//! generated code uses (`phi_agent::__private::..`) stay flat and independent of the layout.
+
+mod activation;
+mod blocking;
+mod checks;
+mod const_str;
+mod metadata;
+mod output_schema;
+mod result;
+mod tools_list;
+
+pub use async_trait::async_trait;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+pub use activation::{ActivateAsync, ActivateSync, Activation};
+pub use blocking::run_blocking;
+pub use checks::{ToolOutput, ToolParameter, assert_output, assert_parameter, assert_strict};
+pub use metadata::tool_metadata;
+pub use output_schema::{OutputSchemaFromType, OutputSchemaNone, OutputSchemaProbe};
+pub use phi_agent_macros::tools as tools_with_crate;
+pub use result::ToolResult;
+pub use tools_list::{IntoTool, check_unique_name, into_tool};
