@@ -1,5 +1,5 @@
 //! Memory of a large registry, counted by a global allocator: 10,000 registered tools must cost at
-//! most 20 MiB (performance target 5). Byte counts are deterministic, so the bound is a test; the
+//! most 20 MiB (the memory target of BENCHMARKS.md). Byte counts are deterministic, so the bound is a test; the
 //! `memory` bench reports the same figure, and what tools cost once their schemas are read.
 
 #[path = "memory/many_tools.rs"]

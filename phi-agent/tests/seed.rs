@@ -1,5 +1,7 @@
-//! Every code snippet of the user's reference page (`shared/seed/custom-tools.md`), unchanged,
-//! with the dependency renamed `agent_base` as a user would. Snippets that are fragments (a method,
+//! Every code snippet of "Custom Tools", the reference page our users wrote for this API (the
+//! `Tool` trait, the weather tool by hand and typed, registering, exposure and activation), copied
+//! here unchanged: the page is the API contract, and this file is where the repository keeps it.
+//! The dependency is renamed `agent_base`, as on the page. Snippets that are fragments (a method,
 //! an `impl` with `// ...`) sit inside the smallest scaffolding that makes them compile; scaffolding
 //! lines are marked `// scaffolding`. Then the tools are called through the registry to check they
 //! answer as the page says.
@@ -51,7 +53,7 @@ mod weather_tool {
 
     pub fn tool() -> impl Tool { WeatherTool } // scaffolding
 
-    // --- "Registering" (the seed's page, inside this module so it sees `WeatherTool`) ---
+    // --- "Registering" (the page's snippet, inside this module so it sees `WeatherTool`) ---
     pub mod registering {
         use super::WeatherTool; // scaffolding
         use crate::scaffolding::{NoModel, build_system_prompt}; // scaffolding

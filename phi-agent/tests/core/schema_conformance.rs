@@ -1,5 +1,5 @@
 //! The schema conformance corpus: for every argument type and every provider dialect,
-//! (a) the dialect schema obeys the provider's rules (an independent checker of PROVIDERS.md),
+//! (a) the dialect schema obeys the provider's rules (an independent checker of the rules in docs/providers.md),
 //! (b) values generated from the Rust type validate against it (`jsonschema`), and
 //! (c) near-misses are refused by the schema and by decoding alike, and (d) values drawn from
 //! each dialect schema itself decode (what a schema lets a model write, the tool accepts).

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Checks that the modules of the runtime crate depend on each other one way only.
+
+Every `crate::` and `super::` path in the code of `phi-agent/src` (comments and string literals
+left out; doc links are not dependencies) is resolved to the top-level module it names, and that
+module must be on the allowlist of the file's own layer. Paths through the crate root's
+re-exports (`crate::Content`) count as the module the root re-exports them from.
+
+    scripts/check-layers.py [SRC]     check SRC (default: phi-agent/src); exit 1 on a violation
+    scripts/check-layers.py --self-test
+                                      plant forbidden imports in a copy of the tree, and fail
+                                      unless the check refuses each of them and passes the rest
+
+The layers, lowest first (a layer may name its own modules and everything below it):
+
+    limits -> content -> message -> error        the vocabulary every layer speaks
+    schema                                       pure Value -> Value; names content, error, limits
+    config, state, context                       settings and what a tool sees at run time
+    tool, typed, decode, output                  what a tool is
+    registry                                     names, exposure, activation, dispatch
+    llm                                          models, their requests and adapters
+    agent, mcp                                   the loop; the MCP bridge (neither names the other)
+    __private                                    what generated code reaches (anything but the top)
+"""
+
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+BASE = {"limits": set()}
+BASE["content"] = {"limits"}
+BASE["message"] = BASE["content"] | {"content"}
+BASE["error"] = BASE["message"] | {"message"}
+VOCABULARY = {"limits", "content", "message", "error"}
+
+ALLOWED = dict(BASE)
+ALLOWED["schema"] = {"content", "error", "limits"}
+ALLOWED["config"] = set()
+ALLOWED["state"] = {"error"}
+ALLOWED["context"] = {"error", "state"}
+TOOL_LAYER = {"tool", "typed", "decode", "output"}
+BELOW_TOOL = VOCABULARY | {"schema", "config", "state", "context"}
+for module in TOOL_LAYER:
+    ALLOWED[module] = BELOW_TOOL | TOOL_LAYER
+ALLOWED["registry"] = BELOW_TOOL | TOOL_LAYER
+ALLOWED["llm"] = ALLOWED["registry"] | {"registry"}
+ALLOWED["agent"] = ALLOWED["llm"] | {"llm"}
+ALLOWED["mcp"] = ALLOWED["registry"] | {"registry"}
+ALLOWED["__private"] = ALLOWED["registry"] | {"registry"}
+
+STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"')
+CHAR = re.compile(r"'(?:[^'\\]|\\.)'")
+PATH = re.compile(r"(?<![\w$])((?:crate|super|self)(?:::super)*)::(\{|\w+)")
+INLINE_MOD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*\{")
+
+
+def module_of(src: Path, file: Path) -> list:
+    """The module path of `file` below the crate root, e.g. ['schema', 'dialect', 'openai']."""
+    parts = list(file.relative_to(src).with_suffix("").parts)
+    if parts[-1] in ("mod", "lib"):
+        parts.pop()
+    return parts
+
+
+def root_reexports(src: Path) -> dict:
+    """Names the crate root re-exports, mapped to the module each comes from."""
+    names = {}
+    text = strip(src.joinpath("lib.rs").read_text())
+    for match in re.finditer(r"pub\s+use\s+(\w+)::(\{[^}]*\}|\w+)\s*;", text):
+        module, items = match.group(1), match.group(2)
+        for item in re.findall(r"\w+", items):
+            names[item] = module
+    return names
+
+
+def strip(text: str) -> str:
+    """`text` without comments and string literals, line structure kept."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    lines = []
+    for line in text.split("\n"):
+        line = STRING.sub('""', line)
+        line = CHAR.sub("' '", line)
+        lines.append(line.split("//", 1)[0])
+    return "\n".join(lines)
+
+
+def group_heads(text: str, start: int) -> list:
+    """The first segment of each path in the brace group that opens at `text[start]`."""
+    depth, item, heads = 0, "", []
+    for char in text[start:]:
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                continue
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        if depth == 1 and char == ",":
+            heads.append(item)
+            item = ""
+        elif depth >= 1:
+            item += char
+    heads.append(item)
+    return [re.match(r"\s*(\w*)", head).group(1) for head in heads if head.strip()]
+
+
+def violations(src: Path) -> list:
+    reexports = root_reexports(src)
+    found = []
+    for file in sorted(src.rglob("*.rs")):
+        if file == src / "lib.rs":
+            continue
+        file_module = module_of(src, file)
+        layer = file_module[0]
+        allowed = ALLOWED.get(layer)
+        if allowed is None:
+            found.append(f"{file}: module `{layer}` has no layer; add it to scripts/check-layers.py")
+            continue
+        text = strip(file.read_text())
+        # Inline modules (`mod tests { .. }`) nest the module path while their braces are open.
+        stack, depth = [], 0
+        for number, line in enumerate(text.split("\n"), 1):
+            inline = INLINE_MOD.match(line)
+            if inline:
+                stack.append((inline.group(1), depth))
+            here = file_module + [name for name, _ in stack]
+            for match in PATH.finditer(line):
+                anchor, head = match.group(1), match.group(2)
+                segments = anchor.split("::")
+                if segments[0] == "crate":
+                    base = []
+                else:
+                    ups = segments.count("super")
+                    base = here[: len(here) - ups] if ups <= len(here) else None
+                    if base is None:
+                        found.append(f"{file}:{number}: `{anchor}::` goes above the crate root")
+                        continue
+                if head == "{":
+                    heads = group_heads(line, match.start(2))
+                else:
+                    heads = [head]
+                for name in heads:
+                    target = base[0] if base else reexports.get(name, name)
+                    if target in ("self", "super", "crate", "") or target == layer:
+                        continue
+                    if not base and name not in reexports and name not in ALLOWED:
+                        continue  # an item of the root itself, such as a macro
+                    if target not in allowed:
+                        via = f" (re-exported at the root as `{name}`)" if not base and name in reexports else ""
+                        found.append(
+                            f"{file}:{number}: layer `{layer}` names `{target}`{via}; "
+                            f"it may name only {', '.join(sorted(allowed)) or 'nothing'}"
+                        )
+            depth += line.count("{") - line.count("}")
+            while stack and depth <= stack[-1][1]:
+                stack.pop()
+    return found
+
+
+def self_test(src: Path) -> int:
+    plants = [
+        ("schema/walk.rs", "use crate::registry::ToolRegistry;\n", "schema names registry"),
+        ("schema/walk.rs", "use crate::PhiAgent;\n", "schema names agent through a root re-export"),
+        ("limits.rs", "use crate::{content::Content, error::AgentError};\n", "limits names content in a group"),
+        ("registry/dispatch.rs", "use super::super::llm::Message;\n", "registry names llm through super::super"),
+        ("mcp/server.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
+    ]
+    failures = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        clean = Path(scratch) / "clean"
+        shutil.copytree(src, clean)
+        if violations(clean):
+            print("self-test: the unchanged tree must pass, but it fails:", *violations(clean), sep="\n  ")
+            failures += 1
+        for number, (file, line, what) in enumerate(plants):
+            planted = Path(scratch) / f"planted{number}"
+            shutil.copytree(src, planted)
+            target = planted / file
+            target.write_text(line + target.read_text())
+            if violations(planted):
+                print(f"self-test: refused as it must: {what}")
+            else:
+                print(f"self-test: NOT refused: {what} ({file}: {line.strip()})")
+                failures += 1
+        allowed_plant = Path(scratch) / "allowed"
+        shutil.copytree(src, allowed_plant)
+        walk = allowed_plant / "schema/walk.rs"
+        walk.write_text("// use crate::registry::ToolRegistry; a comment is no dependency\n" + walk.read_text())
+        if violations(allowed_plant):
+            print("self-test: a comment naming an upper layer was refused; comments must be ignored")
+            failures += 1
+    print(f"self-test: {len(plants) + 2 - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    repo = Path(__file__).resolve().parent.parent
+    if args == ["--self-test"]:
+        return self_test(repo / "phi-agent" / "src")
+    src = Path(args[0]) if args else repo / "phi-agent" / "src"
+    found = violations(src)
+    for line in found:
+        print(line)
+    files = len(list(src.rglob("*.rs")))
+    print(f"layers: {files} files checked, {len(found)} violation(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
