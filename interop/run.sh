@@ -45,14 +45,15 @@ done
 
 reset() { "$PY" -c "import urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:$FAKE_PORT/_fakellm/reset', method='POST'))"; }
 
-cargo build --quiet -p phi-agent --example custom-tool --test http
+cargo build --quiet --example custom-tool
+cargo build --quiet -p phi-agent --test http
 
 # The README's run command, unchanged, against each provider.
 run_example() {
     local name=$1; shift
     echo "== interop: cargo run --example custom-tool ($name via fakellm)"
     reset
-    env "$@" cargo run --quiet -p phi-agent --example custom-tool | tee "$WORK/$name.out"
+    env "$@" cargo run --quiet --example custom-tool | tee "$WORK/$name.out"
     grep -q "^online:" "$WORK/$name.out" || { echo "$name: the example did not go online"; exit 1; }
     grep -q "<- calculator \[.*\] ok: 42" "$WORK/$name.out" || { echo "$name: no calculator result"; exit 1; }
     grep -q "^answer: 6 times 7 is 42" "$WORK/$name.out" || { echo "$name: wrong answer"; exit 1; }

@@ -148,6 +148,12 @@ impl fmt::Debug for JsonPoster {
 
 impl JsonPoster {
     pub(crate) fn new(provider: &'static str) -> AgentResult<Self> {
+        // reqwest is built without a crypto provider of its own (ring is lighter to build than
+        // its default, aws-lc); a provider the program installed first is kept and used.
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // A lost race is fine: whichever provider was installed first serves every client.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
         let client = reqwest::Client::builder()
             .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -1,0 +1,10 @@
+//! Runnable examples of phi-agent, each a file beside this one; run one with
+//! `cargo run --example NAME` from the workspace root:
+//!
+//! - `custom-tool`: the calculator agent, offline on a scripted model, or against OpenAI or
+//!   Anthropic when `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` is set.
+//! - `macro-tools`: the same kind of tools written as plain fns with `#[phi_tool]`.
+//! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
+//!
+//! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
+//! with `--features mcp-http-server`, since its tests start it as a child process.
