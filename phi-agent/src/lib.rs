@@ -19,6 +19,11 @@
 //! | `mcp-client` | no | [`mcp::McpClient`]: import a server's tools over stdio (no HTTP client, no TLS) |
 //! | `mcp` | no | all three MCP features |
 //!
+//! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building
+//! an adapter installs ring as rustls' process-wide default provider, unless the program installed
+//! one first; another reqwest client built before that without a TLS feature of its own needs a
+//! provider installed by the program (`rustls::crypto::ring::default_provider().install_default()`).
+//!
 //! With `default-features = false` the crate builds tools, the registry, schemas, the agent loop
 //! and [`llm::ScriptedLlm`] (or your own [`LlmClient`]) without any HTTP client.
 
