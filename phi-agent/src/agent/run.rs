@@ -63,6 +63,30 @@ enum Decision {
     NoApprover,
 }
 
+impl Decision {
+    /// What the record shows, and the error the model reads when the call does not run.
+    fn outcome(&self, tool: &str) -> (Approval, Option<AgentError>) {
+        match self {
+            Decision::NoApprover => {
+                let error = AgentError::ApprovalRequired {
+                    tool: tool.to_string(),
+                };
+                (Approval::deny(error.to_string()), Some(error))
+            }
+            Decision::Person(approval) => {
+                let denial = match approval {
+                    Approval::Deny { message } => Some(AgentError::ApprovalDenied {
+                        tool: tool.to_string(),
+                        message: message.clone(),
+                    }),
+                    Approval::Approve | Approval::ApproveWith { .. } => None,
+                };
+                (approval.clone(), denial)
+            }
+        }
+    }
+}
+
 impl AgentSession {
     /// Runs `input` to an answer, or (with [`Approvals::Pause`]) to a pause.
     pub(super) async fn run_input(
@@ -291,7 +315,7 @@ impl AgentSession {
                         runner.ask(approver.as_deref(), &self.id, &calls, &waiting),
                     );
                     place(&mut settled, &immediate, ran);
-                    for (index, outcome) in runner.carry_out(&calls, decided).await {
+                    for (index, outcome) in runner.carry_out(&calls, decided, false).await {
                         settled[index] = Some(outcome);
                     }
                 }
@@ -502,7 +526,23 @@ impl Runner<'_> {
             .await
     }
 
-    /// Puts the calls at `waiting` to `approver`, one after the other in call order.
+    /// Reports a call's decision to the observer and to tracing.
+    fn announce(&self, call: &ToolCall, approval: &Approval) {
+        self.emit(AgentEvent::ApprovalResolved {
+            turn: self.turn,
+            call,
+            approval,
+        });
+        tracing::info!(
+            "gen_ai.tool.name" = call.name.as_str(),
+            "gen_ai.tool.call.id" = call.id.as_str(),
+            "approval.decision" = decision_name(approval),
+            "tool call approval resolved"
+        );
+    }
+
+    /// Puts the calls at `waiting` to `approver`, one after the other in call order, and
+    /// reports each decision as it is made.
     async fn ask(
         &self,
         approver: Option<&dyn Approver>,
@@ -523,6 +563,7 @@ impl Runner<'_> {
                     "gen_ai.tool.call.id" = call.id.as_str(),
                     "tool call needs approval and the agent has no approver; denied"
                 );
+                self.announce(call, &Decision::NoApprover.outcome(&call.name).0);
                 decided.push((index, Decision::NoApprover));
                 continue;
             };
@@ -549,6 +590,7 @@ impl Runner<'_> {
                 crate::limits::defuse_deep_arguments(arguments);
             }
             span.record("approval.decision", decision_name(&approval));
+            self.announce(call, &approval);
             decided.push((index, Decision::Person(approval)));
         }
         decided
@@ -556,44 +598,21 @@ impl Runner<'_> {
 
     /// Runs the approved calls (concurrently, with their decided arguments) and turns the
     /// denied ones into results.
+    /// `announce`: whether to report the decisions as resolved (not yet done by [`ask`](Self::ask)).
     async fn carry_out(
         &self,
         calls: &[ToolCall],
         decided: Vec<(usize, Decision)>,
+        announce: bool,
     ) -> Vec<(usize, Settled)> {
         let mut settled = Vec::with_capacity(decided.len());
         let mut jobs = Vec::new();
         for (index, decision) in &decided {
             let call = &calls[*index];
-            let (approval, denial) = match decision {
-                Decision::NoApprover => {
-                    let error = AgentError::ApprovalRequired {
-                        tool: call.name.clone(),
-                    };
-                    (Approval::deny(error.to_string()), Some(error))
-                }
-                Decision::Person(approval) => {
-                    let denial = match approval {
-                        Approval::Deny { message } => Some(AgentError::ApprovalDenied {
-                            tool: call.name.clone(),
-                            message: message.clone(),
-                        }),
-                        Approval::Approve | Approval::ApproveWith { .. } => None,
-                    };
-                    (approval.clone(), denial)
-                }
-            };
-            self.emit(AgentEvent::ApprovalResolved {
-                turn: self.turn,
-                call,
-                approval: &approval,
-            });
-            tracing::info!(
-                "gen_ai.tool.name" = call.name.as_str(),
-                "gen_ai.tool.call.id" = call.id.as_str(),
-                "approval.decision" = decision_name(&approval),
-                "tool call approval resolved"
-            );
+            let (approval, denial) = decision.outcome(&call.name);
+            if announce {
+                self.announce(call, &approval);
+            }
             match denial {
                 Some(error) => settled.push((
                     *index,
@@ -655,7 +674,7 @@ impl Runner<'_> {
                 }
             }
         }
-        for (index, outcome) in self.carry_out(&tool_calls, decided).await {
+        for (index, outcome) in self.carry_out(&tool_calls, decided, true).await {
             settled[index] = Some(outcome);
         }
         let settled = settled

@@ -560,3 +560,58 @@ proptest! {
         resume_whatever(state);
     }
 }
+
+/// Answers with 1 KB of text.
+#[phi_tool(read_only)]
+fn kilobyte(part: u32) -> String {
+    format!("{part:04}").repeat(256)
+}
+
+/// The size of a paused state after 10 turns of 2 calls with 1 KB results each (then a turn
+/// that pauses on one call), and the time to write and read it back: printed for
+/// `BENCHMARKS.md`, asserted only loosely.
+#[tokio::test]
+async fn size_and_speed_of_a_paused_state_after_ten_turns() {
+    let files = Arc::new(Files::default());
+    let mut script: Vec<LlmResponse> = (0..10)
+        .map(|turn| {
+            LlmResponse::tool_calls(vec![
+                ToolCall::new(format!("t{turn}a"), "kilobyte", json!({"part": 2 * turn})),
+                ToolCall::new(
+                    format!("t{turn}b"),
+                    "kilobyte",
+                    json!({"part": 2 * turn + 1}),
+                ),
+            ])
+        })
+        .collect();
+    script.push(LlmResponse::tool_calls(vec![ToolCall::new(
+        "del",
+        "delete_file",
+        json!({"path": "notes.txt"}),
+    )]));
+    let builder = base_agent_builder(ScriptedLlm::new(script))
+        .register_tools(tools![kilobyte, delete_file])
+        .state(files.clone());
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let paused = agent.start("go").await.unwrap().paused().unwrap();
+    assert_eq!(paused.turn(), 11);
+
+    let json = serde_json::to_string(&paused).unwrap();
+    let rounds = 200;
+    let started = std::time::Instant::now();
+    for _ in 0..rounds {
+        let json = serde_json::to_string(&paused).unwrap();
+        let back: PausedRun = serde_json::from_str(&json).unwrap();
+        std::hint::black_box(back);
+    }
+    let each = started.elapsed() / rounds;
+    let results = 20 * 1024;
+    println!(
+        "paused state after 10 turns x 2 calls x 1 KB: {} bytes ({:.2} x the {results} bytes of results); serialize + deserialize: {each:?}",
+        json.len(),
+        json.len() as f64 / results as f64,
+    );
+    // Each result is held twice (the transcript the model reads, the run record), plus framing.
+    assert!(json.len() < 3 * results, "{} bytes", json.len());
+}
