@@ -14,7 +14,7 @@
 //! | `turn` | the paused turn's number, from 1 |
 //! | `active_tools` | the names of the tools active in the session |
 //! | `usage` | tokens used by the run so far |
-//! | `tool_calls` | the records of the run's earlier calls ([`ToolCallRecord`]) |
+//! | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 //! | `assistant_text` | what the model said with the paused turn's calls |
 //! | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided) |
 //!
@@ -25,6 +25,7 @@
 //! The version changes whenever a field changes meaning or a reader of the old version could
 //! not read the new one; a reader refuses any version but its own.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -90,9 +91,18 @@ pub struct PausedRun {
     pub(super) turn: usize,
     pub(super) active_tools: Vec<String>,
     pub(super) usage: Usage,
-    pub(super) tool_calls: Vec<ToolCallRecord>,
+    pub(super) tool_calls: Vec<CallNote>,
     pub(super) assistant_text: String,
     pub(super) calls: Vec<TurnCall>,
+}
+
+/// What the record of an earlier call holds beyond the transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct CallNote {
+    turn: usize,
+    duration: Duration,
+    #[serde(default)]
+    approval: Option<Approval>,
 }
 
 /// One call of the paused turn.
@@ -211,10 +221,72 @@ impl PausedRun {
             turn,
             active_tools,
             usage,
-            tool_calls,
+            tool_calls: tool_calls
+                .into_iter()
+                .map(|record| CallNote {
+                    turn: record.turn,
+                    duration: record.duration,
+                    approval: record.approval,
+                })
+                .collect(),
             assistant_text,
             calls,
         }
+    }
+
+    /// The records of the run's earlier calls, read back from the transcript and the notes.
+    /// Each turn's results follow its assistant message, in call order, as the loop writes them.
+    pub(super) fn records(&self) -> AgentResult<Vec<ToolCallRecord>> {
+        let damaged = |what: &str| AgentError::Resume {
+            reason: format!(
+                "the transcript and the records of the earlier calls disagree ({what}); the state is damaged"
+            ),
+        };
+        let mut calls: VecDeque<&ToolCall> = VecDeque::new();
+        let mut notes = self.tool_calls.iter();
+        let mut records = Vec::with_capacity(self.tool_calls.len());
+        let messages = self.transcript.get(self.run_start..).unwrap_or_default();
+        for message in messages {
+            match message {
+                Message::Assistant { tool_calls, .. } => {
+                    if !calls.is_empty() {
+                        return Err(damaged("a turn's results are missing"));
+                    }
+                    calls.extend(tool_calls);
+                }
+                Message::Tool {
+                    tool_call_id,
+                    name,
+                    content,
+                    is_error,
+                } => {
+                    let call = calls
+                        .pop_front()
+                        .ok_or_else(|| damaged("a result without its call"))?;
+                    let note = notes
+                        .next()
+                        .ok_or_else(|| damaged("more results than records"))?;
+                    records.push(ToolCallRecord {
+                        id: tool_call_id.clone(),
+                        name: name.clone(),
+                        arguments: call.arguments.clone(),
+                        result: content.clone(),
+                        is_error: *is_error,
+                        duration: note.duration,
+                        turn: note.turn,
+                        approval: note.approval.clone(),
+                    });
+                }
+                Message::System { .. } | Message::User { .. } => {}
+            }
+        }
+        if notes.next().is_some() {
+            return Err(damaged("more records than results"));
+        }
+        if !calls.is_empty() {
+            return Err(damaged("a turn's results are missing"));
+        }
+        Ok(records)
     }
 
     /// The calls that wait for a decision (decided or not yet), in call order.

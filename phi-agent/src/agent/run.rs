@@ -116,6 +116,7 @@ impl AgentSession {
     pub(super) async fn resume_paused(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
         let registry = self.agent.inner.registry.clone();
         paused.check(|name| registry.get(name).is_some())?;
+        let records = paused.records()?;
         let PausedRun {
             session_id,
             run_start,
@@ -123,7 +124,6 @@ impl AgentSession {
             turn,
             active_tools,
             usage,
-            tool_calls,
             assistant_text,
             calls,
             ..
@@ -140,7 +140,7 @@ impl AgentSession {
             start: run_start,
             turn,
             usage,
-            records: tool_calls,
+            records,
         };
         let span = self.invoke_span();
         self.drive(state, Some((assistant_text, calls)), Approvals::Pause)
