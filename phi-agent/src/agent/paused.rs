@@ -1,29 +1,5 @@
 //! A run paused on tool calls that wait for a person: a plain value, to be stored anywhere
 //! (a database row, a file, a message queue) and resumed later, by another process if need be.
-//!
-//! # Format
-//!
-//! `PausedRun` serializes (with serde; JSON is the usual choice) to one object:
-//!
-//! | field | what it holds |
-//! |---|---|
-//! | `version` | the format's version, [`PausedRun::FORMAT_VERSION`]; first, so that a reader of another version stops there with a clear error |
-//! | `session_id` | the session the run belongs to (tools see it as [`ToolContext::session_id`](crate::ToolContext::session_id)) |
-//! | `run_start` | where this run's messages begin in `transcript` (earlier ones are the session's history) |
-//! | `transcript` | the conversation: history, the input, every turn so far, without the paused turn |
-//! | `turn` | the paused turn's number, from 1 |
-//! | `active_tools` | the names of the tools active in the session |
-//! | `usage` | tokens used by the run so far |
-//! | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
-//! | `assistant_text` | what the model said with the paused turn's calls |
-//! | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided) |
-//!
-//! It holds what the model and the tools said and nothing of the agent itself: no API key, no
-//! system prompt, no configuration. A paused run is resumed on an agent built anew with the
-//! same tools.
-//!
-//! The version changes whenever a field changes meaning or a reader of the old version could
-//! not read the new one; a reader refuses any version but its own.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -45,12 +21,38 @@ use crate::llm::{Message, ToolCall, Usage};
 /// [`approve_with`](Self::approve_with), [`deny`](Self::deny)), then resume. The calls of the
 /// paused turn that needed no approval have already run; their results are kept here and go
 /// back to the model, in call order, with those of the decided calls. The value is
-/// `Serialize + Deserialize` in the versioned format described in the [module docs](self).
+/// `Serialize + Deserialize` in the versioned format below.
 ///
 /// Resuming consumes the value, but a stored copy can be resumed again: every resume of the same
 /// paused state runs its approved calls once more (the calls that ran before the pause do not
 /// run again) and asks the model again. To act once, resume once: delete or mark the stored copy
 /// when you resume it.
+///
+/// # Format
+///
+/// `PausedRun` serializes (with serde; JSON is the usual choice) to one object:
+///
+/// | field | what it holds |
+/// |---|---|
+/// | `version` | the format's version, [`PausedRun::FORMAT_VERSION`]; first, so that a reader of another version stops there with a clear error |
+/// | `session_id` | the session the run belongs to (tools see it as [`ToolContext::session_id`](crate::ToolContext::session_id)) |
+/// | `run_start` | where this run's messages begin in `transcript` (earlier ones are the session's history) |
+/// | `transcript` | the conversation: history, the input, every turn so far, without the paused turn |
+/// | `turn` | the paused turn's number, from 1 |
+/// | `active_tools` | the names of the tools active in the session |
+/// | `usage` | tokens used by the run so far |
+/// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
+/// | `assistant_text` | what the model said with the paused turn's calls |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided) |
+///
+/// It holds what the model and the tools said and nothing of the agent itself: no API key, no
+/// system prompt, no configuration. A paused run is resumed on an agent built anew with the
+/// same tools.
+///
+/// The version changes whenever a field changes meaning or a reader of the old version could
+/// not read the new one; a reader refuses any version but its own.
+///
+/// # Example
 ///
 /// ```
 /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};

@@ -632,3 +632,59 @@ async fn size_and_speed_of_a_paused_state_after_ten_turns() {
     assert_eq!(output.tool_calls[20].approval, Some(Approval::Approve));
     assert_eq!(output.turns, 12);
 }
+
+/// Its approval check panics; it counts the calls that ran.
+struct BrokenCheck(Arc<AtomicUsize>);
+
+#[async_trait::async_trait]
+impl phi_agent::Tool for BrokenCheck {
+    fn name(&self) -> &'static str {
+        "broken_check"
+    }
+    fn description(&self) -> &'static str {
+        "A tool whose approval check panics"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<phi_agent::Content>> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(vec![phi_agent::Content::text("ran")])
+    }
+    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
+        panic!("the check is broken")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_check_or_approver_never_lets_a_call_through() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let call = || LlmResponse::tool_calls(vec![ToolCall::new("b1", "broken_check", json!({}))]);
+
+    // The check panics: the call needs approval, and without an approver it is denied.
+    let llm = ScriptedLlm::new([call(), LlmResponse::text("ok")]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(BrokenCheck(ran.clone())),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let output = agent.run("go").await.unwrap();
+    assert!(output.tool_calls[0].is_error);
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+
+    // The approver panics too: denied.
+    let llm = ScriptedLlm::new([call(), LlmResponse::text("ok")]);
+    let builder = base_agent_builder(llm)
+        .register_tool(BrokenCheck(ran.clone()))
+        .approver(|_: ApprovalRequest| async { panic!("the approver is broken") });
+    let output = PhiAgent::build(builder, AgentConfig::default())
+        .unwrap()
+        .run("go")
+        .await
+        .unwrap();
+    assert!(matches!(
+        &output.tool_calls[0].approval,
+        Some(Approval::Deny { message }) if message.contains("panicked")
+    ));
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+}
