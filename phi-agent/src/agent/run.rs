@@ -111,8 +111,8 @@ impl AgentSession {
         self.drive(state, None, approvals).instrument(span).await
     }
 
-    /// Finishes the paused turn of `paused` and goes on, pausing again if need be. The session
-    /// takes the paused run's id, history and active tools.
+    /// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run
+    /// is done, the session has the paused run's id, active tools and conversation.
     pub(super) async fn resume_paused(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
         let registry = self.agent.inner.registry.clone();
         paused.check(|name| registry.get(name).is_some())?;
@@ -128,13 +128,15 @@ impl AgentSession {
             calls,
             ..
         } = paused;
-        self.id = Arc::from(session_id);
-        self.active = registry.active_tools(&ActivationContext {
-            session_id: self.id.to_string(),
+        let active = registry.active_tools(&ActivationContext {
+            session_id: session_id.clone(),
             current_tools: active_tools,
             workspace: self.agent.inner.workspace.clone(),
         });
-        self.history = transcript[..run_start].to_vec();
+        // The run uses the paused run's id and tools; the session keeps them only once the run
+        // is done (its history then becomes the run's conversation, as `drive` commits it).
+        let previous_id = std::mem::replace(&mut self.id, Arc::from(session_id));
+        let previous_active = std::mem::replace(&mut self.active, active);
         let state = RunState {
             transcript,
             start: run_start,
@@ -143,9 +145,15 @@ impl AgentSession {
             records,
         };
         let span = self.invoke_span();
-        self.drive(state, Some((assistant_text, calls)), Approvals::Pause)
+        let outcome = self
+            .drive(state, Some((assistant_text, calls)), Approvals::Pause)
             .instrument(span)
-            .await
+            .await;
+        if !matches!(outcome, Ok(RunOutcome::Done(_))) {
+            self.id = previous_id;
+            self.active = previous_active;
+        }
+        outcome
     }
 
     fn invoke_span(&self) -> tracing::Span {

@@ -96,10 +96,10 @@ impl AgentSession {
     /// approver.
     ///
     /// The session continues the paused run's conversation: when the run is done, its id,
-    /// history and active tools are the paused run's (whichever session paused it). Errors, and
-    /// no panic, for an undecided call, a call of a tool this agent does not have, or a damaged
-    /// state; the session is then unchanged. Resuming one stored state twice runs its approved
-    /// calls twice; see [`PausedRun`].
+    /// history and active tools are the paused run's (whichever session paused it); when it
+    /// fails or pauses again, the session is as it was. Errors, and no panic, for an undecided
+    /// call, a call of a tool this agent does not have, or a damaged state. Resuming one stored
+    /// state twice runs its approved calls twice; see [`PausedRun`].
     pub async fn resume(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
         self.resume_paused(paused).await
     }
