@@ -13,6 +13,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::llm::ToolCall;
+
 /// What a person decided about one tool call.
 ///
 /// Also what [`ToolCallRecord::approval`](crate::ToolCallRecord::approval) shows afterwards.
@@ -81,6 +83,29 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The arguments the model sent.
     pub arguments: Value,
+}
+
+impl ApprovalRequest {
+    /// The request about `call`, made in turn `turn` of session `session_id`; to test an
+    /// approver without an agent.
+    ///
+    /// ```
+    /// use phi_agent::llm::ToolCall;
+    /// use phi_agent::ApprovalRequest;
+    ///
+    /// let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+    /// let request = ApprovalRequest::new("session-1", 1, &call);
+    /// assert_eq!((request.tool.as_str(), request.call_id.as_str()), ("delete_file", "c1"));
+    /// ```
+    pub fn new(session_id: impl Into<String>, turn: usize, call: &ToolCall) -> Self {
+        Self {
+            session_id: session_id.into(),
+            turn,
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+        }
+    }
 }
 
 /// Decides tool calls that need approval during [`PhiAgent::run`](crate::PhiAgent::run); set it

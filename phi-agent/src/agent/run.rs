@@ -581,13 +581,7 @@ impl Runner<'_> {
                 "gen_ai.tool.call.id" = call.id.as_str(),
                 "approval.decision" = Empty,
             );
-            let request = ApprovalRequest {
-                session_id: session_id.to_string(),
-                turn: self.turn,
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-            };
+            let request = ApprovalRequest::new(session_id, self.turn, call);
             // An approver that panics denies: failing closed, as when there is none.
             let mut approval = AssertUnwindSafe(approver.decide(request))
                 .catch_unwind()

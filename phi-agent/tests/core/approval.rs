@@ -170,6 +170,36 @@ async fn the_json_round_trips_into_an_agent_built_anew() {
 }
 
 #[tokio::test]
+async fn results_keep_call_order_when_the_pending_call_comes_first() {
+    let files = Arc::new(Files::default());
+    let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![
+        ToolCall::new("d", "delete_file", json!({"path": "a"})),
+        ToolCall::new("r1", "read_file", json!({"path": "b"})),
+        ToolCall::new("r2", "read_file", json!({"path": "c"})),
+    ])]);
+    let mut paused = agent(llm, &files)
+        .start("go")
+        .await
+        .unwrap()
+        .paused()
+        .unwrap();
+    assert_eq!(
+        files.reads.load(Ordering::SeqCst),
+        2,
+        "both reads ran before the pause"
+    );
+    paused.approve("d").unwrap();
+    let (output, llm) = resume_anew(paused, &files).await;
+    let order: Vec<String> = tool_results(&llm.requests()[0].messages)
+        .into_iter()
+        .map(|(id, _, _)| id)
+        .collect();
+    assert_eq!(order, ["d", "r1", "r2"]);
+    let records: Vec<&str> = output.tool_calls.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(records, ["d", "r1", "r2"]);
+}
+
+#[tokio::test]
 async fn a_denial_is_the_result_the_model_reads() {
     let files = Arc::new(Files::default());
     let mut paused = paused_run(&files).await;
@@ -470,8 +500,19 @@ fn valid_state() -> Value {
         .clone()
 }
 
-/// Replaces the value at the `pick`-th node (in document order, wrapping) by `replacement`.
-fn mutate(state: &mut Value, pick: usize, replacement: Value) {
+/// How one node of a valid state is damaged.
+#[derive(Debug, Clone)]
+enum Damage {
+    /// Replaced by any JSON (mostly breaks the types: tests deserialization).
+    Replace(Value),
+    /// Changed within its type, so the state still deserializes and the resume logic is hit:
+    /// a number to `seed`, a string to a name or id of the state, a bool flipped, an array
+    /// element removed or duplicated, an object key removed.
+    Twist(u64),
+}
+
+/// Damages the `pick`-th node (in document order, wrapping) of `state`.
+fn damage(state: &mut Value, pick: usize, damage: &Damage) {
     fn count(value: &Value) -> usize {
         1 + match value {
             Value::Array(items) => items.iter().map(count).sum(),
@@ -479,29 +520,64 @@ fn mutate(state: &mut Value, pick: usize, replacement: Value) {
             _ => 0,
         }
     }
-    fn replace(value: &mut Value, mut pick: usize, replacement: Value) -> Option<Value> {
+    fn node(value: &mut Value, mut pick: usize) -> Option<&mut Value> {
         if pick == 0 {
-            *value = replacement;
-            return None;
+            return Some(value);
         }
         pick -= 1;
         let children: Vec<&mut Value> = match value {
             Value::Array(items) => items.iter_mut().collect(),
             Value::Object(map) => map.values_mut().collect(),
-            _ => return Some(replacement),
+            _ => return None,
         };
-        let mut replacement = Some(replacement);
         for child in children {
             let size = count(child);
             if pick < size {
-                return replace(child, pick, replacement.take().unwrap());
+                return node(child, pick);
             }
             pick -= size;
         }
-        replacement
+        None
     }
     let nodes = count(state);
-    let _ = replace(state, pick % nodes, replacement);
+    let Some(target) = node(state, pick % nodes) else {
+        return;
+    };
+    match damage {
+        Damage::Replace(value) => *target = value.clone(),
+        Damage::Twist(seed) => {
+            let seed = *seed;
+            let names = [
+                "c1",
+                "c2",
+                "read_file",
+                "delete_file",
+                "nope",
+                "",
+                "pending",
+                "ran",
+            ];
+            match target {
+                Value::Number(_) => *target = json!(seed),
+                Value::String(text) => *text = names[seed as usize % names.len()].to_string(),
+                Value::Bool(flag) => *flag = !*flag,
+                Value::Array(items) if !items.is_empty() => {
+                    let index = seed as usize % items.len();
+                    if seed % 2 == 0 {
+                        items.remove(index);
+                    } else {
+                        let copy = items[index].clone();
+                        items.insert(index, copy);
+                    }
+                }
+                Value::Object(map) if !map.is_empty() => {
+                    let key = map.keys().nth(seed as usize % map.len()).unwrap().clone();
+                    map.remove(&key);
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// Deserializes `state` and, when that works, approves what is pending and resumes it on an
@@ -528,7 +604,7 @@ fn resume_whatever(state: Value) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_json_never_makes_a_resume_panic(value in json_value()) {
@@ -537,11 +613,20 @@ proptest! {
 
     #[test]
     fn mutated_valid_states_never_make_a_resume_panic(
-        mutations in prop::collection::vec((any::<usize>(), json_value()), 1..4),
+        mutations in prop::collection::vec(
+            (
+                any::<usize>(),
+                prop_oneof![
+                    1 => json_value().prop_map(Damage::Replace),
+                    3 => any::<u64>().prop_map(Damage::Twist),
+                ],
+            ),
+            1..4,
+        ),
     ) {
         let mut state = valid_state();
-        for (pick, replacement) in mutations {
-            mutate(&mut state, pick, replacement);
+        for (pick, how) in &mutations {
+            damage(&mut state, *pick, how);
         }
         resume_whatever(state);
     }
