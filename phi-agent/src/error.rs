@@ -202,6 +202,33 @@ pub enum AgentError {
         /// The conversation up to and including the last tool results, system prompt excluded.
         transcript: Vec<crate::message::Message>,
     },
+
+    /// A person denied the call; the model reads this as the call's result.
+    #[error("a person denied this call of tool `{tool}`: {message}")]
+    ApprovalDenied {
+        /// The tool that was called.
+        tool: String,
+        /// What the person said.
+        message: String,
+    },
+
+    /// The call needs a person's approval and no one could be asked: the run has no
+    /// [`Approver`](crate::Approver), or an MCP client called the tool. The model reads this as
+    /// the call's result.
+    #[error(
+        "tool `{tool}` needs a person's approval for this call and no one can approve it here; do not retry it: tell the user what you meant to do, so that a person can approve it"
+    )]
+    ApprovalRequired {
+        /// The tool that was called.
+        tool: String,
+    },
+
+    /// A [`PausedRun`](crate::PausedRun) cannot be decided or resumed as it is.
+    #[error("cannot resume the paused run: {reason}")]
+    Resume {
+        /// What is wrong, and what to do about it.
+        reason: String,
+    },
 }
 
 impl AgentError {

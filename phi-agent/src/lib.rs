@@ -50,6 +50,7 @@ pub mod schema;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
+pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};
@@ -122,6 +123,8 @@ pub use llm::LlmClient;
 /// | `requires_tools = ["a", ..]` | deferred only: active once all named tools are |
 /// | `origin`, `version` | [`ToolMetadata`] (default: your crate's name and version) |
 /// | `requirements = ["network", ..]` | [`ToolMetadata::requirements`] |
+/// | `needs_approval` | a person must approve every call ([`Tool::needs_approval`]); `needs_approval = false` is the default |
+/// | `needs_approval = path` | a person must approve the calls for which a sync or async fn `(&Args, &ToolContext) -> bool` says so; it sees the decoded arguments (`GetWeatherArgs` for `get_weather`) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |

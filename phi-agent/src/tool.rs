@@ -82,6 +82,49 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether a person must approve this call before it runs. Default: no.
+    ///
+    /// Asked for every call of the model whose arguments passed the registry's shape and size
+    /// checks; arguments the tool cannot use get the usual argument error and no one is asked.
+    /// [`PhiAgent::run`](crate::PhiAgent::run) then asks the agent's
+    /// [`Approver`](crate::Approver) (and denies the call when there is none), while
+    /// [`PhiAgent::start`](crate::PhiAgent::start) pauses the run until someone decides. A
+    /// [`TypedTool`](crate::TypedTool) answers over its decoded arguments instead; with
+    /// `#[phi_tool]` write `needs_approval` or `needs_approval = predicate`.
+    ///
+    /// ```
+    /// use phi_agent::{AgentResult, Content, Tool, ToolContext};
+    /// use async_trait::async_trait;
+    /// use serde_json::{json, Value};
+    ///
+    /// struct Shell;
+    ///
+    /// #[async_trait]
+    /// impl Tool for Shell {
+    ///     fn name(&self) -> &'static str { "shell" }
+    ///     fn description(&self) -> &'static str { "Run a shell command" }
+    ///     fn schema(&self) -> Value {
+    ///         json!({"type": "object", "properties": {"command": {"type": "string"}}})
+    ///     }
+    ///     async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+    ///         Ok(vec![Content::text("done")])
+    ///     }
+    ///     // Listing files is harmless; anything else waits for a person.
+    ///     async fn needs_approval(&self, args: &Value, _ctx: &ToolContext) -> bool {
+    ///         args["command"] != "ls"
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let ctx = ToolContext::default();
+    /// assert!(!Shell.needs_approval(&json!({"command": "ls"}), &ctx).await);
+    /// assert!(Shell.needs_approval(&json!({"command": "rm -rf /"}), &ctx).await);
+    /// # }
+    /// ```
+    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
+        false
+    }
+
     /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
     ///
     /// Evaluated after every turn until it returns `true`; once active, a tool stays active for

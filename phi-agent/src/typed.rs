@@ -1,6 +1,7 @@
 //! `TypedTool`: a tool whose schema is derived from its argument type.
 
 use async_trait::async_trait;
+use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -86,6 +87,66 @@ pub trait TypedTool: Send + Sync {
     async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
         true
     }
+
+    /// Whether a person must approve this call before it runs (see [`Tool::needs_approval`]).
+    /// Default: no.
+    ///
+    /// Asked with the decoded arguments, after they decoded: arguments that do not decode get
+    /// the usual argument error and no one is asked. A plain fn, so that it needs no bound on
+    /// `Args`; `#[phi_tool(needs_approval = path)]` accepts an async predicate as well.
+    ///
+    /// ```
+    /// use phi_agent::{AgentResult, ToolContext, TypedTool};
+    /// use async_trait::async_trait;
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct TransferArgs { cents: u64 }
+    ///
+    /// struct Transfer;
+    ///
+    /// #[async_trait]
+    /// impl TypedTool for Transfer {
+    ///     type Args = TransferArgs;
+    ///     type Output = String;
+    ///     fn name(&self) -> &'static str { "transfer" }
+    ///     fn description(&self) -> &'static str { "Transfer money" }
+    ///     async fn call_typed(&self, args: TransferArgs, _ctx: &ToolContext) -> AgentResult<String> {
+    ///         Ok(format!("sent {} cents", args.cents))
+    ///     }
+    ///     // Small amounts go through; a person approves the rest.
+    ///     fn needs_approval(&self, args: &TransferArgs, _ctx: &ToolContext) -> bool {
+    ///         args.cents > 10_000
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use phi_agent::Tool;
+    /// let ctx = ToolContext::default();
+    /// assert!(Tool::needs_approval(&Transfer, &serde_json::json!({"cents": 50_000}), &ctx).await);
+    /// assert!(!Tool::needs_approval(&Transfer, &serde_json::json!({"cents": 500}), &ctx).await);
+    /// // Arguments that do not decode: no one is asked, the call fails with the argument error.
+    /// assert!(!Tool::needs_approval(&Transfer, &serde_json::json!({"cents": "many"}), &ctx).await);
+    /// # }
+    /// ```
+    fn needs_approval(&self, _args: &Self::Args, _ctx: &ToolContext) -> bool {
+        false
+    }
+
+    /// The asynchronous form of [`needs_approval`](TypedTool::needs_approval), which is what the
+    /// agent asks; its default asks `needs_approval`. `#[phi_tool]` overrides it for an async
+    /// predicate. Not part of the public API: implement `needs_approval`.
+    #[doc(hidden)]
+    fn __needs_approval<'a>(
+        &'a self,
+        args: &'a Self::Args,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(std::future::ready(TypedTool::needs_approval(
+            self, args, ctx,
+        )))
+    }
 }
 
 #[async_trait]
@@ -140,5 +201,17 @@ where
 
     async fn should_activate(&self, ctx: &ActivationContext) -> bool {
         TypedTool::should_activate(self, ctx).await
+    }
+
+    /// Decodes the arguments and asks [`TypedTool::needs_approval`]. Arguments that do not
+    /// decode need no approval: the call then fails with the argument error, and no person is
+    /// bothered with a call that could not run anyway.
+    async fn needs_approval(&self, args: &Value, ctx: &ToolContext) -> bool {
+        match decode::arguments::<T::Args>(TypedTool::name(self), args, || {
+            schema::cached::<T::Args>()
+        }) {
+            Ok(args) => TypedTool::__needs_approval(self, &args, ctx).await,
+            Err(_) => false,
+        }
     }
 }

@@ -12,7 +12,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
-use super::parse::{DefaultValue, Exposure, Param, Returns};
+use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns};
 use super::validate::Tool;
 use crate::naming;
 
@@ -247,6 +247,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
     });
     let annotations = annotations_fn(tool);
     let activation = should_activate_fn(tool);
+    let approval = needs_approval_fn(tool);
     quote! {
         #[automatically_derived]
         #[_phi::__private::async_trait]
@@ -275,6 +276,35 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             }
 
             #activation
+            #approval
+        }
+    }
+}
+
+/// `needs_approval`: a fixed answer (`TypedTool::needs_approval`), or the user's predicate
+/// asked through `ask_approval_predicate` (`__needs_approval`, which may await), spanned on its
+/// path so that a fn of the wrong signature is reported there with the signature expected.
+fn needs_approval_fn(tool: &Tool) -> Option<TokenStream> {
+    match tool.attr.needs_approval.as_ref()? {
+        NeedsApproval::Always(false) => None,
+        NeedsApproval::Always(true) => Some(quote! {
+            fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
+                true
+            }
+        }),
+        NeedsApproval::When(path) => {
+            let ask = quote_spanned! {path.span()=>
+                _phi::__private::ask_approval_predicate::<Self::Args, _, _>(&#path, __phi_args, __phi_ctx)
+            };
+            Some(quote! {
+                fn __needs_approval<'__phi>(
+                    &'__phi self,
+                    __phi_args: &'__phi Self::Args,
+                    __phi_ctx: &'__phi _phi::ToolContext,
+                ) -> _phi::__private::ApprovalAnswer<'__phi> {
+                    #ask
+                }
+            })
         }
     }
 }

@@ -87,6 +87,31 @@ fn activation_predicate_crate_path_and_metadata() {
 }
 
 #[test]
+fn approval_predicate_and_approval_flag() {
+    let predicate = expand(
+        quote!(needs_approval = outside_workspace, destructive),
+        quote! {
+            /// Delete a file.
+            pub async fn delete_file(path: String) -> String {
+                path
+            }
+        },
+    );
+    let flag = expand(
+        quote!(needs_approval),
+        quote! {
+            /// Empty the trash.
+            fn empty_trash() -> &'static str {
+                "emptied"
+            }
+        },
+    );
+    expect_file!["snapshots/delete_file.expanded.rs"].assert_eq(&format!(
+        "{predicate}\n// ---- needs_approval (flag)\n\n{flag}"
+    ));
+}
+
+#[test]
 fn on_error_the_fn_and_a_stand_in_are_still_emitted() {
     let expanded = expand(
         quote!(exposure = "visible"),

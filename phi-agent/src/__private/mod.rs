@@ -9,13 +9,14 @@
 //! - compile-time checks whose traits carry `#[diagnostic::on_unimplemented]`, so that a misuse
 //!   is reported in phi-agent's words, on the user's own type;
 //! - probes that pick an implementation by method resolution on the concrete type (a tool's
-//!   output schema, the kind of its `activate_when` predicate);
+//!   output schema, the kind of its `activate_when` and `needs_approval` predicates);
 //! - small runtime helpers each generated tool would otherwise repeat.
 //!
 //! Each file below does one of these things; this module only re-exports them, so the paths
 //! generated code uses (`phi_agent::__private::..`) stay flat and independent of the layout.
 
 mod activation;
+mod approval;
 mod blocking;
 mod checks;
 mod const_str;
@@ -30,6 +31,10 @@ pub use serde;
 pub use serde_json;
 
 pub use activation::{ActivateAsync, ActivateSync, Activation};
+pub use approval::{
+    ApprovalAnswer, ApprovalPredicate, ApprovalPredicateFn, AsyncApprovalPredicate,
+    SyncApprovalPredicate, ask_approval_predicate,
+};
 pub use blocking::run_blocking;
 pub use checks::{ToolOutput, ToolParameter, assert_output, assert_parameter, assert_strict};
 pub use metadata::tool_metadata;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::AgentObserver;
+use super::{AgentObserver, Approver};
 
 use crate::llm::LlmClient;
 use crate::state::SharedState;
@@ -33,6 +33,7 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         tools: Vec::new(),
         state: SharedState::new(),
         observer: None,
+        approver: None,
         workspace: PathBuf::from("."),
     }
 }
@@ -45,6 +46,7 @@ pub struct AgentBuilder {
     pub(crate) tools: Vec<Arc<dyn Tool>>,
     pub(crate) state: SharedState,
     pub(crate) observer: Option<Arc<dyn AgentObserver>>,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) workspace: PathBuf,
 }
 
@@ -81,6 +83,41 @@ impl AgentBuilder {
         self
     }
 
+    /// Decides the calls that need approval during [`PhiAgent::run`](crate::PhiAgent::run) (and
+    /// [`AgentSession::run`](crate::AgentSession::run)); an async closure
+    /// `Fn(ApprovalRequest) -> impl Future<Output = Approval>` will do. Without one, such calls
+    /// are denied. [`PhiAgent::start`](crate::PhiAgent::start) never asks it.
+    ///
+    /// ```
+    /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    /// use phi_agent::{base_agent_builder, phi_tool, AgentConfig, Approval, ApprovalRequest, PhiAgent};
+    ///
+    /// /// Delete a file.
+    /// #[phi_tool(needs_approval)]
+    /// async fn delete_file(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> phi_agent::AgentResult<()> {
+    /// let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+    /// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call]), LlmResponse::text("Kept it.")]);
+    /// let builder = base_agent_builder(llm)
+    ///     .register_tool(DeleteFile)
+    ///     .approver(|request: ApprovalRequest| async move {
+    ///         Approval::deny(format!("keep {}", request.arguments["path"]))
+    ///     });
+    /// let output = PhiAgent::build(builder, AgentConfig::default())?.run("Delete a.txt").await?;
+    /// assert!(output.tool_calls[0].is_error);
+    /// assert_eq!(output.tool_calls[0].approval, Some(Approval::deny("keep \"a.txt\"")));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
     /// The working directory tools and activation predicates see. Default: `.`.
     pub fn workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
         self.workspace = workspace.into();
@@ -98,6 +135,7 @@ impl fmt::Debug for AgentBuilder {
             )
             .field("state", &self.state)
             .field("observer", &self.observer.is_some())
+            .field("approver", &self.approver.is_some())
             .field("workspace", &self.workspace)
             .finish_non_exhaustive()
     }

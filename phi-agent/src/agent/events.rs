@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::approval::Approval;
 use crate::llm::{LlmResponse, ToolCall, ToolSpec, Usage};
 use crate::registry::ToolCallResult;
 
@@ -42,6 +43,25 @@ pub enum AgentEvent<'a> {
         result: &'a ToolCallResult,
         /// How long the call took.
         duration: Duration,
+    },
+    /// A call needs a person's approval: the run's [`Approver`](crate::Approver) is asked now,
+    /// or (in [`PhiAgent::start`](crate::PhiAgent::start) and
+    /// [`resume`](crate::PhiAgent::resume)) the run pauses on it.
+    ApprovalRequested {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: &'a ToolCall,
+    },
+    /// A call that needed approval was decided: by the approver, by the decision on a paused
+    /// run, or denied because no one could be asked.
+    ApprovalResolved {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: &'a ToolCall,
+        /// The decision.
+        approval: &'a Approval,
     },
     /// Deferred tools became visible; the model sees them from the next turn on.
     ToolsActivated {

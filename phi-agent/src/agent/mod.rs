@@ -1,9 +1,11 @@
 //! The agent: a model, its tools, and the loop between them.
 
+mod approval;
 mod builder;
 mod config;
 mod events;
 mod output;
+mod paused;
 mod retry_budget;
 mod run;
 mod session;
@@ -18,10 +20,12 @@ use crate::llm::LlmClient;
 use crate::registry::ToolRegistry;
 use crate::state::SharedState;
 
+pub use approval::{Approval, ApprovalRequest, Approver};
 pub use builder::{AgentBuilder, base_agent_builder};
 pub use config::AgentConfig;
 pub use events::{AgentEvent, AgentObserver};
-pub use output::{RunOutput, ToolCallRecord};
+pub use output::{RunOutcome, RunOutput, ToolCallRecord};
+pub use paused::{PausedRun, PendingCall};
 pub use session::AgentSession;
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
@@ -51,6 +55,7 @@ struct AgentInner {
     state: SharedState,
     config: AgentConfig,
     observer: Option<Arc<dyn AgentObserver>>,
+    approver: Option<Arc<dyn Approver>>,
     workspace: PathBuf,
 }
 
@@ -79,15 +84,30 @@ impl PhiAgent {
                 state: builder.state,
                 config,
                 observer: builder.observer,
+                approver: builder.approver,
                 workspace: builder.workspace,
             }),
         })
     }
 
     /// Answers `input` in a fresh session (no history): the model may call tools for several
-    /// turns before it answers.
+    /// turns before it answers. Calls that need approval go to the builder's
+    /// [`Approver`]; with none set they are denied (the model is told a person must approve
+    /// them).
     pub async fn run(&self, input: impl Into<String>) -> AgentResult<RunOutput> {
         self.session().run(input).await
+    }
+
+    /// Answers `input` in a fresh session, pausing when a call needs approval instead of
+    /// asking anyone; see [`AgentSession::start`].
+    pub async fn start(&self, input: impl Into<String>) -> AgentResult<RunOutcome> {
+        self.session().start(input).await
+    }
+
+    /// Resumes a paused run (possibly one paused by another process, on an agent with the same
+    /// tools) in a new session that takes the paused run's id; see [`AgentSession::resume`].
+    pub async fn resume(&self, paused: PausedRun) -> AgentResult<RunOutcome> {
+        self.session().resume(paused).await
     }
 
     /// A new conversation: its own id, history and set of activated tools.
@@ -127,6 +147,7 @@ impl fmt::Debug for PhiAgent {
             .field("system_prompt", &self.inner.system_prompt)
             .field("tools", &self.inner.registry.len())
             .field("config", &self.inner.config)
+            .field("approver", &self.inner.approver.is_some())
             .field("workspace", &self.inner.workspace)
             .finish_non_exhaustive()
     }

@@ -70,6 +70,19 @@ impl RetryBudget {
     }
 }
 
+impl RetryBudget {
+    /// Counts a call of an earlier part of the run (one before a pause) again, so that a
+    /// resumed run keeps the counts it had.
+    pub(crate) fn replay(&mut self, name: &str, arguments: &Value, is_error: bool) {
+        let key = fingerprint(name, arguments);
+        if is_error {
+            *self.failures.entry(key).or_insert(0) += 1;
+        } else {
+            self.failures.remove(&key);
+        }
+    }
+}
+
 /// A 128-bit fingerprint of a call, computed without recursion so that arguments nested
 /// arbitrarily deep cost no stack. Two hashers with different seeds make an accidental
 /// collision (which would only count two different calls as one) vanishingly unlikely.

@@ -1,49 +1,180 @@
 //! The loop of one run: ask the model, run the tools it calls (concurrently, bounded, results in
 //! call order), re-evaluate activation, repeat until it answers or the turn budget is spent.
+//!
+//! Calls that need approval are settled inside their turn, one of two ways: [`Approvals::Ask`]
+//! puts them to the approver (or denies them when there is none) while the turn's other calls
+//! already run; [`Approvals::Pause`] runs the other calls and hands the turn back as a
+//! [`PausedRun`], which [`AgentSession::resume_paused`] finishes. Either way a turn's results go
+//! to the model together, in call order, once every call is settled.
 
-use futures_util::StreamExt;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
 use futures_util::stream;
+use futures_util::{FutureExt, StreamExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use super::events::AgentEvent;
-use super::output::{RunOutput, ToolCallRecord};
+use super::approval::{Approval, ApprovalRequest, Approver};
+use super::events::{AgentEvent, AgentObserver};
+use super::output::{RunOutcome, RunOutput, ToolCallRecord};
+use super::paused::{PausedRun, PendingCall, RanCall, TurnCall};
 use super::retry_budget::{RetryBudget, Verdict};
 use super::session::AgentSession;
-use crate::context::ToolContext;
+use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{LlmRequest, Message, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 
+/// How a run settles the calls that need approval.
+pub(super) enum Approvals {
+    /// Ask this approver; with none, deny. Never pauses.
+    Ask(Option<Arc<dyn Approver>>),
+    /// Pause the run on them.
+    Pause,
+}
+
+/// A run between turns: what it has said and done so far.
+struct RunState {
+    transcript: Vec<Message>,
+    /// Where this run's messages start in `transcript`.
+    start: usize,
+    /// The last turn started (0 before the first).
+    turn: usize,
+    usage: Usage,
+    records: Vec<ToolCallRecord>,
+}
+
+/// One settled call of a turn, before the turn's results are handed to the model.
+struct Settled {
+    result: ToolCallResult,
+    duration: Duration,
+    approval: Option<Approval>,
+}
+
+/// How one call that needed approval was decided.
+enum Decision {
+    /// By a person (an approver, or a decision on a paused run).
+    Person(Approval),
+    /// No one could be asked: the run has no approver.
+    NoApprover,
+}
+
+impl Decision {
+    /// What the record shows, and the error the model reads when the call does not run.
+    fn outcome(&self, tool: &str) -> (Approval, Option<AgentError>) {
+        match self {
+            Decision::NoApprover => {
+                let error = AgentError::ApprovalRequired {
+                    tool: tool.to_string(),
+                };
+                (Approval::deny(error.to_string()), Some(error))
+            }
+            Decision::Person(approval) => {
+                let denial = match approval {
+                    Approval::Deny { message } => Some(AgentError::ApprovalDenied {
+                        tool: tool.to_string(),
+                        message: message.clone(),
+                    }),
+                    Approval::Approve | Approval::ApproveWith { .. } => None,
+                };
+                (approval.clone(), denial)
+            }
+        }
+    }
+}
+
 impl AgentSession {
-    pub(super) async fn run_input(&mut self, input: String) -> AgentResult<RunOutput> {
-        let span = tracing::info_span!(
-            "invoke_agent",
-            "gen_ai.operation.name" = "invoke_agent",
-            "gen_ai.conversation.id" = &*self.id,
-        );
+    /// Runs `input` to an answer, or (with [`Approvals::Pause`]) to a pause.
+    pub(super) async fn run_input(
+        &mut self,
+        input: String,
+        approvals: Approvals,
+    ) -> AgentResult<RunOutcome> {
+        let span = self.invoke_span();
         // The run works on its own copy of the conversation and commits it only when it
-        // answers, so a failed or dropped run leaves the session's history as it was.
+        // answers, so a failed, dropped or paused run leaves the session's history as it was.
         let start = self.history.len();
         let mut transcript = Vec::with_capacity(start + 8);
         transcript.extend_from_slice(&self.history);
         transcript.push(Message::user(input));
-        let output = self.turns(&mut transcript, start).instrument(span).await?;
-        self.history = transcript;
-        Ok(output)
+        let state = RunState {
+            transcript,
+            start,
+            turn: 0,
+            usage: Usage::default(),
+            records: Vec::new(),
+        };
+        self.drive(state, None, approvals).instrument(span).await
     }
 
-    async fn turns(
+    /// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run
+    /// is done, the session has the paused run's id, active tools and conversation.
+    pub(super) async fn resume_paused(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
+        let registry = self.agent.inner.registry.clone();
+        paused.check(|name| registry.get(name).is_some())?;
+        let records = paused.records()?;
+        let PausedRun {
+            session_id,
+            run_start,
+            transcript,
+            turn,
+            active_tools,
+            usage,
+            assistant_text,
+            calls,
+            ..
+        } = paused;
+        let active = registry.active_tools(&ActivationContext {
+            session_id: session_id.clone(),
+            current_tools: active_tools,
+            workspace: self.agent.inner.workspace.clone(),
+        });
+        // The run uses the paused run's id and tools; the session keeps them only once the run
+        // is done (its history then becomes the run's conversation, as `drive` commits it).
+        let previous_id = std::mem::replace(&mut self.id, Arc::from(session_id));
+        let previous_active = std::mem::replace(&mut self.active, active);
+        let state = RunState {
+            transcript,
+            start: run_start,
+            turn,
+            usage,
+            records,
+        };
+        let span = self.invoke_span();
+        let outcome = self
+            .drive(state, Some((assistant_text, calls)), Approvals::Pause)
+            .instrument(span)
+            .await;
+        if !matches!(outcome, Ok(RunOutcome::Done(_))) {
+            self.id = previous_id;
+            self.active = previous_active;
+        }
+        outcome
+    }
+
+    fn invoke_span(&self) -> tracing::Span {
+        tracing::info_span!(
+            "invoke_agent",
+            "gen_ai.operation.name" = "invoke_agent",
+            "gen_ai.conversation.id" = &*self.id,
+        )
+    }
+
+    async fn drive(
         &mut self,
-        transcript: &mut Vec<Message>,
-        start: usize,
-    ) -> AgentResult<RunOutput> {
+        mut state: RunState,
+        resumed: Option<(String, Vec<TurnCall>)>,
+        approvals: Approvals,
+    ) -> AgentResult<RunOutcome> {
         let agent = self.agent.inner.clone();
         let registry = &*agent.registry;
+        let observer = agent.observer.as_deref();
         let emit = |event: AgentEvent<'_>| {
-            if let Some(observer) = &agent.observer {
+            if let Some(observer) = observer {
                 observer.on_event(&event);
             }
         };
@@ -55,18 +186,47 @@ impl AgentSession {
             agent.workspace.clone(),
             agent.state.clone(),
         );
-        let mut usage = Usage::default();
-        let mut records = Vec::new();
         let mut budget = RetryBudget::new(agent.config.max_repeated_failures);
-
-        let activated = registry.activate(&mut self.active).await;
-        if !activated.is_empty() {
-            emit(AgentEvent::ToolsActivated {
-                turn: 0,
-                names: &activated,
-            });
+        for record in &state.records {
+            budget.replay(&record.name, &record.arguments, record.is_error);
         }
-        for turn in 1..=agent.config.max_turns {
+
+        if let Some((text, calls)) = resumed {
+            let turn = state.turn;
+            let (tool_calls, settled) = {
+                let runner = Runner {
+                    registry,
+                    active: &self.active,
+                    observer,
+                    base_ctx: &base_ctx,
+                    run_token: &run_token,
+                    parallel: agent.config.max_parallel_tools,
+                    turn,
+                };
+                runner.finish_paused(calls).await
+            };
+            complete_turn(
+                &mut state,
+                &mut budget,
+                text,
+                tool_calls,
+                settled,
+                &agent.config,
+            )?;
+            self.activate(turn, &emit).await;
+        } else {
+            let activated = registry.activate(&mut self.active).await;
+            if !activated.is_empty() {
+                emit(AgentEvent::ToolsActivated {
+                    turn: 0,
+                    names: &activated,
+                });
+            }
+        }
+
+        while state.turn < agent.config.max_turns {
+            state.turn += 1;
+            let turn = state.turn;
             let tools = self.tool_list.get(registry, &self.active);
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
@@ -76,7 +236,7 @@ impl AgentSession {
             let request = LlmRequest {
                 system: agent.system_prompt.clone(),
                 // Lent to the request and taken back, so the transcript is not copied per turn.
-                messages: std::mem::take(transcript),
+                messages: std::mem::take(&mut state.transcript),
                 tools,
             };
             let chat_span = tracing::info_span!(
@@ -94,7 +254,7 @@ impl AgentSession {
                 .complete(&request)
                 .instrument(chat_span.clone())
                 .await;
-            *transcript = request.messages;
+            state.transcript = request.messages;
             if let Err(error) = &reply {
                 chat_span.record("error.type", error_type(error));
             }
@@ -104,118 +264,435 @@ impl AgentSession {
             }
             chat_span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
             chat_span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
-            usage += response.usage;
+            state.usage += response.usage;
             emit(AgentEvent::ModelReplied {
                 turn,
                 response: &response,
             });
 
             if response.tool_calls.is_empty() {
-                transcript.push(Message::assistant(response.text.clone()));
+                state
+                    .transcript
+                    .push(Message::assistant(response.text.clone()));
                 emit(AgentEvent::Finished {
                     turns: turn,
                     text: &response.text,
-                    usage,
+                    usage: state.usage,
                 });
-                return Ok(RunOutput {
+                let output = RunOutput {
                     text: response.text,
-                    messages: transcript[start..].to_vec(),
-                    tool_calls: records,
+                    messages: state.transcript[state.start..].to_vec(),
+                    tool_calls: state.records,
                     turns: turn,
-                    usage,
-                });
+                    usage: state.usage,
+                };
+                self.history = state.transcript;
+                return Ok(RunOutcome::Done(output));
             }
 
             let calls = response.tool_calls;
-            let active = &self.active;
-            let emit = &emit;
-            let (base_ctx, run_token) = (&base_ctx, &run_token);
-            // Indices rather than `&ToolCall` items keep the stream's closure free of a
-            // higher-ranked lifetime, so the run future stays `Send`.
-            let mut results: Vec<_> = stream::iter(0..calls.len())
-                .map(|index| {
-                    let call = &calls[index];
-                    async move {
-                        emit(AgentEvent::ToolStarted { turn, call });
-                        let started = Instant::now();
-                        let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
-                        let result = execute(registry, active, call, &ctx).await;
-                        let duration = started.elapsed();
-                        emit(AgentEvent::ToolFinished {
-                            turn,
-                            call,
-                            result: &result,
-                            duration,
-                        });
-                        (result, duration)
-                    }
-                })
-                .buffered(agent.config.max_parallel_tools)
-                .collect()
-                .await;
+            let runner = Runner {
+                registry,
+                active: &self.active,
+                observer,
+                base_ctx: &base_ctx,
+                run_token: &run_token,
+                parallel: agent.config.max_parallel_tools,
+                turn,
+            };
+            let mut needs = Vec::with_capacity(calls.len());
+            for call in &calls {
+                let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
+                needs.push(
+                    registry
+                        .needs_approval(&self.active, &call.name, &call.arguments, &ctx)
+                        .await,
+                );
+            }
+            let immediate: Vec<(usize, &serde_json::Value)> = (0..calls.len())
+                .filter(|&index| !needs[index])
+                .map(|index| (index, &calls[index].arguments))
+                .collect();
+            let waiting: Vec<usize> = (0..calls.len()).filter(|&index| needs[index]).collect();
 
-            let mut exhausted = None;
-            for (call, (result, _)) in calls.iter().zip(results.iter_mut()) {
-                if let Verdict::Exhausted { failures } = budget.record(call, result) {
-                    exhausted.get_or_insert_with(|| {
-                        (call.name.clone(), failures, result.to_model_text())
-                    });
+            let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
+            match &approvals {
+                Approvals::Ask(approver) => {
+                    let (ran, decided) = tokio::join!(
+                        runner.run_calls(&calls, &immediate),
+                        runner.ask(approver.as_deref(), &self.id, &calls, &waiting),
+                    );
+                    place(&mut settled, &immediate, ran);
+                    for (index, outcome) in runner.carry_out(&calls, decided, false).await {
+                        settled[index] = Some(outcome);
+                    }
+                }
+                Approvals::Pause => {
+                    let ran = runner.run_calls(&calls, &immediate).await;
+                    place(&mut settled, &immediate, ran);
+                    if !waiting.is_empty() {
+                        let turn_calls = calls
+                            .iter()
+                            .zip(settled)
+                            .map(|(call, settled)| match settled {
+                                Some(settled) => TurnCall::Ran(RanCall {
+                                    id: call.id.clone(),
+                                    tool: call.name.clone(),
+                                    arguments: call.arguments.clone(),
+                                    content: settled.result.content,
+                                    is_error: settled.result.is_error,
+                                    duration: settled.duration,
+                                }),
+                                None => {
+                                    runner.emit(AgentEvent::ApprovalRequested { turn, call });
+                                    tracing::info!(
+                                        "gen_ai.tool.name" = call.name.as_str(),
+                                        "gen_ai.tool.call.id" = call.id.as_str(),
+                                        "tool call awaits approval; the run pauses"
+                                    );
+                                    TurnCall::Pending(PendingCall::new(call))
+                                }
+                            })
+                            .collect();
+                        return Ok(RunOutcome::Paused(PausedRun::new(
+                            self.id.to_string(),
+                            state.start,
+                            state.transcript,
+                            turn,
+                            self.active.names().to_vec(),
+                            state.usage,
+                            state.records,
+                            response.text,
+                            turn_calls,
+                        )));
+                    }
                 }
             }
-
-            transcript.push(Message::Assistant {
-                text: response.text,
-                tool_calls: calls.clone(),
-            });
-            for (call, (result, duration)) in calls.into_iter().zip(results) {
-                transcript.push(Message::Tool {
-                    tool_call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    content: result.content.clone(),
-                    is_error: result.is_error,
-                });
-                records.push(ToolCallRecord {
-                    id: call.id,
-                    name: call.name,
-                    arguments: call.arguments,
-                    result: result.content,
-                    is_error: result.is_error,
-                    duration,
-                    turn,
-                });
-            }
-            if let Some((tool, failures, last_error)) = exhausted {
-                tracing::warn!(tool = %tool, failures, "the model repeats a failing tool call; run stopped");
-                return Err(AgentError::RepeatedToolFailure {
-                    tool,
-                    failures,
-                    limit: agent.config.max_repeated_failures,
-                    last_error,
-                    transcript: std::mem::take(transcript),
-                });
-            }
-
-            let activated = registry.activate(&mut self.active).await;
-            if !activated.is_empty() {
-                tracing::debug!(tools = ?activated, "tools activated");
-                emit(AgentEvent::ToolsActivated {
-                    turn,
-                    names: &activated,
-                });
-            }
+            let settled = settled
+                .into_iter()
+                .map(|slot| slot.unwrap_or_else(unsettled))
+                .collect();
+            complete_turn(
+                &mut state,
+                &mut budget,
+                response.text,
+                calls,
+                settled,
+                &agent.config,
+            )?;
+            self.activate(turn, &emit).await;
         }
         Err(AgentError::MaxTurns {
             turns: agent.config.max_turns,
-            transcript: std::mem::take(transcript),
+            transcript: state.transcript,
         })
+    }
+
+    async fn activate(&mut self, turn: usize, emit: &impl Fn(AgentEvent<'_>)) {
+        let activated = self.agent.inner.registry.activate(&mut self.active).await;
+        if !activated.is_empty() {
+            tracing::debug!(tools = ?activated, "tools activated");
+            emit(AgentEvent::ToolsActivated {
+                turn,
+                names: &activated,
+            });
+        }
     }
 }
 
-/// One tool call of the model, inside its `execute_tool` span.
+/// A slot the loop left empty; every call is settled before the turn completes, so this is
+/// only a guard that keeps a mistake in the loop from reaching the model as silence.
+#[cold]
+fn unsettled() -> Settled {
+    Settled {
+        result: ToolCallResult::error(&AgentError::tool(
+            "this call was not run (an internal error of the agent loop)",
+        )),
+        duration: Duration::ZERO,
+        approval: None,
+    }
+}
+
+fn place(
+    settled: &mut [Option<Settled>],
+    jobs: &[(usize, &serde_json::Value)],
+    ran: Vec<(ToolCallResult, Duration)>,
+) {
+    for (&(index, _), (result, duration)) in jobs.iter().zip(ran) {
+        settled[index] = Some(Settled {
+            result,
+            duration,
+            approval: None,
+        });
+    }
+}
+
+/// Hands a turn's results to the model's transcript in call order and records them; ends the
+/// run when the model keeps repeating a failing call.
+fn complete_turn(
+    state: &mut RunState,
+    budget: &mut RetryBudget,
+    text: String,
+    calls: Vec<ToolCall>,
+    mut settled: Vec<Settled>,
+    config: &super::AgentConfig,
+) -> AgentResult<()> {
+    let mut exhausted = None;
+    for (call, settled) in calls.iter().zip(settled.iter_mut()) {
+        if let Verdict::Exhausted { failures } = budget.record(call, &mut settled.result) {
+            exhausted.get_or_insert_with(|| {
+                (call.name.clone(), failures, settled.result.to_model_text())
+            });
+        }
+    }
+    state.transcript.push(Message::Assistant {
+        text,
+        tool_calls: calls.clone(),
+    });
+    for (call, settled) in calls.into_iter().zip(settled) {
+        state.transcript.push(Message::Tool {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: settled.result.content.clone(),
+            is_error: settled.result.is_error,
+        });
+        state.records.push(ToolCallRecord {
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+            result: settled.result.content,
+            is_error: settled.result.is_error,
+            duration: settled.duration,
+            turn: state.turn,
+            approval: settled.approval,
+        });
+    }
+    if let Some((tool, failures, last_error)) = exhausted {
+        tracing::warn!(tool = %tool, failures, "the model repeats a failing tool call; run stopped");
+        return Err(AgentError::RepeatedToolFailure {
+            tool,
+            failures,
+            limit: config.max_repeated_failures,
+            last_error,
+            transcript: std::mem::take(&mut state.transcript),
+        });
+    }
+    Ok(())
+}
+
+/// What one turn's calls need to run.
+struct Runner<'a> {
+    registry: &'a ToolRegistry,
+    active: &'a ActiveTools,
+    observer: Option<&'a dyn AgentObserver>,
+    base_ctx: &'a ToolContext,
+    run_token: &'a CancellationToken,
+    parallel: usize,
+    turn: usize,
+}
+
+impl Runner<'_> {
+    fn emit(&self, event: AgentEvent<'_>) {
+        if let Some(observer) = self.observer {
+            observer.on_event(&event);
+        }
+    }
+
+    /// Runs `calls[index]` with `arguments` for every job, concurrently (bounded); results in
+    /// the jobs' order.
+    async fn run_calls(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+    ) -> Vec<(ToolCallResult, Duration)> {
+        let turn = self.turn;
+        // Indices rather than `&ToolCall` items keep the stream's closure free of a
+        // higher-ranked lifetime, so the run future stays `Send`.
+        stream::iter(0..jobs.len())
+            .map(|job| {
+                let (index, arguments) = jobs[job];
+                let call = &calls[index];
+                async move {
+                    self.emit(AgentEvent::ToolStarted { turn, call });
+                    let started = Instant::now();
+                    let ctx = self
+                        .base_ctx
+                        .for_call(call.id.as_str(), self.run_token.child_token());
+                    let result = execute(self.registry, self.active, call, arguments, &ctx).await;
+                    let duration = started.elapsed();
+                    self.emit(AgentEvent::ToolFinished {
+                        turn,
+                        call,
+                        result: &result,
+                        duration,
+                    });
+                    (result, duration)
+                }
+            })
+            .buffered(self.parallel)
+            .collect()
+            .await
+    }
+
+    /// Reports a call's decision to the observer and to tracing.
+    fn announce(&self, call: &ToolCall, approval: &Approval) {
+        self.emit(AgentEvent::ApprovalResolved {
+            turn: self.turn,
+            call,
+            approval,
+        });
+        tracing::info!(
+            "gen_ai.tool.name" = call.name.as_str(),
+            "gen_ai.tool.call.id" = call.id.as_str(),
+            "approval.decision" = decision_name(approval),
+            "tool call approval resolved"
+        );
+    }
+
+    /// Puts the calls at `waiting` to `approver`, one after the other in call order, and
+    /// reports each decision as it is made.
+    async fn ask(
+        &self,
+        approver: Option<&dyn Approver>,
+        session_id: &str,
+        calls: &[ToolCall],
+        waiting: &[usize],
+    ) -> Vec<(usize, Decision)> {
+        let mut decided = Vec::with_capacity(waiting.len());
+        for &index in waiting {
+            let call = &calls[index];
+            self.emit(AgentEvent::ApprovalRequested {
+                turn: self.turn,
+                call,
+            });
+            let Some(approver) = approver else {
+                tracing::warn!(
+                    "gen_ai.tool.name" = call.name.as_str(),
+                    "gen_ai.tool.call.id" = call.id.as_str(),
+                    "tool call needs approval and the agent has no approver; denied"
+                );
+                self.announce(call, &Decision::NoApprover.outcome(&call.name).0);
+                decided.push((index, Decision::NoApprover));
+                continue;
+            };
+            let span = tracing::info_span!(
+                "approve_tool",
+                "gen_ai.tool.name" = call.name.as_str(),
+                "gen_ai.tool.call.id" = call.id.as_str(),
+                "approval.decision" = Empty,
+            );
+            let request = ApprovalRequest::new(session_id, self.turn, call);
+            // An approver that panics denies: failing closed, as when there is none.
+            let mut approval = AssertUnwindSafe(approver.decide(request))
+                .catch_unwind()
+                .instrument(span.clone())
+                .await
+                .unwrap_or_else(|_| Approval::deny("the approver failed (it panicked)"));
+            if let Approval::ApproveWith { arguments } = &mut approval {
+                crate::limits::defuse_deep_arguments(arguments);
+            }
+            span.record("approval.decision", decision_name(&approval));
+            self.announce(call, &approval);
+            decided.push((index, Decision::Person(approval)));
+        }
+        decided
+    }
+
+    /// Runs the approved calls (concurrently, with their decided arguments) and turns the
+    /// denied ones into results.
+    /// `announce`: whether to report the decisions as resolved (not yet done by [`ask`](Self::ask)).
+    async fn carry_out(
+        &self,
+        calls: &[ToolCall],
+        decided: Vec<(usize, Decision)>,
+        announce: bool,
+    ) -> Vec<(usize, Settled)> {
+        let mut settled = Vec::with_capacity(decided.len());
+        let mut jobs = Vec::new();
+        for (index, decision) in &decided {
+            let call = &calls[*index];
+            let (approval, denial) = decision.outcome(&call.name);
+            if announce {
+                self.announce(call, &approval);
+            }
+            match denial {
+                Some(error) => settled.push((
+                    *index,
+                    Settled {
+                        result: ToolCallResult::error(&error),
+                        duration: Duration::ZERO,
+                        approval: Some(approval),
+                    },
+                )),
+                None => jobs.push((*index, approval)),
+            }
+        }
+        let arguments: Vec<(usize, &serde_json::Value)> = jobs
+            .iter()
+            .map(|(index, approval)| match approval {
+                Approval::ApproveWith { arguments } => (*index, arguments),
+                _ => (*index, &calls[*index].arguments),
+            })
+            .collect();
+        let ran = self.run_calls(calls, &arguments).await;
+        drop(arguments);
+        for ((index, approval), (result, duration)) in jobs.into_iter().zip(ran) {
+            settled.push((
+                index,
+                Settled {
+                    result,
+                    duration,
+                    approval: Some(approval),
+                },
+            ));
+        }
+        settled
+    }
+
+    /// Runs the decided calls of a paused turn; the calls that ran before the pause keep their
+    /// results.
+    async fn finish_paused(&self, calls: Vec<TurnCall>) -> (Vec<ToolCall>, Vec<Settled>) {
+        let tool_calls: Vec<ToolCall> = calls.iter().map(TurnCall::to_tool_call).collect();
+        let mut settled: Vec<Option<Settled>> = Vec::with_capacity(calls.len());
+        let mut decided = Vec::new();
+        for (index, call) in calls.into_iter().enumerate() {
+            match call {
+                TurnCall::Ran(ran) => settled.push(Some(Settled {
+                    result: ToolCallResult {
+                        content: ran.content,
+                        is_error: ran.is_error,
+                    },
+                    duration: ran.duration,
+                    approval: None,
+                })),
+                TurnCall::Pending(pending) => {
+                    settled.push(None);
+                    // `PausedRun::check` refused undecided calls; should one slip through, it is
+                    // denied, never run.
+                    let decision = pending
+                        .take_decision()
+                        .map_or(Decision::NoApprover, Decision::Person);
+                    decided.push((index, decision));
+                }
+            }
+        }
+        for (index, outcome) in self.carry_out(&tool_calls, decided, true).await {
+            settled[index] = Some(outcome);
+        }
+        let settled = settled
+            .into_iter()
+            .map(|slot| slot.unwrap_or_else(unsettled))
+            .collect();
+        (tool_calls, settled)
+    }
+}
+
+/// One tool call, inside its `execute_tool` span.
 async fn execute(
     registry: &ToolRegistry,
     active: &ActiveTools,
     call: &ToolCall,
+    arguments: &serde_json::Value,
     ctx: &ToolContext,
 ) -> ToolCallResult {
     let span = tracing::info_span!(
@@ -227,13 +704,22 @@ async fn execute(
         "error.type" = Empty,
     );
     let result = registry
-        .dispatch(active, &call.name, &call.arguments, ctx)
+        .dispatch(active, &call.name, arguments, ctx)
         .instrument(span.clone())
         .await;
     if result.is_error {
         span.record("error.type", "tool_error");
     }
     result
+}
+
+/// The decision's name for telemetry.
+fn decision_name(approval: &Approval) -> &'static str {
+    match approval {
+        Approval::Approve => "approve",
+        Approval::ApproveWith { .. } => "approve_with",
+        Approval::Deny { .. } => "deny",
+    }
 }
 
 /// A short, stable name of a model-call failure for the `error.type` attribute.

@@ -5,6 +5,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::output::RunOutcome;
+use super::paused::PausedRun;
+use super::run::Approvals;
 use super::tool_list::ToolListCache;
 use super::{PhiAgent, RunOutput};
 use crate::context::ActivationContext;
@@ -62,8 +65,43 @@ impl AgentSession {
     ///
     /// Dropping the returned future cancels the tools it is running: their futures are dropped
     /// and their [`ToolContext::cancellation`](crate::ToolContext::cancellation) tokens fire.
+    ///
+    /// A call that needs approval is put to the agent's [`Approver`](crate::Approver); with
+    /// none set, it is denied and the model is told that a person must approve it.
     pub async fn run(&mut self, input: impl Into<String>) -> AgentResult<RunOutput> {
-        self.run_input(input.into()).await
+        let approver = self.agent.inner.approver.clone();
+        match self
+            .run_input(input.into(), Approvals::Ask(approver))
+            .await?
+        {
+            RunOutcome::Done(output) => Ok(output),
+            // `Approvals::Ask` settles every call within its turn.
+            RunOutcome::Paused(_) => unreachable!("a run with an approver never pauses"),
+        }
+    }
+
+    /// Answers `input` in this conversation, pausing instead of asking anyone when a call needs
+    /// approval: the calls of that turn that need none run, and the run comes back as
+    /// [`RunOutcome::Paused`]. The agent's approver, if any, is not consulted.
+    ///
+    /// The session's history changes only when the run is done; a paused run carries the
+    /// conversation with it.
+    pub async fn start(&mut self, input: impl Into<String>) -> AgentResult<RunOutcome> {
+        self.run_input(input.into(), Approvals::Pause).await
+    }
+
+    /// Resumes `paused` once each of its [`pending`](PausedRun::pending) calls is decided: runs
+    /// the approved calls, gives the turn's results to the model in call order, and goes on
+    /// until the model answers or another call needs approval (paused again). Never consults an
+    /// approver.
+    ///
+    /// The session continues the paused run's conversation: when the run is done, its id,
+    /// history and active tools are the paused run's (whichever session paused it); when it
+    /// fails or pauses again, the session is as it was. Errors, and no panic, for an undecided
+    /// call, a call of a tool this agent does not have, or a damaged state. Resuming one stored
+    /// state twice runs its approved calls twice; see [`PausedRun`].
+    pub async fn resume(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
+        self.resume_paused(paused).await
     }
 
     /// The session's id, also given to tools and activation predicates.

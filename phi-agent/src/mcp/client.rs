@@ -31,6 +31,19 @@ pub struct McpClientOptions {
     /// How long one tool call may take before it is cancelled on the server and reported as an
     /// error. Default: 60 s.
     pub call_timeout: Duration,
+    /// Whether a tool the server sends without a `destructiveHint` (and without
+    /// `readOnlyHint: true`) needs a person's approval
+    /// ([`Tool::needs_approval`](crate::Tool::needs_approval)). Default: `false`.
+    ///
+    /// The hints decide every other tool: `readOnlyHint: true` needs no approval,
+    /// `destructiveHint: true` needs it, `destructiveHint: false` does not. The protocol reads a
+    /// missing hint as "may be destructive", but most servers send no hints at all: with `true`
+    /// here every tool of such a server would wait for a person, and
+    /// [`PhiAgent::run`](crate::PhiAgent::run) without an approver would deny them all. Hints
+    /// are also only claims of the server (a hostile one can call any tool read-only), so they
+    /// guard against an honest server's destructive tools, not against a server you do not
+    /// trust. Set `true` for a server whose tools you have not reviewed.
+    pub unannotated_needs_approval: bool,
 }
 
 impl Default for McpClientOptions {
@@ -38,6 +51,7 @@ impl Default for McpClientOptions {
         Self {
             connect_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
+            unannotated_needs_approval: false,
         }
     }
 }
@@ -138,7 +152,7 @@ impl McpClient {
                     local,
                     server.clone(),
                     peer.clone(),
-                    options.call_timeout,
+                    &options,
                 ))
             })
             .collect();
@@ -225,6 +239,7 @@ pub struct McpTool {
     schema: Value,
     output_schema: Option<Value>,
     annotations: ToolAnnotations,
+    needs_approval: bool,
     server: Arc<str>,
     peer: Peer<RoleClient>,
     call_timeout: Duration,
@@ -236,8 +251,9 @@ impl McpTool {
         local_name: String,
         server: Arc<str>,
         peer: Peer<RoleClient>,
-        call_timeout: Duration,
+        options: &McpClientOptions,
     ) -> Self {
+        let annotations = convert::annotations_from_mcp(definition.annotations.as_ref());
         let description = bounded_description(
             definition
                 .description
@@ -257,10 +273,11 @@ impl McpTool {
             output_schema: definition
                 .output_schema
                 .map(|schema| Value::Object(schema.as_ref().clone())),
-            annotations: convert::annotations_from_mcp(definition.annotations.as_ref()),
+            needs_approval: needs_approval(&annotations, options.unannotated_needs_approval),
+            annotations,
             server,
             peer,
-            call_timeout,
+            call_timeout: options.call_timeout,
         }
     }
 
@@ -381,8 +398,24 @@ impl Tool for McpTool {
         self.annotations
     }
 
+    /// From the server's hints, read once when the tools were listed; see
+    /// [`McpClientOptions::unannotated_needs_approval`].
+    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
+        self.needs_approval
+    }
+
     fn output_schema(&self) -> Option<Value> {
         self.output_schema.clone()
+    }
+}
+
+/// Whether a tool with these hints needs a person's approval: read-only never, destructive
+/// always, and one without a destructive hint as `unannotated` says.
+fn needs_approval(hints: &ToolAnnotations, unannotated: bool) -> bool {
+    match (hints.read_only, hints.destructive) {
+        (Some(true), _) => false,
+        (_, Some(destructive)) => destructive,
+        (_, None) => unannotated,
     }
 }
 

@@ -15,7 +15,7 @@ use tokio::sync::Mutex;
 use super::convert;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
-use crate::registry::{ActiveTools, ToolRegistry};
+use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 
 /// An MCP server over a [`ToolRegistry`]: an rmcp [`ServerHandler`].
 ///
@@ -23,6 +23,12 @@ use crate::registry::{ActiveTools, ToolRegistry};
 /// registration order; `tools/call` goes through [`ToolRegistry::dispatch`], so the model-facing
 /// rules hold for MCP clients too: arguments are decoded the same way, timeouts and panics become
 /// `isError` results, and a hidden, inactive or unknown tool gets the same "not available" result.
+///
+/// A call that needs a person's approval ([`Tool::needs_approval`](crate::Tool::needs_approval))
+/// is refused with an `isError` result saying that a person must approve it
+/// ([`AgentError::ApprovalRequired`]), and the tool does not run: MCP gives a server no way to
+/// ask the client's user, and a client that wants such a tool should wrap it in its own
+/// approval. The tool stays listed, since its predicate may pass other arguments.
 ///
 /// Each value is one session: its set of active tools starts from the registry's Direct tools and
 /// is re-evaluated after each call; when it grows, the client gets
@@ -221,10 +227,18 @@ impl ServerHandler for McpServer {
             .shared
             .context
             .for_call(context.id.to_string(), cancellation.child_token());
-        let dispatch = self
-            .shared
-            .registry
-            .dispatch(&active, &request.name, &arguments, &ctx);
+        let registry = &self.shared.registry;
+        if registry
+            .needs_approval(&active, &request.name, &arguments, &ctx)
+            .await
+        {
+            let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
+                tool: request.name.to_string(),
+            });
+            let protocol = context.protocol_version();
+            return Ok(convert::call_result(refusal, protocol.as_ref()).into());
+        }
+        let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
         let result = tokio::select! {
             result = dispatch => result,
             // The client gave up on the call: stop the tool (dropping its future) instead of

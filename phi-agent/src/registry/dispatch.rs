@@ -97,29 +97,61 @@ impl ToolRegistry {
         }
     }
 
-    async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
+    /// Whether the model's call of `name` with `args` must wait for a person
+    /// ([`Tool::needs_approval`](crate::Tool::needs_approval)).
+    ///
+    /// `false` whenever [`dispatch`](Self::dispatch) would refuse the call before running it
+    /// (unavailable tool, arguments of the wrong shape, too large or too deep): the call then
+    /// fails with that error, and no one is asked to approve a call that cannot run. A
+    /// predicate that panics counts as `true`, so that a broken check never lets a call through
+    /// unseen.
+    pub async fn needs_approval(
+        &self,
+        set: &ActiveTools,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> bool {
+        let Some(index) = self.index_of(name).filter(|&index| set.is_active(index)) else {
+            return false;
+        };
+        let tool = &self.tools[index];
+        if self.precheck(tool, args).is_some() {
+            return false;
+        }
+        AssertUnwindSafe(tool.tool.needs_approval(args, ctx))
+            .catch_unwind()
+            .await
+            .unwrap_or(true)
+    }
+
+    /// The error of a call refused before the tool sees it: arguments of the wrong shape, too
+    /// large, or nested too deep.
+    fn precheck(&self, tool: &RegisteredTool, args: &Value) -> Option<AgentError> {
         if let Some(error) = shape_error(tool.name, args) {
-            return ToolCallResult::error(&error);
+            return Some(error);
         }
         let limit = self.config.max_argument_bytes;
         match limits::measure(args, limit, limits::MAX_ARGUMENT_DEPTH) {
-            Measure::Fits(_) => {}
-            Measure::TooLarge => {
-                return ToolCallResult::error(&AgentError::ArgumentsTooLarge {
-                    tool: tool.name.to_string(),
-                    limit,
-                });
-            }
-            Measure::TooDeep => {
-                return ToolCallResult::error(&AgentError::InvalidArguments {
-                    tool: tool.name.to_string(),
-                    path: crate::error::ROOT_PATH.into(),
-                    message: format!(
-                        "the arguments nest more than {} levels deep; send flatter arguments",
-                        limits::MAX_ARGUMENT_DEPTH
-                    ),
-                });
-            }
+            Measure::Fits(_) => None,
+            Measure::TooLarge => Some(AgentError::ArgumentsTooLarge {
+                tool: tool.name.to_string(),
+                limit,
+            }),
+            Measure::TooDeep => Some(AgentError::InvalidArguments {
+                tool: tool.name.to_string(),
+                path: crate::error::ROOT_PATH.into(),
+                message: format!(
+                    "the arguments nest more than {} levels deep; send flatter arguments",
+                    limits::MAX_ARGUMENT_DEPTH
+                ),
+            }),
+        }
+    }
+
+    async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
+        if let Some(error) = self.precheck(tool, args) {
+            return ToolCallResult::error(&error);
         }
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well.

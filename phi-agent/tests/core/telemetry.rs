@@ -178,3 +178,79 @@ async fn a_failed_model_call_marks_its_chat_span() {
     let (_, chat) = spans.iter().find(|(name, _)| name == "chat").unwrap();
     assert_eq!(chat["error.type"], "invalid_response");
 }
+
+/// [`Echo`], but every call needs a person's approval.
+struct GuardedEcho;
+
+#[async_trait]
+impl Tool for GuardedEcho {
+    fn name(&self) -> &'static str {
+        "guarded_echo"
+    }
+    fn description(&self) -> &'static str {
+        "Echo the text, once a person allows it"
+    }
+    fn schema(&self) -> Value {
+        Echo.schema()
+    }
+    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Echo.call(args, ctx).await
+    }
+    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn approvals_are_spans_and_events() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let call = || ToolCall::new("call-9", "guarded_echo", json!({"text": "hi"}));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![call()]),
+        LlmResponse::text("hi"),
+        LlmResponse::tool_calls(vec![call()]),
+    ]);
+    let builder = base_agent_builder(llm)
+        .register_tool(GuardedEcho)
+        .approver(|_: phi_agent::ApprovalRequest| async { phi_agent::Approval::Approve });
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    agent.run("say hi").await.unwrap();
+    assert!(
+        agent
+            .start("say hi again")
+            .await
+            .unwrap()
+            .paused()
+            .is_some()
+    );
+
+    let spans = recorder.spans.lock().unwrap().clone();
+    let approvals: Vec<&Fields> = spans
+        .iter()
+        .filter(|(name, _)| name == "approve_tool")
+        .map(|(_, fields)| fields)
+        .collect();
+    assert_eq!(approvals.len(), 1, "one span per approver question");
+    assert_eq!(approvals[0]["gen_ai.tool.name"], "guarded_echo");
+    assert_eq!(approvals[0]["gen_ai.tool.call.id"], "call-9");
+    assert_eq!(approvals[0]["approval.decision"], "approve");
+
+    let events = recorder.events.lock().unwrap().clone();
+    let messages: Vec<&str> = events
+        .iter()
+        .filter(|fields| {
+            fields
+                .get("gen_ai.tool.call.id")
+                .is_some_and(|id| id == "call-9")
+        })
+        .map(|fields| fields["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "tool call approval resolved",
+            "tool call awaits approval; the run pauses"
+        ]
+    );
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 use phi_agent::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
+    ToolAnnotations as McpAnnotations,
 };
 use phi_agent::mcp::rmcp::service::RequestContext;
 use phi_agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -268,6 +269,77 @@ async fn a_server_dying_mid_call_gives_a_clean_error() {
     assert!(after.is_error);
 }
 
+/// Which imported tools of the child server need approval, under `options`.
+async fn needing_approval(options: McpClientOptions) -> Vec<String> {
+    let client = McpClient::connect_stdio("child", child_server(), options)
+        .await
+        .unwrap();
+    let mut needing = Vec::new();
+    for tool in client.tools() {
+        if tool
+            .needs_approval(&json!({}), &ToolContext::default())
+            .await
+        {
+            needing.push(tool.remote_name().to_string());
+        }
+    }
+    needing
+}
+
+#[tokio::test]
+async fn destructive_tools_of_a_server_need_approval() {
+    assert_eq!(
+        needing_approval(McpClientOptions::default()).await,
+        ["fs.delete"],
+        "destructive, and not read-only"
+    );
+    let strict = McpClientOptions {
+        unannotated_needs_approval: true,
+        ..McpClientOptions::default()
+    };
+    assert_eq!(
+        needing_approval(strict).await,
+        ["fs.read", "slow", "fs.delete", "crash", "either"],
+        "the tools without a destructive hint too"
+    );
+}
+
+#[tokio::test]
+async fn an_agent_pauses_on_a_destructive_tool_of_a_server() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::{AgentConfig, PhiAgent, RunOutcome, base_agent_builder};
+
+    let client = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let delete = client.names().local("fs.delete").unwrap().to_string();
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("d1", &delete, json!({"path": "a.txt"}))]),
+        LlmResponse::text("deleted"),
+    ]);
+    let tools: Vec<Arc<dyn Tool>> = client
+        .tools()
+        .iter()
+        .filter(|tool| tool.remote_name() != "either")
+        .map(|tool| tool.clone() as Arc<dyn Tool>)
+        .collect();
+    let agent = PhiAgent::build(
+        base_agent_builder(llm.clone()).register_tools(tools),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let RunOutcome::Paused(mut paused) = agent.start("delete a.txt").await.unwrap() else {
+        panic!("the destructive call should wait for approval");
+    };
+    assert_eq!(paused.pending()[0].tool(), delete);
+    paused.approve("d1").unwrap();
+    let output = agent.resume(paused).await.unwrap().done().unwrap();
+    assert_eq!(
+        output.tool_calls[0].result[0].as_text(),
+        Some("deleted a.txt")
+    );
+}
+
 #[tokio::test]
 async fn a_call_that_outlives_its_timeout_is_cancelled_with_a_clear_error() {
     let options = McpClientOptions {
@@ -330,8 +402,15 @@ impl ServerHandler for ChildServer {
             object(json!({"type": "object", "properties": {"path": {"type": "string"}}}));
         let empty = object(json!({"type": "object"}));
         Ok(ListToolsResult::with_all_items(vec![
-            McpToolDef::new("fs.read", "Read a file", path_schema),
+            McpToolDef::new("fs.read", "Read a file", path_schema.clone()),
             McpToolDef::new("slow", "Answers only when cancelled", empty.clone()),
+            McpToolDef::new("fs.delete", "Delete a file", path_schema.clone())
+                .with_annotations(McpAnnotations::new().destructive(true)),
+            // Read-only wins over a destructive hint that the protocol says to ignore then.
+            McpToolDef::new("fs.stat", "Stat a file", path_schema.clone())
+                .with_annotations(McpAnnotations::new().read_only(true).destructive(true)),
+            McpToolDef::new("fs.touch", "Touch a file", path_schema.clone())
+                .with_annotations(McpAnnotations::new().destructive(false)),
             McpToolDef::new("crash", "Ends the server process mid-call", empty),
             McpToolDef::new(
                 "either",
@@ -350,6 +429,11 @@ impl ServerHandler for ChildServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
         match request.name.as_ref() {
+            "fs.delete" => Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                "deleted {}",
+                arguments.get("path").and_then(Value::as_str).unwrap_or("?")
+            ))])
+            .into()),
             "fs.read" => {
                 let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
                 Ok(CallToolResult::success(vec![ContentBlock::text(format!(

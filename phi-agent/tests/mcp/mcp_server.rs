@@ -556,3 +556,47 @@ async fn a_tool_timeout_is_an_error_result_and_the_session_goes_on() {
     assert_eq!(after.is_error, Some(false));
     client.cancel().await.unwrap();
 }
+
+/// Needs a person's approval for every call, and counts the calls that ran anyway.
+struct Wipe(Arc<std::sync::atomic::AtomicUsize>);
+
+#[async_trait]
+impl TypedTool for Wipe {
+    type Args = NoArgs;
+    type Output = String;
+    fn name(&self) -> &'static str {
+        "wipe"
+    }
+    fn description(&self) -> &'static str {
+        "Wipe the disk"
+    }
+    fn needs_approval(&self, _: &NoArgs, _: &ToolContext) -> bool {
+        true
+    }
+    async fn call_typed(&self, _: NoArgs, _ctx: &ToolContext) -> AgentResult<String> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok("wiped".to_string())
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_needs_approval_is_refused_and_does_not_run() {
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Wipe(ran.clone())).unwrap();
+    registry.register(Echo).unwrap();
+    for version in [LEGACY, MODERN] {
+        let (client, _) = connect(McpServer::new(registry.clone()), version).await;
+        let refused = call(&client, "wipe", json!({})).await;
+        assert_eq!(refused.is_error, Some(true));
+        assert!(
+            text(&refused).contains("needs a person's approval"),
+            "{}",
+            text(&refused)
+        );
+        let echoed = call(&client, "echo", json!({"text": "hi"})).await;
+        assert_eq!(echoed.is_error, Some(false), "other tools still run");
+        client.cancel().await.unwrap();
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+}

@@ -38,6 +38,8 @@ attribute_keys! {
         "destructive" => destructive: Option<bool>,
         "idempotent" => idempotent: Option<bool>,
         "open_world" => open_world: Option<bool>,
+        /// Whether a person must approve a call: `flag`, `flag = bool`, or `= predicate`.
+        "needs_approval" => needs_approval: Option<NeedsApproval>,
         /// Every parameter type must fit OpenAI strict mode.
         "strict" => strict: bool,
         /// Where phi-agent is, when it is renamed or re-exported.
@@ -101,6 +103,38 @@ impl FromMeta for Exposure {
                 format!(
                     "unknown exposure `{other}`; use one of \"direct\" (always visible, the default), \"deferred\" (visible once activated) or \"hidden\" (never visible to the model)"
                 ),
+            )
+            .into()),
+        }
+    }
+}
+
+/// `needs_approval`: always (`needs_approval`, `= true`), never (`= false`), or when a
+/// predicate over the decoded arguments says so (`= path`).
+#[derive(Debug)]
+pub(crate) enum NeedsApproval {
+    /// A fixed answer.
+    Always(bool),
+    /// `fn(&Args, &ToolContext) -> bool`, sync or async; its signature is checked by the
+    /// compiler, on the path.
+    When(Path),
+}
+
+impl FromMeta for NeedsApproval {
+    fn from_word() -> darling::Result<Self> {
+        Ok(NeedsApproval::Always(true))
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(value),
+                ..
+            }) => Ok(NeedsApproval::Always(value.value)),
+            Expr::Path(path) if path.qself.is_none() => Ok(NeedsApproval::When(path.path.clone())),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "`needs_approval` is a flag (`needs_approval`, `needs_approval = false`) or the path of a predicate `fn(&Args, &ToolContext) -> bool`, e.g. `needs_approval = outside_workspace`",
             )
             .into()),
         }

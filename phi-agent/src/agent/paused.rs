@@ -1,0 +1,439 @@
+//! A run paused on tool calls that wait for a person: a plain value, to be stored anywhere
+//! (a database row, a file, a message queue) and resumed later, by another process if need be.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use super::approval::Approval;
+use super::output::ToolCallRecord;
+use crate::content::Content;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::{Message, ToolCall, Usage};
+
+/// A run paused on tool calls that need a person's approval, returned by
+/// [`PhiAgent::start`](crate::PhiAgent::start) and [`PhiAgent::resume`](crate::PhiAgent::resume)
+/// (and the same methods of [`AgentSession`](crate::AgentSession)).
+///
+/// Decide every [`pending`](Self::pending) call ([`approve`](Self::approve),
+/// [`approve_with`](Self::approve_with), [`deny`](Self::deny)), then resume. The calls of the
+/// paused turn that needed no approval have already run; their results are kept here and go
+/// back to the model, in call order, with those of the decided calls. The value is
+/// `Serialize + Deserialize` in the versioned format below.
+///
+/// Resuming consumes the value, but a stored copy can be resumed again: every resume of the same
+/// paused state runs its approved calls once more (the calls that ran before the pause do not
+/// run again) and asks the model again. To act once, resume once: delete or mark the stored copy
+/// when you resume it.
+///
+/// # Format
+///
+/// `PausedRun` serializes (with serde; JSON is the usual choice) to one object:
+///
+/// | field | what it holds |
+/// |---|---|
+/// | `version` | the format's version, [`PausedRun::FORMAT_VERSION`]; first, so that a reader of another version stops there with a clear error |
+/// | `session_id` | the session the run belongs to (tools see it as [`ToolContext::session_id`](crate::ToolContext::session_id)) |
+/// | `run_start` | where this run's messages begin in `transcript` (earlier ones are the session's history) |
+/// | `transcript` | the conversation: history, the input, every turn so far, without the paused turn |
+/// | `turn` | the paused turn's number, from 1 |
+/// | `active_tools` | the names of the tools active in the session |
+/// | `usage` | tokens used by the run so far |
+/// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
+/// | `assistant_text` | what the model said with the paused turn's calls |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided) |
+///
+/// It holds what the model and the tools said and nothing of the agent itself: no API key, no
+/// system prompt, no configuration. A paused run is resumed on an agent built anew with the
+/// same tools.
+///
+/// The version changes whenever a field changes meaning or a reader of the old version could
+/// not read the new one; a reader refuses any version but its own.
+///
+/// # Example
+///
+/// ```
+/// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+/// use phi_agent::{base_agent_builder, phi_tool, AgentConfig, PausedRun, PhiAgent, RunOutcome};
+///
+/// /// Delete a file.
+/// #[phi_tool(needs_approval)]
+/// async fn delete_file(path: String) -> String {
+///     format!("deleted {path}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> phi_agent::AgentResult<()> {
+/// let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+/// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call]), LlmResponse::text("Done.")]);
+/// let agent = PhiAgent::build(base_agent_builder(llm).register_tool(DeleteFile), AgentConfig::default())?;
+///
+/// let RunOutcome::Paused(paused) = agent.start("Delete a.txt").await? else { unreachable!() };
+/// let stored = serde_json::to_string(&paused).unwrap();
+///
+/// // Later, perhaps in another process:
+/// let mut paused: PausedRun = serde_json::from_str(&stored).unwrap();
+/// assert_eq!(paused.pending()[0].tool(), "delete_file");
+/// paused.approve("c1")?;
+/// let output = agent.resume(paused).await?.done().unwrap();
+/// assert_eq!(output.text, "Done.");
+/// assert_eq!(output.tool_calls[0].result[0].as_text(), Some("deleted a.txt"));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PausedRun {
+    #[serde(deserialize_with = "known_version")]
+    version: u32,
+    pub(super) session_id: String,
+    pub(super) run_start: usize,
+    pub(super) transcript: Vec<Message>,
+    pub(super) turn: usize,
+    pub(super) active_tools: Vec<String>,
+    pub(super) usage: Usage,
+    pub(super) tool_calls: Vec<CallNote>,
+    pub(super) assistant_text: String,
+    pub(super) calls: Vec<TurnCall>,
+}
+
+/// What the record of an earlier call holds beyond the transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct CallNote {
+    turn: usize,
+    duration: Duration,
+    #[serde(default)]
+    approval: Option<Approval>,
+}
+
+/// One call of the paused turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub(super) enum TurnCall {
+    /// It needed no approval and ran before the pause.
+    Ran(RanCall),
+    /// It waits for a decision.
+    Pending(PendingCall),
+}
+
+/// A call of the paused turn that already ran, with the result the model will read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct RanCall {
+    pub(super) id: String,
+    pub(super) tool: String,
+    pub(super) arguments: Value,
+    pub(super) content: Vec<Content>,
+    pub(super) is_error: bool,
+    pub(super) duration: Duration,
+}
+
+/// A tool call that waits for a person's decision; see [`PausedRun::pending`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingCall {
+    id: String,
+    tool: String,
+    arguments: Value,
+    decision: Option<Approval>,
+}
+
+impl PendingCall {
+    pub(super) fn new(call: &ToolCall) -> Self {
+        Self {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            decision: None,
+        }
+    }
+
+    /// The provider's id of the call, which [`PausedRun::approve`] and the others take.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The arguments the model sent.
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    /// The decision so far; `None` while undecided.
+    pub fn decision(&self) -> Option<&Approval> {
+        self.decision.as_ref()
+    }
+}
+
+impl TurnCall {
+    pub(super) fn id(&self) -> &str {
+        match self {
+            TurnCall::Ran(call) => &call.id,
+            TurnCall::Pending(call) => &call.id,
+        }
+    }
+
+    /// The call as the model made it.
+    pub(super) fn to_tool_call(&self) -> ToolCall {
+        match self {
+            TurnCall::Ran(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone()),
+            TurnCall::Pending(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone()),
+        }
+    }
+}
+
+/// Accepts only [`PausedRun::FORMAT_VERSION`], so that a state written by another version of
+/// phi-agent is refused with its version named rather than misread.
+fn known_version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let version = u32::deserialize(deserializer)?;
+    if version == PausedRun::FORMAT_VERSION {
+        Ok(version)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "this paused run is in format version {version}, and this phi-agent reads only version {}; resume it with the phi-agent version that paused it",
+            PausedRun::FORMAT_VERSION
+        )))
+    }
+}
+
+impl PausedRun {
+    /// The version of the serialized format this phi-agent writes and reads.
+    pub const FORMAT_VERSION: u32 = 1;
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        session_id: String,
+        run_start: usize,
+        transcript: Vec<Message>,
+        turn: usize,
+        active_tools: Vec<String>,
+        usage: Usage,
+        tool_calls: Vec<ToolCallRecord>,
+        assistant_text: String,
+        calls: Vec<TurnCall>,
+    ) -> Self {
+        Self {
+            version: Self::FORMAT_VERSION,
+            session_id,
+            run_start,
+            transcript,
+            turn,
+            active_tools,
+            usage,
+            tool_calls: tool_calls
+                .into_iter()
+                .map(|record| CallNote {
+                    turn: record.turn,
+                    duration: record.duration,
+                    approval: record.approval,
+                })
+                .collect(),
+            assistant_text,
+            calls,
+        }
+    }
+
+    /// The records of the run's earlier calls, read back from the transcript and the notes.
+    /// Each turn's results follow its assistant message, in call order, as the loop writes them.
+    pub(super) fn records(&self) -> AgentResult<Vec<ToolCallRecord>> {
+        let damaged = |what: &str| AgentError::Resume {
+            reason: format!(
+                "the transcript and the records of the earlier calls disagree ({what}); the state is damaged"
+            ),
+        };
+        let mut calls: VecDeque<&ToolCall> = VecDeque::new();
+        let mut notes = self.tool_calls.iter();
+        let mut records = Vec::with_capacity(self.tool_calls.len());
+        let messages = self.transcript.get(self.run_start..).unwrap_or_default();
+        for message in messages {
+            match message {
+                Message::Assistant { tool_calls, .. } => {
+                    if !calls.is_empty() {
+                        return Err(damaged("a turn's results are missing"));
+                    }
+                    calls.extend(tool_calls);
+                }
+                Message::Tool {
+                    tool_call_id,
+                    name,
+                    content,
+                    is_error,
+                } => {
+                    let call = calls
+                        .pop_front()
+                        .ok_or_else(|| damaged("a result without its call"))?;
+                    let note = notes
+                        .next()
+                        .ok_or_else(|| damaged("more results than records"))?;
+                    records.push(ToolCallRecord {
+                        id: tool_call_id.clone(),
+                        name: name.clone(),
+                        arguments: call.arguments.clone(),
+                        result: content.clone(),
+                        is_error: *is_error,
+                        duration: note.duration,
+                        turn: note.turn,
+                        approval: note.approval.clone(),
+                    });
+                }
+                Message::System { .. } | Message::User { .. } => {}
+            }
+        }
+        if notes.next().is_some() {
+            return Err(damaged("more records than results"));
+        }
+        if !calls.is_empty() {
+            return Err(damaged("a turn's results are missing"));
+        }
+        Ok(records)
+    }
+
+    /// The calls that wait for a decision (decided or not yet), in call order.
+    pub fn pending(&self) -> Vec<&PendingCall> {
+        self.calls
+            .iter()
+            .filter_map(|call| match call {
+                TurnCall::Pending(call) => Some(call),
+                TurnCall::Ran(_) => None,
+            })
+            .collect()
+    }
+
+    /// Approves the pending call `id` as the model sent it. A later decision about the same
+    /// call replaces this one.
+    pub fn approve(&mut self, id: &str) -> AgentResult<()> {
+        self.decide(id, Approval::Approve)
+    }
+
+    /// Approves the pending call `id` with `arguments` instead of the model's. They go through
+    /// the same checks as the model's when the run resumes: arguments the tool cannot use
+    /// become an argument error that the model reads.
+    pub fn approve_with(&mut self, id: &str, mut arguments: Value) -> AgentResult<()> {
+        crate::limits::defuse_deep_arguments(&mut arguments);
+        self.decide(id, Approval::ApproveWith { arguments })
+    }
+
+    /// Denies the pending call `id`; the model reads `message` as the call's result.
+    pub fn deny(&mut self, id: &str, message: impl Into<String>) -> AgentResult<()> {
+        self.decide(
+            id,
+            Approval::Deny {
+                message: message.into(),
+            },
+        )
+    }
+
+    /// Records `decision` for the pending call `id`.
+    pub fn decide(&mut self, id: &str, decision: Approval) -> AgentResult<()> {
+        let pending = self.calls.iter_mut().find_map(|call| match call {
+            TurnCall::Pending(call) if call.id == id => Some(call),
+            _ => None,
+        });
+        match pending {
+            Some(call) => {
+                call.decision = Some(decision);
+                Ok(())
+            }
+            None => Err(AgentError::Resume {
+                reason: format!(
+                    "no pending call has the id `{id}`; the pending calls are {}",
+                    self.pending_ids()
+                ),
+            }),
+        }
+    }
+
+    /// The session the run belongs to.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The paused turn's number, from 1.
+    pub fn turn(&self) -> usize {
+        self.turn
+    }
+
+    /// The conversation up to the paused turn: the session's history, the input and the turns
+    /// before.
+    pub fn transcript(&self) -> &[Message] {
+        &self.transcript
+    }
+
+    /// The names of the tools active in the session.
+    pub fn active_tools(&self) -> &[String] {
+        &self.active_tools
+    }
+
+    /// Tokens used by the run so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    fn pending_ids(&self) -> String {
+        let ids: Vec<String> = self
+            .pending()
+            .iter()
+            .map(|call| format!("`{}`", call.id))
+            .collect();
+        if ids.is_empty() {
+            "(none)".to_string()
+        } else {
+            ids.join(", ")
+        }
+    }
+
+    /// Checks what resuming relies on, so that a state that was edited, truncated or written
+    /// for other tools is refused with a reason instead of misbehaving.
+    pub(super) fn check(&self, tool_exists: impl Fn(&str) -> bool) -> AgentResult<()> {
+        let refuse = |reason: String| Err(AgentError::Resume { reason });
+        if self.run_start > self.transcript.len() {
+            return refuse(format!(
+                "`run_start` ({}) is past the end of the transcript ({} messages); the state is damaged",
+                self.run_start,
+                self.transcript.len()
+            ));
+        }
+        if self.turn == 0 {
+            return refuse("`turn` is 0; turns count from 1, so the state is damaged".into());
+        }
+        let mut ids: Vec<&str> = self.calls.iter().map(TurnCall::id).collect();
+        ids.sort_unstable();
+        if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+            return refuse(format!(
+                "two calls of the paused turn have the id `{}`; the state is damaged",
+                pair[0]
+            ));
+        }
+        let pending = self.pending();
+        if pending.is_empty() {
+            return refuse("no call of the paused turn waits for a decision".into());
+        }
+        let undecided: Vec<String> = pending
+            .iter()
+            .filter(|call| call.decision.is_none())
+            .map(|call| format!("`{}` ({})", call.id, call.tool))
+            .collect();
+        if !undecided.is_empty() {
+            return refuse(format!(
+                "calls {} are not decided yet; approve or deny each pending call first",
+                undecided.join(", ")
+            ));
+        }
+        if let Some(call) = pending.iter().find(|call| !tool_exists(&call.tool)) {
+            return refuse(format!(
+                "the pending call `{}` is of the tool `{}`, which this agent does not have; resume on an agent with the same tools",
+                call.id, call.tool
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl PendingCall {
+    pub(super) fn take_decision(self) -> Option<Approval> {
+        self.decision
+    }
+}
