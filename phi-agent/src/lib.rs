@@ -12,11 +12,11 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `openai` | yes | [`llm::OpenAiClient`] (chat completions; brings reqwest and rustls) |
-//! | `anthropic` | yes | [`llm::AnthropicClient`] (messages; brings reqwest and rustls) |
-//! | `mcp-server` | no | [`mcp::serve_stdio`], [`mcp::McpServer`] on any rmcp transport (no HTTP stack) |
-//! | `mcp-http-server` | no | [`mcp::serve_http`]: streamable HTTP on hyper's server (no HTTP client, no TLS) |
-//! | `mcp-client` | no | [`mcp::McpClient`]: import a server's tools over stdio (no HTTP client, no TLS) |
+//! | `openai` | yes | `llm::OpenAiClient` (chat completions; brings reqwest and rustls) |
+//! | `anthropic` | yes | `llm::AnthropicClient` (messages; brings reqwest and rustls) |
+//! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
+//! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
+//! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
 //! | `mcp` | no | all three MCP features |
 //!
 //! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building

@@ -11,7 +11,7 @@ use super::run::Approvals;
 use super::tool_list::ToolListCache;
 use super::{PhiAgent, RunOutput};
 use crate::context::ActivationContext;
-use crate::error::AgentResult;
+use crate::error::{AgentError, AgentResult};
 use crate::llm::Message;
 use crate::registry::ActiveTools;
 
@@ -75,8 +75,13 @@ impl AgentSession {
             .await?
         {
             RunOutcome::Done(output) => Ok(output),
-            // `Approvals::Ask` settles every call within its turn.
-            RunOutcome::Paused(_) => unreachable!("a run with an approver never pauses"),
+            // `Approvals::Ask` settles every call within its turn, so this arm is never taken;
+            // an error rather than a panic keeps that promise cheap to break safely.
+            RunOutcome::Paused(paused) => Err(AgentError::Config(format!(
+                "the run paused on {} call(s) although it was asked to settle every approval \
+                 itself; use `start`/`resume` to pause runs",
+                paused.pending().len()
+            ))),
         }
     }
 
