@@ -306,7 +306,10 @@ fn provider_message(bytes: &[u8]) -> String {
     let json: Option<Value> = serde_json::from_slice(bytes).ok();
     let error = json.as_ref().map(|body| body.get("error").unwrap_or(body));
     let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
-    let kind = error.and_then(|e| e.get("type")).and_then(Value::as_str);
+    // Gemini (Google's API errors) names the kind `status`, e.g. `RESOURCE_EXHAUSTED`.
+    let kind = error
+        .and_then(|e| e.get("type").or_else(|| e.get("status")))
+        .and_then(Value::as_str);
     match (kind, message) {
         (Some(kind), Some(message)) => format!("{kind}: {message}"),
         (None, Some(message)) => message.to_string(),
@@ -433,6 +436,12 @@ mod tests {
         let anthropic =
             br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
         assert_eq!(provider_message(anthropic), "overloaded_error: Overloaded");
+        let gemini =
+            br#"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}"#;
+        assert_eq!(
+            provider_message(gemini),
+            "RESOURCE_EXHAUSTED: Quota exceeded"
+        );
         assert_eq!(
             provider_message(b"<html>Bad Gateway</html>"),
             "<html>Bad Gateway</html>"
