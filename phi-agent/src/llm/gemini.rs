@@ -161,6 +161,17 @@ impl GeminiClient {
         serde_json::to_value(self.body(request)).unwrap_or_default()
     }
 
+    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
+    /// serialized, the declarations copied from the text kept for the last tool list.
+    ///
+    /// Hidden: the conformance tests compare the schemas in it, byte for byte, with the
+    /// dialects; a program sends requests through [`LlmClient::complete`].
+    #[doc(hidden)]
+    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
+        // Serializing JSON values and strings to memory cannot fail.
+        serde_json::to_vec(&self.body(request)).unwrap_or_default()
+    }
+
     fn body(&self, request: &LlmRequest) -> GenerateBody {
         let mut system: Vec<&str> = request.system.iter().map(String::as_str).collect();
         let mut contents = Contents::default();
