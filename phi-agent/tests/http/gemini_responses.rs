@@ -84,6 +84,36 @@ async fn a_429_is_retried_after_the_retry_after_wait() {
     }
 }
 
+/// Gemini says how long to wait in the body, not in a header.
+#[tokio::test]
+async fn a_gemini_429_waits_for_the_retry_info_in_its_body() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).set_body_json(json!({"error": {
+            "code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.6s"}]
+        }})))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(Provider::Gemini.answer("waited")))
+        .mount(&server)
+        .await;
+    let started = Instant::now();
+    let reply = Provider::Gemini
+        .client(&server.uri(), KEY, quick())
+        .complete(&ask())
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "waited");
+    assert!(
+        started.elapsed() >= Duration::from_millis(600),
+        "waited {:?}",
+        started.elapsed()
+    );
+}
+
 #[tokio::test]
 async fn a_500_then_success_succeeds_with_the_key_in_a_header_only() {
     for provider in NEW {
