@@ -395,6 +395,29 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_strict_mode_cannot_express_goes_out_without_strict() {
+        let map = ToolSpec::new(
+            "tag",
+            "Tag things",
+            json!({"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+        );
+        let request = LlmRequest {
+            tools: Arc::from(vec![map.clone()]),
+            ..LlmRequest::default()
+        };
+        let body = ResponsesClient::new("k", "m")
+            .unwrap()
+            .request_body(&request);
+        assert_eq!(body["tools"][0]["strict"], false);
+        assert_eq!(body["tools"][0]["parameters"], *map.schema);
+        assert_eq!(
+            body["tools"][0]["parameters"],
+            definition::openai(&map)["function"]["parameters"],
+            "the same fallback as chat completions"
+        );
+    }
+
+    #[test]
     fn settings_are_read_like_the_official_sdk() {
         let lookup = |pairs: &'static [(&'static str, &'static str)]| {
             move |name: &str| {
