@@ -759,7 +759,7 @@ fn every_fuzz_seed_with_calls_is_read_by_its_adapter() {
         let body = std::fs::read(seeds.join(file)).unwrap();
         let reply = parse_response_body(provider, &body).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(
-            reply.tool_calls.len() >= 2,
+            !reply.tool_calls.is_empty(),
             "{file}: {:?}",
             reply.tool_calls
         );
