@@ -1,8 +1,10 @@
 //! Runnable examples of phi-agent, each a file beside this one; run one with
 //! `cargo run --example NAME` from the workspace root:
 //!
-//! - `custom-tool`: the calculator agent, offline on a scripted model, or against OpenAI or
-//!   Anthropic when `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` is set.
+//! - `custom-tool`: the calculator agent, offline on a scripted model, or against OpenAI (chat
+//!   completions, or the Responses API with `OPENAI_API=responses`), Anthropic or Gemini when
+//!   `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `GEMINI_API_KEY` is set (in that order;
+//!   `PHI_PROVIDER` names one outright).
 //! - `macro-tools`: the same kind of tools written as plain fns with `#[phi_tool]`.
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
 //!

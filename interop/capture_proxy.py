@@ -1,4 +1,5 @@
-"""A loopback HTTP proxy that records every exchange between our adapters and fakellm.
+"""A loopback HTTP proxy that records every exchange between our adapters and a fake
+server (fakellm, or fake_apis.py for the Responses API and Gemini).
 
 Each POST is forwarded unchanged to the upstream server; the request body, status and response
 body are appended as one JSON line to the capture file, so that validate.py checks exactly the
@@ -19,7 +20,7 @@ UPSTREAM = sys.argv[2].rstrip("/")
 CAPTURE = sys.argv[3]
 LOCK = threading.Lock()
 # Headers that must not be recorded: they carry the (fake) keys.
-SECRET_HEADERS = {"authorization", "x-api-key"}
+SECRET_HEADERS = {"authorization", "x-api-key", "x-goog-api-key"}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Wire-format interop suite: our OpenAI and Anthropic adapters against fakellm, a mock server
-# written by someone else, with every exchange validated by the official Python SDKs' types.
+# Wire-format interop suite: our chat completions and Anthropic adapters against fakellm, a mock
+# server written by someone else, and our Responses API and Gemini adapters against
+# interop/fake_apis.py (fakellm speaks neither), whose replies are built from the SDKs' own types;
+# every exchange is validated by the official Python SDKs' types.
 #
-# Self-installing: creates target/interop-venv with fakellm, openai and anthropic from PyPI.
+# Self-installing: creates target/interop-venv with fakellm, openai, anthropic and google-genai
+# from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=target/interop-venv
 WORK=target/interop
 mkdir -p "$WORK"
-if [ ! -x "$VENV/bin/fakellm" ] || ! "$VENV/bin/python" -c "import openai, anthropic" 2>/dev/null; then
-    echo "== interop: installing fakellm, openai, anthropic into $VENV"
+if [ ! -x "$VENV/bin/fakellm" ] || ! "$VENV/bin/python" -c "import openai, anthropic, google.genai" 2>/dev/null; then
+    echo "== interop: installing fakellm, openai, anthropic, google-genai into $VENV"
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "fakellm==0.3.5" openai anthropic
+    # `python -m pip`, not bin/pip: a venv copied from elsewhere keeps the old path in bin/pip.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "fakellm==0.3.5" \
+        openai anthropic google-genai
 fi
 PY="$VENV/bin/python"
 
 free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 FAKE_PORT=$(free_port)
 PROXY_PORT=$(free_port)
+APIS_PORT=$(free_port)
+APIS_PROXY_PORT=$(free_port)
 CAPTURE="$WORK/exchanges.jsonl"
 : > "$CAPTURE"
 
@@ -35,12 +42,27 @@ PIDS+=($!)
 "$PY" interop/capture_proxy.py "$PROXY_PORT" "http://127.0.0.1:$FAKE_PORT" "$CAPTURE" \
     > "$WORK/proxy.log" 2>&1 &
 PIDS+=($!)
+"$PY" interop/fake_apis.py "$APIS_PORT" > "$WORK/fake_apis.log" 2>&1 &
+PIDS+=($!)
+# The same capture file: the runs are sequential, and validate.py checks them in order.
+"$PY" interop/capture_proxy.py "$APIS_PROXY_PORT" "http://127.0.0.1:$APIS_PORT" "$CAPTURE" \
+    > "$WORK/apis_proxy.log" 2>&1 &
+PIDS+=($!)
 
 for _ in $(seq 1 100); do
     if "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$FAKE_PORT/_fakellm/stats', timeout=1)" 2>/dev/null; then
         break
     fi
     sleep 0.2
+done
+
+for port in "$APIS_PORT" "$PROXY_PORT" "$APIS_PROXY_PORT"; do
+    for _ in $(seq 1 100); do
+        if "$PY" -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=1)" 2>/dev/null; then
+            break
+        fi
+        sleep 0.2
+    done
 done
 
 reset() { "$PY" -c "import urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:$FAKE_PORT/_fakellm/reset', method='POST'))"; }
@@ -50,22 +72,29 @@ cargo build --quiet -p phi-agent --test http
 
 # The README's run command, unchanged, against each provider.
 run_example() {
-    local name=$1; shift
-    echo "== interop: cargo run --example custom-tool ($name via fakellm)"
+    local name=$1 server=$2; shift 2
+    echo "== interop: cargo run --example custom-tool ($name via $server)"
     reset
     env "$@" cargo run --quiet --example custom-tool | tee "$WORK/$name.out"
     grep -q "^online:" "$WORK/$name.out" || { echo "$name: the example did not go online"; exit 1; }
     grep -q "<- calculator \[.*\] ok: 42" "$WORK/$name.out" || { echo "$name: no calculator result"; exit 1; }
     grep -q "^answer: 6 times 7 is 42" "$WORK/$name.out" || { echo "$name: wrong answer"; exit 1; }
 }
-run_example openai -u ANTHROPIC_API_KEY OPENAI_API_KEY=sk-interop-not-a-key \
+# Only the variables of the provider under test are set (the example's precedence is unit-tested).
+UNSET=(-u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u GEMINI_API_KEY -u PHI_PROVIDER -u OPENAI_API)
+run_example openai fakellm "${UNSET[@]}" OPENAI_API_KEY=sk-interop-not-a-key \
     OPENAI_BASE_URL="http://127.0.0.1:$PROXY_PORT/v1" OPENAI_MODEL=gpt-4o-mini
-run_example anthropic -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-interop-not-a-key \
+run_example anthropic fakellm "${UNSET[@]}" ANTHROPIC_API_KEY=sk-ant-interop-not-a-key \
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PROXY_PORT" ANTHROPIC_MODEL=claude-sonnet-4-5
+run_example responses fake_apis.py "${UNSET[@]}" OPENAI_API_KEY=sk-interop-not-a-key OPENAI_API=responses \
+    OPENAI_BASE_URL="http://127.0.0.1:$APIS_PROXY_PORT/v1" OPENAI_MODEL=gpt-4o-mini
+run_example gemini fake_apis.py "${UNSET[@]}" GEMINI_API_KEY=AIza-interop-not-a-key \
+    GEMINI_BASE_URL="http://127.0.0.1:$APIS_PROXY_PORT" GEMINI_MODEL=gemini-2.5-flash
 
-echo "== interop: image and error results through both adapters (tests/http/interop.rs)"
+echo "== interop: image and error results through every adapter (tests/http/interop.rs)"
 reset
 PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
+    PHI_INTEROP_APIS_URL="http://127.0.0.1:$APIS_PROXY_PORT" \
     cargo test --quiet -p phi-agent --test http interop:: -- --ignored --test-threads=1
 
 if grep -q "interop-not-a-key" "$WORK"/*.out; then

@@ -81,11 +81,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, body)) = data.split_first() else {
         return;
     };
-    let provider = if selector % 2 == 0 {
-        "openai"
-    } else {
-        "anthropic"
-    };
+    let provider = ["openai", "anthropic", "gemini", "openai-responses"][usize::from(selector % 4)];
     let Ok(reply) = parse_response_body(provider, body) else {
         return;
     };

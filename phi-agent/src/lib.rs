@@ -12,8 +12,9 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `openai` | yes | `llm::OpenAiClient` (chat completions; brings reqwest and rustls) |
-//! | `anthropic` | yes | `llm::AnthropicClient` (messages; brings reqwest and rustls) |
+//! | `openai` | yes | `llm::OpenAiClient` (chat completions) and `llm::ResponsesClient` (the Responses API, stateless); reqwest and rustls |
+//! | `anthropic` | yes | `llm::AnthropicClient` (messages); reqwest and rustls |
+//! | `gemini` | yes | `llm::GeminiClient` (`generateContent`); reqwest and rustls |
 //! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |

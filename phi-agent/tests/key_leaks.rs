@@ -9,7 +9,9 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use phi_agent::llm::{AnthropicClient, LlmClient, LlmRequest, OpenAiClient};
+use phi_agent::llm::{
+    AnthropicClient, GeminiClient, LlmClient, LlmRequest, OpenAiClient, ResponsesClient,
+};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
 };
@@ -19,7 +21,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 #[path = "support/providers.rs"]
 mod providers;
-use providers::{BOTH, http};
+use providers::{ALL, http};
 
 const KEY: &str = "sk-proj-SECURITY-0123456789abcdef";
 
@@ -75,7 +77,7 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
     let _guard = tracing::subscriber::set_default(subscriber);
     let mut shown = Vec::new();
 
-    for provider in BOTH {
+    for provider in ALL {
         // A successful run with a tool call.
         let server = MockServer::start().await;
         Mock::given(method("POST"))
@@ -88,9 +90,11 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
             .mount(&server)
             .await;
         shown.push(format!(
-            "{:?} {:?}",
+            "{:?} {:?} {:?} {:?}",
             OpenAiClient::new(KEY, "m").unwrap(),
-            AnthropicClient::new(KEY, "m").unwrap()
+            AnthropicClient::new(KEY, "m").unwrap(),
+            GeminiClient::new(KEY, "m").unwrap(),
+            ResponsesClient::new(KEY, "m").unwrap()
         ));
         let builder = base_agent_builder(provider.client(&server.uri(), KEY, http(2_000, 1)))
             .register_tool(Open);
@@ -103,6 +107,11 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
         let sent = server.received_requests().await.unwrap();
         let headers = format!("{:?}", sent[0].headers);
         assert!(headers.contains(KEY), "the server saw the key");
+        assert!(
+            sent.iter()
+                .all(|request| !request.url.as_str().contains(KEY)),
+            "{provider:?}: the key is never in the URL"
+        );
 
         // A server that echoes the key in its error, a retried 503, a 2xx body that is not
         // JSON but quotes the key, and a refused connection.
@@ -144,6 +153,9 @@ async fn api_keys_never_appear_in_debug_errors_or_logs() {
     }
     // From the environment too, and with a key that cannot go in a header.
     let bad = OpenAiClient::new(format!("{KEY}\n"), "m").unwrap();
+    let error = bad.complete(&LlmRequest::default()).await.unwrap_err();
+    shown.push(format!("{bad:?} {error} {error:?}"));
+    let bad = GeminiClient::new(format!("{KEY}\n"), "m").unwrap();
     let error = bad.complete(&LlmRequest::default()).await.unwrap_err();
     shown.push(format!("{bad:?} {error} {error:?}"));
 

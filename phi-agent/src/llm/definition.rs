@@ -54,7 +54,21 @@ pub fn openai(spec: &ToolSpec) -> Value {
 /// [`openai`]'s tool object borrowing its schema, for an adapter to serialize straight into its
 /// request without building (and dropping) a copy of every schema.
 pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
-    let (parameters, strict) = match spec.dialects.wire(&spec.schema, Dialect::OpenAiStrict) {
+    let (parameters, strict) = openai_parameters(spec);
+    OpenAiTool {
+        kind: "function",
+        function: OpenAiFunction {
+            name: spec.name,
+            description: spec.description,
+            parameters,
+            strict,
+        },
+    }
+}
+
+/// The strict schema when it fits, else the non-strict one: what both OpenAI APIs send.
+fn openai_parameters(spec: &ToolSpec) -> (WireSchema<'_>, bool) {
+    match spec.dialects.wire(&spec.schema, Dialect::OpenAiStrict) {
         Ok(schema) => (schema, true),
         Err(error) => {
             spec.dialects.warn_once(Dialect::OpenAiStrict, || {
@@ -69,15 +83,6 @@ pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
                 false,
             )
         }
-    };
-    OpenAiTool {
-        kind: "function",
-        function: OpenAiFunction {
-            name: spec.name,
-            description: spec.description,
-            parameters,
-            strict,
-        },
     }
 }
 
@@ -91,6 +96,46 @@ pub(crate) struct OpenAiTool<'a> {
 
 #[derive(Serialize)]
 struct OpenAiFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: WireSchema<'a>,
+    strict: bool,
+}
+
+/// The OpenAI Responses API's function tool: `{"type": "function", name, description,
+/// parameters, strict}`, flat where chat completions nest it under `function`; the schema and the
+/// strict-mode fallback are [`openai`]'s (`docs/providers.md#openai-responses-tool-object`).
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
+/// let tool = phi_agent::llm::definition::openai_responses(&spec);
+/// assert_eq!(tool["name"], "ping");
+/// assert_eq!(tool["strict"], true);
+/// assert_eq!(tool["parameters"], phi_agent::llm::definition::openai(&spec)["function"]["parameters"]);
+/// ```
+pub fn openai_responses(spec: &ToolSpec) -> Value {
+    serde_json::to_value(openai_responses_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`openai_responses`]'s tool object borrowing its schema; see [`openai_borrowed`].
+pub(crate) fn openai_responses_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
+    let (parameters, strict) = openai_parameters(spec);
+    ResponsesTool {
+        kind: "function",
+        name: spec.name,
+        description: spec.description,
+        parameters,
+        strict,
+    }
+}
+
+/// See [`openai_responses_borrowed`].
+#[derive(Serialize)]
+pub(crate) struct ResponsesTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
     name: &'a str,
     description: &'a str,
     parameters: WireSchema<'a>,
@@ -146,12 +191,79 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
     let mut declaration = Map::new();
     declaration.insert("name".into(), spec.name.into());
     declaration.insert("description".into(), spec.description.into());
-    let has_properties = parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_some_and(|properties| !properties.is_empty());
-    if has_properties {
+    if has_properties(parameters) {
         declaration.insert("parameters".into(), parameters.clone());
     }
     Ok(Value::Object(declaration))
+}
+
+/// A Gemini `FunctionDeclaration` with the full JSON Schema: `{name, description,
+/// parametersJsonSchema}`, the schema being the canonical one ([`Dialect::Mcp`]). What
+/// `GeminiClient` sends by default (`docs/providers.md#gemini-json-schema`).
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}});
+/// let spec = ToolSpec::new("tag", "Tag things", schema.clone());
+/// let declaration = phi_agent::llm::definition::gemini_json_schema(&spec);
+/// assert_eq!(declaration["parametersJsonSchema"], schema, "maps need no OpenAPI form");
+/// ```
+pub fn gemini_json_schema(spec: &ToolSpec) -> Value {
+    serde_json::to_value(gemini_json_schema_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`gemini_json_schema`]'s declaration borrowing its schema; see [`openai_borrowed`].
+pub(crate) fn gemini_json_schema_borrowed(spec: &ToolSpec) -> GeminiDeclaration<'_> {
+    GeminiDeclaration {
+        name: spec.name,
+        description: spec.description,
+        parameters: None,
+        parameters_json_schema: Some(spec.dialect_schema_or_canonical(Dialect::Mcp)),
+    }
+}
+
+/// [`gemini`]'s declaration when the OpenAPI-style dialect can express the schema, otherwise
+/// [`gemini_json_schema`]'s, with a warning once per tool: what `GeminiClient` sends in its
+/// OpenAPI form. Gemini reads both fields, so no tool has to be left out.
+#[cfg_attr(not(feature = "gemini"), allow(dead_code))]
+pub(crate) fn gemini_openapi_or_json_schema(spec: &ToolSpec) -> GeminiDeclaration<'_> {
+    match spec.dialect_schema(Dialect::Gemini) {
+        Ok(parameters) => GeminiDeclaration {
+            name: spec.name,
+            description: spec.description,
+            parameters: has_properties(parameters).then_some(parameters),
+            parameters_json_schema: None,
+        },
+        Err(error) => {
+            spec.dialects.warn_once(Dialect::Gemini, || {
+                tracing::warn!(
+                    tool = spec.name,
+                    reason = %error,
+                    "tool schema does not fit Gemini's OpenAPI-style `parameters`; sending it as `parametersJsonSchema`"
+                );
+            });
+            gemini_json_schema_borrowed(spec)
+        }
+    }
+}
+
+/// See [`gemini_json_schema_borrowed`].
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GeminiDeclaration<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters_json_schema: Option<&'a Value>,
+}
+
+/// Whether an object schema declares at least one property.
+fn has_properties(schema: &Value) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| !properties.is_empty())
 }

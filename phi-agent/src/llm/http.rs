@@ -1,5 +1,6 @@
 //! The HTTP side of the provider adapters: one JSON POST with a timeout, bounded retries with
-//! exponential backoff and jitter that honour `Retry-After`, and errors that quote the provider.
+//! exponential backoff and jitter that honour `Retry-After` (or Google's `RetryInfo` in the error
+//! body), and errors that quote the provider.
 //!
 //! API keys travel only in headers marked sensitive and are never formatted into errors or logs.
 
@@ -92,6 +93,26 @@ fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
         },
     };
     // `try_`: a huge or negative value from the network must not panic.
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// The wait an error body asked for, Google's way (Gemini sends no `Retry-After`): a
+/// `google.rpc.RetryInfo` among `error.details`, whose `retryDelay` is a protobuf `Duration` in
+/// JSON, seconds with an `s` (`"33s"`, `"0.5s"`).
+fn body_retry_delay(bytes: &[u8]) -> Option<Duration> {
+    let body: Value = serde_json::from_slice(bytes).ok()?;
+    let delay = body
+        .pointer("/error/details")?
+        .as_array()?
+        .iter()
+        .filter(|detail| {
+            detail
+                .get("@type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| kind.ends_with("google.rpc.RetryInfo"))
+        })
+        .find_map(|detail| detail.get("retryDelay")?.as_str())?;
+    let seconds: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
     Duration::try_from_secs_f64(seconds).ok()
 }
 
@@ -237,7 +258,7 @@ impl JsonPoster {
         if is_retryable(status) {
             Attempt::Retry {
                 error,
-                retry_after: wait,
+                retry_after: wait.or_else(|| body_retry_delay(&bytes)),
             }
         } else {
             Attempt::Done(Err(error))
@@ -306,7 +327,10 @@ fn provider_message(bytes: &[u8]) -> String {
     let json: Option<Value> = serde_json::from_slice(bytes).ok();
     let error = json.as_ref().map(|body| body.get("error").unwrap_or(body));
     let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
-    let kind = error.and_then(|e| e.get("type")).and_then(Value::as_str);
+    // Gemini (Google's API errors) names the kind `status`, e.g. `RESOURCE_EXHAUSTED`.
+    let kind = error
+        .and_then(|e| e.get("type").or_else(|| e.get("status")))
+        .and_then(Value::as_str);
     match (kind, message) {
         (Some(kind), Some(message)) => format!("{kind}: {message}"),
         (None, Some(message)) => message.to_string(),
@@ -416,6 +440,35 @@ mod tests {
     }
 
     #[test]
+    fn retry_info_in_a_google_error_body_is_read() {
+        let body = |delay: &str| {
+            format!(
+                r#"{{"error": {{"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [
+                    {{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []}},
+                    {{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "{delay}"}}
+                ]}}}}"#
+            )
+        };
+        assert_eq!(
+            body_retry_delay(body("33s").as_bytes()),
+            Some(Duration::from_secs(33))
+        );
+        assert_eq!(
+            body_retry_delay(body("0.25s").as_bytes()),
+            Some(Duration::from_millis(250))
+        );
+        for nonsense in ["33", "-1s", "1e400s", "soon"] {
+            assert_eq!(
+                body_retry_delay(body(nonsense).as_bytes()),
+                None,
+                "{nonsense}"
+            );
+        }
+        assert_eq!(body_retry_delay(b"rate limited"), None);
+        assert_eq!(body_retry_delay(br#"{"error": {"message": "x"}}"#), None);
+    }
+
+    #[test]
     fn jitter_stays_in_range() {
         for _ in 0..100 {
             let value = jitter();
@@ -433,6 +486,12 @@ mod tests {
         let anthropic =
             br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
         assert_eq!(provider_message(anthropic), "overloaded_error: Overloaded");
+        let gemini =
+            br#"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}"#;
+        assert_eq!(
+            provider_message(gemini),
+            "RESOURCE_EXHAUSTED: Quota exceeded"
+        );
         assert_eq!(
             provider_message(b"<html>Bad Gateway</html>"),
             "<html>Bad Gateway</html>"

@@ -1,21 +1,26 @@
 //! The model side of an agent: the [`LlmClient`] trait, the conversation types it speaks, and
-//! the adapters: `OpenAiClient` (feature `openai`), `AnthropicClient` (feature `anthropic`) and the
-//! offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
+//! the adapters: `OpenAiClient` and `ResponsesClient` (feature `openai`: chat completions and the
+//! Responses API), `AnthropicClient` (feature `anthropic`), `GeminiClient` (feature `gemini`) and
+//! the offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
 pub mod definition;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "gemini")]
+mod gemini;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
 mod message;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod responses;
 mod scripted;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod settings;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod tool_cache;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod wire;
 
 use std::sync::Arc;
@@ -28,14 +33,18 @@ pub use crate::message::{Message, ToolCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 pub use anthropic::AnthropicClient;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "gemini")]
+pub use gemini::{GeminiClient, GeminiSchemaForm};
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use http::HttpConfig;
 pub use message::{LlmRequest, LlmResponse, StopReason, Usage};
 #[cfg(feature = "openai")]
 pub use openai::OpenAiClient;
+#[cfg(feature = "openai")]
+pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
 #[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.

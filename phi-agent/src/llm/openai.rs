@@ -169,32 +169,41 @@ fn openai_message(message: &Message) -> Value {
             is_error,
             ..
         } => {
-            // Chat completions carry text only: images become a note (Content::to_model_text).
-            let text = content
-                .iter()
-                .map(crate::Content::to_model_text)
-                .collect::<Vec<_>>()
-                .join("\n");
-            let text = if *is_error {
-                format!("Error: {text}")
-            } else {
-                text
-            };
+            let text = tool_result_text(content, *is_error);
             json!({"role": "tool", "tool_call_id": tool_call_id, "content": text})
         }
     }
 }
 
-fn openai_tool_call(call: &ToolCall) -> Value {
-    // Arguments the model sent as non-JSON text go back exactly as it wrote them.
-    let arguments = match &call.arguments {
+/// A tool result as the text both OpenAI APIs take: images become a note
+/// (`Content::to_model_text`), and a failure says so.
+pub(crate) fn tool_result_text(content: &[crate::Content], is_error: bool) -> String {
+    let text = content
+        .iter()
+        .map(crate::Content::to_model_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if is_error {
+        format!("Error: {text}")
+    } else {
+        text
+    }
+}
+
+/// A call's arguments as the string both OpenAI APIs take. Arguments the model sent as non-JSON
+/// text go back exactly as it wrote them.
+pub(crate) fn replayed_arguments(call: &ToolCall) -> String {
+    match &call.arguments {
         Value::String(raw) => raw.clone(),
         other => other.to_string(),
-    };
+    }
+}
+
+fn openai_tool_call(call: &ToolCall) -> Value {
     json!({
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": arguments},
+        "function": {"name": call.name, "arguments": replayed_arguments(call)},
     })
 }
 
@@ -266,7 +275,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
 
 /// The arguments string as JSON; empty means no arguments; text that is not JSON stays a string
 /// so the agent can tell the model.
-fn parse_arguments(raw: &str) -> Value {
+pub(crate) fn parse_arguments(raw: &str) -> Value {
     if raw.trim().is_empty() {
         return Value::Object(Map::new());
     }

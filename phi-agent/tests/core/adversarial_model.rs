@@ -743,3 +743,25 @@ async fn ten_thousand_levels_from_a_custom_model_client_end_in_an_error_result()
         json!("<arguments nested more than 128 levels deep, dropped>")
     );
 }
+
+/// The fuzz seeds (`fuzz/seeds/provider_response`) stay what they are meant to be: replies with
+/// tool calls that their adapter reads, so fuzzing starts from inputs that reach the round trip.
+#[test]
+fn every_fuzz_seed_with_calls_is_read_by_its_adapter() {
+    let seeds =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/provider_response");
+    for (file, provider) in [
+        ("openai_calls.json", "openai"),
+        ("anthropic_calls.json", "anthropic"),
+        ("gemini_calls.json", "gemini"),
+        ("responses_calls.json", "openai-responses"),
+    ] {
+        let body = std::fs::read(seeds.join(file)).unwrap();
+        let reply = parse_response_body(provider, &body).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            !reply.tool_calls.is_empty(),
+            "{file}: {:?}",
+            reply.tool_calls
+        );
+    }
+}

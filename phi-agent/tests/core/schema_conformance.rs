@@ -16,9 +16,10 @@ mod sample;
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
-use phi_agent::llm::ToolSpec;
 use phi_agent::llm::definition;
+use phi_agent::llm::{GeminiClient, GeminiSchemaForm, LlmRequest, ToolSpec};
 use phi_agent::schema::{Dialect, to_dialect};
 use serde_json::Value;
 
@@ -109,6 +110,73 @@ fn the_request_carries_exactly_the_checked_dialect_schema() {
             }
         }
     }
+}
+
+/// The one function declaration a Gemini request for `spec` carries, read back from the bytes
+/// posted, and those bytes as text.
+fn gemini_declaration(spec: &ToolSpec, form: GeminiSchemaForm) -> (Value, String) {
+    let client = GeminiClient::new("k", "m").unwrap().with_schema_form(form);
+    let request = LlmRequest {
+        tools: Arc::from(vec![spec.clone()]),
+        ..LlmRequest::default()
+    };
+    let bytes = String::from_utf8(client.request_bytes(&request)).unwrap();
+    let body: Value = serde_json::from_str(&bytes).unwrap();
+    (body["tools"][0]["functionDeclarations"][0].clone(), bytes)
+}
+
+/// What Gemini is sent for `spec`, in both forms, is the dialect schema these tests check, byte
+/// for byte (`docs/providers.md#gemini-json-schema`, `#gemini-function-declaration`):
+/// `parametersJsonSchema` is the MCP (canonical) dialect; `parameters` is the Gemini dialect,
+/// left out for a tool without arguments, and a schema that dialect refuses goes out as
+/// `parametersJsonSchema` instead.
+pub(crate) fn assert_gemini_sends_the_dialects(spec: &ToolSpec, name: &str) {
+    let (json_form, bytes) = gemini_declaration(spec, GeminiSchemaForm::JsonSchema);
+    let mcp = to_dialect(&spec.schema, Dialect::Mcp).unwrap().to_string();
+    assert!(
+        bytes.contains(&format!("\"parametersJsonSchema\":{mcp}")),
+        "{name}: {bytes}"
+    );
+    assert!(json_form.get("parameters").is_none(), "{name}");
+
+    let (openapi_form, bytes) = gemini_declaration(spec, GeminiSchemaForm::OpenApi);
+    match to_dialect(&spec.schema, Dialect::Gemini) {
+        Ok(gemini) => {
+            assert!(openapi_form.get("parametersJsonSchema").is_none(), "{name}");
+            assert_eq!(
+                openapi_form,
+                definition::gemini(spec).unwrap(),
+                "{name}: the adapter sends definition::gemini"
+            );
+            let has_properties = gemini["properties"]
+                .as_object()
+                .is_some_and(|properties| !properties.is_empty());
+            if has_properties {
+                let text = format!("\"parameters\":{gemini}");
+                assert!(bytes.contains(&text), "{name}: {bytes}");
+            } else {
+                assert!(openapi_form.get("parameters").is_none(), "{name}");
+            }
+        }
+        Err(_) => {
+            assert!(openapi_form.get("parameters").is_none(), "{name}");
+            assert!(
+                bytes.contains(&format!("\"parametersJsonSchema\":{mcp}")),
+                "{name}: {bytes}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gemini_requests_carry_exactly_the_checked_dialect_schemas() {
+    let mut fallbacks = 0;
+    for case in corpus::all() {
+        let spec = ToolSpec::new("probe", "A probe", case.canonical.clone());
+        assert_gemini_sends_the_dialects(&spec, case.name);
+        fallbacks += usize::from(to_dialect(&spec.schema, Dialect::Gemini).is_err());
+    }
+    assert!(fallbacks > 0, "the corpus exercises the fallback");
 }
 
 #[test]

@@ -187,6 +187,28 @@ fn anthropic_and_gemini_definitions() {
     assert_eq!(error.problems[0].path, "filters.extra");
 }
 
+/// Registered tools (a typed tool that fits Gemini's OpenAPI dialect, one with a map that does
+/// not, a tool without arguments): the Gemini adapter sends each dialect byte for byte.
+#[test]
+fn gemini_requests_carry_the_dialects_of_registered_tools() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Weather).unwrap();
+    registry.register(Search).unwrap();
+    registry
+        .register(raw(json!({"type": "object", "properties": {}})))
+        .unwrap();
+    for tool in registry.iter() {
+        let spec = tool.spec();
+        crate::schema_conformance::assert_gemini_sends_the_dialects(&spec, spec.name);
+    }
+    let declaration = definition::gemini_json_schema(&registry.get("search").unwrap().spec());
+    assert_eq!(
+        declaration["parametersJsonSchema"]["properties"]["filters"]["properties"]["extra"]["additionalProperties"],
+        json!({"type": "string"}),
+        "the JSON Schema form keeps what the OpenAPI form cannot say"
+    );
+}
+
 #[test]
 fn mcp_definition_carries_output_schema_and_annotations() {
     let mut registry = ToolRegistry::new(ToolConfig::default());

@@ -1,13 +1,18 @@
-//! Driven by `interop/run.sh` against fakellm (ignored in the ordinary test run, which has no
-//! server): a run whose tool results carry an image and an error, and a run whose first answer is
-//! HTTP 529, through both adapters, so the suite's SDK validation sees those shapes on the wire.
+//! Driven by `interop/run.sh` against fakellm and `interop/fake_apis.py` (ignored in the ordinary
+//! test run, which has no server): a run whose tool results carry an image and an error through
+//! every adapter (Gemini's in its OpenAPI schema form, which the example does not use), and a run
+//! whose first answer is HTTP 529 through chat completions and Anthropic, so the suite's SDK
+//! validation sees those shapes on the wire.
 //!
-//! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT cargo test -p phi-agent --test http interop:: -- --ignored`
+//! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT PHI_INTEROP_APIS_URL=http://127.0.0.1:PORT2 cargo test -p phi-agent --test http interop:: -- --ignored`
 
 use async_trait::async_trait;
 use std::time::Duration;
 
-use phi_agent::llm::{AnthropicClient, HttpConfig, LlmClient, OpenAiClient};
+use phi_agent::llm::{
+    AnthropicClient, GeminiClient, GeminiSchemaForm, HttpConfig, LlmClient, OpenAiClient,
+    ResponsesClient,
+};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
 };
@@ -60,6 +65,12 @@ fn base_url() -> String {
         .expect("set PHI_INTEROP_BASE_URL to the fakellm (or capture proxy) address")
 }
 
+/// The address of `interop/fake_apis.py` (or its capture proxy): the Responses API and Gemini.
+fn apis_url() -> String {
+    std::env::var("PHI_INTEROP_APIS_URL")
+        .expect("set PHI_INTEROP_APIS_URL to the fake_apis.py (or capture proxy) address")
+}
+
 async fn run_through(llm: impl LlmClient + 'static) {
     // fakellm counts turns per first user message: one prompt per adapter.
     let prompt = format!("take a snapshot, then fail ({})", llm.provider());
@@ -93,6 +104,28 @@ async fn images_and_errors_through_anthropic() {
     let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
         .unwrap()
         .with_base_url(base_url());
+    run_through(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn images_and_errors_through_responses() {
+    let client = ResponsesClient::new("sk-interop", "gpt-4o-mini")
+        .unwrap()
+        .with_base_url(format!("{}/v1", apis_url()))
+        .with_http_config(quick_retries());
+    run_through(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn images_and_errors_through_gemini_in_the_openapi_form() {
+    let client = GeminiClient::new("AIza-interop", "gemini-2.5-flash")
+        .unwrap()
+        .with_base_url(apis_url())
+        .with_schema_form(GeminiSchemaForm::OpenApi)
+        .with_max_tokens(256)
+        .with_http_config(quick_retries());
     run_through(client).await;
 }
 

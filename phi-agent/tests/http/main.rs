@@ -1,11 +1,12 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). The HTTP adapters against local fake servers (wiremock): faults,
-//! retries, security; and the interop entry points that `interop/run.sh` runs
+//! retries, security (`gemini_responses`: the Gemini and Responses adapters); and the interop entry points that `interop/run.sh` runs
 //! against fakellm.
 
 #[path = "../support/providers.rs"]
 mod providers;
 
+mod gemini_responses;
 mod http_faults;
 mod interop;
 mod network_faults;

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::providers::{BOTH, Provider, http};
+use crate::providers::{ALL, Provider, http};
 
 const KEY: &str = "sk-network-fault-secret";
 
@@ -90,7 +90,7 @@ fn respond(stream: &mut TcpStream, status: &str, headers: &str, body: &[u8]) {
 
 #[tokio::test]
 async fn a_refused_connection_is_retried_then_reported() {
-    for provider in BOTH {
+    for provider in ALL {
         // A port that was just free and is closed again: connecting is refused at once.
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -122,7 +122,7 @@ async fn a_refused_connection_is_retried_then_reported() {
 
 #[tokio::test]
 async fn a_connection_reset_mid_body_is_retried_and_the_next_answer_is_used() {
-    for provider in BOTH {
+    for provider in ALL {
         let good = provider.answer("after the reset").to_string();
         let (base, accepted) = raw_server(
             2,
@@ -188,7 +188,7 @@ async fn connections_that_always_break_mid_body_end_in_a_clear_error() {
 
 #[tokio::test]
 async fn a_429_storm_is_waited_out_when_it_ends_and_reported_when_it_does_not() {
-    for provider in BOTH {
+    for provider in ALL {
         let server = MockServer::start().await;
         let limited = ResponseTemplate::new(429)
             .insert_header("retry-after", "0.05")
@@ -265,7 +265,7 @@ async fn an_absurd_retry_after_is_capped_by_max_backoff() {
 
 #[tokio::test]
 async fn headers_that_never_come_and_a_trickling_body_time_out() {
-    for provider in BOTH {
+    for provider in ALL {
         for trickle in [false, true] {
             let (base, accepted) = raw_server(
                 2,
@@ -308,7 +308,7 @@ async fn headers_that_never_come_and_a_trickling_body_time_out() {
 
 #[tokio::test]
 async fn invalid_utf8_in_body_or_headers_is_an_error_not_a_panic() {
-    for provider in BOTH {
+    for provider in ALL {
         let mut body = provider.answer("x").to_string().into_bytes();
         let at = body.iter().position(|&b| b == b'x').unwrap();
         body.splice(at..=at, [0xff, 0xfe, 0xc3]);

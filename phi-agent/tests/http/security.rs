@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::providers::{BOTH, http};
+use crate::providers::{ALL, http};
 
 const KEY: &str = "sk-proj-SECURITY-0123456789abcdef";
 const HIDDEN_DESCRIPTION: &str = "HIDDEN-TOOL-DESCRIPTION-never-for-models";
@@ -72,7 +72,7 @@ impl Tool for Probe {
 
 #[tokio::test]
 async fn hidden_tools_are_never_sent_to_a_provider_nor_run_when_the_model_names_them() {
-    for provider in BOTH {
+    for provider in ALL {
         let server = MockServer::start().await;
         Mock::given(method("POST"))
             .respond_with(

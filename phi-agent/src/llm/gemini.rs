@@ -1,0 +1,596 @@
+//! The Gemini API's `generateContent`.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use super::definition;
+use super::http::{ApiKey, JsonPoster};
+use super::settings::{EnvSettings, process_env};
+use super::tool_cache::{SharedJson, ToolJsonCache};
+use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use crate::error::{AgentError, AgentResult};
+
+const PROVIDER: &str = "gemini";
+
+/// What a call id made up for a call Gemini sent without one starts with.
+const MADE_UP_ID: &str = "call_";
+
+/// Where a call's thought signature rides in [`ToolCall::id`]: `{id}#ts={signature}`.
+///
+/// Gemini 3 refuses a history whose function calls lost the `thoughtSignature` they came with,
+/// and [`Message`] has no field for provider state; the id is the one string every layer keeps
+/// verbatim (the agent, its events and a serialized conversation), so the signature travels in it.
+const SIGNATURE_MARK: &str = "#ts=";
+
+/// Which field of a `FunctionDeclaration` carries a tool's argument schema.
+///
+/// `docs/providers.md#gemini-function-declaration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GeminiSchemaForm {
+    /// `parametersJsonSchema`: the canonical JSON Schema as it is ([`Dialect::Mcp`]), which
+    /// Gemini reads in full (maps, `additionalProperties`, nullable unions, `$ref`s).
+    ///
+    /// [`Dialect::Mcp`]: crate::schema::Dialect::Mcp
+    #[default]
+    JsonSchema,
+    /// `parameters`: the OpenAPI-style `Schema` object ([`Dialect::Gemini`], built by
+    /// [`definition::gemini`]). A tool whose schema that dialect cannot express is sent in the
+    /// JSON Schema form instead, with a warning once per tool.
+    ///
+    /// [`Dialect::Gemini`]: crate::schema::Dialect::Gemini
+    OpenApi,
+}
+
+/// A client of the Gemini API (`POST {base_url}/v1beta/models/{model}:generateContent`).
+///
+/// The key goes in the `x-goog-api-key` header, never in the URL, and never appears in `Debug`
+/// or errors. Tools are declared with their full JSON Schema by default
+/// ([`GeminiSchemaForm`]).
+///
+/// Calls: Gemini's older models send function calls without an `id`; those get `call_<n>` (`n`
+/// the call's position in the reply) and are answered by name and order, as Gemini matches them.
+/// A call's `thoughtSignature` is kept in its id (`{id}#ts={signature}`) and sent back with it.
+///
+/// ```
+/// use phi_agent::llm::{GeminiClient, GeminiSchemaForm};
+/// let client = GeminiClient::new("AIza-not-a-real-key", "gemini-2.5-flash")?
+///     .with_base_url("http://127.0.0.1:8000/")
+///     .with_schema_form(GeminiSchemaForm::OpenApi);
+/// assert_eq!(client.base_url(), "http://127.0.0.1:8000");
+/// assert_eq!(client.endpoint(), "http://127.0.0.1:8000/v1beta/models/gemini-2.5-flash:generateContent");
+/// assert!(!format!("{client:?}").contains("AIza-not-a-real-key"));
+/// # Ok::<(), phi_agent::AgentError>(())
+/// ```
+#[derive(Clone)]
+pub struct GeminiClient {
+    http: JsonPoster,
+    key: ApiKey,
+    base_url: String,
+    model: String,
+    max_tokens: Option<u32>,
+    form: GeminiSchemaForm,
+    tools: ToolJsonCache,
+}
+
+impl GeminiClient {
+    /// The public API's base URL (without `/v1beta`, as the official SDKs take it).
+    pub const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
+    /// The model used when `GEMINI_MODEL` is not set.
+    pub const DEFAULT_MODEL: &'static str = "gemini-2.5-flash";
+
+    /// A client for `model` (with or without the `models/` prefix) using `api_key`, against the
+    /// public API.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
+        let model = model.into();
+        let model = model.strip_prefix("models/").unwrap_or(&model).to_string();
+        Ok(Self {
+            http: JsonPoster::new(PROVIDER)?,
+            key: ApiKey::new(api_key),
+            base_url: Self::DEFAULT_BASE_URL.to_string(),
+            model,
+            max_tokens: None,
+            form: GeminiSchemaForm::default(),
+            tools: ToolJsonCache::default(),
+        })
+    }
+
+    /// A client configured from the environment: `GEMINI_API_KEY` (required), `GEMINI_BASE_URL`
+    /// (default the public API) and `GEMINI_MODEL` (default
+    /// [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
+    pub fn from_env() -> AgentResult<Self> {
+        Self::from_lookup(process_env)
+    }
+
+    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
+        let settings = EnvSettings::read("GEMINI", "Gemini", get)?;
+        let model = settings
+            .model
+            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let client = Self::new(settings.key, model)?;
+        Ok(match settings.base_url {
+            Some(url) => client.with_base_url(url),
+            None => client,
+        })
+    }
+
+    /// Sends requests to `base_url` instead (the part before `/v1beta/models/...`).
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// Uses `config` for timeouts and retries.
+    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
+        self.http.config = config;
+        self
+    }
+
+    /// Caps the reply length (`generationConfig.maxOutputTokens`).
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Declares tools' schemas in `form` (default [`GeminiSchemaForm::JsonSchema`]).
+    pub fn with_schema_form(mut self, form: GeminiSchemaForm) -> Self {
+        self.form = form;
+        // The cache holds declarations in the old form.
+        self.tools = ToolJsonCache::default();
+        self
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!(
+            "{}/v1beta/models/{}:generateContent",
+            self.base_url, self.model
+        )
+    }
+
+    /// The JSON body this client sends for `request`.
+    pub fn request_body(&self, request: &LlmRequest) -> Value {
+        serde_json::to_value(self.body(request)).unwrap_or_default()
+    }
+
+    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
+    /// serialized, the declarations copied from the text kept for the last tool list.
+    ///
+    /// Hidden: the conformance tests compare the schemas in it, byte for byte, with the
+    /// dialects; a program sends requests through [`LlmClient::complete`].
+    #[doc(hidden)]
+    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
+        // Serializing JSON values and strings to memory cannot fail.
+        serde_json::to_vec(&self.body(request)).unwrap_or_default()
+    }
+
+    fn body(&self, request: &LlmRequest) -> GenerateBody {
+        let mut system: Vec<&str> = request.system.iter().map(String::as_str).collect();
+        let mut contents = Contents::default();
+        // The calls of the last assistant turn, to answer its results by name and order.
+        let mut open_calls: &[ToolCall] = &[];
+        for message in &request.messages {
+            match message {
+                Message::System { text } => system.push(text),
+                Message::User { text } if !text.is_empty() => {
+                    contents.push("user", json!({"text": text}))
+                }
+                Message::User { .. } => {}
+                Message::Assistant { text, tool_calls } => {
+                    if !text.is_empty() {
+                        contents.push("model", json!({"text": text}));
+                    }
+                    for call in tool_calls {
+                        contents.push("model", function_call(call));
+                    }
+                    open_calls = tool_calls;
+                }
+                Message::Tool {
+                    tool_call_id,
+                    name,
+                    content,
+                    is_error,
+                } => {
+                    // The call it answers gives the name Gemini knows; a result without one
+                    // (a history edited by hand) keeps its own.
+                    let call = open_calls.iter().find(|call| &call.id == tool_call_id);
+                    let name = call.map_or(name.as_str(), |call| call.name.as_str());
+                    let text = content
+                        .iter()
+                        .map(crate::Content::to_model_text)
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let (id, _) = split_id(tool_call_id);
+                    contents.push("user", function_response(name, id, &text, *is_error));
+                }
+            }
+        }
+        let declarations = (!request.tools.is_empty()).then(|| match self.form {
+            GeminiSchemaForm::JsonSchema => self
+                .tools
+                .get(&request.tools, definition::gemini_json_schema_borrowed),
+            GeminiSchemaForm::OpenApi => self
+                .tools
+                .get(&request.tools, definition::gemini_openapi_or_json_schema),
+        });
+        GenerateBody {
+            system_instruction: (!system.is_empty())
+                .then(|| json!({"parts": [{"text": system.join("\n\n")}]})),
+            contents: contents.0,
+            tools: declarations.map(|declarations| {
+                vec![FunctionDeclarations {
+                    function_declarations: declarations,
+                }]
+            }),
+            generation_config: self.max_tokens.map(|max| json!({"maxOutputTokens": max})),
+        }
+    }
+}
+
+/// A `generateContent` request; the declarations are shared with earlier turns, not copied.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GenerateBody {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_instruction: Option<Value>,
+    contents: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Vec<FunctionDeclarations>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_config: Option<Value>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FunctionDeclarations {
+    function_declarations: SharedJson,
+}
+
+/// Contents under construction: consecutive parts of one role share a content, so that the
+/// results of parallel calls go back in one user turn, as Gemini expects them.
+#[derive(Default)]
+struct Contents(Vec<Value>);
+
+impl Contents {
+    fn push(&mut self, role: &str, part: Value) {
+        if let Some(last) = self.0.last_mut()
+            && last["role"] == role
+            && let Some(parts) = last["parts"].as_array_mut()
+        {
+            parts.push(part);
+            return;
+        }
+        self.0.push(json!({"role": role, "parts": [part]}));
+    }
+}
+
+/// A call id as the model gave it, and the thought signature kept in it.
+fn split_id(id: &str) -> (&str, Option<&str>) {
+    match id.split_once(SIGNATURE_MARK) {
+        Some((id, signature)) => (id, Some(signature)),
+        None => (id, None),
+    }
+}
+
+/// Whether `id` was made up here for a call Gemini sent without one (so it is not sent back).
+fn is_made_up(id: &str) -> bool {
+    id.strip_prefix(MADE_UP_ID)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn function_call(call: &ToolCall) -> Value {
+    let (id, signature) = split_id(&call.id);
+    // `args` is a Struct: arguments that were not a JSON object were already answered with an
+    // error result, so the call is replayed with none.
+    let args = match &call.arguments {
+        Value::Object(_) => call.arguments.clone(),
+        _ => Value::Object(Map::new()),
+    };
+    let mut function = json!({"name": call.name, "args": args});
+    if !is_made_up(id) {
+        function["id"] = id.into();
+    }
+    let mut part = json!({"functionCall": function});
+    if let Some(signature) = signature {
+        part["thoughtSignature"] = signature.into();
+    }
+    part
+}
+
+fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value {
+    // `response` is a Struct; Gemini's documentation names `output` and `error` as its keys.
+    let key = if is_error { "error" } else { "output" };
+    let mut function = json!({"name": name, "response": {key: text}});
+    if !is_made_up(id) {
+        function["id"] = id.into();
+    }
+    json!({"functionResponse": function})
+}
+
+/// Reads a `GenerateContentResponse`. Public to the crate for the wire tests.
+pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    let invalid = |message: String| AgentError::InvalidResponse {
+        provider: PROVIDER,
+        message,
+    };
+    let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
+        let blocked = body
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str);
+        return Err(invalid(match blocked {
+            Some(reason) => format!("it has no candidates: the prompt was blocked ({reason})"),
+            None => "it has no `candidates[0]`".into(),
+        }));
+    };
+    let parts = match candidate.pointer("/content/parts") {
+        Some(Value::Array(parts)) => parts.as_slice(),
+        // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
+        None | Some(Value::Null) => &[],
+        Some(_) => {
+            return Err(invalid(
+                "`candidates[0].content.parts` is not an array".into(),
+            ));
+        }
+    };
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for (index, part) in parts.iter().enumerate() {
+        if let Some(call) = part.get("functionCall") {
+            let Some(name) = call.get("name").and_then(Value::as_str) else {
+                return Err(invalid(format!(
+                    "functionCall in part {index} lacks `name`"
+                )));
+            };
+            let mut id = match call.get("id").and_then(Value::as_str) {
+                Some(id) if !id.is_empty() => id.to_string(),
+                _ => format!("{MADE_UP_ID}{}", tool_calls.len()),
+            };
+            if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
+                id = format!("{id}{SIGNATURE_MARK}{signature}");
+            }
+            let arguments = match call.get("args") {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(args) => args.clone(),
+            };
+            tool_calls.push(ToolCall::new(id, name, arguments));
+        } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
+            // A thought summary is not part of the answer.
+        } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
+            text.push_str(piece);
+        }
+    }
+    let stop_reason = match candidate.get("finishReason").and_then(Value::as_str) {
+        // Gemini says STOP after function calls too.
+        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        Some("STOP") | None => StopReason::EndTurn,
+        Some("MAX_TOKENS") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+    };
+    let count = |name: &str| {
+        body.pointer(&format!("/usageMetadata/{name}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(LlmResponse {
+        text,
+        tool_calls,
+        usage: Usage {
+            input_tokens: count("promptTokenCount"),
+            // Thinking tokens are written (and billed) as output.
+            output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+        },
+        stop_reason,
+    })
+}
+
+#[async_trait]
+impl LlmClient for GeminiClient {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-goog-api-key", self.key.header("")?);
+        let body = self
+            .http
+            .post(&self.endpoint(), &headers, &self.body(request))
+            .await?;
+        parse_response(&body)
+    }
+
+    fn provider(&self) -> &str {
+        // The `gen_ai.provider.name` of the OpenTelemetry conventions for this API.
+        "gcp.gemini"
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+}
+
+impl fmt::Debug for GeminiClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeminiClient")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("schema_form", &self.form)
+            .field("api_key", &self.key)
+            .field("http", &self.http.config)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::Content;
+    use crate::llm::ToolSpec;
+
+    #[test]
+    fn calls_without_ids_get_positions_and_signatures_ride_in_the_id() {
+        let body = json!({
+            "candidates": [{
+                "content": {"role": "model", "parts": [
+                    {"text": "thinking...", "thought": true},
+                    {"text": "Let me compute."},
+                    {"functionCall": {"name": "calc", "args": {"a": 1}}, "thoughtSignature": "c2ln"},
+                    {"functionCall": {"name": "calc", "args": "oops"}},
+                    {"functionCall": {"id": "g-7", "name": "now"}}
+                ]},
+                "finishReason": "STOP"
+            }],
+            "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 4, "thoughtsTokenCount": 3}
+        });
+        let reply = parse_response(&body).unwrap();
+        assert_eq!(reply.text, "Let me compute.");
+        assert_eq!(reply.stop_reason, StopReason::ToolUse);
+        let ids: Vec<&str> = reply.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_0#ts=c2ln", "call_1", "g-7"]);
+        assert_eq!(reply.tool_calls[1].arguments, json!("oops"));
+        assert_eq!(reply.tool_calls[2].arguments, json!({}));
+        assert_eq!(
+            reply.usage,
+            Usage {
+                input_tokens: 9,
+                output_tokens: 7
+            }
+        );
+    }
+
+    #[test]
+    fn blocked_prompts_and_empty_candidates_are_read() {
+        let error =
+            parse_response(&json!({"promptFeedback": {"blockReason": "SAFETY"}})).unwrap_err();
+        assert!(error.to_string().contains("blocked (SAFETY)"), "{error}");
+        let reply =
+            parse_response(&json!({"candidates": [{"finishReason": "MAX_TOKENS"}]})).unwrap();
+        assert_eq!(reply.stop_reason, StopReason::MaxTokens);
+        assert!(reply.text.is_empty());
+    }
+
+    #[test]
+    fn history_sends_signatures_back_and_answers_by_name_and_order() {
+        let client = GeminiClient::new("k", "models/gemini-test")
+            .unwrap()
+            .with_max_tokens(64);
+        assert_eq!(client.model(), "gemini-test");
+        let result = |id: &str, text: &str, is_error| Message::Tool {
+            tool_call_id: id.into(),
+            name: "calc".into(),
+            content: vec![Content::text(text)],
+            is_error,
+        };
+        let request = LlmRequest {
+            system: Some("be brief".into()),
+            messages: vec![
+                Message::user("hi"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![
+                        ToolCall::new("call_0#ts=c2ln", "calc", json!({"a": 1})),
+                        ToolCall::new("g-7", "calc", json!("oops")),
+                    ],
+                },
+                result("call_0#ts=c2ln", "1", false),
+                result("g-7", "not an object", true),
+            ],
+            tools: Arc::from(vec![ToolSpec::new(
+                "calc",
+                "Calculate",
+                json!({"type": "object", "properties": {"a": {"type": "number"}}}),
+            )]),
+        };
+        let body = client.request_body(&request);
+        assert_eq!(body["systemInstruction"]["parts"][0]["text"], "be brief");
+        assert_eq!(body["generationConfig"]["maxOutputTokens"], 64);
+        let contents = body["contents"].as_array().unwrap();
+        assert_eq!(contents.len(), 3, "{contents:?}");
+        assert_eq!(
+            contents[1],
+            json!({"role": "model", "parts": [
+                {"functionCall": {"name": "calc", "args": {"a": 1}}, "thoughtSignature": "c2ln"},
+                {"functionCall": {"name": "calc", "args": {}, "id": "g-7"}}
+            ]})
+        );
+        assert_eq!(
+            contents[2],
+            json!({"role": "user", "parts": [
+                {"functionResponse": {"name": "calc", "response": {"output": "1"}}},
+                {"functionResponse": {"name": "calc", "response": {"error": "not an object"}, "id": "g-7"}}
+            ]})
+        );
+        let declaration = &body["tools"][0]["functionDeclarations"][0];
+        assert_eq!(
+            declaration["parametersJsonSchema"],
+            *request.tools[0].schema
+        );
+        assert!(declaration.get("parameters").is_none());
+    }
+
+    #[test]
+    fn the_openapi_form_falls_back_to_json_schema_for_a_tool_it_cannot_express() {
+        let client = GeminiClient::new("k", "m")
+            .unwrap()
+            .with_schema_form(GeminiSchemaForm::OpenApi);
+        let fits = ToolSpec::new(
+            "fits",
+            "",
+            json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}}),
+        );
+        let map = ToolSpec::new(
+            "map",
+            "",
+            json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+        );
+        let request = LlmRequest {
+            tools: Arc::from(vec![fits.clone(), map.clone()]),
+            ..LlmRequest::default()
+        };
+        let body = client.request_body(&request);
+        let declarations = &body["tools"][0]["functionDeclarations"];
+        assert_eq!(declarations[0], definition::gemini(&fits).unwrap());
+        assert_eq!(declarations[1]["parametersJsonSchema"], *map.schema);
+    }
+
+    fn settings(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn settings_are_read_from_the_environment() {
+        let error = GeminiClient::from_lookup(settings(&[])).unwrap_err();
+        assert!(
+            error.to_string().contains("GEMINI_API_KEY is not set"),
+            "{error}"
+        );
+        let client = GeminiClient::from_lookup(settings(&[("GEMINI_API_KEY", "k")])).unwrap();
+        assert_eq!(client.base_url(), GeminiClient::DEFAULT_BASE_URL);
+        assert_eq!(client.model(), GeminiClient::DEFAULT_MODEL);
+        let client = GeminiClient::from_lookup(settings(&[
+            ("GEMINI_API_KEY", "k"),
+            ("GEMINI_BASE_URL", "http://127.0.0.1:9999/"),
+            ("GEMINI_MODEL", "gemini-test"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            client.endpoint(),
+            "http://127.0.0.1:9999/v1beta/models/gemini-test:generateContent"
+        );
+    }
+}
