@@ -50,6 +50,16 @@ pub enum AgentEvent<'a> {
         /// Their names, in registration order.
         names: &'a [&'static str],
     },
+    /// A tool search of the model (`search_tools`) found tools; those not yet callable are from
+    /// the next turn on.
+    ToolsFound {
+        /// The turn of the search.
+        turn: usize,
+        /// The model's query.
+        query: &'a str,
+        /// Every tool the search returned, best first.
+        names: &'a [&'static str],
+    },
     /// The model gave its answer.
     Finished {
         /// Turns taken.

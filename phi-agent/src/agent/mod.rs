@@ -11,11 +11,12 @@ mod tool_list;
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;
 use crate::registry::ToolRegistry;
+use crate::search::{SEARCH_TOOL_NAME, ToolIndex, ToolSearch};
 use crate::state::SharedState;
 
 pub use builder::{AgentBuilder, base_agent_builder};
@@ -52,11 +53,20 @@ struct AgentInner {
     config: AgentConfig,
     observer: Option<Arc<dyn AgentObserver>>,
     workspace: PathBuf,
+    /// The search index over the Deferred tools, built on the first search of any session.
+    tool_index: OnceLock<ToolIndex>,
+}
+
+impl AgentInner {
+    fn tool_index(&self) -> &ToolIndex {
+        self.tool_index
+            .get_or_init(|| ToolIndex::build(&self.registry))
+    }
 }
 
 impl PhiAgent {
-    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, or
-    /// a loop limit of zero.
+    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, a
+    /// loop limit of zero, or a tool named `search_tools` while tool search is on.
     pub fn build(builder: AgentBuilder, config: AgentConfig) -> AgentResult<PhiAgent> {
         if config.max_turns == 0 || config.max_parallel_tools == 0 {
             return Err(AgentError::Config(format!(
@@ -71,6 +81,11 @@ impl PhiAgent {
         }
         let mut registry = ToolRegistry::new(config.tools.clone());
         registry.register_all(builder.tools)?;
+        if config.tool_search != ToolSearch::Off && registry.get(SEARCH_TOOL_NAME).is_some() {
+            return Err(AgentError::Config(format!(
+                "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"
+            )));
+        }
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,
@@ -80,6 +95,7 @@ impl PhiAgent {
                 config,
                 observer: builder.observer,
                 workspace: builder.workspace,
+                tool_index: OnceLock::new(),
             }),
         })
     }

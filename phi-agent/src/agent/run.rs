@@ -8,14 +8,16 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use super::AgentInner;
 use super::events::AgentEvent;
 use super::output::{RunOutput, ToolCallRecord};
 use super::retry_budget::{RetryBudget, Verdict};
-use super::session::AgentSession;
+use super::session::{AgentSession, SessionSearch};
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{LlmRequest, Message, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+use crate::search::{SEARCH_TOOL_NAME, SearchArguments, found_text};
 
 impl AgentSession {
     pub(super) async fn run_input(&mut self, input: String) -> AgentResult<RunOutput> {
@@ -59,15 +61,33 @@ impl AgentSession {
         let mut records = Vec::new();
         let mut budget = RetryBudget::new(agent.config.max_repeated_failures);
 
-        let activated = registry.activate(&mut self.active).await;
+        let mut activated = registry.activate(&mut self.active).await;
+        if let SessionSearch::Undecided { threshold } = self.search {
+            // Automatic mode decides here, once: the first round has just told how many
+            // Deferred tools are ready.
+            let ready = self.active.discoverable_count();
+            if ready > threshold {
+                self.search = SessionSearch::On;
+            } else {
+                self.search = SessionSearch::Off;
+                activated.extend(registry.end_discovery(&mut self.active).await);
+            }
+            tracing::debug!(
+                ready,
+                threshold,
+                search = ready > threshold,
+                "tool search decided"
+            );
+        }
         if !activated.is_empty() {
             emit(AgentEvent::ToolsActivated {
                 turn: 0,
                 names: &activated,
             });
         }
+        let searching = self.search == SessionSearch::On;
         for turn in 1..=agent.config.max_turns {
-            let tools = self.tool_list.get(registry, &self.active);
+            let tools = self.tool_list.get(registry, &self.active, searching);
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,
@@ -130,6 +150,7 @@ impl AgentSession {
             let active = &self.active;
             let emit = &emit;
             let (base_ctx, run_token) = (&base_ctx, &run_token);
+            let inner = &*agent;
             // Indices rather than `&ToolCall` items keep the stream's closure free of a
             // higher-ranked lifetime, so the run future stays `Send`.
             let mut results: Vec<_> = stream::iter(0..calls.len())
@@ -138,8 +159,12 @@ impl AgentSession {
                     async move {
                         emit(AgentEvent::ToolStarted { turn, call });
                         let started = Instant::now();
-                        let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
-                        let result = execute(registry, active, call, &ctx).await;
+                        let (result, found) = if searching && call.name == SEARCH_TOOL_NAME {
+                            search(inner, active, call)
+                        } else {
+                            let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
+                            (execute(registry, active, call, &ctx).await, None)
+                        };
                         let duration = started.elapsed();
                         emit(AgentEvent::ToolFinished {
                             turn,
@@ -147,7 +172,7 @@ impl AgentSession {
                             result: &result,
                             duration,
                         });
-                        (result, duration)
+                        (result, duration, found)
                     }
                 })
                 .buffered(agent.config.max_parallel_tools)
@@ -155,7 +180,7 @@ impl AgentSession {
                 .await;
 
             let mut exhausted = None;
-            for (call, (result, _)) in calls.iter().zip(results.iter_mut()) {
+            for (call, (result, _, _)) in calls.iter().zip(results.iter_mut()) {
                 if let Verdict::Exhausted { failures } = budget.record(call, result) {
                     exhausted.get_or_insert_with(|| {
                         (call.name.clone(), failures, result.to_model_text())
@@ -167,7 +192,9 @@ impl AgentSession {
                 text: response.text,
                 tool_calls: calls.clone(),
             });
-            for (call, (result, duration)) in calls.into_iter().zip(results) {
+            let mut searches = Vec::new();
+            for (call, (result, duration, found)) in calls.into_iter().zip(results) {
+                searches.extend(found);
                 transcript.push(Message::Tool {
                     tool_call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -193,6 +220,17 @@ impl AgentSession {
                     last_error,
                     transcript: std::mem::take(transcript),
                 });
+            }
+
+            for found in &searches {
+                let names: Vec<&'static str> = found.hits.iter().map(|&(_, name)| name).collect();
+                tracing::info!(query = %found.query, tools = ?names, "tool search");
+                emit(AgentEvent::ToolsFound {
+                    turn,
+                    query: &found.query,
+                    names: &names,
+                });
+                registry.reveal(&mut self.active, found.hits.iter().map(|&(index, _)| index));
             }
 
             let activated = registry.activate(&mut self.active).await;
@@ -234,6 +272,56 @@ async fn execute(
         span.record("error.type", "tool_error");
     }
     result
+}
+
+/// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
+struct Found {
+    query: String,
+    /// Registration index and name of each tool, best first.
+    hits: Vec<(usize, &'static str)>,
+}
+
+/// The model's call of `search_tools`: searches the session's discoverable tools (found ones
+/// included, so a repeated search answers the same).
+fn search(
+    agent: &AgentInner,
+    active: &ActiveTools,
+    call: &ToolCall,
+) -> (ToolCallResult, Option<Found>) {
+    let span = tracing::info_span!(
+        "execute_tool",
+        "otel.name" = format!("execute_tool {}", call.name),
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "error.type" = Empty,
+    );
+    let _entered = span.enter();
+    let arguments = match SearchArguments::parse(&call.arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            span.record("error.type", "tool_error");
+            let result = ToolCallResult {
+                content: vec![crate::content::Content::text(message)],
+                is_error: true,
+            };
+            return (result, None);
+        }
+    };
+    let hits = agent
+        .tool_index()
+        .search_where(&arguments.query, arguments.limit(), |index| {
+            active.is_discoverable(index)
+        });
+    let result = ToolCallResult::success(vec![crate::content::Content::text(found_text(
+        &arguments.query,
+        &hits,
+    ))]);
+    let found = Found {
+        query: arguments.query,
+        hits: hits.iter().map(|hit| (hit.index, hit.name)).collect(),
+    };
+    (result, Some(found))
 }
 
 /// A short, stable name of a model-call failure for the `error.type` attribute.

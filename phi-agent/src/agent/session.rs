@@ -11,6 +11,7 @@ use crate::context::ActivationContext;
 use crate::error::AgentResult;
 use crate::llm::Message;
 use crate::registry::ActiveTools;
+use crate::search::ToolSearch;
 
 /// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
 ///
@@ -38,6 +39,21 @@ pub struct AgentSession {
     pub(super) history: Vec<Message>,
     pub(super) active: ActiveTools,
     pub(super) tool_list: ToolListCache,
+    pub(super) search: SessionSearch,
+}
+
+/// Whether a session's model searches for its Deferred tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SessionSearch {
+    /// Deferred tools are sent once active.
+    Off,
+    /// Automatic mode before the session's first activation round, which decides.
+    Undecided {
+        /// Most discoverable tools sent without searching.
+        threshold: usize,
+    },
+    /// Deferred tools are found with `search_tools`.
+    On,
 }
 
 impl AgentSession {
@@ -48,13 +64,23 @@ impl AgentSession {
             current_tools: Vec::new(),
             workspace: agent.inner.workspace.clone(),
         };
-        let active = agent.inner.registry.active_tools(&context);
+        let mut active = agent.inner.registry.active_tools(&context);
+        let search = match agent.inner.config.tool_search {
+            ToolSearch::Off => SessionSearch::Off,
+            // No adapter has a native search yet (see `ToolSearch::Native`).
+            ToolSearch::Local | ToolSearch::Native => SessionSearch::On,
+            ToolSearch::Auto { threshold } => SessionSearch::Undecided { threshold },
+        };
+        if search != SessionSearch::Off {
+            active.start_discovery();
+        }
         Self {
             agent,
             id,
             history: Vec::new(),
             active,
             tool_list: ToolListCache::default(),
+            search,
         }
     }
 

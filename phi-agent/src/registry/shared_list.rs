@@ -30,6 +30,9 @@ impl ToolRegistry {
     /// The specs of the tools active in `set`, in registration order. A set of exactly the Direct
     /// tools gets the registry's shared list (see the module docs).
     pub(crate) fn tool_specs(&self, set: &ActiveTools) -> Arc<[ToolSpec]> {
+        if !set.found().is_empty() {
+            return self.tool_specs_with(set, None);
+        }
         // Direct tools are always active, so a set showing only Direct tools shows all of them.
         let only_direct = self
             .visible(set)
@@ -42,6 +45,25 @@ impl ToolRegistry {
                 .clone();
         }
         self.visible(set).map(|tool| tool.spec()).collect()
+    }
+
+    /// The specs of the tools active in `set`: those not revealed by a search in registration
+    /// order, then `extra` (the search tool), then the revealed ones in the order they were
+    /// found. Each revealed tool is appended, so every earlier entry stays where it was.
+    pub(crate) fn tool_specs_with(
+        &self,
+        set: &ActiveTools,
+        extra: Option<&ToolSpec>,
+    ) -> Arc<[ToolSpec]> {
+        let revealed = |index: usize| set.found().contains(&index);
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| set.is_active(*index) && !revealed(*index))
+            .map(|(_, tool)| tool.spec())
+            .chain(extra.cloned())
+            .chain(set.found().iter().map(|&index| self.tools[index].spec()))
+            .collect()
     }
 
     /// Forgets the shared list, after the set of tools changed.
