@@ -104,11 +104,17 @@ impl IndexBuilder {
         let mut length = [0u32; FIELDS];
         for (field, text) in texts {
             for_each_term(text, |term| {
-                let next = self.terms.len() as u32;
-                let id = *self.terms.entry(term.into_boxed_str()).or_insert(next);
-                if id == next {
-                    self.document_frequency.push(0);
-                }
+                // Looked up before inserting: most terms are known, and a key to insert would
+                // cost an allocation per word.
+                let id = match self.terms.get(term.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.terms.len() as u32;
+                        self.terms.insert(term.into_boxed_str(), id);
+                        self.document_frequency.push(0);
+                        id
+                    }
+                };
                 match counts.iter_mut().find(|(t, _)| *t == id) {
                     Some((_, tf)) => tf[field.slot()] = tf[field.slot()].saturating_add(1),
                     None => {

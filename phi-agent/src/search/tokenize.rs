@@ -3,6 +3,9 @@
 //!
 //! Standard library only, so the ranking can be exercised without building the crate.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 /// Words that say nothing about what a tool does. Kept short on purpose: `off`, `up`, `out`,
 /// `all` and `new` are left in because tool names lean on them (`turn_off_light`).
 const STOP_WORDS: &[&str] = &[
@@ -19,11 +22,18 @@ const STOP_WORDS: &[&str] = &[
 pub(crate) fn for_each_term(text: &str, mut each: impl FnMut(String)) {
     for word in split_words(text) {
         let lower = word.to_lowercase();
-        if STOP_WORDS.contains(&lower.as_str()) {
+        if is_stop_word(&lower) {
             continue;
         }
         each(stem(&lower));
     }
+}
+
+/// A set rather than a scan of [`STOP_WORDS`]: indexing 10,000 tools looks up every word.
+fn is_stop_word(word: &str) -> bool {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(word)
 }
 
 /// The terms of `text`, in order, repeats kept.
@@ -44,6 +54,9 @@ fn split_words(text: &str) -> impl Iterator<Item = &str> {
 }
 
 fn split_camel(word: &str) -> Vec<&str> {
+    if !word.chars().skip(1).any(char::is_uppercase) {
+        return vec![word];
+    }
     let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut parts = Vec::new();
     let mut start = 0;
@@ -74,8 +87,9 @@ pub(crate) fn stem(word: &str) -> String {
     if !w.is_ascii() || w.len() <= 3 {
         return w;
     }
-    if let Some(base) = w.strip_suffix("ies") {
-        w = format!("{base}y");
+    if w.ends_with("ies") {
+        w.truncate(w.len() - 3);
+        w.push('y');
     } else if w.ends_with("sses")
         || w.ends_with("xes")
         || w.ends_with("ches")
