@@ -135,4 +135,49 @@ mod tests {
             "a new tool empties the shared list"
         );
     }
+
+    #[tokio::test]
+    async fn discovered_tools_wait_to_be_revealed_and_come_last_in_the_order_found() {
+        let mut registry = ToolRegistry::default();
+        registry
+            .register(Named("x", ToolExposure::Deferred))
+            .unwrap();
+        registry.register(Named("a", ToolExposure::Direct)).unwrap();
+        registry
+            .register(Named("y", ToolExposure::Deferred))
+            .unwrap();
+        registry.register(Named("h", ToolExposure::Hidden)).unwrap();
+        let mut set = registry.active_tools(&ActivationContext::default());
+        set.start_discovery();
+        assert!(registry.activate(&mut set).await.is_empty());
+        assert_eq!(set.discoverable_count(), 2);
+        assert!(set.is_discoverable(0) && !set.is_active(0));
+        assert!(
+            !set.is_discoverable(3),
+            "hidden tools are never discoverable"
+        );
+
+        let extra = ToolSpec::new("search", "", json!({"type": "object"}));
+        let generation = set.generation();
+        assert_eq!(registry.reveal(&mut set, [2, 3]), ["y"]);
+        assert_eq!(registry.reveal(&mut set, [0, 2]), ["x"]);
+        assert!(set.generation() > generation);
+        assert_eq!(
+            names(&registry.tool_specs_with(&set, Some(&extra))),
+            ["a", "search", "y", "x"]
+        );
+        assert_eq!(names(&registry.tool_specs(&set)), ["a", "y", "x"]);
+        assert_eq!(
+            set.names(),
+            ["x", "a", "y"],
+            "names stay in registration order"
+        );
+
+        let mut undecided = registry.active_tools(&ActivationContext::default());
+        undecided.start_discovery();
+        registry.activate(&mut undecided).await;
+        assert_eq!(registry.end_discovery(&mut undecided).await, ["x", "y"]);
+        assert!(!undecided.is_discovering());
+        assert_eq!(names(&registry.tool_specs(&undecided)), ["x", "a", "y"]);
+    }
 }
