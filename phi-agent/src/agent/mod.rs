@@ -55,6 +55,9 @@ struct AgentInner {
     workspace: PathBuf,
     /// The search index over the Deferred tools, built on the first search of any session.
     tool_index: OnceLock<ToolIndex>,
+    /// The Direct tools and `search_tools`: the list of every searching session that has found
+    /// nothing yet.
+    search_list: OnceLock<Arc<[crate::llm::ToolSpec]>>,
 }
 
 impl AgentInner {
@@ -96,6 +99,7 @@ impl PhiAgent {
                 observer: builder.observer,
                 workspace: builder.workspace,
                 tool_index: OnceLock::new(),
+                search_list: OnceLock::new(),
             }),
         })
     }

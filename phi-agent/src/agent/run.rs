@@ -87,7 +87,11 @@ impl AgentSession {
         }
         let searching = self.search == SessionSearch::On;
         for turn in 1..=agent.config.max_turns {
-            let tools = self.tool_list.get(registry, &self.active, searching);
+            let tools = self.tool_list.get(
+                registry,
+                &self.active,
+                searching.then_some(&agent.search_list),
+            );
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,

@@ -276,6 +276,19 @@ async fn a_found_tool_is_callable_from_the_next_turn_and_the_list_only_grows_at_
 }
 
 #[tokio::test]
+async fn sessions_that_found_nothing_share_one_tool_list() {
+    let llm = ScriptedLlm::new([LlmResponse::text("one"), LlmResponse::text("two")]);
+    let agent = large_agent(llm.clone(), ToolSearch::Local);
+    agent.run("first").await.unwrap();
+    agent.run("second").await.unwrap();
+    let requests = llm.requests();
+    assert!(
+        Arc::ptr_eq(&requests[0].tools, &requests[1].tools),
+        "one list, so the adapter serializes it once"
+    );
+}
+
+#[tokio::test]
 async fn a_tool_not_yet_found_is_not_available() {
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new("c1", "delete_branch", json!({}))]),
