@@ -42,6 +42,16 @@ const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
 const K1: f32 = 1.2;
 /// The weight of a synonym of a query term, against 1 for the term itself.
 const SYNONYM_WEIGHT: f32 = 0.7;
+/// The weight of a synonym learned from parameter docs (a query's `guests` reaching tools with
+/// an `attendees` parameter documented as "the guests"): weaker than the general synonyms,
+/// since a doc's words only describe its parameter.
+const LEARNED_WEIGHT: f32 = 0.15;
+/// Most learned synonyms one word brings to a query.
+const MAX_LEARNED: usize = 4;
+/// A parameter name in more than this share of the tools is not learned as a synonym...
+const MAX_LEARNED_SHARE: f32 = 0.02;
+/// ...unless it is in this many tools at most (a small registry has no common names).
+const MIN_LEARNED_DOCS: f32 = 8.0;
 /// How much a document's score grows when the query's own terms cover all of its name: a
 /// query that names `delete_branch`'s every word should find it before tools that merely
 /// mention branches many times.
@@ -84,6 +94,10 @@ pub(crate) struct TextIndex {
     idf: Vec<f32>,
     /// Distinct terms of each document's name.
     name_terms: Vec<u8>,
+    /// Synonyms learned from parameter docs: the words of the names of the parameters whose
+    /// doc says term `t` are `learned[learned_offsets[t]..learned_offsets[t + 1]]`.
+    learned_offsets: Vec<u32>,
+    learned: Vec<u32>,
 }
 
 /// Collects documents, then computes the weights once every field's average length is known.
@@ -95,6 +109,8 @@ pub(crate) struct IndexBuilder {
     lengths: Vec<[u32; FIELDS]>,
     /// Per term: in how many documents it occurs.
     document_frequency: Vec<u32>,
+    /// (a word of a parameter's doc, a word of that parameter's name), every time it occurs.
+    learned: Vec<(u32, u32)>,
 }
 
 impl IndexBuilder {
@@ -102,7 +118,11 @@ impl IndexBuilder {
     pub(crate) fn add<'a>(&mut self, texts: impl IntoIterator<Item = (Field, &'a str)>) -> u32 {
         let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
         let mut length = [0u32; FIELDS];
+        let mut parameter: Vec<u32> = Vec::new();
         for (field, text) in texts {
+            if field == Field::ParamName {
+                parameter.clear();
+            }
             for_each_term(text, |term| {
                 // Looked up before inserting: most terms are known, and a key to insert would
                 // cost an allocation per word.
@@ -125,6 +145,17 @@ impl IndexBuilder {
                     }
                 }
                 length[field.slot()] += 1;
+                match field {
+                    Field::ParamName => parameter.push(id),
+                    Field::ParamDoc => {
+                        for &name in &parameter {
+                            if name != id {
+                                self.learned.push((id, name));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
             });
         }
         self.docs.push(counts);
@@ -191,14 +222,61 @@ impl IndexBuilder {
             .collect();
         let mut terms = self.terms;
         terms.shrink_to_fit();
+        let learned = learned_synonyms(self.learned, &self.document_frequency, n);
+        let mut learned_offsets = vec![0u32; term_count + 1];
+        for &(word, _) in &learned {
+            learned_offsets[word as usize + 1] += 1;
+        }
+        for t in 0..term_count {
+            learned_offsets[t + 1] += learned_offsets[t];
+        }
+        let learned = learned.into_iter().map(|(_, name)| name).collect();
         TextIndex {
             terms,
             offsets,
             postings,
             idf,
             name_terms,
+            learned_offsets,
+            learned,
         }
     }
+}
+
+/// The learned pairs worth a query's time, sorted by doc word: per word, the
+/// [`MAX_LEARNED`] names it documents most often, leaving out names too common to tell tools
+/// apart (each would add a long list of postings to every search that says the word, for
+/// little score).
+fn learned_synonyms(
+    mut pairs: Vec<(u32, u32)>,
+    document_frequency: &[u32],
+    n: f32,
+) -> Vec<(u32, u32)> {
+    let most = (n * MAX_LEARNED_SHARE).max(MIN_LEARNED_DOCS);
+    pairs.retain(|&(_, name)| document_frequency[name as usize] as f32 <= most);
+    pairs.sort_unstable();
+    let mut counted: Vec<(u32, u32, u32)> = Vec::new();
+    for (word, name) in pairs {
+        match counted.last_mut() {
+            Some((w, m, count)) if *w == word && *m == name => *count += 1,
+            _ => counted.push((word, name, 1)),
+        }
+    }
+    // Most frequent first within each word, then the first few of each word.
+    counted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.1.cmp(&b.1)));
+    let mut kept = Vec::new();
+    let mut run = 0;
+    for (i, &(word, name, _)) in counted.iter().enumerate() {
+        run = if i > 0 && counted[i - 1].0 == word {
+            run + 1
+        } else {
+            0
+        };
+        if run < MAX_LEARNED {
+            kept.push((word, name));
+        }
+    }
+    kept
 }
 
 impl TextIndex {
@@ -308,6 +386,23 @@ impl TextIndex {
                 }
             }
         }
+        for (source, term) in own.iter().enumerate() {
+            let Some(&id) = self.terms.get(term.as_str()) else {
+                continue;
+            };
+            let range = self.learned_offsets[id as usize] as usize
+                ..self.learned_offsets[id as usize + 1] as usize;
+            for &name in &self.learned[range] {
+                if !weighted.iter().any(|t| t.id == name) {
+                    weighted.push(QueryTerm {
+                        id: name,
+                        weight: LEARNED_WEIGHT,
+                        source,
+                        direct: false,
+                    });
+                }
+            }
+        }
         let asked = known.iter().filter(|&&k| k).count();
         (weighted, asked)
     }
@@ -323,6 +418,7 @@ impl TextIndex {
             + self.postings.capacity() * size_of::<Posting>()
             + self.idf.capacity() * size_of::<f32>()
             + self.name_terms.capacity()
+            + (self.learned_offsets.capacity() + self.learned.capacity()) * size_of::<u32>()
     }
 }
 
@@ -351,6 +447,35 @@ mod tests {
         let hits = index.search("delete file", 3, |_| true);
         assert_eq!(hits[0].0, 1);
         assert!(hits.iter().all(|(_, score)| *score > 0.0));
+    }
+
+    #[test]
+    fn parameter_docs_teach_synonyms_of_parameter_names() {
+        let mut builder = IndexBuilder::default();
+        builder.add([
+            (Field::Name, "book_room"),
+            (Field::ParamName, "attendees"),
+            (Field::ParamDoc, "Email addresses of the guests"),
+        ]);
+        builder.add([
+            (Field::Name, "notify_attendees"),
+            (Field::Description, "Notify them."),
+        ]);
+        builder.add([
+            (Field::Name, "list_rooms"),
+            (Field::Description, "List rooms."),
+        ]);
+        let index = builder.build();
+        let found: Vec<u32> = index
+            .search("guests", 5, |_| true)
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        assert_eq!(
+            found,
+            [0, 1],
+            "`guests` reached `attendees` through the first tool's doc"
+        );
     }
 
     #[test]

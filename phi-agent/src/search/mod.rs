@@ -10,9 +10,10 @@
 //!
 //! Ranking is BM25F over four fields (name, description, parameter names, parameter docs),
 //! with names split like identifiers (`list_calendar_events`, `getUserInfo`), light stemming,
-//! synonym expansion of the query, a coverage factor (documents meeting more of the query's
-//! words come first) and a bonus for a query that covers a tool's whole name. Figures on a
-//! fixture of 329 tools are in `BENCHMARKS.md`.
+//! synonym expansion of the query (general groups, and synonyms learned from parameter docs: a
+//! parameter `attendees` documented as "the guests" lets `guests` find `attendees`), a coverage
+//! factor (tools meeting more of the query's words come first) and a bonus for a query that
+//! covers a tool's whole name. Figures on a fixture of 329 tools are in `BENCHMARKS.md`.
 
 mod index;
 mod synonyms;
