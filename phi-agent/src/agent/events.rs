@@ -50,8 +50,8 @@ pub enum AgentEvent<'a> {
         /// Their names, in registration order.
         names: &'a [&'static str],
     },
-    /// A tool search of the model (`search_tools`) found tools; those not yet callable are from
-    /// the next turn on.
+    /// A tool search found tools: the model's `search_tools` (they are callable from the next
+    /// turn on) or the provider's own search (callable at once).
     ToolsFound {
         /// The turn of the search.
         turn: usize,

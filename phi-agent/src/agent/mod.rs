@@ -58,6 +58,9 @@ struct AgentInner {
     /// The Direct tools and `search_tools`: the list of every searching session that has found
     /// nothing yet.
     search_list: OnceLock<Arc<[crate::llm::ToolSpec]>>,
+    /// The deferred tools of native tool search, for the discoverable set it was built for:
+    /// sessions that can discover the same tools share one list (and the adapter's text of it).
+    deferred_list: tool_list::SharedDeferred,
 }
 
 impl AgentInner {
@@ -100,6 +103,7 @@ impl PhiAgent {
                 workspace: builder.workspace,
                 tool_index: OnceLock::new(),
                 search_list: OnceLock::new(),
+                deferred_list: std::sync::Mutex::new(None),
             }),
         })
     }

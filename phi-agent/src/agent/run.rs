@@ -67,7 +67,7 @@ impl AgentSession {
             // Deferred tools are ready.
             let ready = self.active.discoverable_count();
             if ready > threshold {
-                self.search = SessionSearch::On;
+                self.search = SessionSearch::on(&self.agent);
             } else {
                 self.search = SessionSearch::Off;
                 activated.extend(registry.end_discovery(&mut self.active).await);
@@ -86,12 +86,19 @@ impl AgentSession {
             });
         }
         let searching = self.search == SessionSearch::On;
+        let native = self.search == SessionSearch::Native;
         for turn in 1..=agent.config.max_turns {
-            let tools = self.tool_list.get(
-                registry,
-                &self.active,
-                searching.then_some(&agent.search_list),
-            );
+            let (tools, deferred_tools) = if native {
+                self.tool_list
+                    .get_native(registry, &self.active, &agent.deferred_list)
+            } else {
+                let tools = self.tool_list.get(
+                    registry,
+                    &self.active,
+                    searching.then_some(&agent.search_list),
+                );
+                (tools, Default::default())
+            };
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,
@@ -102,6 +109,7 @@ impl AgentSession {
                 // Lent to the request and taken back, so the transcript is not copied per turn.
                 messages: std::mem::take(transcript),
                 tools,
+                deferred_tools,
             };
             let chat_span = tracing::info_span!(
                 "chat",
@@ -133,6 +141,32 @@ impl AgentSession {
                 turn,
                 response: &response,
             });
+            if native {
+                // Found on the provider's side while it wrote this reply, which may already
+                // call them: revealed before the calls run.
+                for search in &response.tool_searches {
+                    let found: Vec<(usize, &'static str)> = search
+                        .tools
+                        .iter()
+                        .filter_map(|name| {
+                            let index = registry.position(name)?;
+                            let tool = registry.get(name)?;
+                            self.active
+                                .is_discoverable(index)
+                                .then_some((index, tool.name()))
+                        })
+                        .collect();
+                    let names: Vec<&'static str> = found.iter().map(|&(_, name)| name).collect();
+                    tracing::info!(query = %search.query(), tools = ?names, "tool search");
+                    emit(AgentEvent::ToolsFound {
+                        turn,
+                        query: search.query(),
+                        names: &names,
+                    });
+                    registry.reveal(&mut self.active, found.iter().map(|&(index, _)| index));
+                }
+            }
+            transcript.extend(response.tool_searches.drain(..).map(Message::ToolSearch));
 
             if response.tool_calls.is_empty() {
                 transcript.push(Message::assistant(response.text.clone()));

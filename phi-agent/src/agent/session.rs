@@ -54,6 +54,19 @@ pub(super) enum SessionSearch {
     },
     /// Deferred tools are found with `search_tools`.
     On,
+    /// Deferred tools are sent deferred, for the provider's own search to find.
+    Native,
+}
+
+impl SessionSearch {
+    /// Searching: the provider's own search when the model's client has one, else the local one.
+    pub(super) fn on(agent: &PhiAgent) -> Self {
+        if agent.inner.llm.native_tool_search() {
+            SessionSearch::Native
+        } else {
+            SessionSearch::On
+        }
+    }
 }
 
 impl AgentSession {
@@ -67,8 +80,8 @@ impl AgentSession {
         let mut active = agent.inner.registry.active_tools(&context);
         let search = match agent.inner.config.tool_search {
             ToolSearch::Off => SessionSearch::Off,
-            // No adapter has a native search yet (see `ToolSearch::Native`).
-            ToolSearch::Local | ToolSearch::Native => SessionSearch::On,
+            ToolSearch::Local => SessionSearch::On,
+            ToolSearch::Native => SessionSearch::on(&agent),
             ToolSearch::Auto { threshold } => SessionSearch::Undecided { threshold },
         };
         if search != SessionSearch::Off {

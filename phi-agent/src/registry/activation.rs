@@ -58,6 +58,11 @@ impl ActiveTools {
         self.discoverable.get(index).copied().unwrap_or(false)
     }
 
+    /// Which tools, by registration index, are discoverable.
+    pub(crate) fn discoverable_mask(&self) -> &[bool] {
+        &self.discoverable
+    }
+
     /// How many tools are discoverable, revealed ones included.
     pub fn discoverable_count(&self) -> usize {
         self.discoverable.iter().filter(|&&d| d).count()

@@ -240,6 +240,11 @@ impl ToolRegistry {
         self.by_name.get(name).map(|&index| &self.tools[index])
     }
 
+    /// The registration index of the tool named `name` (its place in [`iter`](Self::iter)).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index_of(name)
+    }
+
     /// All registered tools in registration order, hidden ones included.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &RegisteredTool> {
         self.tools.iter()

@@ -66,6 +66,17 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The specs of the discoverable tools of `set`, revealed ones included, in registration
+    /// order: what a provider's own tool search may find.
+    pub(crate) fn discoverable_specs(&self, set: &ActiveTools) -> Arc<[ToolSpec]> {
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| set.is_discoverable(*index))
+            .map(|(_, tool)| tool.spec())
+            .collect()
+    }
+
     /// Forgets the shared list, after the set of tools changed.
     pub(super) fn forget_direct_list(&mut self) {
         self.direct_list = DirectList::default();

@@ -6,7 +6,8 @@
 //! searches the discoverable tools' names, descriptions and parameters ([`ToolIndex`]); every tool
 //! a search returns is callable from the model's next turn to the end of the session, appended to
 //! the tools list so that the list's earlier entries (and a provider's prompt cache of them) never
-//! change.
+//! change. With [`ToolSearch::Native`] and a client whose provider searches tools itself
+//! (Anthropic), the provider's search replaces `search_tools`.
 //!
 //! Ranking is BM25F over four fields (name, description, parameter names, parameter docs),
 //! with names split like identifiers (`list_calendar_events`, `getUserInfo`), light stemming,
@@ -49,8 +50,13 @@ pub enum ToolSearch {
     Off,
     /// Deferred tools are found with the local `search_tools` tool ([`ToolIndex`]).
     Local,
-    /// The provider's own tool search, where its adapter has one. No adapter uses one yet, so
-    /// this behaves as [`Local`](Self::Local) for now.
+    /// The provider's own tool search, when the model's client has one
+    /// ([`LlmClient::native_tool_search`](crate::LlmClient::native_tool_search); the Anthropic
+    /// adapter does: `tool_search_tool_bm25`). Discoverable tools then go in
+    /// [`LlmRequest::deferred_tools`](crate::llm::LlmRequest::deferred_tools) (Anthropic: with
+    /// `defer_loading: true`), the provider's searches come back in
+    /// [`LlmResponse::tool_searches`](crate::llm::LlmResponse::tool_searches), and a tool found
+    /// there is callable in the very reply. Other clients use [`Local`](Self::Local).
     Native,
     /// Decided once per session, at its start: search (as [`Native`](Self::Native)) when more
     /// than `threshold` Deferred tools are ready to be offered, otherwise send them all as

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use phi_agent::llm::{LlmResponse, Message, ScriptedLlm, ToolCall, definition};
+use phi_agent::llm::{
+    LlmClient, LlmRequest, LlmResponse, Message, ScriptedLlm, ToolCall, ToolSearchCall, definition,
+};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::{SEARCH_TOOL_NAME, ToolIndex};
 use phi_agent::{
@@ -164,6 +166,23 @@ fn recall_at_5_and_mrr_on_the_fixture() {
 
 /// 5,000 Deferred tools (the fixture's, then fillers) and 3 Direct ones.
 fn large_agent(llm: ScriptedLlm, search: ToolSearch) -> PhiAgent {
+    large_agent_on(llm, search)
+}
+
+/// A scripted model whose provider searches tools itself, as Anthropic's does.
+struct NativeSearching(ScriptedLlm);
+
+#[async_trait]
+impl LlmClient for NativeSearching {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        self.0.complete(request).await
+    }
+    fn native_tool_search(&self) -> bool {
+        true
+    }
+}
+
+fn large_agent_on(llm: impl LlmClient + 'static, search: ToolSearch) -> PhiAgent {
     let (fixture_tools, _) = fixture();
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     for name in ["get_time", "ask_user", "finish"] {
@@ -455,4 +474,89 @@ async fn bad_search_arguments_are_an_error_the_model_reads() {
     let output = agent.run("x").await.unwrap();
     assert!(output.tool_calls[0].is_error);
     assert!(tool_texts(&output.messages)[0].contains("query"));
+}
+
+#[tokio::test]
+async fn with_a_native_search_the_tools_are_sent_deferred_and_found_ones_callable_at_once() {
+    let search = ToolSearchCall {
+        id: "srvtoolu_1".into(),
+        input: json!({"query": "create calendar event"}),
+        tools: vec!["create_calendar_event".into(), "not_registered".into()],
+    };
+    let mut found = LlmResponse::tool_calls(vec![ToolCall::new(
+        "c1",
+        "create_calendar_event",
+        json!({}),
+    )]);
+    found.tool_searches = vec![search.clone()];
+    let llm = ScriptedLlm::new([found, LlmResponse::text("booked")]);
+    let agent = large_agent_on(NativeSearching(llm.clone()), ToolSearch::Native);
+    let output = agent.run("Put a sync on my calendar").await.unwrap();
+
+    let requests = llm.requests();
+    assert_eq!(
+        names(&requests[0].tools),
+        ["get_time", "ask_user", "finish"]
+    );
+    assert_eq!(requests[0].deferred_tools.len(), 5_000);
+    assert_eq!(
+        tool_texts(&output.messages),
+        ["ran create_calendar_event"],
+        "found by the provider and called in the same reply"
+    );
+    assert!(
+        Arc::ptr_eq(&requests[0].tools, &requests[1].tools)
+            && Arc::ptr_eq(&requests[0].deferred_tools, &requests[1].deferred_tools),
+        "a found tool stays deferred: the tools array is the same from turn to turn"
+    );
+    assert_eq!(
+        output.messages[1],
+        Message::ToolSearch(search),
+        "kept for replay"
+    );
+    assert!(matches!(output.messages[2], Message::Assistant { .. }));
+}
+
+#[tokio::test]
+async fn a_native_search_cannot_reveal_what_is_not_discoverable() {
+    let mut reply = LlmResponse::tool_calls(vec![ToolCall::new("c1", "get_time", json!({}))]);
+    reply.tool_searches = vec![ToolSearchCall {
+        id: "s".into(),
+        input: json!({"query": "x"}),
+        tools: vec!["get_time".into()],
+    }];
+    let events: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
+    let sink = events.clone();
+    let llm = ScriptedLlm::new([reply, LlmResponse::text("ok")]);
+    let builder = base_agent_builder(NativeSearching(llm))
+        .register_tools(
+            fixture()
+                .0
+                .into_iter()
+                .take(5)
+                .map(|t| Arc::new(t) as Arc<dyn Tool>)
+                .collect(),
+        )
+        .register_tool(Listed {
+            name: "get_time",
+            description: "Always at hand",
+            schema: json!({"type": "object", "properties": {}}),
+            exposure: ToolExposure::Direct,
+        })
+        .observer(move |event: &AgentEvent<'_>| {
+            if let AgentEvent::ToolsFound { names, .. } = event {
+                sink.lock().unwrap().push(names.to_vec());
+            }
+        });
+    let config = AgentConfig {
+        tool_search: ToolSearch::Auto { threshold: 2 },
+        ..AgentConfig::default()
+    };
+    let agent = PhiAgent::build(builder, config).unwrap();
+    agent.run("time?").await.unwrap();
+    assert_eq!(
+        *events.lock().unwrap(),
+        [Vec::<&str>::new()],
+        "a Direct tool is not discoverable"
+    );
 }
