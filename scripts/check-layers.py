@@ -18,6 +18,7 @@ The layers, lowest first (a layer may name its own modules and everything below 
     config, state, context                       settings and what a tool sees at run time
     tool, typed, decode, output                  what a tool is
     registry                                     names, exposure, activation, dispatch
+    search                                       tool search: an index over the registry's tools
     llm                                          models, their requests and adapters
     agent, mcp                                   the loop; the MCP bridge (neither names the other)
     __private                                    what generated code reaches (anything but the top)
@@ -45,7 +46,8 @@ BELOW_TOOL = VOCABULARY | {"schema", "config", "state", "context"}
 for module in TOOL_LAYER:
     ALLOWED[module] = BELOW_TOOL | TOOL_LAYER
 ALLOWED["registry"] = BELOW_TOOL | TOOL_LAYER
-ALLOWED["llm"] = ALLOWED["registry"] | {"registry"}
+ALLOWED["search"] = ALLOWED["registry"] | {"registry"}
+ALLOWED["llm"] = ALLOWED["registry"] | {"registry", "search"}
 ALLOWED["agent"] = ALLOWED["llm"] | {"llm"}
 ALLOWED["mcp"] = ALLOWED["registry"] | {"registry"}
 ALLOWED["__private"] = ALLOWED["registry"] | {"registry"}

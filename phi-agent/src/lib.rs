@@ -5,6 +5,8 @@
 //! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
+//! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
+//!   ([`AgentConfig::tool_search`]).
 //! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`; `mcp` is all three): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
@@ -48,6 +50,7 @@ pub mod llm;
 pub mod mcp;
 pub mod registry;
 pub mod schema;
+pub mod search;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
@@ -172,6 +175,7 @@ pub use phi_agent_macros::phi_tool;
 #[doc(inline)]
 pub use crate::__phi_tools as tools;
 
+pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 pub use typed::TypedTool;

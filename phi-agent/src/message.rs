@@ -39,6 +39,32 @@ pub enum Message {
         /// Whether the call failed.
         is_error: bool,
     },
+    /// A tool search the provider ran for the model, on its own side (Anthropic's tool search
+    /// tool): kept in the conversation so that later requests replay it. Adapters without such a
+    /// search leave it out.
+    ToolSearch(ToolSearchCall),
+}
+
+/// One tool search a provider ran for the model, and what it found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSearchCall {
+    /// The provider's id of the search.
+    pub id: String,
+    /// The search's input as the provider reported it (e.g. `{"query": "weather"}`).
+    pub input: Value,
+    /// Names of the tools it found, best first.
+    pub tools: Vec<String>,
+}
+
+impl ToolSearchCall {
+    /// The search's query, when its input has one.
+    pub fn query(&self) -> &str {
+        self.input
+            .get("query")
+            .or_else(|| self.input.get("pattern"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
 }
 
 impl Message {

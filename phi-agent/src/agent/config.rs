@@ -1,6 +1,7 @@
 //! Limits of an agent.
 
 use crate::config::ToolConfig;
+use crate::search::ToolSearch;
 
 /// Configuration of a [`PhiAgent`](crate::PhiAgent): tool limits and loop limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +17,9 @@ pub struct AgentConfig {
     /// ends the run with [`AgentError::RepeatedToolFailure`](crate::AgentError::RepeatedToolFailure).
     /// Default: 3.
     pub max_repeated_failures: usize,
+    /// Whether the model finds Deferred tools with a search instead of being sent them all; see
+    /// [`crate::search`]. Default: [`ToolSearch::Off`].
+    pub tool_search: ToolSearch,
 }
 
 impl Default for AgentConfig {
@@ -25,6 +29,7 @@ impl Default for AgentConfig {
             max_turns: 20,
             max_parallel_tools: 8,
             max_repeated_failures: 3,
+            tool_search: ToolSearch::Off,
         }
     }
 }

@@ -70,6 +70,16 @@ pub enum AgentEvent<'a> {
         /// Their names, in registration order.
         names: &'a [&'static str],
     },
+    /// A tool search found tools: the model's `search_tools` (they are callable from the next
+    /// turn on) or the provider's own search (callable at once).
+    ToolsFound {
+        /// The turn of the search.
+        turn: usize,
+        /// The model's query.
+        query: &'a str,
+        /// Every tool the search returned, best first.
+        names: &'a [&'static str],
+    },
     /// The model gave its answer.
     Finished {
         /// Turns taken.

@@ -13,11 +13,12 @@ mod tool_list;
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;
 use crate::registry::ToolRegistry;
+use crate::search::{SEARCH_TOOL_NAME, ToolIndex, ToolSearch};
 use crate::state::SharedState;
 
 pub use approval::{Approval, ApprovalRequest, Approver};
@@ -57,11 +58,26 @@ struct AgentInner {
     observer: Option<Arc<dyn AgentObserver>>,
     approver: Option<Arc<dyn Approver>>,
     workspace: PathBuf,
+    /// The search index over the Deferred tools, built on the first search of any session.
+    tool_index: OnceLock<ToolIndex>,
+    /// The Direct tools and `search_tools`: the list of every searching session that has found
+    /// nothing yet.
+    search_list: OnceLock<Arc<[crate::llm::ToolSpec]>>,
+    /// The deferred tools of native tool search, for the discoverable set it was built for:
+    /// sessions that can discover the same tools share one list (and the adapter's text of it).
+    deferred_list: tool_list::SharedDeferred,
+}
+
+impl AgentInner {
+    fn tool_index(&self) -> &ToolIndex {
+        self.tool_index
+            .get_or_init(|| ToolIndex::build(&self.registry))
+    }
 }
 
 impl PhiAgent {
-    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, or
-    /// a loop limit of zero.
+    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, a
+    /// loop limit of zero, or a tool named `search_tools` while tool search is on.
     pub fn build(builder: AgentBuilder, config: AgentConfig) -> AgentResult<PhiAgent> {
         if config.max_turns == 0 || config.max_parallel_tools == 0 {
             return Err(AgentError::Config(format!(
@@ -76,6 +92,11 @@ impl PhiAgent {
         }
         let mut registry = ToolRegistry::new(config.tools.clone());
         registry.register_all(builder.tools)?;
+        if config.tool_search != ToolSearch::Off && registry.get(SEARCH_TOOL_NAME).is_some() {
+            return Err(AgentError::Config(format!(
+                "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"
+            )));
+        }
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,
@@ -86,6 +107,9 @@ impl PhiAgent {
                 observer: builder.observer,
                 approver: builder.approver,
                 workspace: builder.workspace,
+                tool_index: OnceLock::new(),
+                search_list: OnceLock::new(),
+                deferred_list: std::sync::Mutex::new(None),
             }),
         })
     }

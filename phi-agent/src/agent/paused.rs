@@ -279,7 +279,7 @@ impl PausedRun {
                         approval: note.approval.clone(),
                     });
                 }
-                Message::System { .. } | Message::User { .. } => {}
+                Message::System { .. } | Message::User { .. } | Message::ToolSearch(_) => {}
             }
         }
         if notes.next().is_some() {

@@ -8,7 +8,7 @@
 //! to the model together, in call order, once every call is settled.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::stream;
@@ -18,16 +18,18 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use super::AgentInner;
 use super::approval::{Approval, ApprovalRequest, Approver};
 use super::events::{AgentEvent, AgentObserver};
 use super::output::{RunOutcome, RunOutput, ToolCallRecord};
 use super::paused::{PausedRun, PendingCall, RanCall, TurnCall};
 use super::retry_budget::{RetryBudget, Verdict};
-use super::session::AgentSession;
+use super::session::{AgentSession, SessionSearch};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{LlmRequest, Message, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+use crate::search::{SEARCH_TOOL_NAME, SearchArguments, found_text};
 
 /// How a run settles the calls that need approval.
 pub(super) enum Approvals {
@@ -202,6 +204,9 @@ impl AgentSession {
                     run_token: &run_token,
                     parallel: agent.config.max_parallel_tools,
                     turn,
+                    // A paused turn's searches ran, and were revealed, before the pause.
+                    search: None,
+                    found: Mutex::default(),
                 };
                 runner.finish_paused(calls).await
             };
@@ -215,7 +220,24 @@ impl AgentSession {
             )?;
             self.activate(turn, &emit).await;
         } else {
-            let activated = registry.activate(&mut self.active).await;
+            let mut activated = registry.activate(&mut self.active).await;
+            if let SessionSearch::Undecided { threshold } = self.search {
+                // Automatic mode decides here, once: the first round has just told how many
+                // Deferred tools are ready.
+                let ready = self.active.discoverable_count();
+                if ready > threshold {
+                    self.search = SessionSearch::on(&self.agent);
+                } else {
+                    self.search = SessionSearch::Off;
+                    activated.extend(registry.end_discovery(&mut self.active).await);
+                }
+                tracing::debug!(
+                    ready,
+                    threshold,
+                    search = ready > threshold,
+                    "tool search decided"
+                );
+            }
             if !activated.is_empty() {
                 emit(AgentEvent::ToolsActivated {
                     turn: 0,
@@ -223,11 +245,23 @@ impl AgentSession {
                 });
             }
         }
+        let searching = self.search == SessionSearch::On;
+        let native = self.search == SessionSearch::Native;
 
         while state.turn < agent.config.max_turns {
             state.turn += 1;
             let turn = state.turn;
-            let tools = self.tool_list.get(registry, &self.active);
+            let (tools, deferred_tools) = if native {
+                self.tool_list
+                    .get_native(registry, &self.active, &agent.deferred_list)
+            } else {
+                let tools = self.tool_list.get(
+                    registry,
+                    &self.active,
+                    searching.then_some(&agent.search_list),
+                );
+                (tools, Default::default())
+            };
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,
@@ -238,6 +272,7 @@ impl AgentSession {
                 // Lent to the request and taken back, so the transcript is not copied per turn.
                 messages: std::mem::take(&mut state.transcript),
                 tools,
+                deferred_tools,
             };
             let chat_span = tracing::info_span!(
                 "chat",
@@ -269,6 +304,34 @@ impl AgentSession {
                 turn,
                 response: &response,
             });
+            if native {
+                // Found on the provider's side while it wrote this reply, which may already
+                // call them: revealed before the calls run.
+                for search in &response.tool_searches {
+                    let found: Vec<(usize, &'static str)> = search
+                        .tools
+                        .iter()
+                        .filter_map(|name| {
+                            let index = registry.position(name)?;
+                            let tool = registry.get(name)?;
+                            self.active
+                                .is_discoverable(index)
+                                .then_some((index, tool.name()))
+                        })
+                        .collect();
+                    reveal(
+                        registry,
+                        &mut self.active,
+                        &emit,
+                        turn,
+                        search.query(),
+                        &found,
+                    );
+                }
+            }
+            state
+                .transcript
+                .extend(response.tool_searches.drain(..).map(Message::ToolSearch));
 
             if response.tool_calls.is_empty() {
                 state
@@ -299,6 +362,8 @@ impl AgentSession {
                 run_token: &run_token,
                 parallel: agent.config.max_parallel_tools,
                 turn,
+                search: searching.then_some(&*agent),
+                found: Mutex::default(),
             };
             let mut needs = Vec::with_capacity(calls.len());
             for call in &calls {
@@ -316,7 +381,7 @@ impl AgentSession {
             let waiting: Vec<usize> = (0..calls.len()).filter(|&index| needs[index]).collect();
 
             let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
-            match &approvals {
+            let found = match &approvals {
                 Approvals::Ask(approver) => {
                     let (ran, decided) = tokio::join!(
                         runner.run_calls(&calls, &immediate),
@@ -326,10 +391,12 @@ impl AgentSession {
                     for (index, outcome) in runner.carry_out(&calls, decided, false).await {
                         settled[index] = Some(outcome);
                     }
+                    runner.take_found()
                 }
                 Approvals::Pause => {
                     let ran = runner.run_calls(&calls, &immediate).await;
                     place(&mut settled, &immediate, ran);
+                    let found = runner.take_found();
                     if !waiting.is_empty() {
                         let turn_calls = calls
                             .iter()
@@ -354,6 +421,19 @@ impl AgentSession {
                                 }
                             })
                             .collect();
+                        drop(runner);
+                        // The turn's searches are answered already: their tools are revealed
+                        // now, so the paused state's active tools include them.
+                        for found in &found {
+                            reveal(
+                                registry,
+                                &mut self.active,
+                                &emit,
+                                turn,
+                                &found.query,
+                                &found.hits,
+                            );
+                        }
                         return Ok(RunOutcome::Paused(PausedRun::new(
                             self.id.to_string(),
                             state.start,
@@ -366,8 +446,9 @@ impl AgentSession {
                             turn_calls,
                         )));
                     }
+                    found
                 }
-            }
+            };
             let settled = settled
                 .into_iter()
                 .map(|slot| slot.unwrap_or_else(unsettled))
@@ -380,6 +461,16 @@ impl AgentSession {
                 settled,
                 &agent.config,
             )?;
+            for found in &found {
+                reveal(
+                    registry,
+                    &mut self.active,
+                    &emit,
+                    turn,
+                    &found.query,
+                    &found.hits,
+                );
+            }
             self.activate(turn, &emit).await;
         }
         Err(AgentError::MaxTurns {
@@ -489,6 +580,12 @@ struct Runner<'a> {
     run_token: &'a CancellationToken,
     parallel: usize,
     turn: usize,
+    /// The agent, when this session's model finds its Deferred tools with `search_tools`.
+    search: Option<&'a AgentInner>,
+    /// What this turn's `search_tools` calls found, by call index: revealed once the turn's
+    /// calls are done. A lock only because the calls' futures share the runner; a search never
+    /// awaits while holding it.
+    found: Mutex<Vec<(usize, Found)>>,
 }
 
 impl Runner<'_> {
@@ -515,10 +612,24 @@ impl Runner<'_> {
                 async move {
                     self.emit(AgentEvent::ToolStarted { turn, call });
                     let started = Instant::now();
-                    let ctx = self
-                        .base_ctx
-                        .for_call(call.id.as_str(), self.run_token.child_token());
-                    let result = execute(self.registry, self.active, call, arguments, &ctx).await;
+                    let result = match self.search {
+                        Some(agent) if call.name == SEARCH_TOOL_NAME => {
+                            let (result, found) = search(agent, self.active, call, arguments);
+                            if let Some(found) = found {
+                                self.found
+                                    .lock()
+                                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                                    .push((index, found));
+                            }
+                            result
+                        }
+                        _ => {
+                            let ctx = self
+                                .base_ctx
+                                .for_call(call.id.as_str(), self.run_token.child_token());
+                            execute(self.registry, self.active, call, arguments, &ctx).await
+                        }
+                    };
                     let duration = started.elapsed();
                     self.emit(AgentEvent::ToolFinished {
                         turn,
@@ -532,6 +643,18 @@ impl Runner<'_> {
             .buffered(self.parallel)
             .collect()
             .await
+    }
+
+    /// What this turn's searches found, in call order.
+    fn take_found(&self) -> Vec<Found> {
+        let mut found = std::mem::take(
+            &mut *self
+                .found
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        found.sort_by_key(|&(index, _)| index);
+        found.into_iter().map(|(_, found)| found).collect()
     }
 
     /// Reports a call's decision to the observer and to tracing.
@@ -711,6 +834,76 @@ async fn execute(
         span.record("error.type", "tool_error");
     }
     result
+}
+
+/// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
+struct Found {
+    query: String,
+    /// Registration index and name of each tool, best first.
+    hits: Vec<(usize, &'static str)>,
+}
+
+/// Makes the tools a search found callable from the next request on, and reports the search.
+fn reveal(
+    registry: &ToolRegistry,
+    active: &mut ActiveTools,
+    emit: &impl Fn(AgentEvent<'_>),
+    turn: usize,
+    query: &str,
+    hits: &[(usize, &'static str)],
+) {
+    let names: Vec<&'static str> = hits.iter().map(|&(_, name)| name).collect();
+    tracing::info!(query = %query, tools = ?names, "tool search");
+    emit(AgentEvent::ToolsFound {
+        turn,
+        query,
+        names: &names,
+    });
+    registry.reveal(active, hits.iter().map(|&(index, _)| index));
+}
+
+/// The model's call of `search_tools`: searches the session's discoverable tools (found ones
+/// included, so a repeated search answers the same).
+fn search(
+    agent: &AgentInner,
+    active: &ActiveTools,
+    call: &ToolCall,
+    arguments: &serde_json::Value,
+) -> (ToolCallResult, Option<Found>) {
+    let span = tracing::info_span!(
+        "execute_tool",
+        "otel.name" = format!("execute_tool {}", call.name),
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "error.type" = Empty,
+    );
+    let _entered = span.enter();
+    let arguments = match SearchArguments::parse(arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            span.record("error.type", "tool_error");
+            let result = ToolCallResult {
+                content: vec![crate::content::Content::text(message)],
+                is_error: true,
+            };
+            return (result, None);
+        }
+    };
+    let hits = agent
+        .tool_index()
+        .search_where(&arguments.query, arguments.limit(), |index| {
+            active.is_discoverable(index)
+        });
+    let result = ToolCallResult::success(vec![crate::content::Content::text(found_text(
+        &arguments.query,
+        &hits,
+    ))]);
+    let found = Found {
+        query: arguments.query,
+        hits: hits.iter().map(|hit| (hit.index, hit.name)).collect(),
+    };
+    (result, Some(found))
 }
 
 /// The decision's name for telemetry.

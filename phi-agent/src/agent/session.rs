@@ -14,6 +14,7 @@ use crate::context::ActivationContext;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::Message;
 use crate::registry::ActiveTools;
+use crate::search::ToolSearch;
 
 /// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
 ///
@@ -41,6 +42,34 @@ pub struct AgentSession {
     pub(super) history: Vec<Message>,
     pub(super) active: ActiveTools,
     pub(super) tool_list: ToolListCache,
+    pub(super) search: SessionSearch,
+}
+
+/// Whether a session's model searches for its Deferred tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SessionSearch {
+    /// Deferred tools are sent once active.
+    Off,
+    /// Automatic mode before the session's first activation round, which decides.
+    Undecided {
+        /// Most discoverable tools sent without searching.
+        threshold: usize,
+    },
+    /// Deferred tools are found with `search_tools`.
+    On,
+    /// Deferred tools are sent deferred, for the provider's own search to find.
+    Native,
+}
+
+impl SessionSearch {
+    /// Searching: the provider's own search when the model's client has one, else the local one.
+    pub(super) fn on(agent: &PhiAgent) -> Self {
+        if agent.inner.llm.native_tool_search() {
+            SessionSearch::Native
+        } else {
+            SessionSearch::On
+        }
+    }
 }
 
 impl AgentSession {
@@ -51,13 +80,23 @@ impl AgentSession {
             current_tools: Vec::new(),
             workspace: agent.inner.workspace.clone(),
         };
-        let active = agent.inner.registry.active_tools(&context);
+        let mut active = agent.inner.registry.active_tools(&context);
+        let search = match agent.inner.config.tool_search {
+            ToolSearch::Off => SessionSearch::Off,
+            ToolSearch::Local => SessionSearch::On,
+            ToolSearch::Native => SessionSearch::on(&agent),
+            ToolSearch::Auto { threshold } => SessionSearch::Undecided { threshold },
+        };
+        if search != SessionSearch::Off {
+            active.start_discovery();
+        }
         Self {
             agent,
             id,
             history: Vec::new(),
             active,
             tool_list: ToolListCache::default(),
+            search,
         }
     }
 

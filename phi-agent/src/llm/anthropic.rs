@@ -1,21 +1,33 @@
 //! The Anthropic messages API.
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSearchCall,
+    ToolSpec, Usage,
+};
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "anthropic";
 const API_VERSION: &str = "2023-06-01";
+/// The server-side tool search (BM25 over the deferred definitions), as a tool entry's `type`.
+const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
+/// Its name, in the tool entry and in the `server_tool_use` blocks it answers with.
+const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
+/// The beta the tool search needs (`anthropic-beta` header).
+const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
 
 /// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
 ///
@@ -37,6 +49,7 @@ pub struct AnthropicClient {
     model: String,
     max_tokens: u32,
     tools: ToolJsonCache,
+    native: NativeToolsCache,
 }
 
 impl AnthropicClient {
@@ -54,6 +67,7 @@ impl AnthropicClient {
             model: model.into(),
             max_tokens: 4096,
             tools: ToolJsonCache::default(),
+            native: NativeToolsCache::default(),
         })
     }
 
@@ -100,6 +114,18 @@ impl AnthropicClient {
         &self.base_url
     }
 
+    /// The headers of `request`: the key, the API version, and the tool search's beta when the
+    /// request has deferred tools.
+    fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-api-key", self.key.header("")?);
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        if !request.deferred_tools.is_empty() {
+            headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
+        }
+        Ok(headers)
+    }
+
     /// The JSON body this client sends for `request`.
     pub fn request_body(&self, request: &LlmRequest) -> Value {
         serde_json::to_value(self.body(request)).unwrap_or_default()
@@ -129,6 +155,25 @@ impl AnthropicClient {
                     is_error,
                     ..
                 } => turns.push("user", tool_result(tool_call_id, content, *is_error)),
+                Message::ToolSearch(search) => {
+                    // Replayed as the API reported it, so that the model keeps the tools it found.
+                    turns.push(
+                        "assistant",
+                        json!({"type": "server_tool_use", "id": search.id,
+                               "name": TOOL_SEARCH_NAME, "input": search.input}),
+                    );
+                    let references: Vec<Value> = search
+                        .tools
+                        .iter()
+                        .map(|name| json!({"type": "tool_reference", "tool_name": name}))
+                        .collect();
+                    turns.push(
+                        "assistant",
+                        json!({"type": "tool_search_tool_result", "tool_use_id": search.id,
+                               "content": {"type": "tool_search_tool_search_result",
+                                           "tool_references": references}}),
+                    );
+                }
             }
         }
         MessagesBody {
@@ -136,10 +181,14 @@ impl AnthropicClient {
             max_tokens: self.max_tokens,
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
-            tools: (!request.tools.is_empty()).then(|| {
-                self.tools
-                    .get(&request.tools, definition::anthropic_borrowed)
-            }),
+            tools: if !request.deferred_tools.is_empty() {
+                Some(self.native.get(&request.tools, &request.deferred_tools))
+            } else {
+                (!request.tools.is_empty()).then(|| {
+                    self.tools
+                        .get(&request.tools, definition::anthropic_borrowed)
+                })
+            },
         }
     }
 }
@@ -154,6 +203,75 @@ struct MessagesBody<'a> {
     messages: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
+}
+
+/// The `tools` array of a request with deferred tools, kept as text for the last pair of lists
+/// (both stay the same `Arc`s from turn to turn while nothing changes).
+#[derive(Debug, Clone, Default)]
+struct NativeToolsCache {
+    last: Arc<Mutex<Option<NativeTools>>>,
+}
+
+/// The shown and deferred lists, and the text of the `tools` array made of them.
+type NativeTools = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
+
+impl NativeToolsCache {
+    /// The shown tools, then the search tool, then the deferred ones with `defer_loading`. The
+    /// search tool is never deferred, so no request has only deferred tools (which the API
+    /// refuses); a deferred tool that is also shown is sent once, shown.
+    fn get(&self, shown: &Arc<[ToolSpec]>, deferred: &Arc<[ToolSpec]>) -> SharedJson {
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((s, d, json)) = last.as_ref()
+            && Arc::ptr_eq(s, shown)
+            && Arc::ptr_eq(d, deferred)
+        {
+            return SharedJson(json.clone());
+        }
+        // Borrowed entries (a few pointers each), written straight to text.
+        let entries = shown
+            .iter()
+            .map(|spec| NativeEntry::Tool(definition::anthropic_borrowed(spec)))
+            .chain([NativeEntry::Search {
+                kind: TOOL_SEARCH_TYPE,
+                name: TOOL_SEARCH_NAME,
+            }])
+            .chain(
+                deferred
+                    .iter()
+                    .filter(|spec| !shown.iter().any(|s| s.name == spec.name))
+                    .map(|spec| NativeEntry::Deferred {
+                        tool: definition::anthropic_borrowed(spec),
+                        defer_loading: true,
+                    }),
+            );
+        let entries: Vec<NativeEntry<'_>> = entries.collect();
+        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
+        let json: Arc<RawValue> = serde_json::value::to_raw_value(&entries)
+            .unwrap_or_default()
+            .into();
+        *last = Some((shown.clone(), deferred.clone(), json.clone()));
+        SharedJson(json)
+    }
+}
+
+/// One entry of a `tools` array with deferred tools.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum NativeEntry<'a> {
+    Tool(definition::AnthropicTool<'a>),
+    Search {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        name: &'static str,
+    },
+    Deferred {
+        #[serde(flatten)]
+        tool: definition::AnthropicTool<'a>,
+        defer_loading: bool,
+    },
 }
 
 /// Messages under construction: consecutive blocks of one role share a message, because the
@@ -217,8 +335,43 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         .ok_or_else(|| invalid("it has no `content` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
         match block.get("type").and_then(Value::as_str) {
+            // The server's own tool search: its call, then its result (in that order).
+            Some("server_tool_use")
+                if block["name"]
+                    .as_str()
+                    .is_some_and(|name| name.starts_with("tool_search_tool")) =>
+            {
+                tool_searches.push(ToolSearchCall {
+                    id: block["id"].as_str().unwrap_or_default().to_string(),
+                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                    tools: Vec::new(),
+                });
+            }
+            Some("tool_search_tool_result") => {
+                let id = block["tool_use_id"].as_str().unwrap_or_default();
+                // An error result (`tool_search_tool_result_error`) found nothing.
+                let found = block
+                    .pointer("/content/tool_references")
+                    .and_then(Value::as_array)
+                    .map(|references| {
+                        references
+                            .iter()
+                            .filter_map(|r| r["tool_name"].as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                match tool_searches.iter_mut().find(|search| search.id == id) {
+                    Some(search) => search.tools = found,
+                    None => tool_searches.push(ToolSearchCall {
+                        id: id.to_string(),
+                        input: Value::Null,
+                        tools: found,
+                    }),
+                }
+            }
             Some("text") => text.push_str(block["text"].as_str().unwrap_or_default()),
             Some("tool_use") => {
                 let field = |name: &str| block.get(name).and_then(Value::as_str);
@@ -248,6 +401,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             .unwrap_or(0)
     };
     Ok(LlmResponse {
+        tool_searches,
         text,
         tool_calls,
         usage: Usage {
@@ -261,9 +415,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-api-key", self.key.header("")?);
-        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        let headers = self.headers(request)?;
         let url = format!("{}/v1/messages", self.base_url);
         let body = self.http.post(&url, &headers, &self.body(request)).await?;
         parse_response(&body)
@@ -275,6 +427,12 @@ impl LlmClient for AnthropicClient {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    /// The messages API's tool search (`tool_search_tool_bm25`): deferred tools are sent with
+    /// `defer_loading: true` and the server finds them for the model.
+    fn native_tool_search(&self) -> bool {
+        true
     }
 }
 
@@ -315,6 +473,7 @@ mod tests {
                 result("b", vec![Content::text("done")]),
             ],
             tools: Default::default(),
+            deferred_tools: Default::default(),
         };
         let body = client.request_body(&request);
         assert_eq!(body["system"], "sys");
@@ -324,6 +483,117 @@ mod tests {
         assert_eq!(messages[2]["role"], "user");
         assert_eq!(messages[2]["content"][0]["content"][0]["type"], "image");
         assert_eq!(messages[2]["content"][1]["tool_use_id"], "b");
+    }
+
+    fn spec(name: &'static str) -> ToolSpec {
+        ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+    }
+
+    #[test]
+    fn deferred_tools_go_after_the_search_tool_with_defer_loading() {
+        let client = AnthropicClient::new("k", "m").unwrap();
+        let request = LlmRequest {
+            messages: vec![Message::user("hi")],
+            tools: Arc::from(vec![spec("shown")]),
+            deferred_tools: Arc::from(vec![spec("later"), spec("shown")]),
+            ..LlmRequest::default()
+        };
+        let body = client.request_body(&request);
+        assert_eq!(
+            body["tools"],
+            json!([
+                {"name": "shown", "description": "A tool", "input_schema": {"type": "object", "properties": {}}},
+                {"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME},
+                {"name": "later", "description": "A tool", "input_schema": {"type": "object", "properties": {}}, "defer_loading": true}
+            ]),
+            "a tool both shown and deferred is sent once, shown"
+        );
+        let headers = client.headers(&request).unwrap();
+        assert_eq!(headers["anthropic-beta"], TOOL_SEARCH_BETA);
+
+        // With every tool deferred, the search tool is still not: no request is all deferred.
+        let only_deferred = LlmRequest {
+            deferred_tools: Arc::from(vec![spec("later")]),
+            ..LlmRequest::default()
+        };
+        let tools = client.request_body(&only_deferred)["tools"].clone();
+        assert!(
+            tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|tool| tool.get("defer_loading").is_none())
+        );
+        assert!(
+            client
+                .headers(&LlmRequest::default())
+                .unwrap()
+                .get("anthropic-beta")
+                .is_none()
+        );
+        assert!(
+            client
+                .request_body(&LlmRequest::default())
+                .get("tools")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn server_tool_searches_are_read_and_replayed() {
+        let body = json!({
+            "content": [
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {"query": "weather"}},
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": {"type": "tool_search_tool_search_result",
+                             "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}]}},
+                {"type": "tool_use", "id": "tu_1", "name": "get_weather", "input": {"city": "Oslo"}}
+            ],
+            "stop_reason": "tool_use"
+        });
+        let reply = parse_response(&body).unwrap();
+        let search = ToolSearchCall {
+            id: "srvtoolu_1".into(),
+            input: json!({"query": "weather"}),
+            tools: vec!["get_weather".into()],
+        };
+        assert_eq!(reply.tool_searches, std::slice::from_ref(&search));
+        assert_eq!(search.query(), "weather");
+        assert_eq!(reply.tool_calls[0].name, "get_weather");
+
+        let client = AnthropicClient::new("k", "m").unwrap();
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("weather in Oslo?"),
+                Message::ToolSearch(search),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+            ],
+            ..LlmRequest::default()
+        };
+        let messages = client.request_body(&request)["messages"].clone();
+        assert_eq!(messages.as_array().unwrap().len(), 2, "one assistant turn");
+        let blocks = &messages[1]["content"];
+        assert_eq!(blocks[0]["type"], "server_tool_use");
+        assert_eq!(blocks[0]["input"]["query"], "weather");
+        assert_eq!(blocks[1]["type"], "tool_search_tool_result");
+        assert_eq!(
+            blocks[1]["content"]["tool_references"][0]["tool_name"],
+            "get_weather"
+        );
+        assert_eq!(blocks[2]["type"], "tool_use");
+
+        let failed = json!({"content": [
+            {"type": "server_tool_use", "id": "s", "name": "tool_search_tool_bm25", "input": {}},
+            {"type": "tool_search_tool_result", "tool_use_id": "s",
+             "content": {"type": "tool_search_tool_result_error", "error_code": "unavailable"}}
+        ]});
+        assert_eq!(
+            parse_response(&failed).unwrap().tool_searches[0].tools,
+            Vec::<String>::new()
+        );
     }
 
     #[test]

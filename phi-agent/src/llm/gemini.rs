@@ -184,6 +184,8 @@ impl GeminiClient {
                     contents.push("user", json!({"text": text}))
                 }
                 Message::User { .. } => {}
+                // Another provider's server-side search: nothing Gemini could read.
+                Message::ToolSearch(_) => {}
                 Message::Assistant { text, tool_calls } => {
                     if !text.is_empty() {
                         contents.push("model", json!({"text": text}));
@@ -388,6 +390,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
         },
         stop_reason,
+        tool_searches: Vec::new(),
     })
 }
 
@@ -506,6 +509,7 @@ mod tests {
                 "Calculate",
                 json!({"type": "object", "properties": {"a": {"type": "number"}}}),
             )]),
+            ..Default::default()
         };
         let body = client.request_body(&request);
         assert_eq!(body["systemInstruction"]["parts"][0]["text"], "be brief");

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Message, ToolCall, ToolSpec};
+use super::{Message, ToolCall, ToolSearchCall, ToolSpec};
 
 /// Everything the model sees for one turn.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -15,6 +15,12 @@ pub struct LlmRequest {
     pub messages: Vec<Message>,
     /// The tools the model may call now, shared between turns while the set is unchanged.
     pub tools: Arc<[ToolSpec]>,
+    /// Tools the provider's own tool search may find for the model
+    /// ([`ToolSearch::Native`](crate::ToolSearch::Native) with a client whose
+    /// [`native_tool_search`](super::LlmClient::native_tool_search) is `true`): sent as deferred
+    /// definitions, loaded into the model's context only once found. Empty otherwise; clients
+    /// without a native search ignore it.
+    pub deferred_tools: Arc<[ToolSpec]>,
 }
 
 /// The model's answer to one request.
@@ -28,6 +34,9 @@ pub struct LlmResponse {
     pub usage: Usage,
     /// Why the model stopped.
     pub stop_reason: StopReason,
+    /// Tool searches the provider ran for the model while writing this reply (a native tool
+    /// search); a tool found here may be called in this very reply.
+    pub tool_searches: Vec<ToolSearchCall>,
 }
 
 impl LlmResponse {
@@ -45,6 +54,7 @@ impl LlmResponse {
             tool_calls: Vec::new(),
             usage: Usage::default(),
             stop_reason: StopReason::EndTurn,
+            tool_searches: Vec::new(),
         }
     }
 
@@ -55,6 +65,7 @@ impl LlmResponse {
             tool_calls: calls,
             usage: Usage::default(),
             stop_reason: StopReason::ToolUse,
+            tool_searches: Vec::new(),
         }
     }
 

@@ -29,7 +29,7 @@ use async_trait::async_trait;
 
 use crate::error::AgentResult;
 
-pub use crate::message::{Message, ToolCall};
+pub use crate::message::{Message, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 pub use anthropic::AnthropicClient;
@@ -62,6 +62,13 @@ pub trait LlmClient: Send + Sync {
     fn model(&self) -> &str {
         "unknown"
     }
+
+    /// Whether this client sends [`LlmRequest::deferred_tools`] to a tool search of its
+    /// provider's own (and reports its searches in [`LlmResponse::tool_searches`]). Default:
+    /// `false`, and [`ToolSearch::Native`](crate::ToolSearch::Native) then uses the local search.
+    fn native_tool_search(&self) -> bool {
+        false
+    }
 }
 
 /// A shared model is a model, so a client chosen at run time (`Arc<dyn LlmClient>`) can be
@@ -79,6 +86,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
     fn model(&self) -> &str {
         (**self).model()
     }
+
+    fn native_tool_search(&self) -> bool {
+        (**self).native_tool_search()
+    }
 }
 
 /// A boxed model is a model.
@@ -94,5 +105,9 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 
     fn model(&self) -> &str {
         (**self).model()
+    }
+
+    fn native_tool_search(&self) -> bool {
+        (**self).native_tool_search()
     }
 }

@@ -122,7 +122,7 @@ impl OpenAiClient {
         if let Some(system) = &request.system {
             messages.push(json!({"role": "system", "content": system}));
         }
-        messages.extend(request.messages.iter().map(openai_message));
+        messages.extend(request.messages.iter().filter_map(openai_message));
         ChatBody {
             model: &self.model,
             messages,
@@ -144,8 +144,11 @@ struct ChatBody<'a> {
     max_completion_tokens: Option<u32>,
 }
 
-fn openai_message(message: &Message) -> Value {
-    match message {
+/// The message on the wire; `None` for a native tool search, which chat completions have no
+/// place for (this adapter never asks for one).
+fn openai_message(message: &Message) -> Option<Value> {
+    Some(match message {
+        Message::ToolSearch(_) => return None,
         Message::System { text } => json!({"role": "system", "content": text}),
         Message::User { text } => json!({"role": "user", "content": text}),
         Message::Assistant { text, tool_calls } => {
@@ -172,7 +175,7 @@ fn openai_message(message: &Message) -> Value {
             let text = tool_result_text(content, *is_error);
             json!({"role": "tool", "tool_call_id": tool_call_id, "content": text})
         }
-    }
+    })
 }
 
 /// A tool result as the text both OpenAI APIs take: images become a note
@@ -263,6 +266,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             .unwrap_or(0)
     };
     Ok(LlmResponse {
+        tool_searches: Vec::new(),
         text,
         tool_calls,
         usage: Usage {
@@ -370,6 +374,7 @@ mod tests {
                 },
             ],
             tools: Default::default(),
+            deferred_tools: Default::default(),
         };
         let body = client.request_body(&request);
         assert_eq!(body["messages"][0]["role"], "system");

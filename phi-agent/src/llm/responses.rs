@@ -129,6 +129,8 @@ impl ResponsesClient {
             match message {
                 Message::System { text } => input.push(json!({"role": "system", "content": text})),
                 Message::User { text } => input.push(json!({"role": "user", "content": text})),
+                // Another provider's server-side search: nothing this API could read.
+                Message::ToolSearch(_) => {}
                 Message::Assistant { text, tool_calls } => {
                     if !text.is_empty() {
                         input.push(json!({"role": "assistant", "content": text}));
@@ -266,6 +268,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             output_tokens: count("output_tokens"),
         },
         stop_reason,
+        tool_searches: Vec::new(),
     })
 }
 
@@ -373,6 +376,7 @@ mod tests {
                 "Calculate",
                 json!({"type": "object", "properties": {"a": {"type": "number"}}}),
             )]),
+            ..Default::default()
         };
         let body = client.request_body(&request);
         assert_eq!(body["instructions"], "be brief");

@@ -3,6 +3,11 @@
 //! Activation is evaluated to a fixpoint (activating one tool may activate another), never
 //! deactivates within a session (so a provider's prompt cache stays valid), and keeps
 //! registration order (so requests are deterministic). Hidden tools are never active.
+//!
+//! A set may instead be *discovering* (tool search): a Deferred tool whose predicate holds then
+//! becomes discoverable rather than active, and becomes active only when the program reveals it
+//! (the model found it). Revealed tools come after the others, in the order they were found, so
+//! the earlier part of the tool list never changes.
 
 use super::{RegisteredTool, ToolRegistry};
 use crate::context::ActivationContext;
@@ -18,6 +23,12 @@ pub struct ActiveTools {
     external: Vec<String>,
     context: ActivationContext,
     generation: u64,
+    /// Whether Deferred tools wait to be found instead of activating (tool search).
+    discovering: bool,
+    /// Deferred tools whose predicate held while discovering; never cleared.
+    discoverable: Vec<bool>,
+    /// Revealed tools, by registration index, in the order they were found.
+    found: Vec<usize>,
 }
 
 impl ActiveTools {
@@ -39,6 +50,38 @@ impl ActiveTools {
     /// A number that changes whenever the set changes, to key caches of the tool list on.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Whether the tool at registration index `index` may be found by a search: a Deferred tool
+    /// whose predicate held while the set was discovering (revealed ones included).
+    pub fn is_discoverable(&self, index: usize) -> bool {
+        self.discoverable.get(index).copied().unwrap_or(false)
+    }
+
+    /// Which tools, by registration index, are discoverable.
+    pub(crate) fn discoverable_mask(&self) -> &[bool] {
+        &self.discoverable
+    }
+
+    /// How many tools are discoverable, revealed ones included.
+    pub fn discoverable_count(&self) -> usize {
+        self.discoverable.iter().filter(|&&d| d).count()
+    }
+
+    /// Whether Deferred tools wait to be found (see the module docs) instead of activating.
+    pub fn is_discovering(&self) -> bool {
+        self.discovering
+    }
+
+    /// Makes Deferred tools wait to be found from now on; they are not offered before. Tools
+    /// already active stay active.
+    pub fn start_discovery(&mut self) {
+        self.discovering = true;
+    }
+
+    /// Registration indices of the revealed tools, in the order they were found.
+    pub fn found(&self) -> &[usize] {
+        &self.found
     }
 
     /// The active names joined for an error message.
@@ -73,17 +116,22 @@ impl ToolRegistry {
             .cloned()
             .collect();
         let mut set = ActiveTools {
+            discoverable: vec![false; active.len()],
             active,
             external,
             context: context.clone(),
             generation: 0,
+            discovering: false,
+            found: Vec::new(),
         };
         self.refresh_names(&mut set);
         set
     }
 
     /// Evaluates the inactive Deferred tools' predicates until nothing changes, and returns the
-    /// names newly activated, in registration order of activation.
+    /// names newly activated, in registration order of activation. A discovering set activates
+    /// nothing: a tool whose predicate holds becomes discoverable instead (and is not asked
+    /// again).
     pub async fn activate(&self, set: &mut ActiveTools) -> Vec<&'static str> {
         debug_assert_eq!(
             set.active.len(),
@@ -94,10 +142,19 @@ impl ToolRegistry {
         loop {
             let mut changed = false;
             for (index, tool) in self.tools.iter().enumerate() {
-                if set.active[index] || tool.exposure != ToolExposure::Deferred {
+                if set.active[index]
+                    || set.discoverable[index]
+                    || tool.exposure != ToolExposure::Deferred
+                {
                     continue;
                 }
                 if tool.tool.should_activate(&set.context).await {
+                    if set.discovering {
+                        // Discoverable tools are not active, so no other predicate can change
+                        // because of this one: no further round is needed for it.
+                        set.discoverable[index] = true;
+                        continue;
+                    }
                     set.active[index] = true;
                     activated.push(tool.name);
                     self.refresh_names(set);
@@ -112,6 +169,51 @@ impl ToolRegistry {
             set.generation += 1;
         }
         activated
+    }
+
+    /// Ends discovery: every discoverable tool not yet revealed becomes active, in registration
+    /// order, and Deferred tools activate as usual from now on. Returns the names newly
+    /// activated (with those that the next [`activate`](Self::activate) round would add).
+    pub async fn end_discovery(&self, set: &mut ActiveTools) -> Vec<&'static str> {
+        set.discovering = false;
+        let mut activated = Vec::new();
+        for (index, tool) in self.tools.iter().enumerate() {
+            if set.discoverable[index] && !set.active[index] {
+                set.active[index] = true;
+                activated.push(tool.name);
+            }
+        }
+        // What is revealed keeps its place among the rest: registration order for all.
+        set.found.clear();
+        if !activated.is_empty() {
+            self.refresh_names(set);
+            set.generation += 1;
+        }
+        activated.extend(self.activate(set).await);
+        activated
+    }
+
+    /// Makes the discoverable tools at registration indices `indices` active (the model found
+    /// them), after the ones found before. Returns the names newly revealed; indices of tools
+    /// not discoverable, or already active, are passed over.
+    pub fn reveal(
+        &self,
+        set: &mut ActiveTools,
+        indices: impl IntoIterator<Item = usize>,
+    ) -> Vec<&'static str> {
+        let mut revealed = Vec::new();
+        for index in indices {
+            if set.is_discoverable(index) && !set.active[index] {
+                set.active[index] = true;
+                set.found.push(index);
+                revealed.push(self.tools[index].name);
+            }
+        }
+        if !revealed.is_empty() {
+            self.refresh_names(set);
+            set.generation += 1;
+        }
+        revealed
     }
 
     /// The session's visible tools, starting from `context` and evaluating activation: a

@@ -67,6 +67,12 @@ impl RegisteredTool {
         self.schema.value()
     }
 
+    /// Calls `read` with the canonical schema, parsing it for this call alone when it is held as
+    /// text (see [`schema`](Self::schema)), so that reading every tool once costs no memory.
+    pub(crate) fn peek_schema<R>(&self, read: impl FnOnce(&Value) -> R) -> R {
+        self.schema.peek(read)
+    }
+
     /// The argument schema in `dialect`, computed at most once per tool and dialect.
     pub fn dialect_schema(&self, dialect: Dialect) -> Result<&Value, &DialectError> {
         self.schema.dialects().get(self.schema.value(), dialect)
@@ -232,6 +238,11 @@ impl ToolRegistry {
     /// The tool registered as `name`, whatever its exposure.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// The registration index of the tool named `name` (its place in [`iter`](Self::iter)).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index_of(name)
     }
 
     /// All registered tools in registration order, hidden ones included.

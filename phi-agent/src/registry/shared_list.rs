@@ -30,6 +30,9 @@ impl ToolRegistry {
     /// The specs of the tools active in `set`, in registration order. A set of exactly the Direct
     /// tools gets the registry's shared list (see the module docs).
     pub(crate) fn tool_specs(&self, set: &ActiveTools) -> Arc<[ToolSpec]> {
+        if !set.found().is_empty() {
+            return self.tool_specs_with(set, None);
+        }
         // Direct tools are always active, so a set showing only Direct tools shows all of them.
         let only_direct = self
             .visible(set)
@@ -42,6 +45,36 @@ impl ToolRegistry {
                 .clone();
         }
         self.visible(set).map(|tool| tool.spec()).collect()
+    }
+
+    /// The specs of the tools active in `set`: those not revealed by a search in registration
+    /// order, then `extra` (the search tool), then the revealed ones in the order they were
+    /// found. Each revealed tool is appended, so every earlier entry stays where it was.
+    pub(crate) fn tool_specs_with(
+        &self,
+        set: &ActiveTools,
+        extra: Option<&ToolSpec>,
+    ) -> Arc<[ToolSpec]> {
+        let revealed = |index: usize| set.found().contains(&index);
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| set.is_active(*index) && !revealed(*index))
+            .map(|(_, tool)| tool.spec())
+            .chain(extra.cloned())
+            .chain(set.found().iter().map(|&index| self.tools[index].spec()))
+            .collect()
+    }
+
+    /// The specs of the discoverable tools of `set`, revealed ones included, in registration
+    /// order: what a provider's own tool search may find.
+    pub(crate) fn discoverable_specs(&self, set: &ActiveTools) -> Arc<[ToolSpec]> {
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| set.is_discoverable(*index))
+            .map(|(_, tool)| tool.spec())
+            .collect()
     }
 
     /// Forgets the shared list, after the set of tools changed.
@@ -112,5 +145,50 @@ mod tests {
             ["a", "b"],
             "a new tool empties the shared list"
         );
+    }
+
+    #[tokio::test]
+    async fn discovered_tools_wait_to_be_revealed_and_come_last_in_the_order_found() {
+        let mut registry = ToolRegistry::default();
+        registry
+            .register(Named("x", ToolExposure::Deferred))
+            .unwrap();
+        registry.register(Named("a", ToolExposure::Direct)).unwrap();
+        registry
+            .register(Named("y", ToolExposure::Deferred))
+            .unwrap();
+        registry.register(Named("h", ToolExposure::Hidden)).unwrap();
+        let mut set = registry.active_tools(&ActivationContext::default());
+        set.start_discovery();
+        assert!(registry.activate(&mut set).await.is_empty());
+        assert_eq!(set.discoverable_count(), 2);
+        assert!(set.is_discoverable(0) && !set.is_active(0));
+        assert!(
+            !set.is_discoverable(3),
+            "hidden tools are never discoverable"
+        );
+
+        let extra = ToolSpec::new("search", "", json!({"type": "object"}));
+        let generation = set.generation();
+        assert_eq!(registry.reveal(&mut set, [2, 3]), ["y"]);
+        assert_eq!(registry.reveal(&mut set, [0, 2]), ["x"]);
+        assert!(set.generation() > generation);
+        assert_eq!(
+            names(&registry.tool_specs_with(&set, Some(&extra))),
+            ["a", "search", "y", "x"]
+        );
+        assert_eq!(names(&registry.tool_specs(&set)), ["a", "y", "x"]);
+        assert_eq!(
+            set.names(),
+            ["x", "a", "y"],
+            "names stay in registration order"
+        );
+
+        let mut undecided = registry.active_tools(&ActivationContext::default());
+        undecided.start_discovery();
+        registry.activate(&mut undecided).await;
+        assert_eq!(registry.end_discovery(&mut undecided).await, ["x", "y"]);
+        assert!(!undecided.is_discovering());
+        assert_eq!(names(&registry.tool_specs(&undecided)), ["x", "a", "y"]);
     }
 }

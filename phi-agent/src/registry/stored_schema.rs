@@ -57,6 +57,16 @@ impl StoredSchema {
         })
     }
 
+    /// Calls `read` with the schema without keeping a parsed copy that was not there already:
+    /// for reading every tool once (a search index), which must not leave each of thousands of
+    /// schemas parsed in memory.
+    pub(super) fn peek<R>(&self, read: impl FnOnce(&Value) -> R) -> R {
+        match self.value.get() {
+            Some(value) => read(value),
+            None => read(&serde_json::from_str(&self.text).unwrap_or_default()),
+        }
+    }
+
     /// The dialect cache, created on the first call.
     pub(super) fn dialects(&self) -> &Arc<DialectSchemas> {
         self.dialects.get_or_init(Arc::default)

@@ -16,3 +16,4 @@ mod schema_conformance;
 mod schema_definitions;
 mod schema_props;
 mod telemetry;
+mod tool_search;

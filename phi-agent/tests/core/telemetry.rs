@@ -130,6 +130,66 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     assert_eq!(tools[0]["otel.name"], "execute_tool echo");
 }
 
+/// Deferred: found by tool search only.
+struct Calendar;
+
+#[async_trait]
+impl Tool for Calendar {
+    fn name(&self) -> &'static str {
+        "create_calendar_event"
+    }
+    fn description(&self) -> &'static str {
+        "Create an event on a calendar"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("created")])
+    }
+}
+
+#[tokio::test]
+async fn a_tool_search_is_a_span_and_an_event_naming_query_and_tools() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s-1",
+            phi_agent::search::SEARCH_TOOL_NAME,
+            json!({"query": "calendar event"}),
+        )]),
+        LlmResponse::text("found"),
+    ]);
+    let config = AgentConfig {
+        tool_search: phi_agent::ToolSearch::Local,
+        ..AgentConfig::default()
+    };
+    let agent = PhiAgent::build(
+        base_agent_builder(llm)
+            .register_tool(Echo)
+            .register_tool(Calendar),
+        config,
+    )
+    .unwrap();
+    agent.run("plan").await.unwrap();
+
+    let spans = recorder.spans.lock().unwrap().clone();
+    assert!(spans.iter().any(|(name, fields)| name == "execute_tool"
+        && fields["gen_ai.tool.name"] == "search_tools"
+        && fields["gen_ai.tool.call.id"] == "s-1"));
+    let events = recorder.events.lock().unwrap().clone();
+    let search = events
+        .iter()
+        .find(|fields| fields.get("message").map(String::as_str) == Some("tool search"))
+        .expect("a tool search event");
+    assert_eq!(search["query"], "calendar event");
+    assert_eq!(search["tools"], r#"["create_calendar_event"]"#);
+}
+
 #[tokio::test]
 async fn retries_are_logged_without_the_key() {
     use wiremock::matchers::method;

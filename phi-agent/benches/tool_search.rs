@@ -1,0 +1,176 @@
+//! Tool search at scale (the tool search figures of BENCHMARKS.md): 10,000 Deferred tools made
+//! from the fixture's 329 (`tests/core/tool_search_fixture.txt`), each repeated for 31 vendors
+//! or products, so that the vocabulary is the fixture's and every near-duplicate has dozens of
+//! siblings.
+//!
+//! - `build_10000`: `ToolIndex::build` over the registry (every schema read once, not kept).
+//! - `search_10000`: one search of the fixture's queries in turn (criterion's median is the p50
+//!   of one search over a mix of short and long queries).
+//! - Printed once: p50 and p99 of single searches timed one by one, and the index's heap bytes
+//!   per tool (`ToolIndex::heap_bytes`, which counts the dictionary, postings and per-tool
+//!   entries at their capacity).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use criterion::{Criterion, criterion_group, criterion_main};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::search::ToolIndex;
+use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
+use serde_json::{Map, Value, json};
+
+const FIXTURE: &str = include_str!("../tests/core/tool_search_fixture.txt");
+const TOOLS: usize = 10_000;
+const VENDORS: [&str; 31] = [
+    "acme",
+    "globex",
+    "initech",
+    "umbrella",
+    "hooli",
+    "vandelay",
+    "stark",
+    "wayne",
+    "wonka",
+    "tyrell",
+    "cyberdyne",
+    "soylent",
+    "aperture",
+    "oscorp",
+    "gringotts",
+    "monarch",
+    "nakatomi",
+    "massive",
+    "virtucon",
+    "zorg",
+    "duff",
+    "krusty",
+    "pied",
+    "dunder",
+    "sterling",
+    "prestige",
+    "bluth",
+    "cogswell",
+    "spacely",
+    "weyland",
+    "yoyodyne",
+];
+
+struct Listed {
+    name: &'static str,
+    description: &'static str,
+    schema: Value,
+}
+
+#[async_trait]
+impl Tool for Listed {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn schema(&self) -> Value {
+        self.schema.clone()
+    }
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Deferred
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(Vec::new())
+    }
+}
+
+fn leak(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+/// 10,000 tools: the fixture's, each with a vendor prefix and the vendor named in its
+/// description.
+fn registry() -> ToolRegistry {
+    let base: Vec<(&str, &str, Value)> = FIXTURE
+        .lines()
+        .filter_map(|line| line.strip_prefix("T "))
+        .map(|record| {
+            let parts: Vec<&str> = record.split(" | ").map(str::trim).collect();
+            let mut properties = Map::new();
+            for parameter in parts.get(2).unwrap_or(&"").split("; ") {
+                let (name, doc) = parameter.split_once(": ").unwrap_or((parameter, ""));
+                if !name.trim().is_empty() {
+                    properties.insert(
+                        name.trim().to_string(),
+                        json!({"type": "string", "description": doc.trim()}),
+                    );
+                }
+            }
+            (
+                parts[0],
+                parts[1],
+                json!({"type": "object", "properties": properties}),
+            )
+        })
+        .collect();
+    let mut registry = ToolRegistry::default();
+    for i in 0..TOOLS {
+        let (name, description, schema) = &base[i % base.len()];
+        let vendor = VENDORS[i / base.len() % VENDORS.len()];
+        registry
+            .register(Listed {
+                name: leak(format!("{vendor}_{name}")),
+                description: leak(format!("{description} (on {vendor})")),
+                schema: schema.clone(),
+            })
+            .expect("distinct names");
+    }
+    registry
+}
+
+fn queries() -> Vec<&'static str> {
+    FIXTURE
+        .lines()
+        .filter_map(|line| line.strip_prefix("Q "))
+        .map(|record| record.split(" | ").nth(1).expect("a query").trim())
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let registry = registry();
+    let queries = queries();
+    let index = ToolIndex::build(&registry);
+    assert_eq!(index.len(), TOOLS);
+
+    let mut times: Vec<Duration> = Vec::new();
+    for _ in 0..20 {
+        for query in &queries {
+            let started = Instant::now();
+            black_box(index.search(black_box(query), 5));
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "tool_search: {TOOLS} tools, {} single searches: p50 {:?}, p99 {:?}; index {} bytes = {} bytes per tool",
+        times.len(),
+        times[times.len() / 2],
+        times[times.len() * 99 / 100],
+        index.heap_bytes(),
+        index.heap_bytes() / TOOLS
+    );
+
+    let mut group = c.benchmark_group("tool_search");
+    group.sample_size(20);
+    group.bench_function("build_10000", |b| {
+        b.iter(|| black_box(ToolIndex::build(black_box(&registry))))
+    });
+    let mut next = 0;
+    group.bench_function("search_10000", |b| {
+        b.iter(|| {
+            next = (next + 1) % queries.len();
+            black_box(index.search(black_box(queries[next]), 5))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,495 @@
+//! A BM25F index over short documents with a few fields (a tool's name, description, parameter
+//! names and parameter docs), with light stemming and synonym expansion of queries.
+//!
+//! Every per-document quantity of BM25F (field weights, length normalization, saturation) is
+//! folded into one weight per posting at build time, so a search is a sum of `idf × weight`
+//! over the postings of the query's terms: no per-document work but for documents that match.
+//! Standard library only, like the tokenizer.
+
+use std::collections::HashMap;
+use std::mem::size_of;
+
+use super::synonyms::synonyms;
+use super::tokenize::for_each_term;
+
+/// Which part of a document a text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    /// The tool's name.
+    Name,
+    /// The tool's description.
+    Description,
+    /// The name of a parameter.
+    ParamName,
+    /// The description of a parameter.
+    ParamDoc,
+}
+
+const FIELDS: usize = 4;
+
+impl Field {
+    fn slot(self) -> usize {
+        self as usize
+    }
+}
+
+/// How much a term counts in each field: a name is the most deliberate summary of a tool, a
+/// parameter's doc the least.
+const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.0, 0.8, 0.5];
+/// BM25's length normalization per field: names are all short, so their length says little.
+const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// The weight of a synonym of a query term, against 1 for the term itself.
+const SYNONYM_WEIGHT: f32 = 0.7;
+/// The weight of a synonym learned from parameter docs (a query's `guests` reaching tools with
+/// an `attendees` parameter documented as "the guests"): weaker than the general synonyms,
+/// since a doc's words only describe its parameter.
+const LEARNED_WEIGHT: f32 = 0.15;
+/// Most learned synonyms one word brings to a query.
+const MAX_LEARNED: usize = 4;
+/// A parameter name in more than this share of the tools is not learned as a synonym...
+const MAX_LEARNED_SHARE: f32 = 0.02;
+/// ...unless it is in this many tools at most (a small registry has no common names).
+const MIN_LEARNED_DOCS: f32 = 8.0;
+/// How much a document's score grows when the query's own terms cover all of its name: a
+/// query that names `delete_branch`'s every word should find it before tools that merely
+/// mention branches many times.
+const NAME_COVERAGE_BONUS: f32 = 0.6;
+
+/// How much a query term met only through a synonym counts towards the query's coverage.
+const SYNONYM_COVERAGE: f32 = 0.8;
+/// How sharply a document is marked down for the query terms it does not meet (Lucene's
+/// coordination factor is a power of 1).
+const COVERAGE_POWER: f32 = 1.0;
+
+/// One term of a query as the index looks it up.
+#[derive(Debug, Clone, Copy)]
+struct QueryTerm {
+    id: u32,
+    weight: f32,
+    /// Which of the query's own terms it is, or stands in for.
+    source: usize,
+    /// The query's own term, not a synonym.
+    direct: bool,
+}
+
+/// Marks a posting whose term occurs in the document's name.
+const IN_NAME: u32 = 1 << 31;
+
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    /// Document number, with [`IN_NAME`] set when the term is one of its name's.
+    doc: u32,
+    weight: f32,
+}
+
+/// An immutable index; build it with [`IndexBuilder`].
+#[derive(Debug, Default)]
+pub(crate) struct TextIndex {
+    terms: HashMap<Box<str>, u32>,
+    /// Postings of term `t`: `postings[offsets[t]..offsets[t + 1]]`, by document.
+    offsets: Vec<u32>,
+    postings: Vec<Posting>,
+    idf: Vec<f32>,
+    /// Distinct terms of each document's name.
+    name_terms: Vec<u8>,
+    /// Synonyms learned from parameter docs: the words of the names of the parameters whose
+    /// doc says term `t` are `learned[learned_offsets[t]..learned_offsets[t + 1]]`.
+    learned_offsets: Vec<u32>,
+    learned: Vec<u32>,
+}
+
+/// Collects documents, then computes the weights once every field's average length is known.
+#[derive(Debug, Default)]
+pub(crate) struct IndexBuilder {
+    terms: HashMap<Box<str>, u32>,
+    /// Per document: its terms with their count in each field.
+    docs: Vec<Vec<(u32, [u16; FIELDS])>>,
+    lengths: Vec<[u32; FIELDS]>,
+    /// Per term: in how many documents it occurs.
+    document_frequency: Vec<u32>,
+    /// (a word of a parameter's doc, a word of that parameter's name), every time it occurs.
+    learned: Vec<(u32, u32)>,
+}
+
+impl IndexBuilder {
+    /// Adds a document made of `texts`, and returns its number (0, 1, ...).
+    pub(crate) fn add<'a>(&mut self, texts: impl IntoIterator<Item = (Field, &'a str)>) -> u32 {
+        let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        let mut length = [0u32; FIELDS];
+        let mut parameter: Vec<u32> = Vec::new();
+        for (field, text) in texts {
+            if field == Field::ParamName {
+                parameter.clear();
+            }
+            for_each_term(text, |term| {
+                // Looked up before inserting: most terms are known, and a key to insert would
+                // cost an allocation per word.
+                let id = match self.terms.get(term.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.terms.len() as u32;
+                        self.terms.insert(term.into_boxed_str(), id);
+                        self.document_frequency.push(0);
+                        id
+                    }
+                };
+                match counts.iter_mut().find(|(t, _)| *t == id) {
+                    Some((_, tf)) => tf[field.slot()] = tf[field.slot()].saturating_add(1),
+                    None => {
+                        let mut tf = [0; FIELDS];
+                        tf[field.slot()] = 1;
+                        counts.push((id, tf));
+                        self.document_frequency[id as usize] += 1;
+                    }
+                }
+                length[field.slot()] += 1;
+                match field {
+                    Field::ParamName => parameter.push(id),
+                    Field::ParamDoc => {
+                        for &name in &parameter {
+                            if name != id {
+                                self.learned.push((id, name));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            });
+        }
+        self.docs.push(counts);
+        self.lengths.push(length);
+        (self.docs.len() - 1) as u32
+    }
+
+    /// The finished index.
+    pub(crate) fn build(self) -> TextIndex {
+        let n = self.docs.len().max(1) as f32;
+        let mut average = [0f32; FIELDS];
+        for length in &self.lengths {
+            for (sum, &l) in average.iter_mut().zip(length) {
+                *sum += l as f32;
+            }
+        }
+        for sum in &mut average {
+            *sum = (*sum / n).max(1.0);
+        }
+        let term_count = self.terms.len();
+        let mut offsets = vec![0u32; term_count + 1];
+        for counts in &self.docs {
+            for (term, _) in counts {
+                offsets[*term as usize + 1] += 1;
+            }
+        }
+        for t in 0..term_count {
+            offsets[t + 1] += offsets[t];
+        }
+        let mut fill = offsets.clone();
+        let mut postings = vec![
+            Posting {
+                doc: 0,
+                weight: 0.0
+            };
+            offsets[term_count] as usize
+        ];
+        let mut name_terms = Vec::with_capacity(self.docs.len());
+        for (doc, (counts, length)) in self.docs.iter().zip(&self.lengths).enumerate() {
+            let mut in_name = 0u8;
+            for (term, tf) in counts {
+                let mut folded = 0.0;
+                for f in 0..FIELDS {
+                    if tf[f] > 0 {
+                        let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * length[f] as f32 / average[f];
+                        folded += FIELD_WEIGHT[f] * tf[f] as f32 / norm;
+                    }
+                }
+                let named = tf[Field::Name.slot()] > 0;
+                in_name = in_name.saturating_add(u8::from(named));
+                let slot = &mut fill[*term as usize];
+                postings[*slot as usize] = Posting {
+                    doc: doc as u32 | if named { IN_NAME } else { 0 },
+                    weight: folded * (K1 + 1.0) / (folded + K1),
+                };
+                *slot += 1;
+            }
+            name_terms.push(in_name);
+        }
+        let idf = self
+            .document_frequency
+            .iter()
+            .map(|&df| (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln())
+            .collect();
+        let mut terms = self.terms;
+        terms.shrink_to_fit();
+        let learned = learned_synonyms(self.learned, &self.document_frequency, n);
+        let mut learned_offsets = vec![0u32; term_count + 1];
+        for &(word, _) in &learned {
+            learned_offsets[word as usize + 1] += 1;
+        }
+        for t in 0..term_count {
+            learned_offsets[t + 1] += learned_offsets[t];
+        }
+        let learned = learned.into_iter().map(|(_, name)| name).collect();
+        TextIndex {
+            terms,
+            offsets,
+            postings,
+            idf,
+            name_terms,
+            learned_offsets,
+            learned,
+        }
+    }
+}
+
+/// The learned pairs worth a query's time, sorted by doc word: per word, the
+/// [`MAX_LEARNED`] names it documents most often, leaving out names too common to tell tools
+/// apart (each would add a long list of postings to every search that says the word, for
+/// little score).
+fn learned_synonyms(
+    mut pairs: Vec<(u32, u32)>,
+    document_frequency: &[u32],
+    n: f32,
+) -> Vec<(u32, u32)> {
+    let most = (n * MAX_LEARNED_SHARE).max(MIN_LEARNED_DOCS);
+    pairs.retain(|&(_, name)| document_frequency[name as usize] as f32 <= most);
+    pairs.sort_unstable();
+    let mut counted: Vec<(u32, u32, u32)> = Vec::new();
+    for (word, name) in pairs {
+        match counted.last_mut() {
+            Some((w, m, count)) if *w == word && *m == name => *count += 1,
+            _ => counted.push((word, name, 1)),
+        }
+    }
+    // Most frequent first within each word, then the first few of each word.
+    counted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.1.cmp(&b.1)));
+    let mut kept = Vec::new();
+    let mut run = 0;
+    for (i, &(word, name, _)) in counted.iter().enumerate() {
+        run = if i > 0 && counted[i - 1].0 == word {
+            run + 1
+        } else {
+            0
+        };
+        if run < MAX_LEARNED {
+            kept.push((word, name));
+        }
+    }
+    kept
+}
+
+impl TextIndex {
+    /// Number of documents.
+    pub(crate) fn len(&self) -> usize {
+        self.name_terms.len()
+    }
+
+    /// The best `limit` documents for `query` among those `accept` lets through, best first,
+    /// with their scores; ties go to the lower document number.
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        accept: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
+        let (weighted, asked) = self.query_terms(query);
+        if weighted.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut scores = vec![0f32; self.len()];
+        let mut name_hits = vec![0u8; self.len()];
+        // Which of the query's own terms each document meets, itself or through a synonym.
+        let mut met = vec![(0u32, 0u32); self.len()];
+        let mut touched = Vec::new();
+        for term in &weighted {
+            let range = self.offsets[term.id as usize] as usize
+                ..self.offsets[term.id as usize + 1] as usize;
+            let idf = self.idf[term.id as usize] * term.weight;
+            let bit = 1u32 << term.source.min(31);
+            for posting in &self.postings[range] {
+                let doc = (posting.doc & !IN_NAME) as usize;
+                if scores[doc] == 0.0 {
+                    touched.push(doc as u32);
+                }
+                scores[doc] += idf * posting.weight;
+                if term.direct {
+                    met[doc].0 |= bit;
+                    if posting.doc & IN_NAME != 0 {
+                        name_hits[doc] = name_hits[doc].saturating_add(1);
+                    }
+                } else {
+                    met[doc].1 |= bit;
+                }
+            }
+        }
+        let mut ranked: Vec<(u32, f32)> = touched
+            .into_iter()
+            .filter(|&doc| accept(doc))
+            .map(|doc| {
+                let d = doc as usize;
+                let named = f32::from(name_hits[d]) / f32::from(self.name_terms[d].max(1));
+                let (itself, through) = met[d];
+                let covered = itself.count_ones() as f32
+                    + SYNONYM_COVERAGE * (through & !itself).count_ones() as f32;
+                let coverage = (covered / asked as f32).powf(COVERAGE_POWER);
+                (
+                    doc,
+                    scores[d] * coverage * (1.0 + NAME_COVERAGE_BONUS * named),
+                )
+            })
+            .collect();
+        let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, by_score);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(by_score);
+        ranked
+    }
+
+    /// The query's terms the index knows, with their weights: its own terms at 1, and their
+    /// synonyms at [`SYNONYM_WEIGHT`] unless the query says them itself; and how many of its
+    /// own terms the index knows, directly or through a synonym.
+    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
+        let mut own: Vec<String> = Vec::new();
+        for_each_term(query, |term| {
+            if !own.contains(&term) {
+                own.push(term);
+            }
+        });
+        let mut weighted: Vec<QueryTerm> = Vec::new();
+        let mut known = vec![false; own.len()];
+        for (source, term) in own.iter().enumerate() {
+            if let Some(&id) = self.terms.get(term.as_str()) {
+                weighted.push(QueryTerm {
+                    id,
+                    weight: 1.0,
+                    source,
+                    direct: true,
+                });
+                known[source] = true;
+            }
+        }
+        for (source, term) in own.iter().enumerate() {
+            for synonym in synonyms(term) {
+                if let Some(&id) = self.terms.get(synonym.as_str()) {
+                    known[source] = true;
+                    if !weighted.iter().any(|t| t.id == id) {
+                        weighted.push(QueryTerm {
+                            id,
+                            weight: SYNONYM_WEIGHT,
+                            source,
+                            direct: false,
+                        });
+                    }
+                }
+            }
+        }
+        for (source, term) in own.iter().enumerate() {
+            let Some(&id) = self.terms.get(term.as_str()) else {
+                continue;
+            };
+            let range = self.learned_offsets[id as usize] as usize
+                ..self.learned_offsets[id as usize + 1] as usize;
+            for &name in &self.learned[range] {
+                if !weighted.iter().any(|t| t.id == name) {
+                    weighted.push(QueryTerm {
+                        id: name,
+                        weight: LEARNED_WEIGHT,
+                        source,
+                        direct: false,
+                    });
+                }
+            }
+        }
+        let asked = known.iter().filter(|&&k| k).count();
+        (weighted, asked)
+    }
+
+    /// Bytes the index holds on the heap: the term dictionary (keys, values and the table's
+    /// control bytes, at its capacity), the postings and the per-term and per-document arrays.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let table = self.terms.capacity() * (size_of::<(Box<str>, u32)>() + 1);
+        let keys: usize = self.terms.keys().map(|key| key.len()).sum();
+        table
+            + keys
+            + self.offsets.capacity() * size_of::<u32>()
+            + self.postings.capacity() * size_of::<Posting>()
+            + self.idf.capacity() * size_of::<f32>()
+            + self.name_terms.capacity()
+            + (self.learned_offsets.capacity() + self.learned.capacity()) * size_of::<u32>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(docs: &[(&str, &str)]) -> TextIndex {
+        let mut builder = IndexBuilder::default();
+        for (name, description) in docs {
+            builder.add([(Field::Name, *name), (Field::Description, *description)]);
+        }
+        builder.build()
+    }
+
+    #[test]
+    fn the_named_tool_wins_over_ones_that_only_mention_its_words() {
+        let index = index(&[
+            ("delete_s3_object", "Delete an object from a bucket."),
+            ("delete_file", "Delete a file from the disk."),
+            (
+                "read_file",
+                "Read a file; the file must exist, a file is a file.",
+            ),
+        ]);
+        let hits = index.search("delete file", 3, |_| true);
+        assert_eq!(hits[0].0, 1);
+        assert!(hits.iter().all(|(_, score)| *score > 0.0));
+    }
+
+    #[test]
+    fn parameter_docs_teach_synonyms_of_parameter_names() {
+        let mut builder = IndexBuilder::default();
+        builder.add([
+            (Field::Name, "book_room"),
+            (Field::ParamName, "attendees"),
+            (Field::ParamDoc, "Email addresses of the guests"),
+        ]);
+        builder.add([
+            (Field::Name, "notify_attendees"),
+            (Field::Description, "Notify them."),
+        ]);
+        builder.add([
+            (Field::Name, "list_rooms"),
+            (Field::Description, "List rooms."),
+        ]);
+        let index = builder.build();
+        let found: Vec<u32> = index
+            .search("guests", 5, |_| true)
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        assert_eq!(
+            found,
+            [0, 1],
+            "`guests` reached `attendees` through the first tool's doc"
+        );
+    }
+
+    #[test]
+    fn synonyms_reach_other_words_and_filters_apply() {
+        let index = index(&[
+            ("delete_branch", "Delete a git branch."),
+            ("create_branch", "Create a git branch."),
+        ]);
+        assert_eq!(index.search("remove branch", 1, |_| true)[0].0, 0);
+        assert_eq!(
+            index.search("remove branch", 5, |doc| doc == 1),
+            [(1, index.search("remove branch", 5, |doc| doc == 1)[0].1)]
+        );
+        assert!(index.search("weather", 5, |_| true).is_empty());
+        assert!(index.search("", 5, |_| true).is_empty());
+    }
+}

@@ -1,0 +1,210 @@
+//! Tool search: thousands of tools registered, the right few in the prompt.
+//!
+//! With [`AgentConfig::tool_search`](crate::AgentConfig::tool_search) on, the Deferred tools
+//! whose [`should_activate`](crate::Tool::should_activate) holds are not sent to the model: they
+//! are *discoverable*. The model sees its Direct tools and one more, `search_tools`, which
+//! searches the discoverable tools' names, descriptions and parameters ([`ToolIndex`]); every tool
+//! a search returns is callable from the model's next turn to the end of the session, appended to
+//! the tools list so that the list's earlier entries (and a provider's prompt cache of them) never
+//! change. With [`ToolSearch::Native`] and a client whose provider searches tools itself
+//! (Anthropic), the provider's search replaces `search_tools`.
+//!
+//! Ranking is BM25F over four fields (name, description, parameter names, parameter docs),
+//! with names split like identifiers (`list_calendar_events`, `getUserInfo`), light stemming,
+//! synonym expansion of the query (general groups, and synonyms learned from parameter docs: a
+//! parameter `attendees` documented as "the guests" lets `guests` find `attendees`), a coverage
+//! factor (tools meeting more of the query's words come first) and a bonus for a query that
+//! covers a tool's whole name. Figures on a fixture of 329 tools are in `BENCHMARKS.md`.
+
+mod index;
+mod synonyms;
+mod tokenize;
+mod tool;
+
+use serde_json::Value;
+
+use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::tool::ToolExposure;
+use index::{Field, IndexBuilder, TextIndex};
+
+pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
+pub(crate) use tool::{SearchArguments, found_text};
+
+/// Whether and how an agent lets its model search for tools instead of sending them all.
+///
+/// ```
+/// use phi_agent::{AgentConfig, ToolSearch};
+///
+/// let config = AgentConfig {
+///     tool_search: ToolSearch::Auto { threshold: 50 },
+///     ..AgentConfig::default()
+/// };
+/// assert_eq!(AgentConfig::default().tool_search, ToolSearch::Off);
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ToolSearch {
+    /// Every active tool is sent (Deferred ones once their predicate holds). The default.
+    #[default]
+    Off,
+    /// Deferred tools are found with the local `search_tools` tool ([`ToolIndex`]).
+    Local,
+    /// The provider's own tool search, when the model's client has one
+    /// ([`LlmClient::native_tool_search`](crate::LlmClient::native_tool_search); the Anthropic
+    /// adapter does: `tool_search_tool_bm25`). Discoverable tools then go in
+    /// [`LlmRequest::deferred_tools`](crate::llm::LlmRequest::deferred_tools) (Anthropic: with
+    /// `defer_loading: true`), the provider's searches come back in
+    /// [`LlmResponse::tool_searches`](crate::llm::LlmResponse::tool_searches), and a tool found
+    /// there is callable in the very reply. Other clients use [`Local`](Self::Local).
+    Native,
+    /// Decided once per session, at its start: search (as [`Native`](Self::Native)) when more
+    /// than `threshold` Deferred tools are ready to be offered, otherwise send them all as
+    /// [`Off`](Self::Off) does.
+    Auto {
+        /// Most discoverable tools a session sends without searching.
+        threshold: usize,
+    },
+}
+
+/// A search index over the Deferred tools of a registry.
+///
+/// ```
+/// use phi_agent::registry::ToolRegistry;
+/// use phi_agent::search::ToolIndex;
+/// # use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
+/// # use serde_json::{json, Value};
+/// # struct T(&'static str, &'static str);
+/// # #[async_trait::async_trait]
+/// # impl Tool for T {
+/// #     fn name(&self) -> &'static str { self.0 }
+/// #     fn description(&self) -> &'static str { self.1 }
+/// #     fn schema(&self) -> Value { json!({"type": "object"}) }
+/// #     fn exposure(&self) -> ToolExposure { ToolExposure::Deferred }
+/// #     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> { Ok(vec![]) }
+/// # }
+/// let mut registry = ToolRegistry::default();
+/// registry.register(T("delete_branch", "Delete a git branch."))?;
+/// registry.register(T("delete_file", "Delete a file from the local disk."))?;
+/// let index = ToolIndex::build(&registry);
+/// assert_eq!(index.search("remove a git branch", 5)[0].name, "delete_branch");
+/// # Ok::<(), phi_agent::AgentError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ToolIndex {
+    text: TextIndex,
+    /// Per document: the tool's registration index, name and description.
+    tools: Vec<(usize, &'static str, &'static str)>,
+}
+
+/// One tool a search found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchHit {
+    /// The tool's name.
+    pub name: &'static str,
+    /// The tool's description.
+    pub description: &'static str,
+    /// Its score: higher is better; comparable only within one search.
+    pub score: f32,
+    /// The tool's registration index in the registry the index was built from.
+    pub index: usize,
+}
+
+impl ToolIndex {
+    /// Indexes every Deferred tool of `registry` (Direct tools are always sent, Hidden ones never
+    /// offered). Reads each schema once without keeping it parsed.
+    pub fn build(registry: &ToolRegistry) -> Self {
+        let mut builder = IndexBuilder::default();
+        let mut tools = Vec::new();
+        for (index, tool) in registry.iter().enumerate() {
+            if tool.exposure() != ToolExposure::Deferred {
+                continue;
+            }
+            add_tool(&mut builder, tool);
+            tools.push((index, tool.name(), tool.description()));
+        }
+        Self {
+            text: builder.build(),
+            tools,
+        }
+    }
+
+    /// The `limit` tools that best match `query`, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_where(query, limit, |_| true)
+    }
+
+    /// The `limit` best tools for `query` among those whose registration index `accept` lets
+    /// through, best first.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<SearchHit> {
+        self.text
+            .search(query, limit, |doc| accept(self.tools[doc as usize].0))
+            .into_iter()
+            .map(|(doc, score)| {
+                let (index, name, description) = self.tools[doc as usize];
+                SearchHit {
+                    name,
+                    description,
+                    score,
+                    index,
+                }
+            })
+            .collect()
+    }
+
+    /// Number of tools indexed.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Bytes the index holds on the heap (its term dictionary, postings and per-tool entries;
+    /// the names and descriptions it points to belong to the tools).
+    pub fn heap_bytes(&self) -> usize {
+        self.text.heap_bytes() + self.tools.capacity() * std::mem::size_of::<(usize, &str, &str)>()
+    }
+}
+
+/// Nesting of parameter objects that is still indexed: deeper fields say little about what the
+/// tool is for.
+const MAX_PARAMETER_DEPTH: usize = 3;
+
+fn add_tool(builder: &mut IndexBuilder, tool: &RegisteredTool) {
+    tool.peek_schema(|schema| {
+        let mut texts = vec![
+            (Field::Name, tool.name()),
+            (Field::Description, tool.description()),
+        ];
+        parameters(schema, 0, &mut texts);
+        builder.add(texts);
+    });
+}
+
+/// The names and descriptions of the properties of `schema`, and of nested objects and arrays'
+/// items down to [`MAX_PARAMETER_DEPTH`].
+fn parameters<'a>(schema: &'a Value, depth: usize, texts: &mut Vec<(Field, &'a str)>) {
+    if depth >= MAX_PARAMETER_DEPTH {
+        return;
+    }
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            texts.push((Field::ParamName, name));
+            if let Some(doc) = property.get("description").and_then(Value::as_str) {
+                texts.push((Field::ParamDoc, doc));
+            }
+            parameters(property, depth + 1, texts);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        parameters(items, depth + 1, texts);
+    }
+}

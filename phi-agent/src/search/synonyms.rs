@@ -1,0 +1,174 @@
+//! Words that often stand for one another in a request for a tool, so that "remove a branch"
+//! reaches `delete_branch` and "where is my parcel" reaches `track_package`.
+//!
+//! A query term brings in the other members of its groups at a reduced weight (see
+//! [`super::index`]); the tools' own words are never rewritten. The groups are general English
+//! of software and everyday tasks, not the names of any particular tool set.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::tokenize::stem;
+
+const GROUPS: &[&[&str]] = &[
+    // verbs
+    &[
+        "delete", "remove", "erase", "drop", "discard", "purge", "destroy", "rid", "trash",
+    ],
+    &[
+        "create", "make", "add", "new", "open", "setup", "insert", "register",
+    ],
+    &[
+        "search", "find", "look", "lookup", "locate", "query", "seek",
+    ],
+    &[
+        "list",
+        "show",
+        "display",
+        "view",
+        "see",
+        "browse",
+        "enumerate",
+    ],
+    &[
+        "get", "fetch", "retrieve", "read", "obtain", "download", "check",
+    ],
+    &[
+        "update", "change", "edit", "modify", "alter", "adjust", "set",
+    ],
+    &["send", "post", "mail", "deliver", "dispatch", "message"],
+    &[
+        "stop",
+        "cancel",
+        "halt",
+        "end",
+        "terminate",
+        "shut",
+        "abort",
+        "kill",
+    ],
+    &["start", "launch", "run", "begin", "trigger", "kick", "boot"],
+    &["undo", "revert", "rollback", "roll", "restore"],
+    &["book", "reserve", "reservation", "booking"],
+    &["buy", "purchase", "order"],
+    &[
+        "save", "store", "record", "keep", "persist", "put", "commit",
+    ],
+    &["upload", "push", "put"],
+    &["move", "transfer", "relocate"],
+    &["share", "grant", "permission", "access", "invite"],
+    &["schedule", "plan", "arrange", "organize", "book"],
+    &["mute", "silence", "snooze", "quiet"],
+    &["finish", "complete", "done", "close", "resolve", "solve"],
+    &["track", "where", "status", "locate"],
+    &["convert", "transform", "turn"],
+    &["translate", "translation", "language"],
+    &["answer", "reply", "respond"],
+    &["switch", "turn", "toggle"],
+    &["reduce", "smaller", "shrink", "resize", "compress"],
+    &["summarize", "summary", "shorten", "tldr"],
+    &["propose", "suggest", "request"],
+    &["ask", "request", "apply"],
+    &["forgot", "forget", "lost", "reset"],
+    &["page", "alert", "notify", "notification", "wake"],
+    &["sign", "login", "logon", "authenticate"],
+    &["pay", "payment", "charge", "money", "funds", "cash"],
+    &["refund", "reimburse", "repay", "chargeback"],
+    &["bill", "invoice", "billing"],
+    &["scale", "replica", "resize"],
+    // nouns
+    &["email", "mail", "inbox", "mailbox", "message"],
+    &["event", "meeting", "appointment", "calendar", "invite"],
+    &["file", "document", "doc"],
+    &["folder", "directory", "dir"],
+    &["image", "picture", "photo", "pic", "screenshot"],
+    &["text", "word", "sentence", "paragraph", "writing"],
+    &["light", "lamp", "bulb"],
+    &["package", "parcel", "shipment", "delivery"],
+    &["customer", "client", "buyer"],
+    &[
+        "user",
+        "account",
+        "member",
+        "person",
+        "people",
+        "colleague",
+        "coworker",
+    ],
+    &["employee", "staff", "worker", "hire", "colleague"],
+    &["vacation", "holiday", "leave", "pto", "absence", "off"],
+    &["password", "credential", "passphrase", "login", "secret"],
+    &["coordinate", "latitude", "longitude", "gps", "lat", "lng"],
+    &[
+        "weather", "rain", "snow", "sunny", "wind", "umbrella", "storm",
+    ],
+    &[
+        "temperature",
+        "hot",
+        "cold",
+        "warm",
+        "warmer",
+        "cooler",
+        "heat",
+        "degree",
+    ],
+    &["forecast", "tomorrow", "weekend", "upcoming"],
+    &["current", "now", "today", "latest", "live"],
+    &["hotel", "stay", "lodging", "accommodation", "room"],
+    &["flight", "fly", "plane", "airline"],
+    &["directions", "route", "navigate", "way", "commute"],
+    &["restaurant", "dinner", "lunch", "eat", "cuisine", "table"],
+    &["stock", "share", "ticker", "equity", "trading"],
+    &["price", "worth", "cost", "value", "quote", "trading"],
+    &[
+        "currency", "dollar", "euro", "yen", "pound", "gbp", "usd", "eur", "exchange",
+    ],
+    &[
+        "language", "spanish", "french", "english", "german", "italian", "chinese", "japanese",
+    ],
+    &["instance", "vm", "virtual", "machine", "server", "ec2"],
+    &["git", "version", "vcs", "repository", "repo"],
+    &["log", "output", "print", "console", "stdout", "stderr"],
+    &["incident", "outage", "down", "broken", "emergency"],
+    &["thermostat", "heating", "heat", "warm", "warmer"],
+    &["task", "todo", "chore", "item"],
+    &["object", "item", "blob"],
+    &["s3", "aws", "bucket"],
+    &["release", "deploy", "deployment", "version", "ship"],
+    &["ticket", "issue", "bug", "case"],
+    &["channel", "room", "team"],
+    &["chat", "slack", "message"],
+    &["video", "call", "zoom", "conference"],
+    &["song", "music", "track", "tune", "jazz", "playlist"],
+    &["pod", "container", "kubernetes", "k8s"],
+    &["database", "db", "sql", "table"],
+    &["row", "record", "entry", "line"],
+    &["spreadsheet", "sheet", "excel", "cell"],
+    &["home", "house", "apartment"],
+    &["door", "lock", "entrance"],
+    &["remind", "reminder", "alarm"],
+    &["domain", "website", "site", "url", "host"],
+    &["cost", "spend", "spent", "bill", "expense"],
+    &["signup", "registration", "register", "join"],
+];
+
+/// The stemmed terms that stand in for `term`, itself left out.
+pub(crate) fn synonyms(term: &str) -> &'static [String] {
+    static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        for group in GROUPS {
+            let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+            for one in &stems {
+                let entry = table.entry(one.clone()).or_default();
+                for other in &stems {
+                    if other != one && !entry.contains(other) {
+                        entry.push(other.clone());
+                    }
+                }
+            }
+        }
+        table
+    });
+    table.get(term).map_or(&[], Vec::as_slice)
+}
