@@ -560,3 +560,92 @@ async fn a_native_search_cannot_reveal_what_is_not_discoverable() {
         "a Direct tool is not discoverable"
     );
 }
+
+/// A Direct tool every call of which waits for a person.
+struct Wipe;
+
+#[async_trait]
+impl Tool for Wipe {
+    fn name(&self) -> &'static str {
+        "wipe_cache"
+    }
+    fn description(&self) -> &'static str {
+        "Wipe the cache"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("wiped")])
+    }
+    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
+        true
+    }
+}
+
+/// The fixture's tools (Deferred, so searched for) and `wipe_cache`, on `llm`.
+fn searching_agent_with_approval(llm: ScriptedLlm) -> PhiAgent {
+    let (fixture_tools, _) = fixture();
+    let mut tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Wipe)];
+    tools.extend(
+        fixture_tools
+            .into_iter()
+            .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
+    );
+    let config = AgentConfig {
+        tool_search: ToolSearch::Local,
+        ..AgentConfig::default()
+    };
+    PhiAgent::build(base_agent_builder(llm).register_tools(tools), config).unwrap()
+}
+
+#[tokio::test]
+async fn what_a_paused_turn_found_is_callable_after_resuming_in_another_agent() {
+    let first = ScriptedLlm::new([LlmResponse::tool_calls(vec![
+        ToolCall::new(
+            "s1",
+            SEARCH_TOOL_NAME,
+            json!({"query": "create calendar event"}),
+        ),
+        ToolCall::new("w1", "wipe_cache", json!({})),
+    ])]);
+    let paused = match searching_agent_with_approval(first)
+        .start("Book a sync, then wipe the cache")
+        .await
+        .unwrap()
+    {
+        phi_agent::RunOutcome::Paused(paused) => paused,
+        phi_agent::RunOutcome::Done(output) => panic!("expected a pause, got {output:?}"),
+    };
+    assert_eq!(paused.pending().len(), 1, "only the wipe waits");
+    let stored = serde_json::to_string(&paused).unwrap();
+
+    // Another process: a fresh agent with the same tools, the stored state, a decision.
+    let second = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "c1",
+            "create_calendar_event",
+            json!({"title": "sync"}),
+        )]),
+        LlmResponse::text("booked and wiped"),
+    ]);
+    let agent = searching_agent_with_approval(second.clone());
+    let mut paused: phi_agent::PausedRun = serde_json::from_str(&stored).unwrap();
+    paused.approve("w1").unwrap();
+    let output = match agent.resume(paused).await.unwrap() {
+        phi_agent::RunOutcome::Done(output) => output,
+        phi_agent::RunOutcome::Paused(_) => panic!("every call was decided"),
+    };
+    assert_eq!(output.text, "booked and wiped");
+    let texts = tool_texts(&output.messages);
+    assert!(
+        texts.contains(&"ran create_calendar_event".to_string()),
+        "the tool found before the pause ran after it: {texts:?}"
+    );
+    assert!(texts.contains(&"wiped".to_string()), "{texts:?}");
+    let requests = second.requests();
+    assert!(
+        names(&requests[0].tools).contains(&"create_calendar_event"),
+        "the resumed run's first request offers the found tool"
+    );
+}
