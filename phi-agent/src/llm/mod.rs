@@ -13,6 +13,7 @@ mod openai;
 mod scripted;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod settings;
+mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod tool_cache;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -21,6 +22,7 @@ mod wire;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 
 use crate::error::AgentResult;
 
@@ -34,6 +36,7 @@ pub use message::{LlmRequest, LlmResponse, StopReason, Usage};
 #[cfg(feature = "openai")]
 pub use openai::OpenAiClient;
 pub use scripted::ScriptedLlm;
+pub use stream::{DeltaStream, StreamDelta};
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use wire::parse_response_body;
@@ -43,6 +46,28 @@ pub use wire::parse_response_body;
 pub trait LlmClient: Send + Sync {
     /// Sends one request (system prompt, history, visible tools) and returns the model's reply.
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse>;
+
+    /// Sends one request and yields the reply as it is written, ending with
+    /// [`StreamDelta::Done`]. Dropping the stream abandons the request.
+    ///
+    /// The default waits for [`complete`](Self::complete) and yields its reply in one piece per
+    /// text and per call, so every model streams; the HTTP adapters stream from the wire.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, StreamDelta};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let llm = ScriptedLlm::new([LlmResponse::text("hello")]).with_pieces(2);
+    /// let request = LlmRequest::default();
+    /// let deltas: Vec<_> = llm.stream(&request).collect().await;
+    /// assert_eq!(deltas[0].as_ref().unwrap(), &StreamDelta::Text("he".into()));
+    /// assert_eq!(deltas.len(), 4, "he, ll, o, done");
+    /// # }
+    /// ```
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        whole_reply(self.complete(request), usize::MAX)
+    }
 
     /// The provider's name for telemetry (`gen_ai.provider.name`), e.g. `openai`.
     fn provider(&self) -> &str {
@@ -63,6 +88,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
         (**self).complete(request).await
     }
 
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        (**self).stream(request)
+    }
+
     fn provider(&self) -> &str {
         (**self).provider()
     }
@@ -79,6 +108,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
         (**self).complete(request).await
     }
 
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        (**self).stream(request)
+    }
+
     fn provider(&self) -> &str {
         (**self).provider()
     }
@@ -86,4 +119,23 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
     fn model(&self) -> &str {
         (**self).model()
     }
+}
+
+/// The deltas of the reply `reply` resolves to, cut into pieces of `piece` characters.
+pub(crate) fn whole_reply<'a>(
+    reply: impl std::future::Future<Output = AgentResult<LlmResponse>> + Send + 'a,
+    piece: usize,
+) -> DeltaStream<'a> {
+    futures_util::stream::once(reply)
+        .flat_map(move |reply| {
+            let deltas = match reply {
+                Ok(response) => stream::split_response(response, piece)
+                    .into_iter()
+                    .map(Ok)
+                    .collect(),
+                Err(error) => vec![Err(error)],
+            };
+            futures_util::stream::iter(deltas)
+        })
+        .boxed()
 }

@@ -15,4 +15,5 @@ mod run_props;
 mod schema_conformance;
 mod schema_definitions;
 mod schema_props;
+mod streaming;
 mod telemetry;
