@@ -13,6 +13,8 @@ mod openai;
 mod scripted;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod settings;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod sse;
 mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod tool_cache;

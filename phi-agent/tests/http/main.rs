@@ -10,3 +10,4 @@ mod http_faults;
 mod interop;
 mod network_faults;
 mod security;
+mod streaming;
