@@ -63,7 +63,7 @@ run_example openai -u ANTHROPIC_API_KEY OPENAI_API_KEY=sk-interop-not-a-key \
 run_example anthropic -u OPENAI_API_KEY ANTHROPIC_API_KEY=sk-ant-interop-not-a-key \
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PROXY_PORT" ANTHROPIC_MODEL=claude-sonnet-4-5
 
-echo "== interop: image and error results through both adapters (tests/http/interop.rs)"
+echo "== interop: image and error results, a retried 529, a plain and a streamed run of one conversation, through both adapters (tests/http/interop.rs)"
 reset
 PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
     cargo test --quiet -p phi-agent --test http interop:: -- --ignored --test-threads=1
