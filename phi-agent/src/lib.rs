@@ -5,6 +5,8 @@
 //! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
+//! - [`PhiAgent::run_stream`]: a run as a stream of [`StreamEvent`]s (text and tool calls as the
+//!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
 //! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`; `mcp` is all three): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
@@ -12,8 +14,8 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `openai` | yes | [`llm::OpenAiClient`] (chat completions; brings reqwest and rustls) |
-//! | `anthropic` | yes | [`llm::AnthropicClient`] (messages; brings reqwest and rustls) |
+//! | `openai` | yes | [`llm::OpenAiClient`] (chat completions, plain and streamed; brings reqwest, rustls and sse-stream) |
+//! | `anthropic` | yes | [`llm::AnthropicClient`] (messages, plain and streamed; brings reqwest, rustls and sse-stream) |
 //! | `mcp-server` | no | [`mcp::serve_stdio`], [`mcp::McpServer`] on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | [`mcp::serve_http`]: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | [`mcp::McpClient`]: import a server's tools over stdio (no HTTP client, no TLS) |

@@ -469,6 +469,11 @@ impl Decoder for MessageStream {
     }
 }
 
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<MessageStream>(PROVIDER, chunks)
+}
+
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {

@@ -41,7 +41,7 @@ pub use scripted::ScriptedLlm;
 pub use stream::{DeltaStream, StreamDelta};
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-pub use wire::parse_response_body;
+pub use wire::{parse_response_body, parse_stream_body};
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.
 #[async_trait]

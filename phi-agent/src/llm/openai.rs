@@ -435,6 +435,11 @@ fn parse_arguments(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
 }
 
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<ChatStream>(PROVIDER, chunks)
+}
+
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {

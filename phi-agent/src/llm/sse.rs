@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
+use futures_util::{FutureExt, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use sse_stream::{Sse, SseStream};
 
@@ -18,7 +18,7 @@ use super::http::{
     Attempt, JsonPoster, is_retryable, jitter, provider_message, redact_secrets, retry_after,
 };
 use super::{DeltaStream, LlmResponse, StreamDelta};
-use crate::error::AgentError;
+use crate::error::{AgentError, AgentResult};
 use crate::limits::snippet;
 
 /// Reads one provider's events, keeping the reply assembled so far.
@@ -321,4 +321,39 @@ fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     message
+}
+
+/// Reads a whole streamed body held in memory, arriving in `chunks` (cut anywhere, as a network
+/// would cut it), the way a stream of the adapter reads it: the deltas, ending with `Done`, or
+/// the first error. No retries (there is no request to repeat).
+pub(crate) fn decode_body<D: Decoder>(
+    provider: &'static str,
+    chunks: &[&[u8]],
+) -> AgentResult<Vec<StreamDelta>> {
+    let bytes =
+        futures_util::stream::iter(chunks.iter().map(|chunk| Ok::<_, std::io::Error>(*chunk)));
+    let mut events = SseStream::from_bytes_stream(bytes);
+    let mut decoder = D::default();
+    let mut out = VecDeque::new();
+    // Every chunk is at hand, so each poll is ready: no runtime is needed to drive it.
+    while let Some(Some(event)) = events.next().now_or_never() {
+        let event = event.map_err(|error| Failure::malformed(provider, error, "").error)?;
+        if let Some(response) = decoder
+            .feed(&event, &mut out)
+            .map_err(|failure| failure.error)?
+        {
+            out.push_back(StreamDelta::Done(response));
+            return Ok(out.into());
+        }
+    }
+    match decoder.finish() {
+        Some(response) => {
+            out.push_back(StreamDelta::Done(response));
+            Ok(out.into())
+        }
+        None => Err(AgentError::Http {
+            provider,
+            message: "the stream ended before the reply was complete".into(),
+        }),
+    }
 }
