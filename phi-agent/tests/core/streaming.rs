@@ -468,3 +468,99 @@ async fn a_session_keeps_a_streamed_runs_conversation() {
     assert_eq!(session.history().len(), 4);
     assert_eq!(llm.requests()[1].messages.len(), 3);
 }
+
+/// Deferred: visible once `unlock` has run.
+struct Secret(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Secret {
+    fn name(&self) -> &'static str {
+        "secret"
+    }
+    fn description(&self) -> &'static str {
+        "Tell the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn should_activate(&self, _: &phi_agent::ActivationContext) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("7")])
+    }
+}
+
+struct Unlock(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Unlock {
+    fn name(&self) -> &'static str {
+        "unlock"
+    }
+    fn description(&self) -> &'static str {
+        "Unlock the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        self.0.store(true, Ordering::SeqCst);
+        Ok(vec![Content::text("unlocked")])
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn activation_is_streamed_at_the_end_of_its_turn() {
+    let unlocked = Arc::new(AtomicBool::new(false));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("u1", "unlock", json!({}))]),
+        LlmResponse::text("unlocked it"),
+    ]);
+    let builder = base_agent_builder(llm.clone())
+        .register_tool(Unlock(unlocked.clone()))
+        .register_tool(Secret(unlocked));
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let (events, output) = collect(agent.run_stream("unlock")).await;
+    output.unwrap();
+    check_order(&events);
+    let at = |wanted: fn(&StreamEvent) -> bool| events.iter().position(wanted).unwrap();
+    let finished = at(|e| matches!(e, StreamEvent::ToolFinished { turn: 1, .. }));
+    let activated =
+        at(|e| matches!(e, StreamEvent::ToolsActivated { turn: 1, names } if names == &["secret"]));
+    let turn_end = at(|e| matches!(e, StreamEvent::TurnFinished { turn: 1, .. }));
+    assert!(finished < activated && activated < turn_end);
+    let offered: Vec<_> = llm.requests()[1].tools.iter().map(|t| t.name).collect();
+    assert!(offered.contains(&"secret"), "{offered:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_an_approver_a_streamed_run_denies_and_says_so() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("g1", "guarded", json!({}))]),
+        LlmResponse::text("denied, fine"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(Guarded),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let (events, output) = collect(agent.run_stream("go")).await;
+    check_order(&events);
+    let output = output.unwrap();
+    assert!(output.tool_calls[0].is_error);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ApprovalRequested { .. }))
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ToolStarted { .. })),
+        "the call never ran"
+    );
+}
