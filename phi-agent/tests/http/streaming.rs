@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
-use phi_agent::llm::{HttpConfig, LlmClient, LlmRequest, Message, StopReason, StreamDelta, Usage};
+use phi_agent::llm::{
+    HttpConfig, LlmClient, LlmRequest, Message, StopReason, StreamDelta, Usage, parse_stream_body,
+};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, StreamEvent, Tool, ToolContext,
     base_agent_builder,
@@ -520,5 +522,32 @@ async fn a_gap_shorter_than_the_limit_is_waited_out() {
             matches!(deltas.last(), Some(Ok(StreamDelta::Done(reply))) if reply.text == "Paris: sun, Oslo: snow."),
             "{provider:?}: {deltas:?}"
         );
+    }
+}
+
+#[test]
+fn a_body_cut_anywhere_reads_the_same() {
+    for provider in BOTH {
+        let name = match provider {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+        };
+        for fixture_name in ["calls", "text"] {
+            let body = fixture(provider, fixture_name).as_bytes();
+            let whole = parse_stream_body(name, &[body]).unwrap();
+            assert!(matches!(whole.last(), Some(StreamDelta::Done(_))));
+            // Every cut point, as a network may hand the bytes over, even inside a character.
+            for cut in 1..body.len() {
+                let (head, tail) = body.split_at(cut);
+                assert_eq!(
+                    parse_stream_body(name, &[head, tail]).unwrap(),
+                    whole,
+                    "{name} {fixture_name} cut at {cut}"
+                );
+            }
+            // One byte at a time.
+            let bytes: Vec<&[u8]> = body.chunks(1).collect();
+            assert_eq!(parse_stream_body(name, &bytes).unwrap(), whole);
+        }
     }
 }
