@@ -24,7 +24,8 @@ use crate::limits::snippet;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpConfig {
-    /// Limit for one attempt, from sending the request to the end of the body. Default: 120 s.
+    /// Limit for one attempt, from sending the request to the end of the body (for a streamed
+    /// reply, to its headers; see `stream_idle_timeout`). Default: 120 s.
     pub timeout: Duration,
     /// Retries after the first attempt, for 429, 500, 502, 503, 504, 529, timeouts and
     /// connection failures. Default: 3.

@@ -1,6 +1,6 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). The HTTP adapters against local fake servers (wiremock): faults,
-//! retries, security; and the interop entry points that `interop/run.sh` runs
+//! retries, security, streamed replies; and the interop entry points that `interop/run.sh` runs
 //! against fakellm.
 
 #[path = "../support/providers.rs"]
