@@ -53,7 +53,9 @@ pub enum StreamEvent {
         name: String,
     },
     /// More of a call's arguments, as JSON text: the deltas of one call concatenate to JSON
-    /// that parses to the arguments of its [`ToolCallReady`](Self::ToolCallReady).
+    /// that parses to the arguments of its [`ToolCallReady`](Self::ToolCallReady) (a call
+    /// without arguments streams `{}`). Should a model write arguments that are not JSON, the
+    /// call's arguments are that text as a JSON string, as in a plain run, and the model is told.
     ToolArgumentsDelta {
         /// The turn's number.
         turn: usize,

@@ -304,11 +304,19 @@ struct MessageStream {
 }
 
 impl MessageStream {
-    fn reply(&mut self) -> LlmResponse {
+    /// The whole reply. A call that came without `partial_json` (a call without arguments) gets
+    /// its start event's `input` as its last delta, so that every call's deltas make JSON of its
+    /// arguments.
+    fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
         let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
             .into_iter()
-            .map(|call| {
+            .enumerate()
+            .map(|(index, call)| {
                 let arguments = if call.json.trim().is_empty() {
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: call.start_input.to_string(),
+                    });
                     call.start_input
                 } else {
                     // Text that is not JSON stays a string, so the agent can tell the model.
@@ -444,7 +452,7 @@ impl Decoder for MessageStream {
                     }
                 }
             }
-            "message_stop" => return Ok(Some(self.reply())),
+            "message_stop" => return Ok(Some(self.reply(out))),
             "error" => {
                 let status = match value.pointer("/error/type").and_then(Value::as_str) {
                     Some("overloaded_error") => 529,
@@ -462,10 +470,10 @@ impl Decoder for MessageStream {
         Ok(None)
     }
 
-    fn finish(&mut self) -> Option<LlmResponse> {
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
         // The stop reason comes after every block is complete: the reply is whole without
         // `message_stop`.
-        self.stop_reason.is_some().then(|| self.reply())
+        self.stop_reason.is_some().then(|| self.reply(out))
     }
 }
 

@@ -302,10 +302,21 @@ struct ChatStream {
 }
 
 impl ChatStream {
-    fn reply(&mut self) -> LlmResponse {
+    /// The whole reply. A call that came without argument text gets `{}` as its last delta, so
+    /// that every call's deltas make JSON of its arguments.
+    fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
         let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
             .into_iter()
-            .map(|(_, id, name, arguments)| ToolCall::new(id, name, parse_arguments(&arguments)))
+            .enumerate()
+            .map(|(index, (_, id, name, arguments))| {
+                if arguments.trim().is_empty() {
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: "{}".into(),
+                    });
+                }
+                ToolCall::new(id, name, parse_arguments(&arguments))
+            })
             .collect();
         LlmResponse {
             text: std::mem::take(&mut self.text),
@@ -324,7 +335,7 @@ impl Decoder for ChatStream {
     ) -> Result<Option<LlmResponse>, Failure> {
         let data = event.data.as_deref().unwrap_or_default();
         if data.trim() == "[DONE]" {
-            return Ok(Some(self.reply()));
+            return Ok(Some(self.reply(out)));
         }
         if data.trim().is_empty() {
             return Ok(None);
@@ -415,9 +426,9 @@ impl Decoder for ChatStream {
         Ok(None)
     }
 
-    fn finish(&mut self) -> Option<LlmResponse> {
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
         // A server that closes after the finishing chunk without `[DONE]` still sent it all.
-        self.finish_reason.is_some().then(|| self.reply())
+        self.finish_reason.is_some().then(|| self.reply(out))
     }
 }
 

@@ -33,7 +33,8 @@ pub(crate) trait Decoder: Default + Send {
 
     /// The reply when the body ends without the provider's last event: whole if the provider
     /// had already said why it stopped (every call's arguments are then complete), else `None`.
-    fn finish(&mut self) -> Option<LlmResponse>;
+    /// Like `feed`, it may push the last deltas to `out`.
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse>;
 }
 
 /// Why a streamed attempt failed, and whether another attempt may help.
@@ -197,7 +198,7 @@ impl<D: Decoder> Call<'_, D> {
                 provider,
                 message: format!("the stream was idle for longer than {idle:?}"),
             })),
-            Ok(None) => match self.decoder.finish() {
+            Ok(None) => match self.decoder.finish(&mut self.ready) {
                 Some(response) => {
                     self.ready.push_back(StreamDelta::Done(response));
                     Ok(())
@@ -346,7 +347,7 @@ pub(crate) fn decode_body<D: Decoder>(
             return Ok(out.into());
         }
     }
-    match decoder.finish() {
+    match decoder.finish(&mut out) {
         Some(response) => {
             out.push_back(StreamDelta::Done(response));
             Ok(out.into())

@@ -12,8 +12,10 @@ pub type DeltaStream<'a> = BoxStream<'a, AgentResult<StreamDelta>>;
 /// One piece of a model's reply, as [`LlmClient::stream`](super::LlmClient::stream) yields it.
 ///
 /// The text pieces of a reply concatenate to its text; the argument pieces of a call (same
-/// `index`) concatenate to JSON text that parses to its arguments. The last item of a stream that
-/// did not fail is [`Done`](StreamDelta::Done) with the whole reply, assembled from the pieces.
+/// `index`) concatenate to JSON text that parses to its arguments (`{}` for a call without
+/// arguments; text that is not JSON becomes the arguments as a string, as `complete` reads it).
+/// The last item of a stream that did not fail is [`Done`](StreamDelta::Done) with the whole
+/// reply, assembled from the pieces.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamDelta {

@@ -551,3 +551,35 @@ fn a_body_cut_anywhere_reads_the_same() {
         }
     }
 }
+
+#[test]
+fn a_call_without_arguments_streams_them_as_an_empty_object() {
+    let openai = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"now\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let anthropic = concat!(
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"now\",\"input\":{}}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":5}}\n\n",
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    );
+    for (name, body) in [("openai", openai), ("anthropic", anthropic)] {
+        let deltas = parse_stream_body(name, &[body.as_bytes()]).unwrap();
+        let arguments: String = deltas
+            .iter()
+            .filter_map(|delta| match delta {
+                StreamDelta::ToolArguments { index: 0, fragment } => Some(fragment.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(arguments, "{}", "{name}");
+        let Some(StreamDelta::Done(reply)) = deltas.last() else {
+            panic!("{name}: {deltas:?}");
+        };
+        assert_eq!(reply.tool_calls[0].arguments, json!({}), "{name}");
+        assert_eq!(reply.stop_reason, StopReason::ToolUse);
+    }
+}
