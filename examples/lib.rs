@@ -7,6 +7,8 @@
 //!   `PHI_PROVIDER` names one outright).
 //! - `macro-tools`: the same kind of tools written as plain fns with `#[phi_tool]`.
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
+//! - `streaming`: a streamed run, printing the model's text and tool calls as they arrive;
+//!   offline on a scripted model, or against OpenAI or Anthropic with a key.
 //!
 //! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
 //! with `--features mcp-http-server`, since its tests start it as a child process.

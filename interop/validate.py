@@ -1,15 +1,18 @@
 """Validates every captured exchange with the official SDKs' own types.
 
-Requests: openai's CompletionCreateParamsNonStreaming and ResponseCreateParamsNonStreaming, and
-anthropic's MessageCreateParamsNonStreaming (TypedDicts validated by pydantic; their `Iterable`
-fields are validated lazily, so every iterator is drained here); for Gemini, whose SDK has no type
-for the request body, every part of it: google-genai's Content (each of `contents`, and
-`systemInstruction`), Tool and GenerationConfig, with unknown fields refused (the SDK's models
-forbid extras) and any SDK warning (an unknown enum value) turned into a failure. Responses:
-openai's ChatCompletion and Response, anthropic's Message, google-genai's GenerateContentResponse.
-Then the conversation itself: every tool call the server returned is answered, in call order, in
-the next request (by id, by `call_id`, or for Gemini calls without ids by name), and Gemini's
-thought signatures come back on the calls they came with.
+Requests: openai's CompletionCreateParamsNonStreaming (or CompletionCreateParamsStreaming for a
+request with `stream: true`) and ResponseCreateParamsNonStreaming, and anthropic's
+MessageCreateParamsNonStreaming or MessageCreateParamsStreaming (TypedDicts validated by pydantic;
+their `Iterable` fields are validated lazily, so every iterator is drained here); for Gemini, whose
+SDK has no type for the request body, every part of it: google-genai's Content (each of
+`contents`, and `systemInstruction`), Tool and GenerationConfig, with unknown fields refused (the
+SDK's models forbid extras) and any SDK warning (an unknown enum value) turned into a failure.
+Responses: openai's ChatCompletion and Response, anthropic's Message, google-genai's
+GenerateContentResponse; a streamed response event by event, as openai's ChatCompletionChunk (then
+`[DONE]`) and anthropic's RawMessageStreamEvent, in the order each API defines. Then the
+conversation itself: every tool call the server returned is answered, in call order, in the next
+request (by id, by `call_id`, or for Gemini calls without ids by name), and Gemini's thought
+signatures come back on the calls they came with.
 
 Usage: validate.py CAPTURE_FILE
 """
@@ -20,17 +23,26 @@ import sys
 import typing
 import warnings
 
-from anthropic.types import Message
-from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types.message_create_params import (
+    MessageCreateParamsNonStreaming,
+    MessageCreateParamsStreaming,
+)
 from google.genai import types as genai
-from openai.types.chat import ChatCompletion
-from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat.completion_create_params import (
+    CompletionCreateParamsNonStreaming,
+    CompletionCreateParamsStreaming,
+)
 from openai.types.responses import Response
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 from pydantic import TypeAdapter
 
-OPENAI_REQUEST = TypeAdapter(CompletionCreateParamsNonStreaming)
-ANTHROPIC_REQUEST = TypeAdapter(MessageCreateParamsNonStreaming)
+OPENAI_PARAMS = {False: CompletionCreateParamsNonStreaming, True: CompletionCreateParamsStreaming}
+ANTHROPIC_PARAMS = {False: MessageCreateParamsNonStreaming, True: MessageCreateParamsStreaming}
+# Kept for the whole run: the lazily validated iterators refer to their adapter's validator.
+ADAPTERS = {params: TypeAdapter(params) for params in [*OPENAI_PARAMS.values(), *ANTHROPIC_PARAMS.values()]}
+ANTHROPIC_EVENT = TypeAdapter(RawMessageStreamEvent)
 RESPONSES_REQUEST = TypeAdapter(ResponseCreateParamsNonStreaming)
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
@@ -61,31 +73,85 @@ def check_keys(body, typed_dict, where):
         raise AssertionError(f"{where}: keys the SDK does not know: {sorted(unknown)}")
 
 
+def streamed(record, where):
+    """Whether the exchange is a streamed one; the request and the response must agree."""
+    asked = record["request"].get("stream") is True
+    assert asked == ("response_events" in record), f"{where}: stream asked {asked}, answer differs"
+    return asked
+
+
+def openai_stream_calls(events, where):
+    """Validates a chat completion stream: chunks, then `[DONE]`; returns the calls' ids."""
+    assert events and events[-1]["data"] == "[DONE]", f"{where}: the stream does not end with [DONE]"
+    ids = {}
+    finished = False
+    for event in events[:-1]:
+        chunk = ChatCompletionChunk.model_validate(event["data"])
+        for choice in chunk.choices:
+            assert not finished, f"{where}: a delta after the finish_reason"
+            for call in choice.delta.tool_calls or []:
+                if call.index not in ids:
+                    assert call.id and call.function and call.function.name, (
+                        f"{where}: the first fragment of call {call.index} lacks its id or name"
+                    )
+                    ids[call.index] = call.id
+            finished = finished or choice.finish_reason is not None
+    assert finished, f"{where}: no finish_reason"
+    return [ids[index] for index in sorted(ids)]
+
+
+def anthropic_stream_calls(events, where):
+    """Validates a messages stream in the order the API defines; returns the tool_use ids."""
+    kinds = [event["data"]["type"] for event in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop", f"{where}: {kinds}"
+    open_blocks, calls = set(), []
+    for event in events:
+        data = event["data"]
+        assert event["event"] == data["type"], f"{where}: event {event['event']} carries {data['type']}"
+        if data["type"] in ("ping", "error"):
+            continue
+        parsed = ANTHROPIC_EVENT.validate_python(data)
+        if parsed.type == "content_block_start":
+            open_blocks.add(parsed.index)
+            if parsed.content_block.type == "tool_use":
+                calls.append(parsed.content_block.id)
+        elif parsed.type == "content_block_delta":
+            assert parsed.index in open_blocks, f"{where}: a delta of block {parsed.index}, not open"
+        elif parsed.type == "content_block_stop":
+            open_blocks.remove(parsed.index)
+    assert not open_blocks, f"{where}: blocks never stopped: {open_blocks}"
+    assert "message_delta" in kinds, f"{where}: no message_delta (stop reason)"
+    return calls
+
+
 def validate_openai(record, where):
     body = record["request"]
-    check_keys(body, CompletionCreateParamsNonStreaming, where)
-    checked = drain(OPENAI_REQUEST.validate_python(body))
+    stream = streamed(record, where)
+    check_keys(body, OPENAI_PARAMS[stream], where)
+    checked = drain(ADAPTERS[OPENAI_PARAMS[stream]].validate_python(body))
     assert len(checked["messages"]) == len(body["messages"]), where
     assert len(checked.get("tools", [])) == len(body.get("tools", [])), where
     assert record["secret_headers_present"] == ["authorization"], where
+    answered = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    if stream:
+        assert body.get("stream_options") == {"include_usage": True}, where
+        return openai_stream_calls(record["response_events"], where), answered
     response = ChatCompletion.model_validate(record["response"])
     calls = response.choices[0].message.tool_calls or []
-    answered = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
     return [call.id for call in calls], answered
 
 
 def validate_anthropic(record, where):
     body = record["request"]
-    check_keys(body, MessageCreateParamsNonStreaming, where)
-    checked = drain(ANTHROPIC_REQUEST.validate_python(body))
+    stream = streamed(record, where)
+    check_keys(body, ANTHROPIC_PARAMS[stream], where)
+    checked = drain(ADAPTERS[ANTHROPIC_PARAMS[stream]].validate_python(body))
     assert len(checked["messages"]) == len(body["messages"]), where
     assert len(checked.get("tools", [])) == len(body.get("tools", [])), where
     assert record["secret_headers_present"] == ["x-api-key"], where
     assert "anthropic-version" in record["headers"], where
     roles = [m["role"] for m in body["messages"]]
     assert all(a != b for a, b in zip(roles, roles[1:])), f"{where}: roles must alternate: {roles}"
-    response = Message.model_validate(record["response"])
-    calls = [block.id for block in response.content if block.type == "tool_use"]
     answered = [
         block["tool_use_id"]
         for message in body["messages"]
@@ -93,6 +159,10 @@ def validate_anthropic(record, where):
         for block in message["content"]
         if block.get("type") == "tool_result"
     ]
+    if stream:
+        return anthropic_stream_calls(record["response_events"], where), answered
+    response = Message.model_validate(record["response"])
+    calls = [block.id for block in response.content if block.type == "tool_use"]
     return calls, answered
 
 
@@ -189,7 +259,7 @@ def main():
         where = f"exchange {index + 1} ({api} {record['path']})"
         if record["status"] != 200:
             # Only a retryable status is expected, and the next exchange must be the same request.
-            assert record["status"] in RETRYABLE, f"{where}: status {record['status']}: {record['response']}"
+            assert record["status"] in RETRYABLE, f"{where}: status {record['status']}: {record.get('response')}"
             following = records[index + 1] if index + 1 < len(records) else None
             assert following and following["request"] == record["request"], f"{where}: not retried"
             retried += 1
@@ -210,9 +280,14 @@ def main():
         )
         pending[api] = calls
         counts[api] += 1
+        if "response_events" in record:
+            counts[api + " streamed"] += 1
     for api in APIS:
         if counts[api] < 2:
             raise SystemExit(f"expected a whole tool-calling run for {api}, saw {counts[api]} requests")
+    for api in ("openai", "anthropic"):
+        if counts[api + " streamed"] < 2:
+            raise SystemExit(f"expected a whole streamed run for {api}, saw {counts[api + ' streamed']} requests")
     if retried < len(APIS):
         raise SystemExit(f"expected a retried 529 or 503 for each adapter, saw {retried}")
     print(

@@ -7,6 +7,8 @@
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
 //! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
 //!   ([`AgentConfig::tool_search`]).
+//! - [`PhiAgent::run_stream`]: a run as a stream of [`StreamEvent`]s (text and tool calls as the
+//!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
 //! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`; `mcp` is all three): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
@@ -14,8 +16,8 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `openai` | yes | `llm::OpenAiClient` (chat completions) and `llm::ResponsesClient` (the Responses API, stateless); reqwest and rustls |
-//! | `anthropic` | yes | `llm::AnthropicClient` (messages); reqwest and rustls |
+//! | `openai` | yes | `llm::OpenAiClient` (chat completions, plain and streamed) and `llm::ResponsesClient` (the Responses API, stateless); reqwest, rustls and sse-stream |
+//! | `anthropic` | yes | `llm::AnthropicClient` (messages, plain and streamed); reqwest, rustls and sse-stream |
 //! | `gemini` | yes | `llm::GeminiClient` (`generateContent`); reqwest and rustls |
 //! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
@@ -55,6 +57,7 @@ pub mod search;
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
+pub use agent::{RunStream, StreamEvent};
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};

@@ -9,6 +9,7 @@ mod paused;
 mod retry_budget;
 mod run;
 mod session;
+mod stream;
 mod tool_list;
 
 use std::fmt;
@@ -28,6 +29,7 @@ pub use events::{AgentEvent, AgentObserver};
 pub use output::{RunOutcome, RunOutput, ToolCallRecord};
 pub use paused::{PausedRun, PendingCall};
 pub use session::AgentSession;
+pub use stream::{RunStream, StreamEvent};
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
 ///
@@ -120,6 +122,15 @@ impl PhiAgent {
     /// them).
     pub async fn run(&self, input: impl Into<String>) -> AgentResult<RunOutput> {
         self.session().run(input).await
+    }
+
+    /// Answers `input` in a fresh session as [`run`](Self::run) does, as a stream of events: the
+    /// model's text and calls as they are written, the tools as they run, and last the
+    /// [`RunOutput`]. Dropping the stream cancels the run; see [`AgentSession::run_stream`].
+    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'static> {
+        let mut session = self.session();
+        let input = input.into();
+        RunStream::new(move |sink| async move { session.run_to_answer(input, &sink).await })
     }
 
     /// Answers `input` in a fresh session, pausing when a call needs approval instead of

@@ -25,9 +25,10 @@ use super::output::{RunOutcome, RunOutput, ToolCallRecord};
 use super::paused::{PausedRun, PendingCall, RanCall, TurnCall};
 use super::retry_budget::{RetryBudget, Verdict};
 use super::session::{AgentSession, SessionSearch};
+use super::stream::{Sink, StreamEvent};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
-use crate::llm::{LlmRequest, Message, ToolCall, Usage};
+use crate::llm::{LlmClient, LlmRequest, LlmResponse, Message, StreamDelta, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SEARCH_TOOL_NAME, SearchArguments, found_text};
 
@@ -90,11 +91,13 @@ impl Decision {
 }
 
 impl AgentSession {
-    /// Runs `input` to an answer, or (with [`Approvals::Pause`]) to a pause.
+    /// Runs `input` to an answer, or (with [`Approvals::Pause`]) to a pause; a streamed run
+    /// also hands its events to `sink`.
     pub(super) async fn run_input(
         &mut self,
         input: String,
         approvals: Approvals,
+        sink: &Sink,
     ) -> AgentResult<RunOutcome> {
         let span = self.invoke_span();
         // The run works on its own copy of the conversation and commits it only when it
@@ -110,7 +113,9 @@ impl AgentSession {
             usage: Usage::default(),
             records: Vec::new(),
         };
-        self.drive(state, None, approvals).instrument(span).await
+        self.drive(state, None, approvals, sink)
+            .instrument(span)
+            .await
     }
 
     /// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run
@@ -148,7 +153,12 @@ impl AgentSession {
         };
         let span = self.invoke_span();
         let outcome = self
-            .drive(state, Some((assistant_text, calls)), Approvals::Pause)
+            .drive(
+                state,
+                Some((assistant_text, calls)),
+                Approvals::Pause,
+                &Sink::off(),
+            )
             .instrument(span)
             .await;
         if !matches!(outcome, Ok(RunOutcome::Done(_))) {
@@ -171,6 +181,7 @@ impl AgentSession {
         mut state: RunState,
         resumed: Option<(String, Vec<TurnCall>)>,
         approvals: Approvals,
+        sink: &Sink,
     ) -> AgentResult<RunOutcome> {
         let agent = self.agent.inner.clone();
         let registry = &*agent.registry;
@@ -207,6 +218,7 @@ impl AgentSession {
                     // A paused turn's searches ran, and were revealed, before the pause.
                     search: None,
                     found: Mutex::default(),
+                    sink,
                 };
                 runner.finish_paused(calls).await
             };
@@ -218,7 +230,7 @@ impl AgentSession {
                 settled,
                 &agent.config,
             )?;
-            self.activate(turn, &emit).await;
+            self.activate(turn, &emit, sink).await;
         } else {
             let mut activated = registry.activate(&mut self.active).await;
             if let SessionSearch::Undecided { threshold } = self.search {
@@ -243,6 +255,11 @@ impl AgentSession {
                     turn: 0,
                     names: &activated,
                 });
+                sink.send(|| StreamEvent::ToolsActivated {
+                    turn: 0,
+                    names: activated.clone(),
+                })
+                .await;
             }
         }
         let searching = self.search == SessionSearch::On;
@@ -284,11 +301,17 @@ impl AgentSession {
                 "gen_ai.usage.output_tokens" = Empty,
                 "error.type" = Empty,
             );
-            let reply = agent
-                .llm
-                .complete(&request)
-                .instrument(chat_span.clone())
-                .await;
+            let reply = if sink.is_on() {
+                stream_reply(&*agent.llm, &request, sink, turn)
+                    .instrument(chat_span.clone())
+                    .await
+            } else {
+                agent
+                    .llm
+                    .complete(&request)
+                    .instrument(chat_span.clone())
+                    .await
+            };
             state.transcript = request.messages;
             if let Err(error) = &reply {
                 chat_span.record("error.type", error_type(error));
@@ -332,6 +355,14 @@ impl AgentSession {
             state
                 .transcript
                 .extend(response.tool_searches.drain(..).map(Message::ToolSearch));
+            for call in &response.tool_calls {
+                sink.send(|| StreamEvent::ToolCallReady {
+                    turn,
+                    call: call.clone(),
+                })
+                .await;
+            }
+            let turn_usage = response.usage;
 
             if response.tool_calls.is_empty() {
                 state
@@ -342,6 +373,11 @@ impl AgentSession {
                     text: &response.text,
                     usage: state.usage,
                 });
+                sink.send(|| StreamEvent::TurnFinished {
+                    turn,
+                    usage: turn_usage,
+                })
+                .await;
                 let output = RunOutput {
                     text: response.text,
                     messages: state.transcript[state.start..].to_vec(),
@@ -364,6 +400,7 @@ impl AgentSession {
                 turn,
                 search: searching.then_some(&*agent),
                 found: Mutex::default(),
+                sink,
             };
             let mut needs = Vec::with_capacity(calls.len());
             for call in &calls {
@@ -471,7 +508,12 @@ impl AgentSession {
                     &found.hits,
                 );
             }
-            self.activate(turn, &emit).await;
+            self.activate(turn, &emit, sink).await;
+            sink.send(|| StreamEvent::TurnFinished {
+                turn,
+                usage: turn_usage,
+            })
+            .await;
         }
         Err(AgentError::MaxTurns {
             turns: agent.config.max_turns,
@@ -479,7 +521,7 @@ impl AgentSession {
         })
     }
 
-    async fn activate(&mut self, turn: usize, emit: &impl Fn(AgentEvent<'_>)) {
+    async fn activate(&mut self, turn: usize, emit: &impl Fn(AgentEvent<'_>), sink: &Sink) {
         let activated = self.agent.inner.registry.activate(&mut self.active).await;
         if !activated.is_empty() {
             tracing::debug!(tools = ?activated, "tools activated");
@@ -487,8 +529,63 @@ impl AgentSession {
                 turn,
                 names: &activated,
             });
+            sink.send(|| StreamEvent::ToolsActivated {
+                turn,
+                names: activated,
+            })
+            .await;
         }
     }
+}
+
+/// Asks the model for a streamed reply, handing its pieces to `sink` as they come, and returns
+/// the whole reply. A stream that ends before its reply is complete is an error, so no call
+/// ever runs with arguments cut short.
+async fn stream_reply(
+    llm: &dyn LlmClient,
+    request: &LlmRequest,
+    sink: &Sink,
+    turn: usize,
+) -> AgentResult<LlmResponse> {
+    let mut deltas = llm.stream(request);
+    // The calls' ids by index: providers name a call once, on its first piece.
+    let mut ids: Vec<String> = Vec::new();
+    while let Some(delta) = deltas.next().await {
+        match delta? {
+            StreamDelta::Text(text) => sink.send(|| StreamEvent::TextDelta { turn, text }).await,
+            StreamDelta::ToolCallStarted { index, id, name } => {
+                if ids.len() <= index {
+                    ids.resize(index + 1, String::new());
+                }
+                ids[index].clone_from(&id);
+                sink.send(|| StreamEvent::ToolCallStarted {
+                    turn,
+                    index,
+                    id,
+                    name,
+                })
+                .await;
+            }
+            StreamDelta::ToolArguments { index, fragment } => {
+                let id = ids.get(index).cloned().unwrap_or_default();
+                sink.send(|| StreamEvent::ToolArgumentsDelta {
+                    turn,
+                    index,
+                    id,
+                    fragment,
+                })
+                .await;
+            }
+            StreamDelta::Done(response) => return Ok(response),
+        }
+    }
+    Err(AgentError::InvalidResponse {
+        provider: "stream",
+        message: format!(
+            "the reply stream of {} ended before the reply was complete",
+            llm.provider()
+        ),
+    })
 }
 
 /// A slot the loop left empty; every call is settled before the turn completes, so this is
@@ -586,6 +683,7 @@ struct Runner<'a> {
     /// calls are done. A lock only because the calls' futures share the runner; a search never
     /// awaits while holding it.
     found: Mutex<Vec<(usize, Found)>>,
+    sink: &'a Sink,
 }
 
 impl Runner<'_> {
@@ -611,6 +709,12 @@ impl Runner<'_> {
                 let call = &calls[index];
                 async move {
                     self.emit(AgentEvent::ToolStarted { turn, call });
+                    self.sink
+                        .send(|| StreamEvent::ToolStarted {
+                            turn,
+                            call: call.clone(),
+                        })
+                        .await;
                     let started = Instant::now();
                     let result = match self.search {
                         Some(agent) if call.name == SEARCH_TOOL_NAME => {
@@ -637,6 +741,14 @@ impl Runner<'_> {
                         result: &result,
                         duration,
                     });
+                    self.sink
+                        .send(|| StreamEvent::ToolFinished {
+                            turn,
+                            call: call.clone(),
+                            result: result.clone(),
+                            duration,
+                        })
+                        .await;
                     (result, duration)
                 }
             })
@@ -688,6 +800,12 @@ impl Runner<'_> {
                 turn: self.turn,
                 call,
             });
+            self.sink
+                .send(|| StreamEvent::ApprovalRequested {
+                    turn: self.turn,
+                    call: call.clone(),
+                })
+                .await;
             let Some(approver) = approver else {
                 tracing::warn!(
                     "gen_ai.tool.name" = call.name.as_str(),

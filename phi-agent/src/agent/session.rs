@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::output::RunOutcome;
 use super::paused::PausedRun;
 use super::run::Approvals;
+use super::stream::{RunStream, Sink};
 use super::tool_list::ToolListCache;
 use super::{PhiAgent, RunOutput};
 use crate::context::ActivationContext;
@@ -108,9 +109,54 @@ impl AgentSession {
     /// A call that needs approval is put to the agent's [`Approver`](crate::Approver); with
     /// none set, it is denied and the model is told that a person must approve it.
     pub async fn run(&mut self, input: impl Into<String>) -> AgentResult<RunOutput> {
+        self.run_to_answer(input.into(), &Sink::off()).await
+    }
+
+    /// Answers `input` in this conversation as [`run`](Self::run) does (approvals included),
+    /// yielding the run's events as they happen: the model's text and tool calls as they are
+    /// written, each tool as it starts and finishes, and last the [`RunOutput`]; see
+    /// [`StreamEvent`](crate::StreamEvent).
+    ///
+    /// Dropping the stream cancels the run (the model request and the running tools) and
+    /// leaves the history as it was.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmResponse, ScriptedLlm};
+    /// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent, StreamEvent};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> phi_agent::AgentResult<()> {
+    /// let llm = ScriptedLlm::new([LlmResponse::text("Hello there")]).with_pieces(5);
+    /// let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default())?;
+    /// let mut session = agent.session();
+    /// let mut text = String::new();
+    /// let mut events = session.run_stream("Greet me");
+    /// while let Some(event) = events.next().await {
+    ///     match event? {
+    ///         StreamEvent::TextDelta { text: piece, .. } => text.push_str(&piece),
+    ///         StreamEvent::Finished(output) => assert_eq!(output.text, text),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// drop(events);
+    /// assert_eq!(session.history().len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn run_stream(&mut self, input: impl Into<String>) -> RunStream<'_> {
+        let input = input.into();
+        RunStream::new(move |sink| async move { self.run_to_answer(input, &sink).await })
+    }
+
+    /// Runs `input` with the agent's approver until the model answers.
+    pub(super) async fn run_to_answer(
+        &mut self,
+        input: String,
+        sink: &Sink,
+    ) -> AgentResult<RunOutput> {
         let approver = self.agent.inner.approver.clone();
         match self
-            .run_input(input.into(), Approvals::Ask(approver))
+            .run_input(input, Approvals::Ask(approver), sink)
             .await?
         {
             RunOutcome::Done(output) => Ok(output),
@@ -131,7 +177,8 @@ impl AgentSession {
     /// The session's history changes only when the run is done; a paused run carries the
     /// conversation with it.
     pub async fn start(&mut self, input: impl Into<String>) -> AgentResult<RunOutcome> {
-        self.run_input(input.into(), Approvals::Pause).await
+        self.run_input(input.into(), Approvals::Pause, &Sink::off())
+            .await
     }
 
     /// Resumes `paused` once each of its [`pending`](PausedRun::pending) calls is decided: runs

@@ -1,5 +1,6 @@
 //! The Anthropic messages API.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -12,10 +13,11 @@ use serde_json::{Map, Value, json};
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
+use super::sse::{Decoder, Failure};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, ToolSearchCall,
-    ToolSpec, Usage,
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
+    ToolCall, ToolSearchCall, ToolSpec, Usage,
 };
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
@@ -189,6 +191,7 @@ impl AnthropicClient {
                         .get(&request.tools, definition::anthropic_borrowed)
                 })
             },
+            stream: None,
         }
     }
 }
@@ -203,6 +206,8 @@ struct MessagesBody<'a> {
     messages: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
 }
 
 /// The `tools` array of a request with deferred tools, kept as text for the last pair of lists
@@ -387,14 +392,10 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             _ => {}
         }
     }
-    let stop_reason = match body.get("stop_reason").and_then(Value::as_str) {
-        Some("end_turn") | Some("stop_sequence") => StopReason::EndTurn,
-        Some("tool_use") => StopReason::ToolUse,
-        Some("max_tokens") => StopReason::MaxTokens,
-        Some(other) => StopReason::Other(other.to_string()),
-        None if !tool_calls.is_empty() => StopReason::ToolUse,
-        None => StopReason::EndTurn,
-    };
+    let stop_reason = stop_reason(
+        body.get("stop_reason").and_then(Value::as_str),
+        !tool_calls.is_empty(),
+    );
     let count = |name: &str| {
         body.pointer(&format!("/usage/{name}"))
             .and_then(Value::as_u64)
@@ -412,6 +413,221 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     })
 }
 
+fn stop_reason(reason: Option<&str>, has_calls: bool) -> StopReason {
+    match reason {
+        Some("end_turn") | Some("stop_sequence") => StopReason::EndTurn,
+        Some("tool_use") => StopReason::ToolUse,
+        Some("max_tokens") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None if has_calls => StopReason::ToolUse,
+        None => StopReason::EndTurn,
+    }
+}
+
+/// One `tool_use` block of a streamed message: its id, name, the `input` of its start event and
+/// the `partial_json` pieces so far.
+struct StreamedCall {
+    id: String,
+    name: String,
+    start_input: Value,
+    json: String,
+}
+
+/// A streamed message being read: `message_start`, then per content block
+/// `content_block_start` (text or tool_use), its deltas (`text_delta`, `input_json_delta`) and
+/// `content_block_stop`; `message_delta` with the stop reason and output tokens; `message_stop`.
+/// `ping` is ignored; an `error` event ends the stream with the provider's error.
+#[derive(Default)]
+struct MessageStream {
+    text: String,
+    calls: Vec<StreamedCall>,
+    /// The block index of each call, in `calls`' order.
+    blocks: Vec<u64>,
+    stop_reason: Option<String>,
+    usage: Usage,
+}
+
+impl MessageStream {
+    /// The whole reply. A call that came without `partial_json` (a call without arguments) gets
+    /// its start event's `input` as its last delta, so that every call's deltas make JSON of its
+    /// arguments.
+    fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
+        let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| {
+                let arguments = if call.json.trim().is_empty() {
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: call.start_input.to_string(),
+                    });
+                    call.start_input
+                } else {
+                    // Text that is not JSON stays a string, so the agent can tell the model.
+                    serde_json::from_str(&call.json).unwrap_or(Value::String(call.json))
+                };
+                ToolCall::new(call.id, call.name, arguments)
+            })
+            .collect();
+        LlmResponse {
+            text: std::mem::take(&mut self.text),
+            stop_reason: stop_reason(self.stop_reason.as_deref(), !tool_calls.is_empty()),
+            tool_calls,
+            usage: self.usage,
+            // A streamed reply carries no server-side tool search (read from plain replies only).
+            tool_searches: Vec::new(),
+        }
+    }
+}
+
+impl Decoder for MessageStream {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim().is_empty() {
+            return Ok(None);
+        }
+        let value: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let count = |usage: &Value, name: &str| usage.get(name).and_then(Value::as_u64);
+        match kind {
+            "message_start" => {
+                if let Some(usage) = value.pointer("/message/usage") {
+                    self.usage.input_tokens = count(usage, "input_tokens").unwrap_or(0);
+                    self.usage.output_tokens = count(usage, "output_tokens").unwrap_or(0);
+                }
+            }
+            "content_block_start" => {
+                let block = value.get("content_block").unwrap_or(&Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let text = block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if !text.is_empty() {
+                            self.text.push_str(text);
+                            out.push_back(StreamDelta::Text(text.to_string()));
+                        }
+                    }
+                    Some("tool_use") => {
+                        let field = |name: &str| block.get(name).and_then(Value::as_str);
+                        let (Some(id), Some(name), Some(index)) = (
+                            field("id"),
+                            field("name"),
+                            value.get("index").and_then(Value::as_u64),
+                        ) else {
+                            return Err(Failure::malformed(
+                                PROVIDER,
+                                "a tool_use block start lacks `index`, `id` or `name`",
+                                data,
+                            ));
+                        };
+                        self.blocks.push(index);
+                        self.calls.push(StreamedCall {
+                            id: id.to_string(),
+                            name: name.to_string(),
+                            start_input: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                            json: String::new(),
+                        });
+                        out.push_back(StreamDelta::ToolCallStarted {
+                            index: self.calls.len() - 1,
+                            id: id.to_string(),
+                            name: name.to_string(),
+                        });
+                    }
+                    // Thinking and other blocks are not part of the answer.
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let delta = value.get("delta").unwrap_or(&Value::Null);
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        let text = delta
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if !text.is_empty() {
+                            self.text.push_str(text);
+                            out.push_back(StreamDelta::Text(text.to_string()));
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        let block = value.get("index").and_then(Value::as_u64);
+                        let Some(index) = self.blocks.iter().position(|b| Some(*b) == block) else {
+                            return Err(Failure::malformed(
+                                PROVIDER,
+                                "arguments for a block that is no started tool_use",
+                                data,
+                            ));
+                        };
+                        let fragment = delta
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if !fragment.is_empty() {
+                            self.calls[index].json.push_str(fragment);
+                            out.push_back(StreamDelta::ToolArguments {
+                                index,
+                                fragment: fragment.to_string(),
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(reason.to_string());
+                }
+                if let Some(usage) = value.get("usage") {
+                    // Cumulative counts: the last one is the message's.
+                    if let Some(output) = count(usage, "output_tokens") {
+                        self.usage.output_tokens = output;
+                    }
+                    if let Some(input) = count(usage, "input_tokens") {
+                        self.usage.input_tokens = input;
+                    }
+                }
+            }
+            "message_stop" => return Ok(Some(self.reply(out))),
+            "error" => {
+                let status = match value.pointer("/error/type").and_then(Value::as_str) {
+                    Some("overloaded_error") => 529,
+                    Some("api_error") => 500,
+                    Some("rate_limit_error") => 429,
+                    Some("invalid_request_error") => 400,
+                    _ => 200,
+                };
+                let message = super::http::provider_message(data.as_bytes());
+                return Err(Failure::provider(PROVIDER, status, message));
+            }
+            // `ping`, `content_block_stop`, and event kinds added later.
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        // The stop reason comes after every block is complete: the reply is whole without
+        // `message_stop`.
+        self.stop_reason.is_some().then(|| self.reply(out))
+    }
+}
+
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<MessageStream>(PROVIDER, chunks)
+}
+
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
@@ -419,6 +635,22 @@ impl LlmClient for AnthropicClient {
         let url = format!("{}/v1/messages", self.base_url);
         let body = self.http.post(&url, &headers, &self.body(request)).await?;
         parse_response(&body)
+    }
+
+    /// Streams the message (`stream: true`).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let headers = match self.headers(request) {
+            Ok(headers) => headers,
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        let mut body = self.body(request);
+        body.stream = Some(true);
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let url = format!("{}/v1/messages", self.base_url);
+        self.http.stream::<MessageStream>(url, headers, body)
     }
 
     fn provider(&self) -> &str {

@@ -25,7 +25,8 @@ use crate::limits::snippet;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpConfig {
-    /// Limit for one attempt, from sending the request to the end of the body. Default: 120 s.
+    /// Limit for one attempt, from sending the request to the end of the body (for a streamed
+    /// reply, to its headers; see `stream_idle_timeout`). Default: 120 s.
     pub timeout: Duration,
     /// Retries after the first attempt, for 429, 500, 502, 503, 504, 529, timeouts and
     /// connection failures. Default: 3.
@@ -34,6 +35,9 @@ pub struct HttpConfig {
     pub initial_backoff: Duration,
     /// Longest backoff, and the longest `Retry-After` that is honoured as given. Default: 30 s.
     pub max_backoff: Duration,
+    /// For streamed replies, which have no overall limit: the longest wait for the next event
+    /// (`timeout` still bounds the wait for the response's headers). Default: 60 s.
+    pub stream_idle_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -43,6 +47,7 @@ impl Default for HttpConfig {
             max_retries: 3,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
+            stream_idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -117,7 +122,7 @@ fn body_retry_delay(bytes: &[u8]) -> Option<Duration> {
 }
 
 /// A uniform number in `[0, 1)` from the standard library's per-process random hash keys.
-fn jitter() -> f64 {
+pub(crate) fn jitter() -> f64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(0);
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
@@ -153,8 +158,8 @@ impl fmt::Debug for ApiKey {
 /// A provider's JSON endpoint with the retry policy around it.
 #[derive(Clone)]
 pub(crate) struct JsonPoster {
-    client: reqwest::Client,
-    provider: &'static str,
+    pub(crate) client: reqwest::Client,
+    pub(crate) provider: &'static str,
     pub(crate) config: HttpConfig,
 }
 
@@ -265,7 +270,7 @@ impl JsonPoster {
         }
     }
 
-    fn transport_failure(&self, error: reqwest::Error) -> Attempt {
+    pub(crate) fn transport_failure(&self, error: reqwest::Error) -> Attempt {
         let message = if error.is_timeout() {
             format!(
                 "no complete answer within the timeout of {:?}",
@@ -283,7 +288,7 @@ impl JsonPoster {
         }
     }
 
-    fn give_up(&self, error: AgentError, attempts: u32) -> AgentError {
+    pub(crate) fn give_up(&self, error: AgentError, attempts: u32) -> AgentError {
         match error {
             AgentError::Http { provider, message } if attempts > 1 => AgentError::Http {
                 provider,
@@ -313,7 +318,7 @@ pub(crate) fn parse_json(provider: &'static str, bytes: &[u8]) -> AgentResult<Va
     })
 }
 
-enum Attempt {
+pub(crate) enum Attempt {
     Done(AgentResult<Value>),
     Retry {
         error: AgentError,
@@ -323,7 +328,7 @@ enum Attempt {
 
 /// What the provider said in an error body: `error.message` (with `error.type` when given), or
 /// the start of the body when it is not the usual JSON.
-fn provider_message(bytes: &[u8]) -> String {
+pub(crate) fn provider_message(bytes: &[u8]) -> String {
     let json: Option<Value> = serde_json::from_slice(bytes).ok();
     let error = json.as_ref().map(|body| body.get("error").unwrap_or(body));
     let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
@@ -342,7 +347,7 @@ fn provider_message(bytes: &[u8]) -> String {
 /// `text` with every secret of `headers` (the values marked sensitive, and their last word, the
 /// token after `Bearer `) replaced by `<redacted>`. Values shorter than 8 bytes are left alone:
 /// they are no real keys, and replacing them would garble the message.
-fn redact_secrets(mut text: String, headers: &HeaderMap) -> String {
+pub(crate) fn redact_secrets(mut text: String, headers: &HeaderMap) -> String {
     for value in headers.values().filter(|value| value.is_sensitive()) {
         let Ok(value) = value.to_str() else { continue };
         let token = value.rsplit(' ').next().unwrap_or(value);

@@ -18,6 +18,9 @@ mod responses;
 mod scripted;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod settings;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod sse;
+mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod tool_cache;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -26,6 +29,7 @@ mod wire;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 
 use crate::error::AgentResult;
 
@@ -43,15 +47,40 @@ pub use openai::OpenAiClient;
 #[cfg(feature = "openai")]
 pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
+pub use stream::{DeltaStream, StreamDelta};
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use wire::parse_stream_body;
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.
 #[async_trait]
 pub trait LlmClient: Send + Sync {
     /// Sends one request (system prompt, history, visible tools) and returns the model's reply.
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse>;
+
+    /// Sends one request and yields the reply as it is written, ending with
+    /// [`StreamDelta::Done`]. Dropping the stream abandons the request.
+    ///
+    /// The default waits for [`complete`](Self::complete) and yields its reply in one piece per
+    /// text and per call, so every model streams; the HTTP adapters stream from the wire.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, StreamDelta};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let llm = ScriptedLlm::new([LlmResponse::text("hello")]).with_pieces(2);
+    /// let request = LlmRequest::default();
+    /// let deltas: Vec<_> = llm.stream(&request).collect().await;
+    /// assert_eq!(deltas[0].as_ref().unwrap(), &StreamDelta::Text("he".into()));
+    /// assert_eq!(deltas.len(), 4, "he, ll, o, done");
+    /// # }
+    /// ```
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        whole_reply(self.complete(request), usize::MAX)
+    }
 
     /// The provider's name for telemetry (`gen_ai.provider.name`), e.g. `openai`.
     fn provider(&self) -> &str {
@@ -79,6 +108,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
         (**self).complete(request).await
     }
 
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        (**self).stream(request)
+    }
+
     fn provider(&self) -> &str {
         (**self).provider()
     }
@@ -99,6 +132,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
         (**self).complete(request).await
     }
 
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        (**self).stream(request)
+    }
+
     fn provider(&self) -> &str {
         (**self).provider()
     }
@@ -110,4 +147,23 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
     fn native_tool_search(&self) -> bool {
         (**self).native_tool_search()
     }
+}
+
+/// The deltas of the reply `reply` resolves to, cut into pieces of `piece` characters.
+pub(crate) fn whole_reply<'a>(
+    reply: impl std::future::Future<Output = AgentResult<LlmResponse>> + Send + 'a,
+    piece: usize,
+) -> DeltaStream<'a> {
+    futures_util::stream::once(reply)
+        .flat_map(move |reply| {
+            let deltas = match reply {
+                Ok(response) => stream::split_response(response, piece)
+                    .into_iter()
+                    .map(Ok)
+                    .collect(),
+                Err(error) => vec![Err(error)],
+            };
+            futures_util::stream::iter(deltas)
+        })
+        .boxed()
 }

@@ -1,5 +1,6 @@
 //! OpenAI chat completions, and every server that speaks the same API.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use async_trait::async_trait;
@@ -9,8 +10,12 @@ use serde_json::{Map, Value, json};
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
+use super::sse::{Decoder, Failure};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::{
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
+    ToolCall, Usage,
+};
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "openai";
@@ -129,7 +134,15 @@ impl OpenAiClient {
             tools: (!request.tools.is_empty())
                 .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
             max_completion_tokens: self.max_tokens,
+            stream: None,
+            stream_options: None,
         }
+    }
+
+    fn headers(&self) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        Ok(headers)
     }
 }
 
@@ -142,6 +155,11 @@ struct ChatBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    /// `{"include_usage": true}` on streamed requests: the usage comes in a last chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<Value>,
 }
 
 /// The message on the wire; `None` for a native tool search, which chat completions have no
@@ -252,14 +270,10 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         };
         tool_calls.push(ToolCall::new(id, name, arguments));
     }
-    let stop_reason = match choice.get("finish_reason").and_then(Value::as_str) {
-        Some("stop") => StopReason::EndTurn,
-        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
-        Some("length") => StopReason::MaxTokens,
-        Some(other) => StopReason::Other(other.to_string()),
-        None if !tool_calls.is_empty() => StopReason::ToolUse,
-        None => StopReason::EndTurn,
-    };
+    let stop_reason = stop_reason(
+        choice.get("finish_reason").and_then(Value::as_str),
+        !tool_calls.is_empty(),
+    );
     let count = |name: &str| {
         body.pointer(&format!("/usage/{name}"))
             .and_then(Value::as_u64)
@@ -277,6 +291,166 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     })
 }
 
+fn stop_reason(finish_reason: Option<&str>, has_calls: bool) -> StopReason {
+    match finish_reason {
+        Some("stop") => StopReason::EndTurn,
+        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
+        Some("length") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None if has_calls => StopReason::ToolUse,
+        None => StopReason::EndTurn,
+    }
+}
+
+/// A streamed chat completion being read: chunks of `choices[0].delta`, tool calls gathered by
+/// their `index` (id and name come on a call's first fragment only, and the fragments of
+/// parallel calls may interleave), the usage in a last chunk without choices, then `[DONE]`.
+#[derive(Default)]
+struct ChatStream {
+    text: String,
+    /// The calls in the order they began: the provider's index, id, name, arguments so far.
+    calls: Vec<(u64, String, String, String)>,
+    finish_reason: Option<String>,
+    usage: Usage,
+}
+
+impl ChatStream {
+    /// The whole reply. A call that came without argument text gets `{}` as its last delta, so
+    /// that every call's deltas make JSON of its arguments.
+    fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
+        let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
+            .into_iter()
+            .enumerate()
+            .map(|(index, (_, id, name, arguments))| {
+                if arguments.trim().is_empty() {
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: "{}".into(),
+                    });
+                }
+                ToolCall::new(id, name, parse_arguments(&arguments))
+            })
+            .collect();
+        LlmResponse {
+            text: std::mem::take(&mut self.text),
+            stop_reason: stop_reason(self.finish_reason.as_deref(), !tool_calls.is_empty()),
+            tool_calls,
+            usage: self.usage,
+            tool_searches: Vec::new(),
+        }
+    }
+}
+
+impl Decoder for ChatStream {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim() == "[DONE]" {
+            return Ok(Some(self.reply(out)));
+        }
+        if data.trim().is_empty() {
+            return Ok(None);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        if let Some(error) = chunk.get("error") {
+            // An error after a 200: its `code` or `type` decides whether a retry may help.
+            let status = match error
+                .get("code")
+                .or(error.get("type"))
+                .and_then(Value::as_str)
+            {
+                Some("rate_limit_exceeded") => 429,
+                Some("server_error") => 500,
+                Some("overloaded" | "service_unavailable") => 503,
+                _ => 200,
+            };
+            let message = provider_message(&chunk);
+            return Err(Failure::provider(PROVIDER, status, message));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
+            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Usage {
+                input_tokens: count("prompt_tokens"),
+                output_tokens: count("completion_tokens"),
+            };
+        }
+        let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
+            return Ok(None);
+        };
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+        let Some(delta) = choice.get("delta") else {
+            return Ok(None);
+        };
+        if let Some(text) = delta.get("content").and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            self.text.push_str(text);
+            out.push_back(StreamDelta::Text(text.to_string()));
+        }
+        for call in delta
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let Some(wire_index) = call.get("index").and_then(Value::as_u64) else {
+                return Err(Failure::malformed(
+                    PROVIDER,
+                    "a tool call fragment without `index`",
+                    data,
+                ));
+            };
+            let index = match self.calls.iter().position(|c| c.0 == wire_index) {
+                Some(index) => index,
+                None => {
+                    let field = |name: &str| call.pointer(name).and_then(Value::as_str);
+                    let (Some(id), Some(name)) = (field("/id"), field("/function/name")) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "the first fragment of a tool call lacks `id` or `function.name`",
+                            data,
+                        ));
+                    };
+                    self.calls
+                        .push((wire_index, id.to_string(), name.to_string(), String::new()));
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index: self.calls.len() - 1,
+                        id: id.to_string(),
+                        name: name.to_string(),
+                    });
+                    self.calls.len() - 1
+                }
+            };
+            if let Some(fragment) = call.pointer("/function/arguments").and_then(Value::as_str)
+                && !fragment.is_empty()
+            {
+                self.calls[index].3.push_str(fragment);
+                out.push_back(StreamDelta::ToolArguments {
+                    index,
+                    fragment: fragment.to_string(),
+                });
+            }
+        }
+        Ok(None)
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        // A server that closes after the finishing chunk without `[DONE]` still sent it all.
+        self.finish_reason.is_some().then(|| self.reply(out))
+    }
+}
+
+/// The error message of an error chunk.
+fn provider_message(chunk: &Value) -> String {
+    super::http::provider_message(chunk.to_string().as_bytes())
+}
+
 /// The arguments string as JSON; empty means no arguments; text that is not JSON stays a string
 /// so the agent can tell the model.
 pub(crate) fn parse_arguments(raw: &str) -> Value {
@@ -286,14 +460,35 @@ pub(crate) fn parse_arguments(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
 }
 
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<ChatStream>(PROVIDER, chunks)
+}
+
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        let headers = self.headers()?;
         let url = format!("{}/chat/completions", self.base_url);
         let body = self.http.post(&url, &headers, &self.body(request)).await?;
         parse_response(&body)
+    }
+
+    /// Streams the chat completion (`stream: true`, with the usage in a last chunk).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let headers = match self.headers() {
+            Ok(headers) => headers,
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        let mut body = self.body(request);
+        body.stream = Some(true);
+        body.stream_options = Some(json!({"include_usage": true}));
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let url = format!("{}/chat/completions", self.base_url);
+        self.http.stream::<ChatStream>(url, headers, body)
     }
 
     fn provider(&self) -> &str {

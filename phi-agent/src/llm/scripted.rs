@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
-use super::{LlmClient, LlmRequest, LlmResponse};
+use super::{DeltaStream, LlmClient, LlmRequest, LlmResponse};
 use crate::error::{AgentError, AgentResult};
 
 type Rule = dyn Fn(&LlmRequest) -> AgentResult<LlmResponse> + Send + Sync;
@@ -45,6 +45,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct ScriptedLlm {
     inner: Arc<Inner>,
+    /// The longest piece, in characters, of a streamed text or arguments delta.
+    piece: usize,
 }
 
 impl ScriptedLlm {
@@ -67,7 +69,37 @@ impl ScriptedLlm {
                 script,
                 requests: Mutex::new(Vec::new()),
             }),
+            piece: usize::MAX,
         }
+    }
+
+    /// This model, streaming ([`LlmClient::stream`]) its text and each call's arguments in
+    /// pieces of at most `chars` characters (at least 1), as a provider's stream would arrive;
+    /// by default each comes in one piece. Clones made before share the script but keep their
+    /// own setting.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, StreamDelta, ToolCall};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let call = ToolCall::new("c1", "add", serde_json::json!({"a": 1, "b": 2}));
+    /// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call])]).with_pieces(4);
+    /// let request = LlmRequest::default();
+    /// let mut arguments = String::new();
+    /// let mut deltas = llm.stream(&request);
+    /// while let Some(delta) = deltas.next().await {
+    ///     if let StreamDelta::ToolArguments { fragment, .. } = delta.unwrap() {
+    ///         assert!(fragment.len() <= 4);
+    ///         arguments.push_str(&fragment);
+    ///     }
+    /// }
+    /// assert_eq!(arguments, r#"{"a":1,"b":2}"#);
+    /// # }
+    /// ```
+    pub fn with_pieces(mut self, chars: usize) -> Self {
+        self.piece = chars.max(1);
+        self
     }
 
     /// Every request received so far, in order.
@@ -113,6 +145,10 @@ impl LlmClient for ScriptedLlm {
         }
     }
 
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        super::whole_reply(self.complete(request), self.piece)
+    }
+
     fn provider(&self) -> &str {
         "scripted"
     }
@@ -132,6 +168,7 @@ impl fmt::Debug for ScriptedLlm {
             .field("mode", &mode)
             .field("remaining", &self.remaining())
             .field("requests", &lock(&self.inner.requests).len())
+            .field("piece", &self.piece)
             .finish()
     }
 }

@@ -1,6 +1,6 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). Everything that runs in one process without a network: the registry
-//! and dispatch, the agent loop on the scripted model (approval and paused runs included),
+//! and dispatch, the agent loop on the scripted model (approval, paused and streamed runs included),
 //! schemas and their conformance corpus, telemetry. The reference page's snippets (`seed.rs`)
 //! and the memory bound (`memory.rs`, which installs a counting global allocator) keep binaries
 //! of their own.
@@ -15,5 +15,6 @@ mod run_props;
 mod schema_conformance;
 mod schema_definitions;
 mod schema_props;
+mod streaming;
 mod telemetry;
 mod tool_search;

@@ -27,6 +27,7 @@ fn quick() -> HttpConfig {
         max_retries: 2,
         initial_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_secs(2),
+        ..HttpConfig::default()
     }
 }
 

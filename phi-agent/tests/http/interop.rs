@@ -1,20 +1,23 @@
 //! Driven by `interop/run.sh` against fakellm and `interop/fake_apis.py` (ignored in the ordinary
 //! test run, which has no server): a run whose tool results carry an image and an error through
-//! every adapter (Gemini's in its OpenAPI schema form, which the example does not use), and a run
-//! whose first answer is HTTP 529 through chat completions and Anthropic, so the suite's SDK
-//! validation sees those shapes on the wire.
+//! every adapter (Gemini's in its OpenAPI schema form, which the example does not use), a run
+//! whose first answer is HTTP 529 through chat completions and Anthropic, and one conversation run
+//! plain and streamed through chat completions and Anthropic (the same text and tool calls, events
+//! in a valid order), so the suite's SDK validation sees those shapes on the wire.
 //!
 //! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT PHI_INTEROP_APIS_URL=http://127.0.0.1:PORT2 cargo test -p phi-agent --test http interop:: -- --ignored`
 
 use async_trait::async_trait;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use phi_agent::llm::{
     AnthropicClient, GeminiClient, GeminiSchemaForm, HttpConfig, LlmClient, OpenAiClient,
     ResponsesClient,
 };
 use phi_agent::{
-    AgentConfig, AgentError, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
+    AgentConfig, AgentError, AgentResult, Content, PhiAgent, StreamEvent, Tool, ToolContext,
+    base_agent_builder,
 };
 use serde_json::{Value, json};
 
@@ -161,4 +164,162 @@ async fn an_overloaded_server_is_retried_through_anthropic() {
         .with_base_url(base_url())
         .with_http_config(quick_retries());
     retry_through(client).await;
+}
+
+/// fakellm's calculator: the rules of `interop/fakellm.yaml` call it twice, then answer.
+struct Calculator;
+
+#[async_trait]
+impl Tool for Calculator {
+    fn name(&self) -> &'static str {
+        "calculator"
+    }
+    fn description(&self) -> &'static str {
+        "Apply add, subtract, multiply or divide to two numbers"
+    }
+    fn schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "number"},
+                "b": {"type": "number"},
+                "op": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}
+            },
+            "required": ["a", "b", "op"]
+        })
+    }
+    async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        let (a, b) = (args["a"].as_f64().unwrap(), args["b"].as_f64().unwrap());
+        let value = match args["op"].as_str() {
+            Some("add") => a + b,
+            Some("subtract") => a - b,
+            Some("multiply") => a * b,
+            _ => a / b,
+        };
+        Ok(vec![Content::text(value.to_string())])
+    }
+}
+
+/// The same conversation plain and streamed: the same answer and calls (names and arguments;
+/// fakellm draws fresh ids), and a stream whose events come in a valid order and add up.
+async fn plain_and_streamed_agree(llm: impl LlmClient + Clone + 'static) {
+    let agent = |llm| {
+        let builder = base_agent_builder(llm).register_tool(Calculator);
+        PhiAgent::build(builder, AgentConfig::default()).unwrap()
+    };
+    // fakellm counts turns per first user message: one prompt per run.
+    let provider = llm.provider().to_string();
+    let plain = agent(llm.clone())
+        .run(format!("What is 6 times 7 ({provider}, plain)?"))
+        .await
+        .unwrap();
+    let mut events = agent(llm).run_stream(format!("What is 6 times 7 ({provider}, streamed)?"));
+    let mut seen = Vec::new();
+    let mut output = None;
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            StreamEvent::Finished(done) => output = Some(*done),
+            event => seen.push(event),
+        }
+    }
+    let streamed = output.expect("the stream ends with Finished");
+    assert_eq!(streamed.text, plain.text);
+    assert_eq!(streamed.text, "6 times 7 is 42, and 2 plus 3 is 5.");
+    let calls = |output: &phi_agent::RunOutput| -> Vec<(String, Value, Vec<Content>)> {
+        output
+            .tool_calls
+            .iter()
+            .map(|call| {
+                (
+                    call.name.clone(),
+                    call.arguments.clone(),
+                    call.result.clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(calls(&streamed), calls(&plain));
+    assert_eq!(streamed.turns, plain.turns);
+
+    // Per turn: text and call fragments, each call's after its start; then every call ready;
+    // then the tools; then the turn's end.
+    let mut turn = 1;
+    let mut phase = 0;
+    let mut text = String::new();
+    let mut arguments: Vec<(String, String)> = Vec::new();
+    let mut ready = Vec::new();
+    for event in &seen {
+        match event {
+            StreamEvent::TextDelta {
+                turn: t,
+                text: piece,
+            } => {
+                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+                if *t == streamed.turns {
+                    text.push_str(piece);
+                }
+            }
+            StreamEvent::ToolCallStarted {
+                turn: t, index, id, ..
+            } => {
+                assert_eq!((*t, phase, *index), (turn, 0, arguments.len()), "{event:?}");
+                arguments.push((id.clone(), String::new()));
+            }
+            StreamEvent::ToolArgumentsDelta {
+                turn: t,
+                index,
+                id,
+                fragment,
+            } => {
+                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+                assert_eq!(&arguments[*index].0, id, "a fragment names its call");
+                arguments[*index].1.push_str(fragment);
+            }
+            StreamEvent::ToolCallReady { turn: t, call } => {
+                assert!(*t == turn && phase <= 1, "{event:?}");
+                phase = 1;
+                ready.push(call.clone());
+            }
+            StreamEvent::ToolStarted { turn: t, .. }
+            | StreamEvent::ToolFinished { turn: t, .. } => {
+                assert!(*t == turn && phase >= 1, "{event:?}");
+                phase = 2;
+            }
+            StreamEvent::TurnFinished { turn: t, .. } => {
+                assert_eq!(*t, turn);
+                for ((id, json), call) in arguments.drain(..).zip(ready.drain(..)) {
+                    assert_eq!(id, call.id);
+                    let parsed: Value = serde_json::from_str(&json).unwrap();
+                    assert_eq!(parsed, call.arguments, "the fragments make the arguments");
+                }
+                turn += 1;
+                phase = 0;
+            }
+            StreamEvent::ToolsActivated { .. } | StreamEvent::ApprovalRequested { .. } => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(turn, streamed.turns + 1, "every turn finished");
+    assert_eq!(
+        text, streamed.text,
+        "the last turn's deltas make the answer"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs fakellm; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_openai() {
+    let client = OpenAiClient::new("sk-interop", "gpt-4o-mini")
+        .unwrap()
+        .with_base_url(format!("{}/v1", base_url()));
+    plain_and_streamed_agree(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs fakellm; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_anthropic() {
+    let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
+        .unwrap()
+        .with_base_url(base_url());
+    plain_and_streamed_agree(client).await;
 }

@@ -1,6 +1,7 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). The HTTP adapters against local fake servers (wiremock): faults,
-//! retries, security (`gemini_responses`: the Gemini and Responses adapters); and the interop entry points that `interop/run.sh` runs
+//! retries, security, streamed replies (`gemini_responses`: the Gemini and Responses adapters);
+//! and the interop entry points that `interop/run.sh` runs
 //! against fakellm.
 
 #[path = "../support/providers.rs"]
@@ -11,3 +12,4 @@ mod http_faults;
 mod interop;
 mod network_faults;
 mod security;
+mod streaming;

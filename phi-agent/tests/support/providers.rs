@@ -39,6 +39,7 @@ pub fn http(timeout_ms: u64, max_retries: u32) -> HttpConfig {
         max_retries,
         initial_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(200),
+        ..HttpConfig::default()
     }
 }
 

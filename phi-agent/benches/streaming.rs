@@ -1,0 +1,102 @@
+//! Cost per delta of a streamed reply: from the bytes of a server-sent event body to the
+//! adapter's deltas (`decode`, per provider), and from the model's deltas to the owned events
+//! a `run_stream` consumer receives (`run_stream`). Each group counts deltas as its elements, so
+//! criterion's throughput line is deltas per second; BENCHMARKS.md divides it into a time per
+//! delta.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures_util::StreamExt;
+use phi_agent::llm::{LlmResponse, ScriptedLlm, StreamDelta, parse_stream_body};
+use phi_agent::{AgentConfig, PhiAgent, base_agent_builder};
+
+/// Deltas per reply: enough that the per-reply costs (the final `Done`, the request) fade.
+const DELTAS: usize = 1_000;
+
+/// A body of `DELTAS` text pieces of four characters in the provider's wire format, as the
+/// providers send them (one event per piece).
+fn text_body(provider: &str) -> String {
+    let mut body = String::new();
+    match provider {
+        "openai" => {
+            for _ in 0..DELTAS {
+                body.push_str(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"content":"word"},"finish_reason":null}]}"#);
+                body.push_str("\n\n");
+            }
+            body.push_str(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#);
+            body.push_str("\n\ndata: [DONE]\n\n");
+        }
+        _ => {
+            body.push_str("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+            for _ in 0..DELTAS {
+                body.push_str("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"word\"}}\n\n");
+            }
+            body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1000}}\n\n");
+            body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+        }
+    }
+    body
+}
+
+fn bench_decode(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decode");
+    group.throughput(Throughput::Elements(DELTAS as u64));
+    for provider in ["openai", "anthropic"] {
+        let body = text_body(provider);
+        // 16 KiB reads, about what one TLS record and a socket read hand over at a time.
+        let chunks: Vec<&[u8]> = body.as_bytes().chunks(16 * 1024).collect();
+        let deltas = parse_stream_body(provider, &chunks).expect("the body reads");
+        assert_eq!(
+            deltas.len(),
+            DELTAS + 1,
+            "{provider}: every piece, then Done"
+        );
+        assert!(
+            matches!(deltas.last(), Some(StreamDelta::Done(reply)) if reply.text.len() == 4 * DELTAS)
+        );
+        group.bench_function(provider, |b| {
+            b.iter(|| black_box(parse_stream_body(provider, black_box(&chunks)).ok()))
+        });
+    }
+    group.finish();
+}
+
+fn bench_run_stream(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let text = "word".repeat(DELTAS);
+    // A rule-based model answers every request, so one agent serves every iteration.
+    let answer = LlmResponse::text(text.clone());
+    let llm = ScriptedLlm::from_fn(move |_| Ok(answer.clone())).with_pieces(4);
+    let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default()).expect("agent");
+    let events = rt.block_on(agent.run_stream("go").count());
+    assert_eq!(events, DELTAS + 2, "every delta, the turn's end, Finished");
+
+    let mut group = c.benchmark_group("run_stream");
+    group.throughput(Throughput::Elements(DELTAS as u64));
+    group.bench_function("text_deltas", |b| {
+        b.iter(|| rt.block_on(async { black_box(agent.run_stream("go").count().await) }))
+    });
+    // The same reply unstreamed, so the difference is what the events cost.
+    group.bench_function("plain_run", |b| {
+        b.iter(|| rt.block_on(async { black_box(agent.run("go").await.ok()) }))
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_decode, bench_run_stream
+}
+criterion_main!(benches);

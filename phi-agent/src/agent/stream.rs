@@ -1,0 +1,221 @@
+//! A run as a stream of owned events: [`RunStream`], fed by the loop of `run.rs` through a
+//! [`Sink`] and driven by its consumer.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::Stream;
+use tokio::sync::mpsc;
+
+use super::output::RunOutput;
+use crate::error::AgentResult;
+use crate::llm::{ToolCall, Usage};
+use crate::registry::ToolCallResult;
+
+/// Events a run may hold before its consumer takes them. The run waits when they are all
+/// taken, so a slow consumer slows the run instead of piling events up in memory.
+const BUFFER: usize = 32;
+
+/// One step of a streamed run ([`PhiAgent::run_stream`](crate::PhiAgent::run_stream)), owned so
+/// that it can be sent anywhere.
+///
+/// In order, a turn yields: the model's [`TextDelta`](Self::TextDelta)s and, per call,
+/// [`ToolCallStarted`](Self::ToolCallStarted) then its
+/// [`ToolArgumentsDelta`](Self::ToolArgumentsDelta)s (the model may interleave the pieces of
+/// several calls), then [`ToolCallReady`](Self::ToolCallReady) for each call once the reply is
+/// complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
+/// [`ToolStarted`](Self::ToolStarted), [`ToolFinished`](Self::ToolFinished)), possibly
+/// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). The last
+/// event of a successful run is [`Finished`](Self::Finished).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// More of the model's text in `turn`. The deltas of the last turn concatenate to
+    /// [`RunOutput::text`].
+    TextDelta {
+        /// The turn's number, from 1.
+        turn: usize,
+        /// The next piece of text.
+        text: String,
+    },
+    /// The model begins a tool call.
+    ToolCallStarted {
+        /// The turn's number.
+        turn: usize,
+        /// The call's place among the turn's calls, from 0.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a call's arguments, as JSON text: the deltas of one call concatenate to JSON
+    /// that parses to the arguments of its [`ToolCallReady`](Self::ToolCallReady) (a call
+    /// without arguments streams `{}`). Should a model write arguments that are not JSON, the
+    /// call's arguments are that text as a JSON string, as in a plain run, and the model is told.
+    ToolArgumentsDelta {
+        /// The turn's number.
+        turn: usize,
+        /// The call's place among the turn's calls.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The next piece of the arguments' JSON text.
+        fragment: String,
+    },
+    /// The model's reply is complete and this call is whole; it runs next (or awaits approval).
+    ToolCallReady {
+        /// The turn's number.
+        turn: usize,
+        /// The call: id, name and parsed arguments.
+        call: ToolCall,
+    },
+    /// A call that needs approval is put to the agent's [`Approver`](crate::Approver) (denied
+    /// when there is none).
+    ApprovalRequested {
+        /// The turn's number.
+        turn: usize,
+        /// The call.
+        call: ToolCall,
+    },
+    /// A tool starts running.
+    ToolStarted {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: ToolCall,
+    },
+    /// A tool finished, successfully or not.
+    ToolFinished {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: ToolCall,
+        /// What the model will read, and whether it is an error.
+        result: ToolCallResult,
+        /// How long the call took.
+        duration: Duration,
+    },
+    /// Deferred tools became visible; the model sees them from the next turn on.
+    ToolsActivated {
+        /// The turn after which they were activated (0: before the first turn).
+        turn: usize,
+        /// Their names, in registration order.
+        names: Vec<&'static str>,
+    },
+    /// A turn is over: the model replied and the calls it made have their results.
+    TurnFinished {
+        /// The turn's number.
+        turn: usize,
+        /// Tokens the turn's model request used.
+        usage: Usage,
+    },
+    /// The run is done; nothing follows.
+    Finished(Box<RunOutput>),
+}
+
+/// Where the loop puts its stream events; off for runs that are not streamed.
+pub(super) struct Sink(Option<mpsc::Sender<StreamEvent>>);
+
+impl Sink {
+    pub(super) fn off() -> Self {
+        Sink(None)
+    }
+
+    pub(super) fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Hands `event()` to the consumer, waiting while the buffer is full; builds nothing when
+    /// off, so a plain run pays no copies.
+    pub(super) async fn send(&self, event: impl FnOnce() -> StreamEvent) {
+        if let Some(sender) = &self.0 {
+            // The receiver lives as long as the run (both are owned by the stream), so a send
+            // cannot fail while anyone listens.
+            let _ = sender.send(event()).await;
+        }
+    }
+}
+
+type Run<'a> = Pin<Box<dyn Future<Output = AgentResult<RunOutput>> + Send + 'a>>;
+
+/// A run in progress, as a [`Stream`] of [`StreamEvent`]s; made by
+/// [`PhiAgent::run_stream`](crate::PhiAgent::run_stream) and
+/// [`AgentSession::run_stream`](crate::AgentSession::run_stream).
+///
+/// The run advances only while the stream is polled, and holds at most a few events ahead of
+/// its consumer. Its last item is `Ok(StreamEvent::Finished(output))`, or the error that ended
+/// the run; then the stream ends. Dropping it cancels the run: the model request is abandoned,
+/// and running tools are dropped and see their
+/// [`ToolContext::cancellation`](crate::ToolContext::cancellation) fire.
+#[must_use = "a stream does nothing unless polled"]
+pub struct RunStream<'a> {
+    run: Option<Run<'a>>,
+    events: mpsc::Receiver<StreamEvent>,
+    /// The run's result, yielded once the events before it are taken.
+    last: Option<AgentResult<RunOutput>>,
+}
+
+impl<'a> RunStream<'a> {
+    /// A stream over the run `start` builds around its sink.
+    pub(super) fn new<F>(start: impl FnOnce(Sink) -> F) -> Self
+    where
+        F: Future<Output = AgentResult<RunOutput>> + Send + 'a,
+    {
+        let (sender, events) = mpsc::channel(BUFFER);
+        Self {
+            // The only sender moves into the run, so the channel closes when the run is over.
+            run: Some(Box::pin(start(Sink(Some(sender))))),
+            events,
+            last: None,
+        }
+    }
+}
+
+impl Stream for RunStream<'_> {
+    type Item = AgentResult<StreamEvent>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            match this.events.poll_recv(cx) {
+                Poll::Ready(Some(event)) => return Poll::Ready(Some(Ok(event))),
+                Poll::Ready(None) => {
+                    return Poll::Ready(this.last.take().map(|result| {
+                        result.map(|output| StreamEvent::Finished(Box::new(output)))
+                    }));
+                }
+                Poll::Pending => {}
+            }
+            // Every event sent so far is taken: the run may go on.
+            let Some(run) = this.run.as_mut() else {
+                return Poll::Ready(
+                    this.last
+                        .take()
+                        .map(|result| result.map(|output| StreamEvent::Finished(Box::new(output)))),
+                );
+            };
+            match run.as_mut().poll(cx) {
+                Poll::Ready(result) => {
+                    this.last = Some(result);
+                    // Dropping the run drops the sender: the loop drains what is left, then
+                    // yields the result.
+                    this.run = None;
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+impl fmt::Debug for RunStream<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunStream")
+            .field("running", &self.run.is_some())
+            .field("buffered", &self.events.len())
+            .finish_non_exhaustive()
+    }
+}

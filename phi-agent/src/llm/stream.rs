@@ -1,0 +1,120 @@
+//! A model's reply as it is written: [`StreamDelta`]s, and the pieces a whole reply splits into
+//! (what a model that cannot stream sends, in one go).
+
+use futures_util::stream::BoxStream;
+
+use super::LlmResponse;
+use crate::error::AgentResult;
+
+/// The deltas of one streamed reply, ending with [`StreamDelta::Done`].
+pub type DeltaStream<'a> = BoxStream<'a, AgentResult<StreamDelta>>;
+
+/// One piece of a model's reply, as [`LlmClient::stream`](super::LlmClient::stream) yields it.
+///
+/// The text pieces of a reply concatenate to its text; the argument pieces of a call (same
+/// `index`) concatenate to JSON text that parses to its arguments (`{}` for a call without
+/// arguments; text that is not JSON becomes the arguments as a string, as `complete` reads it).
+/// The last item of a stream that did not fail is [`Done`](StreamDelta::Done) with the whole
+/// reply, assembled from the pieces.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StreamDelta {
+    /// More of the reply's text.
+    Text(String),
+    /// The model begins a tool call. `index` is its place among the reply's calls, from 0.
+    ToolCallStarted {
+        /// The call's place in the reply.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of the arguments (JSON text) of the call at `index`.
+    ToolArguments {
+        /// The call's place in the reply.
+        index: usize,
+        /// The next piece of the arguments' JSON text.
+        fragment: String,
+    },
+    /// The reply is complete: text, parsed calls, usage, stop reason.
+    Done(LlmResponse),
+}
+
+/// The deltas of a whole `response`, its text and each call's arguments cut into pieces of at
+/// most `piece` characters (no cut for `usize::MAX`), ending with `Done(response)`.
+pub(crate) fn split_response(response: LlmResponse, piece: usize) -> Vec<StreamDelta> {
+    let piece = piece.max(1);
+    let mut deltas: Vec<StreamDelta> = pieces(&response.text, piece)
+        .map(|text| StreamDelta::Text(text.to_string()))
+        .collect();
+    for (index, call) in response.tool_calls.iter().enumerate() {
+        deltas.push(StreamDelta::ToolCallStarted {
+            index,
+            id: call.id.clone(),
+            name: call.name.clone(),
+        });
+        // `Value`'s own serialisation: it parses back to the same value (order kept).
+        let json = call.arguments.to_string();
+        deltas.extend(
+            pieces(&json, piece).map(|fragment| StreamDelta::ToolArguments {
+                index,
+                fragment: fragment.to_string(),
+            }),
+        );
+    }
+    deltas.push(StreamDelta::Done(response));
+    deltas
+}
+
+/// `text` in pieces of at most `piece` characters, cut at character boundaries.
+fn pieces(text: &str, piece: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = rest
+            .char_indices()
+            .nth(piece)
+            .map_or(rest.len(), |(at, _)| at);
+        let (head, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(head)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ToolCall;
+    use serde_json::json;
+
+    #[test]
+    fn pieces_concatenate_to_the_reply() {
+        let call = ToolCall::new("c1", "add", json!({"a": 1, "é": "ü€"}));
+        let mut response = LlmResponse::tool_calls(vec![call.clone()]);
+        response.text = "héllo wörld".into();
+        for piece in [1, 2, 3, 7, usize::MAX] {
+            let deltas = split_response(response.clone(), piece);
+            let mut text = String::new();
+            let mut args = String::new();
+            for delta in &deltas {
+                match delta {
+                    StreamDelta::Text(t) => {
+                        assert!(t.chars().count() <= piece);
+                        text.push_str(t);
+                    }
+                    StreamDelta::ToolArguments { index: 0, fragment } => args.push_str(fragment),
+                    _ => {}
+                }
+            }
+            assert_eq!(text, response.text);
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&args).unwrap(),
+                call.arguments
+            );
+            assert_eq!(deltas.last(), Some(&StreamDelta::Done(response.clone())));
+        }
+    }
+}

@@ -1,0 +1,566 @@
+//! Streamed runs (`run_stream`) on the scripted model, on tokio's paused clock: the events a run
+//! yields and their order, deltas that add up to the reply, approvals, back-pressure, and
+//! cancellation when the stream is dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, ToolCall, Usage};
+use phi_agent::{
+    AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Content, PhiAgent, RunOutput,
+    StreamEvent, Tool, ToolContext, base_agent_builder,
+};
+use serde_json::{Value, json};
+
+/// Echoes its arguments back as text.
+struct Echo;
+
+#[async_trait]
+impl Tool for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn description(&self) -> &'static str {
+        "Echo the arguments"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {"say": {"type": "string"}}, "required": ["say"]})
+    }
+    async fn call(&self, args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(
+            args["say"].as_str().unwrap_or("").to_string(),
+        )])
+    }
+}
+
+/// Sleeps an hour (virtual), noting that it started and whether it saw its cancellation.
+struct Slow {
+    started: Arc<AtomicBool>,
+    cancelled: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl Tool for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+    fn description(&self) -> &'static str {
+        "Take an hour"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        self.started.store(true, Ordering::SeqCst);
+        let token = ctx.cancellation().clone();
+        let cancelled = self.cancelled.clone();
+        // Watches the token from a task of its own: the tool's future is dropped on cancel.
+        tokio::spawn(async move {
+            token.cancelled().await;
+            cancelled.store(true, Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok(vec![Content::text("woke up")])
+    }
+}
+
+fn say(id: &str, text: &str) -> ToolCall {
+    ToolCall::new(id, "echo", json!({ "say": text }))
+}
+
+fn usage(input: u64, output: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+    }
+}
+
+fn two_turns() -> Vec<LlmResponse> {
+    let mut first = LlmResponse::tool_calls(vec![say("c1", "héllo, wörld"), say("c2", "{\"x\"}")])
+        .with_usage(usage(10, 5));
+    first.text = "Let me check.".into();
+    vec![
+        first,
+        LlmResponse::text("All done: héllo and {\"x\"}.").with_usage(usage(20, 7)),
+    ]
+}
+
+async fn collect(
+    mut events: impl futures_util::Stream<Item = AgentResult<StreamEvent>> + Unpin,
+) -> (Vec<StreamEvent>, AgentResult<RunOutput>) {
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            Ok(StreamEvent::Finished(output)) => {
+                assert!(events.next().await.is_none(), "nothing follows Finished");
+                return (seen, Ok(*output));
+            }
+            Ok(event) => seen.push(event),
+            Err(error) => {
+                assert!(events.next().await.is_none(), "nothing follows an error");
+                return (seen, Err(error));
+            }
+        }
+    }
+    panic!("the stream ended without Finished or an error");
+}
+
+/// Per turn: text, then per call started → deltas, then ready, then tools, then turn finished.
+fn check_order(events: &[StreamEvent]) {
+    let mut turn = 1;
+    let mut phase = 0; // 0 model writing, 1 calls ready, 2 tools running
+    let mut started_calls = Vec::new();
+    for event in events {
+        match event {
+            StreamEvent::TextDelta { turn: t, .. }
+            | StreamEvent::ToolCallStarted { turn: t, .. } => {
+                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+                if let StreamEvent::ToolCallStarted { index, .. } = event {
+                    started_calls.push(*index);
+                }
+            }
+            StreamEvent::ToolArgumentsDelta { turn: t, index, .. } => {
+                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+                assert!(
+                    started_calls.contains(index),
+                    "deltas of a call after its start"
+                );
+            }
+            StreamEvent::ToolCallReady { turn: t, .. } => {
+                assert_eq!(*t, turn);
+                assert!(phase <= 1, "{event:?}");
+                phase = 1;
+            }
+            StreamEvent::ApprovalRequested { turn: t, .. }
+            | StreamEvent::ToolStarted { turn: t, .. }
+            | StreamEvent::ToolFinished { turn: t, .. } => {
+                assert_eq!(*t, turn);
+                assert!(phase >= 1, "{event:?}");
+                phase = 2;
+            }
+            StreamEvent::ToolsActivated { .. } => {}
+            StreamEvent::TurnFinished { turn: t, .. } => {
+                assert_eq!(*t, turn);
+                turn += 1;
+                phase = 0;
+                started_calls.clear();
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn deltas_add_up_to_the_text_and_arguments_the_plain_run_sees() {
+    for piece in [1, 3, usize::MAX] {
+        let plain = PhiAgent::build(
+            base_agent_builder(ScriptedLlm::new(two_turns())).register_tool(Echo),
+            AgentConfig::default(),
+        )
+        .unwrap()
+        .run("go")
+        .await
+        .unwrap();
+        let llm = ScriptedLlm::new(two_turns()).with_pieces(piece);
+        let agent = PhiAgent::build(
+            base_agent_builder(llm).register_tool(Echo),
+            AgentConfig::default(),
+        )
+        .unwrap();
+        let (events, output) = collect(agent.run_stream("go")).await;
+        let output = output.unwrap();
+        assert_eq!(output, plain.clone().with_durations_of(&output));
+        check_order(&events);
+
+        let mut texts = [String::new(), String::new()];
+        let mut arguments = vec![String::new(); 2];
+        let mut ready = Vec::new();
+        let mut finished = Vec::new();
+        let mut turns = Vec::new();
+        for event in &events {
+            match event {
+                StreamEvent::TextDelta { turn, text } => {
+                    if piece != usize::MAX {
+                        assert!(text.chars().count() <= piece);
+                    }
+                    texts[turn - 1].push_str(text);
+                }
+                StreamEvent::ToolArgumentsDelta {
+                    index,
+                    id,
+                    fragment,
+                    ..
+                } => {
+                    assert_eq!(id, &format!("c{}", index + 1));
+                    arguments[*index].push_str(fragment);
+                }
+                StreamEvent::ToolCallReady { call, .. } => ready.push(call.clone()),
+                StreamEvent::ToolFinished { call, result, .. } => {
+                    assert!(!result.is_error);
+                    finished.push((call.id.clone(), result.content[0].to_model_text()));
+                }
+                StreamEvent::TurnFinished { turn, usage } => turns.push((*turn, *usage)),
+                _ => {}
+            }
+        }
+        assert_eq!(texts[0], "Let me check.");
+        assert_eq!(texts[1], output.text);
+        for (json, call) in arguments.iter().zip(&ready) {
+            assert_eq!(
+                &serde_json::from_str::<Value>(json).unwrap(),
+                &call.arguments
+            );
+        }
+        assert_eq!(ready, vec![say("c1", "héllo, wörld"), say("c2", "{\"x\"}")]);
+        assert_eq!(
+            finished,
+            vec![
+                ("c1".to_string(), "héllo, wörld".to_string()),
+                ("c2".to_string(), "{\"x\"}".to_string())
+            ]
+        );
+        assert_eq!(turns, vec![(1, usage(10, 5)), (2, usage(20, 7))]);
+    }
+}
+
+/// Plain and streamed outputs agree but for the tools' measured durations.
+trait SameBut {
+    fn with_durations_of(self, other: &RunOutput) -> RunOutput;
+}
+
+impl SameBut for RunOutput {
+    fn with_durations_of(mut self, other: &RunOutput) -> RunOutput {
+        for (mine, theirs) in self.tool_calls.iter_mut().zip(&other.tool_calls) {
+            mine.duration = theirs.duration;
+        }
+        self
+    }
+}
+
+/// A model that cannot stream: only `complete`, so it streams through the trait's default.
+struct Plain;
+
+#[async_trait]
+impl LlmClient for Plain {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        Ok(if request.messages.len() == 1 {
+            LlmResponse::tool_calls(vec![say("p1", "hi")])
+        } else {
+            LlmResponse::text("plain answer")
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_with_only_complete_streams_through_the_default() {
+    let agent = PhiAgent::build(
+        base_agent_builder(Plain).register_tool(Echo),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let (events, output) = collect(agent.run_stream("hi")).await;
+    check_order(&events);
+    assert_eq!(output.unwrap().text, "plain answer");
+    let texts: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            StreamEvent::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["plain answer"], "one piece: the whole text");
+    assert!(events.iter().any(|event| matches!(
+        event,
+        StreamEvent::ToolArgumentsDelta { fragment, .. } if fragment == r#"{"say":"hi"}"#
+    )));
+}
+
+/// Needs approval for every call.
+struct Guarded;
+
+#[async_trait]
+impl Tool for Guarded {
+    fn name(&self) -> &'static str {
+        "guarded"
+    }
+    fn description(&self) -> &'static str {
+        "A call a person approves"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
+        true
+    }
+    async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("guarded ran")])
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn streamed_runs_ask_the_builders_approver() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("g1", "guarded", json!({}))]),
+        LlmResponse::text("ok"),
+    ]);
+    let counter = asked.clone();
+    let builder =
+        base_agent_builder(llm)
+            .register_tool(Guarded)
+            .approver(move |_: ApprovalRequest| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                async { Approval::Approve }
+            });
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let (events, output) = collect(agent.run_stream("go")).await;
+    check_order(&events);
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let output = output.unwrap();
+    assert_eq!(output.tool_calls[0].approval, Some(Approval::Approve));
+    let requested = events
+        .iter()
+        .position(
+            |event| matches!(event, StreamEvent::ApprovalRequested { call, .. } if call.id == "g1"),
+        )
+        .expect("approval requested");
+    let started = events
+        .iter()
+        .position(|event| matches!(event, StreamEvent::ToolStarted { call, .. } if call.id == "g1"))
+        .expect("tool started after approval");
+    assert!(requested < started);
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_stream_cancels_the_running_tool_and_keeps_the_history() {
+    let started = Arc::new(AtomicBool::new(false));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("s1", "slow", json!({}))]),
+        LlmResponse::text("never"),
+    ]);
+    let builder = base_agent_builder(llm.clone()).register_tool(Slow {
+        started: started.clone(),
+        cancelled: cancelled.clone(),
+    });
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    {
+        let mut events = session.run_stream("go");
+        loop {
+            match events.next().await {
+                Some(Ok(StreamEvent::ToolStarted { .. })) => break,
+                Some(Ok(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        // The tool runs only while the stream is polled; give it its first poll.
+        let pending = tokio::time::timeout(Duration::from_secs(1), events.next()).await;
+        assert!(pending.is_err(), "the tool sleeps an hour");
+        assert!(started.load(Ordering::SeqCst));
+        assert!(!cancelled.load(Ordering::SeqCst));
+    }
+    tokio::task::yield_now().await;
+    assert!(cancelled.load(Ordering::SeqCst), "the tool's token fired");
+    assert!(
+        session.history().is_empty(),
+        "a dropped run leaves the history as it was"
+    );
+    assert_eq!(llm.requests().len(), 1, "the model was not asked again");
+}
+
+/// Counts requests; never answers.
+struct Hangs(Arc<AtomicUsize>, Arc<AtomicBool>);
+
+struct Flag(Arc<AtomicBool>);
+impl Drop for Flag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[async_trait]
+impl LlmClient for Hangs {
+    async fn complete(&self, _: &LlmRequest) -> AgentResult<LlmResponse> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        let _dropped = Flag(self.1.clone());
+        std::future::pending().await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_stream_abandons_the_model_request() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let dropped = Arc::new(AtomicBool::new(false));
+    let agent = PhiAgent::build(
+        base_agent_builder(Hangs(asked.clone(), dropped.clone())),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let mut events = agent.run_stream("hello?");
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), events.next())
+            .await
+            .is_err()
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert!(!dropped.load(Ordering::SeqCst));
+    drop(events);
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the request's future is dropped with the stream"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_consumer_holds_the_run_back() {
+    // One long text in one-character pieces: far more deltas than the buffer holds.
+    let text = "x".repeat(1000);
+    let llm = ScriptedLlm::new([LlmResponse::text(text.clone())]).with_pieces(1);
+    let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default()).unwrap();
+    let mut events = agent.run_stream("talk");
+    let first = events.next().await.unwrap().unwrap();
+    assert_eq!(
+        first,
+        StreamEvent::TextDelta {
+            turn: 1,
+            text: "x".into()
+        }
+    );
+    let buffered = format!("{events:?}");
+    let held: usize = buffered
+        .split("buffered: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .expect("the Debug form shows the buffer");
+    assert!(held <= 64, "{held} events held ahead of the consumer");
+    let (rest, output) = collect(events).await;
+    assert_eq!(rest.len(), 1000, "999 deltas and the turn's end");
+    assert_eq!(output.unwrap().text, text);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failing_model_ends_the_stream_with_its_error() {
+    let llm = ScriptedLlm::from_fn(|_| {
+        Err(AgentError::InvalidResponse {
+            provider: "scripted",
+            message: "broken".into(),
+        })
+    });
+    let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default()).unwrap();
+    let (events, output) = collect(agent.run_stream("hi")).await;
+    assert!(events.is_empty());
+    assert!(matches!(output, Err(AgentError::InvalidResponse { .. })));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_session_keeps_a_streamed_runs_conversation() {
+    let llm = ScriptedLlm::new([LlmResponse::text("one"), LlmResponse::text("two")]);
+    let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    let (_, first) = collect(session.run_stream("a")).await;
+    assert_eq!(first.unwrap().text, "one");
+    session.run("b").await.unwrap();
+    assert_eq!(session.history().len(), 4);
+    assert_eq!(llm.requests()[1].messages.len(), 3);
+}
+
+/// Deferred: visible once `unlock` has run.
+struct Secret(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Secret {
+    fn name(&self) -> &'static str {
+        "secret"
+    }
+    fn description(&self) -> &'static str {
+        "Tell the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn should_activate(&self, _: &phi_agent::ActivationContext) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("7")])
+    }
+}
+
+struct Unlock(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Unlock {
+    fn name(&self) -> &'static str {
+        "unlock"
+    }
+    fn description(&self) -> &'static str {
+        "Unlock the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        self.0.store(true, Ordering::SeqCst);
+        Ok(vec![Content::text("unlocked")])
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn activation_is_streamed_at_the_end_of_its_turn() {
+    let unlocked = Arc::new(AtomicBool::new(false));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("u1", "unlock", json!({}))]),
+        LlmResponse::text("unlocked it"),
+    ]);
+    let builder = base_agent_builder(llm.clone())
+        .register_tool(Unlock(unlocked.clone()))
+        .register_tool(Secret(unlocked));
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let (events, output) = collect(agent.run_stream("unlock")).await;
+    output.unwrap();
+    check_order(&events);
+    let at = |wanted: fn(&StreamEvent) -> bool| events.iter().position(wanted).unwrap();
+    let finished = at(|e| matches!(e, StreamEvent::ToolFinished { turn: 1, .. }));
+    let activated =
+        at(|e| matches!(e, StreamEvent::ToolsActivated { turn: 1, names } if names == &["secret"]));
+    let turn_end = at(|e| matches!(e, StreamEvent::TurnFinished { turn: 1, .. }));
+    assert!(finished < activated && activated < turn_end);
+    let offered: Vec<_> = llm.requests()[1].tools.iter().map(|t| t.name).collect();
+    assert!(offered.contains(&"secret"), "{offered:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_an_approver_a_streamed_run_denies_and_says_so() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("g1", "guarded", json!({}))]),
+        LlmResponse::text("denied, fine"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(Guarded),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let (events, output) = collect(agent.run_stream("go")).await;
+    check_order(&events);
+    let output = output.unwrap();
+    assert!(output.tool_calls[0].is_error);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ApprovalRequested { .. }))
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ToolStarted { .. })),
+        "the call never ran"
+    );
+}
