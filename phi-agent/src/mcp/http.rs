@@ -708,6 +708,11 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>, stop: Cance
                 }
             },
         };
+        // An answer goes out in several small writes (headers, then each event of a stream):
+        // with Nagle's algorithm on, each waits for the client's delayed ACK, ~40 ms a call.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "MCP HTTP server: could not set TCP_NODELAY");
+        }
         let endpoint = endpoint.clone();
         let stop = stop.clone();
         tokio::spawn(async move {
