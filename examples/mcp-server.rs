@@ -5,6 +5,8 @@
 //!     cargo run --example mcp-server --features mcp
 //! or over streamable HTTP on loopback, optionally with a bearer token:
 //!     PHI_MCP_TOKEN=s3cret cargo run --example mcp-server --features mcp -- --http 127.0.0.1:8808
+//! Over HTTP, `PHI_MCP_MAX_SESSIONS` (default 1000) and `PHI_MCP_SESSION_IDLE_SECS` (default
+//! 1800) bound the sessions, and `PHI_MCP_STATELESS=1` serves without sessions.
 //!
 //! stdout carries the protocol: everything else goes to stderr.
 
@@ -211,6 +213,15 @@ async fn run() -> AgentResult<()> {
             if let Ok(token) = std::env::var("PHI_MCP_TOKEN") {
                 options = options.bearer_token(token);
             }
+            if let Some(max) = env_number("PHI_MCP_MAX_SESSIONS")? {
+                options = options.max_sessions(max as usize);
+            }
+            if let Some(seconds) = env_number("PHI_MCP_SESSION_IDLE_SECS")? {
+                options = options.session_idle_timeout(std::time::Duration::from_secs(seconds));
+            }
+            if std::env::var("PHI_MCP_STATELESS").is_ok_and(|value| value == "1") {
+                options = options.stateless(true);
+            }
             let http = server.serve_http(options).await?;
             eprintln!("MCP endpoint: {} (Ctrl-C to stop)", http.url());
             tokio::signal::ctrl_c()
@@ -222,5 +233,15 @@ async fn run() -> AgentResult<()> {
         _ => Err(AgentError::Config(
             "usage: mcp-server [--http <address>]".to_string(),
         )),
+    }
+}
+
+/// A whole number from the environment variable `name`, if it is set.
+fn env_number(name: &str) -> AgentResult<Option<u64>> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(value) => value.trim().parse().map(Some).map_err(|error| {
+            AgentError::Config(format!("{name}=`{value}` is not a whole number ({error})"))
+        }),
     }
 }

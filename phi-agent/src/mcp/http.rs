@@ -3,24 +3,41 @@
 //! rmcp's [`StreamableHttpService`] speaks the protocol and validates the `Host` and `Origin`
 //! headers (the MCP specification requires `Origin` validation against DNS rebinding); this module
 //! binds the socket (loopback unless told otherwise), checks the bearer token before a request
-//! reaches rmcp, and runs the connections on hyper.
+//! reaches rmcp, screens each POST body (see [`super::screen`]) so that a malformed message gets
+//! its JSON-RPC error, caps the number of live sessions, and runs the connections on hyper.
+//!
+//! Sessions live in rmcp's [`LocalSessionManager`], whose keep-alive closes a session idle for
+//! [`HttpOptions::session_idle_timeout`]; [`Sessions`] wraps it to refuse sessions beyond
+//! [`HttpOptions::max_sessions`].
 
 use std::convert::Infallible;
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
+use futures_util::Stream;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
-use hyper::{Request, Response, StatusCode, header};
+use hyper::http::request::Parts;
+use hyper::{Method, Request, Response, StatusCode, header};
 use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    EventStore, ServerSseMessage, SessionId, SessionManager,
+};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::screen::{Refusal, Screened, screen};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
 
@@ -33,6 +50,12 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 /// header (browsers send one; MCP clients that are programs do not). Allow a browser-based client
 /// with [`allow_origin`](Self::allow_origin), and require a token with
 /// [`bearer_token`](Self::bearer_token).
+///
+/// Sessions are bounded: one idle for [`session_idle_timeout`](Self::session_idle_timeout)
+/// (default 30 minutes) is closed and its memory freed, and at most
+/// [`max_sessions`](Self::max_sessions) (default 1,000) live at once. An `initialize` beyond the
+/// cap gets `503 Service Unavailable` with `Retry-After` and a JSON-RPC error saying the server is
+/// at its session limit. [`stateless`](Self::stateless) serves without sessions at all.
 ///
 /// ```
 /// use phi_agent::mcp::HttpOptions;
@@ -50,6 +73,9 @@ pub struct HttpOptions {
     bearer_token: Option<Arc<str>>,
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
+    session_idle_timeout: Duration,
+    max_sessions: usize,
+    stateless: bool,
 }
 
 impl Default for HttpOptions {
@@ -60,11 +86,20 @@ impl Default for HttpOptions {
             bearer_token: None,
             allowed_origins: Vec::new(),
             allowed_hosts: None,
+            session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            stateless: false,
         }
     }
 }
 
 impl HttpOptions {
+    /// How long a session may go without a message before it is closed: 30 minutes.
+    pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+    /// How many sessions may be live at once: 1,000.
+    pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+
     /// The address to listen on. Default: `127.0.0.1:0` (a free port; see
     /// [`HttpServer::local_addr`]). Binding to a non-loopback address also needs
     /// [`allowed_hosts`](Self::allowed_hosts) and, outside a trusted network, a bearer token.
@@ -99,6 +134,47 @@ impl HttpOptions {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
+
+    /// Closes a session, and frees what it holds, once no message has passed on it (a request,
+    /// a notification or a response, in either direction) for `timeout`. Its client then gets
+    /// `404 Not Found` and, as the MCP specification asks, starts a new session with
+    /// `initialize`. Default: [`DEFAULT_SESSION_IDLE_TIMEOUT`](Self::DEFAULT_SESSION_IDLE_TIMEOUT)
+    /// (30 minutes). This is rmcp's session keep-alive: an open `GET` stream with nothing on it,
+    /// or a single call running longer than `timeout` without a progress notification, does not
+    /// keep a session alive.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The most sessions live at once. An `initialize` that would open one more gets
+    /// `503 Service Unavailable`, a `Retry-After` header and a JSON-RPC error (code `-32000`)
+    /// saying the server is at its session limit; live sessions are not affected. An idle
+    /// session holds about 120 KB of heap (rmcp's session worker and service loop with their
+    /// channels; measured by `tests/memory.rs`), so the default cap bounds sessions to about
+    /// 120 MB. Default: [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS)
+    /// (1,000). With `0` every session is refused: use [`stateless`](Self::stateless) for a
+    /// server without sessions.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// Serves every request on its own, with no session (`Mcp-Session-Id`) at all: rmcp's
+    /// `legacy_session_mode = false`, answering plain JSON where a request needs no stream.
+    /// Default: `false` (sessions).
+    ///
+    /// The MCP 2025-11-25 revision lets a server choose: it *may* assign a session at
+    /// `initialize`, and a server that does not serves each request alone. The 2026-07-28
+    /// revision has no sessions, and rmcp serves its requests without one in either mode. What
+    /// stateless mode gives up: the tools a session activated (Deferred tools) and server-sent
+    /// notifications (`notifications/tools/list_changed`) do not carry from one request to the
+    /// next, and there is no `GET` stream. What it gains: any instance behind a load balancer can
+    /// answer any request, and no session state exists to bound.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
 }
 
 impl fmt::Debug for HttpOptions {
@@ -112,6 +188,9 @@ impl fmt::Debug for HttpOptions {
             )
             .field("allowed_origins", &self.allowed_origins)
             .field("allowed_hosts", &self.allowed_hosts)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .field("stateless", &self.stateless)
             .finish()
     }
 }
@@ -123,9 +202,17 @@ pub struct HttpServer {
     path: String,
     stop: CancellationToken,
     task: Option<JoinHandle<()>>,
+    sessions: Arc<Sessions>,
 }
 
 impl HttpServer {
+    /// How many sessions are live now (always 0 in [`stateless`](HttpOptions::stateless) mode).
+    /// A session counts from its `initialize` until the client deletes it, it idles out
+    /// ([`HttpOptions::session_idle_timeout`]) or the server shuts down.
+    pub async fn live_sessions(&self) -> usize {
+        self.sessions.live().await
+    }
+
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
@@ -189,19 +276,27 @@ impl McpServer {
         let mut config = StreamableHttpServerConfig::default()
             .with_allowed_origins(options.allowed_origins.clone())
             .enforce_origin_validation()
+            .with_legacy_session_mode(!options.stateless)
+            // Stateless answers need no stream: plain JSON is simpler for clients and proxies.
+            .with_json_response(options.stateless)
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(stop.child_token());
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
-        let service = StreamableHttpService::new(
-            move || Ok(self.new_session()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(Sessions::new(
+            options.session_idle_timeout,
+            options.max_sessions,
+        ));
+        let service =
+            StreamableHttpService::new(move || Ok(self.new_session()), sessions.clone(), config);
         let endpoint = Arc::new(Endpoint {
             service,
+            sessions: sessions.clone(),
             path: options.path.clone(),
             bearer_token: options.bearer_token.clone(),
+            stateless: options.stateless,
+            retry_after: retry_after(options.session_idle_timeout),
         });
         let task = tokio::spawn(accept_loop(listener, endpoint, stop.clone()));
         Ok(HttpServer {
@@ -209,14 +304,31 @@ impl McpServer {
             path: options.path,
             stop,
             task: Some(task),
+            sessions,
         })
     }
 }
 
+/// The largest POST body read (rmcp's own default): a larger one gets `413`.
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The JSON-RPC code of the session-limit refusal: the first of the codes JSON-RPC 2.0 leaves
+/// to implementations for server errors.
+const SESSION_LIMIT_CODE: ErrorCode = ErrorCode(-32000);
+
+/// The `Retry-After` of the session-limit refusal: sessions free up when clients close them or
+/// when idle ones expire, so a minute at most (sooner with a shorter idle timeout).
+fn retry_after(idle_timeout: Duration) -> u64 {
+    idle_timeout.min(Duration::from_secs(60)).as_secs().max(1)
+}
+
 struct Endpoint {
-    service: StreamableHttpService<McpServer, LocalSessionManager>,
+    service: StreamableHttpService<McpServer, Sessions>,
+    sessions: Arc<Sessions>,
     path: String,
     bearer_token: Option<Arc<str>>,
+    stateless: bool,
+    retry_after: u64,
 }
 
 impl Endpoint {
@@ -238,7 +350,127 @@ impl Endpoint {
                 &format!("Not found: the MCP endpoint is {}", self.path),
             );
         }
-        self.service.handle(request).await
+        if request.method() != Method::POST || !is_json(request.headers()) {
+            // Nothing to screen: rmcp answers these (streams, DELETE, a wrong media type).
+            return self.service.handle(request).await;
+        }
+        let (parts, body) = request.into_parts();
+        let body = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+                return plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("Payload Too Large: the request body exceeds {MAX_BODY_BYTES} bytes"),
+                );
+            }
+            Err(error) => {
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    &format!("Bad Request: the request body could not be read: {error}"),
+                );
+            }
+        };
+        let initialize = match screen(&body) {
+            Screened::Refuse(refusal) => {
+                tracing::debug!(?refusal, "MCP HTTP: answering a malformed message");
+                return self
+                    .answer(parts, StatusCode::BAD_REQUEST, &refusal, None)
+                    .await;
+            }
+            Screened::Message(message) => initialize_id(&message),
+            Screened::Ignore => None,
+        };
+        // A new session is one `initialize` without a session id (rmcp routes one with an id
+        // into that session); stateless mode opens none.
+        let opens_session = initialize.is_some()
+            && !self.stateless
+            && !parts.headers.contains_key(SESSION_ID_HEADER);
+        if opens_session && self.sessions.live().await >= self.sessions.max {
+            return self.session_limit(parts, initialize).await;
+        }
+        let response = self
+            .service
+            .handle(Request::from_parts(parts, Full::new(body)))
+            .await;
+        if opens_session && response.status() == StatusCode::INTERNAL_SERVER_ERROR {
+            return self.session_limit_raced(response, initialize).await;
+        }
+        response
+    }
+
+    /// Answers `refusal` with `status`, once rmcp has accepted the request's headers.
+    ///
+    /// rmcp checks `Host`, `Origin` and `Accept` before it reads a body: it is asked with an
+    /// empty body, which it refuses as unreadable (`415`) only once every header check passed.
+    /// Any other answer (a `403` for a foreign origin) is the answer to the request.
+    async fn answer(
+        &self,
+        parts: Parts,
+        status: StatusCode,
+        refusal: &Refusal,
+        retry_after: Option<u64>,
+    ) -> Response<Body> {
+        let probe = self
+            .service
+            .handle(Request::from_parts(parts, Full::new(Bytes::new())))
+            .await;
+        if probe.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            return probe;
+        }
+        json_refusal(status, refusal, retry_after)
+    }
+
+    /// The refusal of an `initialize` beyond [`HttpOptions::max_sessions`].
+    async fn session_limit(&self, parts: Parts, id: Option<RequestId>) -> Response<Body> {
+        let refusal = self.session_limit_refusal(id);
+        self.answer(
+            parts,
+            StatusCode::SERVICE_UNAVAILABLE,
+            &refusal,
+            Some(self.retry_after),
+        )
+        .await
+    }
+
+    fn session_limit_refusal(&self, id: Option<RequestId>) -> Refusal {
+        let message = format!(
+            "The MCP server is at its session limit ({} live sessions); retry after {} s, or close a session you no longer use",
+            self.sessions.max, self.retry_after
+        );
+        let data = serde_json::json!({
+            "maxSessions": self.sessions.max,
+            "retryAfterSeconds": self.retry_after,
+        });
+        Refusal {
+            id,
+            error: ErrorData::new(SESSION_LIMIT_CODE, message, Some(data)),
+        }
+    }
+
+    /// Two `initialize` requests can pass the check in [`handle`](Self::handle) together and
+    /// race for the last slot; [`Sessions::create_session`] refuses the loser, which rmcp turns
+    /// into a `500` naming that error. That one gets the same `503` as the others (rmcp had
+    /// already checked its headers).
+    async fn session_limit_raced(
+        &self,
+        response: Response<Body>,
+        id: Option<RequestId>,
+    ) -> Response<Body> {
+        let (parts, body) = response.into_parts();
+        let body = body
+            .collect()
+            .await
+            .map(|body| body.to_bytes())
+            .unwrap_or_default();
+        if !String::from_utf8_lossy(&body).contains(SESSION_LIMIT_MARK) {
+            return Response::from_parts(parts, Full::new(body).boxed());
+        }
+        let refusal = self.session_limit_refusal(id);
+        json_refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &refusal,
+            Some(self.retry_after),
+        )
     }
 
     fn is_authorized(&self, request: &Request<Incoming>) -> bool {
@@ -256,6 +488,214 @@ impl Endpoint {
     }
 }
 
+/// A JSON-RPC error response with `status` (and `Retry-After`, when given).
+fn json_refusal(status: StatusCode, refusal: &Refusal, retry_after: Option<u64>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(refusal.to_json())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    if let Some(seconds) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    }
+    response
+}
+
+const SESSION_ID_HEADER: &str = "mcp-session-id";
+
+/// Whether the request says its body is JSON, judged as rmcp judges it (the media type's
+/// essence, case-insensitive), so that every body screened here is one rmcp would read.
+fn is_json(headers: &header::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The id of an `initialize` request.
+fn initialize_id(message: &ClientJsonRpcMessage) -> Option<RequestId> {
+    match message {
+        ClientJsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+        {
+            Some(request.id.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Part of [`SessionsError::Full`]'s text, which rmcp puts into the body of its `500`.
+const SESSION_LIMIT_MARK: &str = "phi-agent: session limit reached";
+
+/// Why [`Sessions`] failed.
+#[derive(Debug)]
+enum SessionsError {
+    /// At the cap (the cap is the payload).
+    Full(usize),
+    Local(LocalSessionManagerError),
+}
+
+impl fmt::Display for SessionsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full(max) => write!(f, "{SESSION_LIMIT_MARK} ({max} live sessions)"),
+            Self::Local(error) => fmt::Display::fmt(error, f),
+        }
+    }
+}
+
+impl std::error::Error for SessionsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Full(_) => None,
+            Self::Local(error) => error.source(),
+        }
+    }
+}
+
+impl From<LocalSessionManagerError> for SessionsError {
+    fn from(error: LocalSessionManagerError) -> Self {
+        Self::Local(error)
+    }
+}
+
+/// rmcp's in-memory sessions, at most `max` of them.
+///
+/// Idle expiry is rmcp's own: the session worker ends after its keep-alive without a message,
+/// and rmcp then calls [`close_session`](SessionManager::close_session), which removes it here.
+#[derive(Debug)]
+struct Sessions {
+    local: LocalSessionManager,
+    max: usize,
+    /// Held while a session is created, so that concurrent `initialize`s cannot both take the
+    /// last slot.
+    creating: tokio::sync::Mutex<()>,
+}
+
+impl Sessions {
+    fn new(idle_timeout: Duration, max: usize) -> Self {
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(idle_timeout);
+        Self {
+            local,
+            max,
+            creating: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    async fn live(&self) -> usize {
+        self.local.sessions.read().await.len()
+    }
+}
+
+impl SessionManager for Sessions {
+    type Error = SessionsError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let _creating = self.creating.lock().await;
+        if self.live().await >= self.max {
+            return Err(SessionsError::Full(self.max));
+        }
+        Ok(self.local.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        Ok(self.local.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.local.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.local.close_session(id).await?;
+        // A hash map keeps its largest size: after a burst of sessions has expired, give the
+        // memory back instead of holding room for the burst for ever.
+        let mut sessions = self.local.sessions.write().await;
+        if sessions.capacity() > 64 && sessions.len() * 4 < sessions.capacity() {
+            let keep = sessions.len() * 2;
+            sessions.shrink_to(keep);
+        }
+        Ok(())
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(through_trait::create_stream(&self.local, id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.local.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(through_trait::create_standalone_stream(&self.local, id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(through_trait::resume(&self.local, id, last_event_id).await?)
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        self.local.event_store()
+    }
+}
+
+/// Calls into a session manager through [`SessionManager`]'s signatures, which promise `Sync`
+/// streams; `LocalSessionManager`'s own method signatures state only `Send`, although its streams
+/// are `Sync` too.
+mod through_trait {
+    use super::{ClientJsonRpcMessage, ServerSseMessage, SessionId, SessionManager, Stream};
+
+    pub(super) async fn create_stream<M: SessionManager>(
+        manager: &M,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, M::Error> {
+        manager.create_stream(id, message).await
+    }
+
+    pub(super) async fn create_standalone_stream<M: SessionManager>(
+        manager: &M,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, M::Error> {
+        manager.create_standalone_stream(id).await
+    }
+
+    pub(super) async fn resume<M: SessionManager>(
+        manager: &M,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, M::Error> {
+        manager.resume(id, last_event_id).await
+    }
+}
+
 async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>, stop: CancellationToken) {
     loop {
         let stream = tokio::select! {
@@ -268,6 +708,11 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>, stop: Cance
                 }
             },
         };
+        // An answer goes out in several small writes (headers, then each event of a stream):
+        // with Nagle's algorithm on, each waits for the client's delayed ACK, ~40 ms a call.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "MCP HTTP server: could not set TCP_NODELAY");
+        }
         let endpoint = endpoint.clone();
         let stop = stop.clone();
         tokio::spawn(async move {

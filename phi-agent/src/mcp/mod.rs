@@ -5,7 +5,9 @@
 //! [`rmcp`] for transports and types this module does not wrap.
 //!
 //! - Serving: [`serve_stdio`] (what desktop clients launch), [`serve_http`] (streamable HTTP on
-//!   loopback, with a bearer token and `Origin` checks), or [`McpServer`] on any rmcp transport.
+//!   loopback, with a bearer token, `Origin` checks, and sessions bounded by an idle timeout and
+//!   a cap, or none at all: [`HttpOptions`]), or [`McpServer`] on any rmcp transport. Both
+//!   answer a malformed message with its JSON-RPC error and go on serving.
 //! - Using: [`McpClient::connect_stdio`] starts a server as a child process and imports its tools
 //!   as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names ([`ProviderSafeNames`]).
 
@@ -24,7 +26,11 @@ mod http;
 #[cfg(feature = "mcp-client")]
 mod names;
 #[cfg(feature = "mcp-server")]
+mod screen;
+#[cfg(feature = "mcp-server")]
 mod server;
+#[cfg(feature = "mcp-server")]
+mod stdio;
 
 pub use rmcp;
 

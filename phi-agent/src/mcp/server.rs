@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::convert;
+use super::stdio::ScreenedLines;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
@@ -291,6 +292,12 @@ impl ServerHandler for McpServer {
 /// This is what MCP clients (Claude Desktop, Cursor, IDEs, the MCP Inspector) launch. Nothing
 /// else may write to stdout while it runs: log to stderr.
 ///
+/// Every line is checked before rmcp reads it, so a malformed message gets its JSON-RPC error
+/// and the session goes on: a line that is not JSON, or nests deeper than 128 levels, gets
+/// `-32700` (with `id: null`); a standard request whose params do not fit its method (a
+/// `tools/call` whose `arguments` is not an object) gets `-32602`; JSON that is no JSON-RPC
+/// request gets `-32600`; a malformed notification is dropped, as JSON-RPC wants.
+///
 /// ```no_run
 /// # async fn run(registry: phi_agent::registry::ToolRegistry) -> phi_agent::AgentResult<()> {
 /// phi_agent::mcp::serve_stdio(registry).await
@@ -304,8 +311,9 @@ impl McpServer {
     /// Serves this server over stdin/stdout until the client disconnects; see
     /// [`serve_stdio`](super::serve_stdio).
     pub async fn serve_stdio(self) -> AgentResult<()> {
+        let (stdin, stdout) = rmcp::transport::stdio();
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(ScreenedLines::new(stdin, stdout))
             .await
             .map_err(|error| stdio_error(format!("the MCP handshake failed: {error}")))?;
         running

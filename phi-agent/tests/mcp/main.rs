@@ -1,7 +1,11 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). The MCP bridge over real transports: serving over stdio and
-//! streamable HTTP, and importing a server's tools.
+//! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
 mod mcp_client;
 mod mcp_http;
+mod mcp_load;
+mod mcp_malformed;
 mod mcp_server;
+mod mcp_sessions;
+mod raw;
