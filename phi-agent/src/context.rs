@@ -27,6 +27,7 @@ pub struct ToolContext {
     session_id: Arc<str>,
     workspace: Arc<Path>,
     tool_call_id: Arc<str>,
+    step_key: Arc<str>,
     cancellation: CancellationToken,
     state: SharedState,
 }
@@ -49,6 +50,7 @@ impl ToolContext {
             session_id: session_id.into(),
             workspace: Arc::from(workspace.into()),
             tool_call_id: Arc::from(""),
+            step_key: Arc::from(""),
             cancellation: CancellationToken::new(),
             state,
         }
@@ -64,9 +66,16 @@ impl ToolContext {
             session_id: self.session_id.clone(),
             workspace: self.workspace.clone(),
             tool_call_id: tool_call_id.into(),
+            step_key: Arc::from(""),
             cancellation,
             state: self.state.clone(),
         }
+    }
+
+    /// This context with step key `key` (see [`step_key`](Self::step_key)).
+    pub fn with_step_key(mut self, key: impl Into<Arc<str>>) -> Self {
+        self.step_key = key.into();
+        self
     }
 
     /// This context with `value` added to its shared state (for tests and setup).
@@ -88,6 +97,20 @@ impl ToolContext {
     /// The provider's id for this tool call (empty outside an agent run).
     pub fn tool_call_id(&self) -> &str {
         &self.tool_call_id
+    }
+
+    /// The stable key of this call's step in its run, e.g. `turn/3/tool/call_1` (empty outside
+    /// an agent run): the same every time the run executes this call, in any process.
+    ///
+    /// Use it as the idempotency key of a side effect (a payment, an email) with the service
+    /// that performs it. A durable run (see [`StepExecutor`](crate::StepExecutor)) replays the
+    /// calls it journaled, but the call that was running when the process died has no result
+    /// in the journal and runs again; with the key, the service sees the same request twice and
+    /// carries it out once. Keys are unique within a run, not across the runs of a session:
+    /// combine the key with [`session_id`](Self::session_id) and the run's own identity (a
+    /// Restate invocation, a request id) when one session makes several payments.
+    pub fn step_key(&self) -> &str {
+        &self.step_key
     }
 
     /// The token that is cancelled when the call should stop (run dropped, timeout, client cancel).

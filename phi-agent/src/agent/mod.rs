@@ -9,6 +9,7 @@ mod paused;
 mod retry_budget;
 mod run;
 mod session;
+mod step;
 mod tool_list;
 
 use std::fmt;
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{AgentError, AgentResult};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Message};
 use crate::registry::ToolRegistry;
 use crate::state::SharedState;
 
@@ -27,6 +28,7 @@ pub use events::{AgentEvent, AgentObserver};
 pub use output::{RunOutcome, RunOutput, ToolCallRecord};
 pub use paused::{PausedRun, PendingCall};
 pub use session::AgentSession;
+pub use step::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
 ///
@@ -57,6 +59,7 @@ struct AgentInner {
     observer: Option<Arc<dyn AgentObserver>>,
     approver: Option<Arc<dyn Approver>>,
     workspace: PathBuf,
+    steps: Arc<dyn StepExecutor>,
 }
 
 impl PhiAgent {
@@ -86,6 +89,7 @@ impl PhiAgent {
                 observer: builder.observer,
                 approver: builder.approver,
                 workspace: builder.workspace,
+                steps: builder.steps,
             }),
         })
     }
@@ -113,6 +117,12 @@ impl PhiAgent {
     /// A new conversation: its own id, history and set of activated tools.
     pub fn session(&self) -> AgentSession {
         AgentSession::new(self.clone())
+    }
+
+    /// A session that goes on with a conversation kept elsewhere (a database, Restate's state):
+    /// id `id`, history `history`. Its tools start as a new session's do.
+    pub fn restore_session(&self, id: impl Into<String>, history: Vec<Message>) -> AgentSession {
+        AgentSession::restore(self.clone(), Arc::from(id.into()), history)
     }
 
     /// The agent's tools.

@@ -45,7 +45,10 @@ pub struct AgentSession {
 
 impl AgentSession {
     pub(super) fn new(agent: PhiAgent) -> Self {
-        let id: Arc<str> = Arc::from(new_session_id());
+        Self::restore(agent, Arc::from(new_session_id()), Vec::new())
+    }
+
+    pub(super) fn restore(agent: PhiAgent, id: Arc<str>, history: Vec<Message>) -> Self {
         let context = ActivationContext {
             session_id: id.to_string(),
             current_tools: Vec::new(),
@@ -55,7 +58,7 @@ impl AgentSession {
         Self {
             agent,
             id,
-            history: Vec::new(),
+            history,
             active,
             tool_list: ToolListCache::default(),
         }
