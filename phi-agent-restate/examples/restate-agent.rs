@@ -1,16 +1,18 @@
 //! Serves a payment agent as the Restate virtual object `Agent`, on a deterministic demo model,
 //! so that a run can be killed and resumed without an API key.
 //!
-//! Turn 1 the model calls `pay` and then `ship`; turn 2 it answers. Every side effect is
-//! appended to a file in `PHI_DEMO_DIR` (default `.`): `asks.log` gets a line per model request,
-//! `effects.log` a line per tool execution with its step key, so that what happened across
-//! processes can be counted afterwards.
+//! Turn 1 the model calls `pay` (the amount is the first number in the latest input, 42 without one)
+//! and then `ship`; turn 2 it answers. A payment above `PHI_DEMO_APPROVAL_ABOVE` waits for a
+//! person's approval (a Restate awakeable). Every side effect is appended to a file in
+//! `PHI_DEMO_DIR` (default `.`): `asks.log` gets a line per model request, `effects.log` a line per
+//! tool execution with its session and step key, so that what happened across processes can be
+//! counted afterwards.
 //!
 //! ```text
 //! PHI_RESTATE_ADDR=127.0.0.1:9080   where to serve (Restate's deployment address)
 //! PHI_DEMO_DIR=.                    where the logs go
 //! PHI_DEMO_SHIP_MILLIS=0            how long `ship` takes
-//! PHI_DEMO_PAY_NEEDS_APPROVAL=      set to 1: `pay` waits for a person (an awakeable)
+//! PHI_DEMO_APPROVAL_ABOVE=1000      payments above this wait for a person
 //! ```
 
 use std::fs::OpenOptions;
@@ -39,7 +41,7 @@ fn record(file: &str, line: &str) {
 
 /// Pays, once per idempotency key (a real payment service would be told the key).
 struct Pay {
-    needs_approval: bool,
+    approval_above: u64,
 }
 
 #[async_trait]
@@ -53,11 +55,17 @@ impl Tool for Pay {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {"amount": {"type": "integer"}}})
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        self.needs_approval
+    async fn needs_approval(&self, args: &Value, _: &ToolContext) -> bool {
+        // Anything but a small whole amount needs a person.
+        args["amount"]
+            .as_u64()
+            .is_none_or(|amount| amount > self.approval_above)
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
-        record("effects.log", &format!("pay {}", ctx.step_key()));
+        record(
+            "effects.log",
+            &format!("pay {} {}", ctx.session_id(), ctx.step_key()),
+        );
         Ok(vec![Content::text(format!("paid {}", args["amount"]))])
     }
 }
@@ -79,9 +87,10 @@ impl Tool for Ship {
         json!({"type": "object", "properties": {"order": {"type": "string"}}})
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
-        record("effects.log", &format!("ship-start {}", ctx.step_key()));
+        let key = format!("{} {}", ctx.session_id(), ctx.step_key());
+        record("effects.log", &format!("ship-start {key}"));
         tokio::time::sleep(Duration::from_millis(self.millis)).await;
-        record("effects.log", &format!("ship {}", ctx.step_key()));
+        record("effects.log", &format!("ship {key}"));
         Ok(vec![Content::text(format!("shipped {}", args["order"]))])
     }
 }
@@ -99,13 +108,26 @@ impl LlmClient for DemoModel {
             .filter(|message| matches!(message, Message::Assistant { .. }))
             .count();
         record("asks.log", &format!("turn {turn}"));
+        let input = request
+            .messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                Message::User { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let amount = input
+            .split(|c: char| !c.is_ascii_digit())
+            .find_map(|word| word.parse::<u64>().ok())
+            .unwrap_or(42);
         if turn == 1 {
             return Ok(LlmResponse::tool_calls(vec![
-                ToolCall::new("call_pay", "pay", json!({"amount": 42})),
+                ToolCall::new("call_pay", "pay", json!({"amount": amount})),
                 ToolCall::new("call_ship", "ship", json!({"order": "A-1"})),
             ]));
         }
-        Ok(LlmResponse::text("Paid 42 and shipped A-1."))
+        Ok(LlmResponse::text(format!("Paid {amount} and shipped A-1.")))
     }
 
     fn model(&self) -> &str {
@@ -123,12 +145,15 @@ async fn main() {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(0);
-    let needs_approval = std::env::var("PHI_DEMO_PAY_NEEDS_APPROVAL").is_ok_and(|v| v == "1");
+    let approval_above = std::env::var("PHI_DEMO_APPROVAL_ABOVE")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(1000);
     let object = AgentObject::new(
         move || {
             base_agent_builder(DemoModel)
                 .system_prompt("You pay invoices and ship orders.")
-                .register_tool(Pay { needs_approval })
+                .register_tool(Pay { approval_above })
                 .register_tool(Ship { millis })
         },
         AgentConfig::default(),

@@ -16,7 +16,9 @@
 //! Restate's HTTP ingress with an [`Approval`] as JSON:
 //!
 //! ```text
-//! curl -X POST localhost:8080/restate/awakeables/<id>/resolve -d '{"decision": "approve"}'
+//! curl -X POST localhost:8080/Agent/<session id>/pending      # {"awakeable_id": ..}
+//! curl -X POST localhost:8080/restate/awakeables/<awakeable_id>/resolve \
+//!      -H 'content-type: application/json' -d '{"decision": "approve"}'
 //! ```
 //!
 //! Restate wants each journaled action awaited before the next one starts, so a run's steps are
@@ -47,7 +49,7 @@ pub const PENDING: &str = "pending_approval";
 pub type MakeAgent = dyn Fn() -> AgentBuilder + Send + Sync;
 
 /// An agent served as a Restate virtual object keyed by session id; bind it to an
-/// [`Endpoint`](restate_sdk::endpoint::Endpoint).
+/// [`Endpoint`].
 pub struct AgentObject {
     make: Arc<MakeAgent>,
     config: AgentConfig,
