@@ -27,7 +27,8 @@ pub struct ToolContext {
     session_id: Arc<str>,
     workspace: Arc<Path>,
     tool_call_id: Arc<str>,
-    step_key: Arc<str>,
+    /// The turn of the call, from 1; 0 outside an agent run.
+    turn: usize,
     cancellation: CancellationToken,
     state: SharedState,
 }
@@ -50,7 +51,7 @@ impl ToolContext {
             session_id: session_id.into(),
             workspace: Arc::from(workspace.into()),
             tool_call_id: Arc::from(""),
-            step_key: Arc::from(""),
+            turn: 0,
             cancellation: CancellationToken::new(),
             state,
         }
@@ -66,15 +67,16 @@ impl ToolContext {
             session_id: self.session_id.clone(),
             workspace: self.workspace.clone(),
             tool_call_id: tool_call_id.into(),
-            step_key: Arc::from(""),
+            turn: self.turn,
             cancellation,
             state: self.state.clone(),
         }
     }
 
-    /// This context with step key `key` (see [`step_key`](Self::step_key)).
-    pub fn with_step_key(mut self, key: impl Into<Arc<str>>) -> Self {
-        self.step_key = key.into();
+    /// This context in turn `turn` of a run (from 1), which names its
+    /// [`step_key`](Self::step_key).
+    pub fn in_turn(mut self, turn: usize) -> Self {
+        self.turn = turn;
         self
     }
 
@@ -99,8 +101,11 @@ impl ToolContext {
         &self.tool_call_id
     }
 
-    /// The stable key of this call's step in its run, e.g. `turn/3/tool/call_1` (empty outside
-    /// an agent run): the same every time the run executes this call, in any process.
+    /// The stable key of this call's step in its run, `turn/<n>/tool/<call id>` (e.g.
+    /// `turn/3/tool/call_1`; empty outside an agent run): the same every time the run executes
+    /// this call, in any process, and the key the run's
+    /// [`StepExecutor`](crate::StepExecutor) journals the call under. Built on each call of this
+    /// method, so that runs whose tools never ask pay nothing for it.
     ///
     /// Use it as the idempotency key of a side effect (a payment, an email) with the service
     /// that performs it. A durable run (see [`StepExecutor`](crate::StepExecutor)) replays the
@@ -109,8 +114,11 @@ impl ToolContext {
     /// carries it out once. Keys are unique within a run, not across the runs of a session:
     /// combine the key with [`session_id`](Self::session_id) and the run's own identity (a
     /// Restate invocation, a request id) when one session makes several payments.
-    pub fn step_key(&self) -> &str {
-        &self.step_key
+    pub fn step_key(&self) -> String {
+        if self.turn == 0 {
+            return String::new();
+        }
+        format!("turn/{}/tool/{}", self.turn, self.tool_call_id)
     }
 
     /// The token that is cancelled when the call should stop (run dropped, timeout, client cancel).

@@ -163,15 +163,10 @@ impl AgentSession {
     async fn settle_id(&mut self) -> AgentResult<()> {
         const KEY: &str = "session/id";
         let id = self.id.to_string();
-        let output = self
-            .agent
-            .inner
-            .steps
-            .step(
-                KEY,
-                Box::pin(async move { Ok(StepOutput::SessionId { id }) }),
-            )
-            .await?;
+        let output = step::run(&*self.agent.inner.steps, || KEY.to_string(), async move {
+            Ok(StepOutput::SessionId { id })
+        })
+        .await?;
         let StepOutput::SessionId { id } = output else {
             return Err(step::mismatch(KEY, "session id", &output));
         };
@@ -281,7 +276,7 @@ impl AgentSession {
                 "gen_ai.usage.output_tokens" = Empty,
                 "error.type" = Empty,
             );
-            let key = format!("turn/{turn}/model");
+            let key = || format!("turn/{turn}/model");
             let llm = &agent.llm;
             let model_step = async {
                 let reply = llm.complete(&request).instrument(chat_span.clone()).await;
@@ -290,11 +285,11 @@ impl AgentSession {
                 }
                 reply.map(StepOutput::Model)
             };
-            let reply = agent.steps.step(&key, Box::pin(model_step)).await;
+            let reply = step::run(&*agent.steps, key, model_step).await;
             state.transcript = request.messages;
             let mut response = match reply? {
                 StepOutput::Model(response) => response,
-                other => return Err(step::mismatch(&key, "model reply", &other)),
+                other => return Err(step::mismatch(&key(), "model reply", &other)),
             };
             for call in &mut response.tool_calls {
                 crate::limits::defuse_deep_arguments(&mut call.arguments);
@@ -554,30 +549,31 @@ impl Runner<'_> {
                 let call = &calls[index];
                 async move {
                     self.emit(AgentEvent::ToolStarted { turn, call });
-                    let key = format!("turn/{turn}/tool/{}", call.id);
+                    // Formatted only for an executor that journals, or for an error.
+                    let key = || format!("turn/{turn}/tool/{}", call.id);
                     let known = self.registry.get(&call.name).is_some();
                     let tool_step = async {
                         let ctx = self
                             .base_ctx
                             .for_call(call.id.as_str(), self.run_token.child_token())
-                            .with_step_key(key.as_str());
+                            .in_turn(turn);
                         let started = Instant::now();
                         let result =
                             execute(self.registry, self.active, call, arguments, &ctx).await;
                         Ok(StepOutput::Tool(ToolStep {
-                            tool: call.name.clone(),
                             known,
                             content: result.content,
                             is_error: result.is_error,
                             duration: started.elapsed(),
                         }))
                     };
-                    let step = match self.steps.step(&key, Box::pin(tool_step)).await? {
+                    let output = step::run(self.steps, key, tool_step).await?;
+                    let step = match output {
                         StepOutput::Tool(step) => step,
-                        other => return Err(step::mismatch(&key, "tool result", &other)),
+                        other => return Err(step::mismatch(&key(), "tool result", &other)),
                     };
-                    if step.tool != call.name || step.known != known {
-                        return Err(replay_mismatch(key, call, &step));
+                    if step.known != known {
+                        return Err(replay_mismatch(key(), call, &step));
                     }
                     let result = ToolCallResult {
                         content: step.content,
@@ -758,12 +754,7 @@ impl Runner<'_> {
 /// The error for a journaled tool result this agent could not have produced.
 #[cold]
 fn replay_mismatch(key: String, call: &ToolCall, step: &ToolStep) -> AgentError {
-    let reason = if step.tool != call.name {
-        format!(
-            "the journal holds a result of tool `{}` for this call of `{}`",
-            step.tool, call.name
-        )
-    } else if step.known {
+    let reason = if step.known {
         format!(
             "the journal holds a result of tool `{}`, which this agent does not have (renamed or removed since the run began); replay the run on an agent with the tools it began with",
             call.name

@@ -55,9 +55,8 @@ impl StepOutput {
 /// The result of one tool call as a journal holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolStep {
-    /// The tool called.
-    pub tool: String,
-    /// Whether the agent had a tool of that name when the call ran. A replay on an agent that
+    /// Whether the agent had a tool of the called name when the call ran (the name is in the
+    /// turn's journaled model reply). A replay on an agent that
     /// disagrees (the tool was renamed or removed, or added) is refused rather than handing the
     /// model a result that agent could not have produced.
     pub known: bool,
@@ -91,6 +90,29 @@ pub struct ToolStep {
 pub trait StepExecutor: Send + Sync {
     /// Runs the step named `key`, or returns its recorded result.
     async fn step(&self, key: &str, run: StepFuture<'_>) -> AgentResult<StepOutput>;
+
+    /// Whether this executor runs every step as it comes and records nothing, as [`InProcess`]
+    /// does. The loop then awaits each step itself and never calls [`step`](Self::step),
+    /// sparing the allocations a call through the trait object takes. Default: `false`.
+    fn runs_in_process(&self) -> bool {
+        false
+    }
+}
+
+/// Runs `step` through `executor`, or directly when the executor would only await it.
+pub(super) async fn run<F>(
+    executor: &dyn StepExecutor,
+    key: impl FnOnce() -> String,
+    step: F,
+) -> AgentResult<StepOutput>
+where
+    F: Future<Output = AgentResult<StepOutput>> + Send,
+{
+    if executor.runs_in_process() {
+        step.await
+    } else {
+        executor.step(&key(), Box::pin(step)).await
+    }
 }
 
 /// The default executor: runs every step in the process, records nothing.
@@ -102,6 +124,10 @@ impl StepExecutor for InProcess {
     async fn step(&self, _key: &str, run: StepFuture<'_>) -> AgentResult<StepOutput> {
         run.await
     }
+
+    fn runs_in_process(&self) -> bool {
+        true
+    }
 }
 
 /// A shared executor is an executor, so one journal can outlive the agent that wrote it.
@@ -109,6 +135,10 @@ impl StepExecutor for InProcess {
 impl<T: StepExecutor + ?Sized> StepExecutor for Arc<T> {
     async fn step(&self, key: &str, run: StepFuture<'_>) -> AgentResult<StepOutput> {
         (**self).step(key, run).await
+    }
+
+    fn runs_in_process(&self) -> bool {
+        (**self).runs_in_process()
     }
 }
 

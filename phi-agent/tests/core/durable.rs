@@ -62,7 +62,7 @@ impl Tool for Counted {
             .tool_runs
             .lock()
             .unwrap()
-            .entry(ctx.step_key().to_string())
+            .entry(ctx.step_key())
             .or_default() += 1;
         self.world
             .session_ids
