@@ -27,6 +27,8 @@ pub struct ToolContext {
     session_id: Arc<str>,
     workspace: Arc<Path>,
     tool_call_id: Arc<str>,
+    /// The turn of the call, from 1; 0 outside an agent run.
+    turn: usize,
     cancellation: CancellationToken,
     state: SharedState,
 }
@@ -49,6 +51,7 @@ impl ToolContext {
             session_id: session_id.into(),
             workspace: Arc::from(workspace.into()),
             tool_call_id: Arc::from(""),
+            turn: 0,
             cancellation: CancellationToken::new(),
             state,
         }
@@ -64,9 +67,17 @@ impl ToolContext {
             session_id: self.session_id.clone(),
             workspace: self.workspace.clone(),
             tool_call_id: tool_call_id.into(),
+            turn: self.turn,
             cancellation,
             state: self.state.clone(),
         }
+    }
+
+    /// This context in turn `turn` of a run (from 1), which names its
+    /// [`step_key`](Self::step_key).
+    pub fn in_turn(mut self, turn: usize) -> Self {
+        self.turn = turn;
+        self
     }
 
     /// This context with `value` added to its shared state (for tests and setup).
@@ -88,6 +99,26 @@ impl ToolContext {
     /// The provider's id for this tool call (empty outside an agent run).
     pub fn tool_call_id(&self) -> &str {
         &self.tool_call_id
+    }
+
+    /// The stable key of this call's step in its run, `turn/<n>/tool/<call id>` (e.g.
+    /// `turn/3/tool/call_1`; empty outside an agent run): the same every time the run executes
+    /// this call, in any process, and the key the run's
+    /// [`StepExecutor`](crate::StepExecutor) journals the call under. Built on each call of this
+    /// method, so that runs whose tools never ask pay nothing for it.
+    ///
+    /// Use it as the idempotency key of a side effect (a payment, an email) with the service
+    /// that performs it. A durable run (see [`StepExecutor`](crate::StepExecutor)) replays the
+    /// calls it journaled, but the call that was running when the process died has no result
+    /// in the journal and runs again; with the key, the service sees the same request twice and
+    /// carries it out once. Keys are unique within a run, not across the runs of a session:
+    /// combine the key with [`session_id`](Self::session_id) and the run's own identity (a
+    /// Restate invocation, a request id) when one session makes several payments.
+    pub fn step_key(&self) -> String {
+        if self.turn == 0 {
+            return String::new();
+        }
+        format!("turn/{}/tool/{}", self.turn, self.tool_call_id)
     }
 
     /// The token that is cancelled when the call should stop (run dropped, timeout, client cancel).

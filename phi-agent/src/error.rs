@@ -229,6 +229,17 @@ pub enum AgentError {
         /// What is wrong, and what to do about it.
         reason: String,
     },
+
+    /// A step of a durable run failed to be recorded or replayed: the step executor could not
+    /// journal it, or the journal does not fit this agent (a tool renamed or removed since the
+    /// journal was written, a step of another kind at the same key).
+    #[error("durable step `{key}`: {reason}")]
+    Step {
+        /// The step's key, e.g. `turn/3/tool/call_1`.
+        key: String,
+        /// What went wrong, and what to do about it.
+        reason: String,
+    },
 }
 
 impl AgentError {

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{AgentObserver, Approver};
+use super::{AgentObserver, Approver, InProcess, StepExecutor};
 
 use crate::llm::LlmClient;
 use crate::state::SharedState;
@@ -35,6 +35,7 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         observer: None,
         approver: None,
         workspace: PathBuf::from("."),
+        steps: Arc::new(InProcess),
     }
 }
 
@@ -48,6 +49,7 @@ pub struct AgentBuilder {
     pub(crate) observer: Option<Arc<dyn AgentObserver>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) workspace: PathBuf,
+    pub(crate) steps: Arc<dyn StepExecutor>,
 }
 
 impl AgentBuilder {
@@ -115,6 +117,14 @@ impl AgentBuilder {
     /// ```
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
         self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Runs every nondeterministic step of a run (model requests, tool calls, the session id)
+    /// through `executor`, which may journal them to make runs durable; see [`StepExecutor`].
+    /// Default: [`InProcess`], which runs each step as it comes.
+    pub fn step_executor(mut self, executor: impl StepExecutor + 'static) -> Self {
+        self.steps = Arc::new(executor);
         self
     }
 

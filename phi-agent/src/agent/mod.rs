@@ -9,6 +9,7 @@ mod paused;
 mod retry_budget;
 mod run;
 mod session;
+mod step;
 mod stream;
 mod tool_list;
 
@@ -17,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{AgentError, AgentResult};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Message};
 use crate::registry::ToolRegistry;
 use crate::search::{SEARCH_TOOL_NAME, ToolIndex, ToolSearch};
 use crate::state::SharedState;
@@ -29,6 +30,7 @@ pub use events::{AgentEvent, AgentObserver};
 pub use output::{RunOutcome, RunOutput, ToolCallRecord};
 pub use paused::{PausedRun, PendingCall};
 pub use session::AgentSession;
+pub use step::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use stream::{RunStream, StreamEvent};
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
@@ -68,6 +70,7 @@ struct AgentInner {
     /// The deferred tools of native tool search, for the discoverable set it was built for:
     /// sessions that can discover the same tools share one list (and the adapter's text of it).
     deferred_list: tool_list::SharedDeferred,
+    steps: Arc<dyn StepExecutor>,
 }
 
 impl AgentInner {
@@ -112,6 +115,7 @@ impl PhiAgent {
                 tool_index: OnceLock::new(),
                 search_list: OnceLock::new(),
                 deferred_list: std::sync::Mutex::new(None),
+                steps: builder.steps,
             }),
         })
     }
@@ -148,6 +152,12 @@ impl PhiAgent {
     /// A new conversation: its own id, history and set of activated tools.
     pub fn session(&self) -> AgentSession {
         AgentSession::new(self.clone())
+    }
+
+    /// A session that goes on with a conversation kept elsewhere (a database, Restate's state):
+    /// id `id`, history `history`. Its tools start as a new session's do.
+    pub fn restore_session(&self, id: impl Into<String>, history: Vec<Message>) -> AgentSession {
+        AgentSession::restore(self.clone(), Arc::from(id.into()), history)
     }
 
     /// The agent's tools.

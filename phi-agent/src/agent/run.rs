@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::stream;
-use futures_util::{FutureExt, StreamExt};
+use futures_util::{FutureExt, StreamExt, TryStreamExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -25,6 +25,7 @@ use super::output::{RunOutcome, RunOutput, ToolCallRecord};
 use super::paused::{PausedRun, PendingCall, RanCall, TurnCall};
 use super::retry_budget::{RetryBudget, Verdict};
 use super::session::{AgentSession, SessionSearch};
+use super::step::{self, StepExecutor, StepOutput, ToolStep};
 use super::stream::{Sink, StreamEvent};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
@@ -99,6 +100,7 @@ impl AgentSession {
         approvals: Approvals,
         sink: &Sink,
     ) -> AgentResult<RunOutcome> {
+        self.settle_id().await?;
         let span = self.invoke_span();
         // The run works on its own copy of the conversation and commits it only when it
         // answers, so a failed, dropped or paused run leaves the session's history as it was.
@@ -168,6 +170,30 @@ impl AgentSession {
         outcome
     }
 
+    /// Takes the session id through the run's `session/id` step, so that a replayed run (in a
+    /// fresh session, in another process) goes on under the id its tools saw before.
+    async fn settle_id(&mut self) -> AgentResult<()> {
+        const KEY: &str = "session/id";
+        let id = self.id.to_string();
+        let output = step::run(&*self.agent.inner.steps, || KEY.to_string(), async move {
+            Ok(StepOutput::SessionId { id })
+        })
+        .await?;
+        let StepOutput::SessionId { id } = output else {
+            return Err(step::mismatch(KEY, "session id", &output));
+        };
+        if *id != *self.id {
+            self.id = Arc::from(id);
+            let registry = &self.agent.inner.registry;
+            self.active = registry.active_tools(&ActivationContext {
+                session_id: self.id.to_string(),
+                current_tools: self.active.names().to_vec(),
+                workspace: self.agent.inner.workspace.clone(),
+            });
+        }
+        Ok(())
+    }
+
     fn invoke_span(&self) -> tracing::Span {
         tracing::info_span!(
             "invoke_agent",
@@ -209,6 +235,7 @@ impl AgentSession {
             let (tool_calls, settled) = {
                 let runner = Runner {
                     registry,
+                    steps: &*agent.steps,
                     active: &self.active,
                     observer,
                     base_ctx: &base_ctx,
@@ -220,7 +247,7 @@ impl AgentSession {
                     found: Mutex::default(),
                     sink,
                 };
-                runner.finish_paused(calls).await
+                runner.finish_paused(calls).await?
             };
             complete_turn(
                 &mut state,
@@ -301,22 +328,27 @@ impl AgentSession {
                 "gen_ai.usage.output_tokens" = Empty,
                 "error.type" = Empty,
             );
-            let reply = if sink.is_on() {
-                stream_reply(&*agent.llm, &request, sink, turn)
-                    .instrument(chat_span.clone())
-                    .await
-            } else {
-                agent
-                    .llm
-                    .complete(&request)
-                    .instrument(chat_span.clone())
-                    .await
+            let key = || format!("turn/{turn}/model");
+            let llm = &agent.llm;
+            let model_step = async {
+                let reply = if sink.is_on() {
+                    stream_reply(&**llm, &request, sink, turn)
+                        .instrument(chat_span.clone())
+                        .await
+                } else {
+                    llm.complete(&request).instrument(chat_span.clone()).await
+                };
+                if let Err(error) = &reply {
+                    chat_span.record("error.type", error_type(error));
+                }
+                reply.map(StepOutput::Model)
             };
+            let reply = step::run(&*agent.steps, key, model_step).await;
             state.transcript = request.messages;
-            if let Err(error) = &reply {
-                chat_span.record("error.type", error_type(error));
-            }
-            let mut response = reply?;
+            let mut response = match reply? {
+                StepOutput::Model(response) => response,
+                other => return Err(step::mismatch(&key(), "model reply", &other)),
+            };
             for call in &mut response.tool_calls {
                 crate::limits::defuse_deep_arguments(&mut call.arguments);
             }
@@ -392,6 +424,7 @@ impl AgentSession {
             let calls = response.tool_calls;
             let runner = Runner {
                 registry,
+                steps: &*agent.steps,
                 active: &self.active,
                 observer,
                 base_ctx: &base_ctx,
@@ -424,14 +457,14 @@ impl AgentSession {
                         runner.run_calls(&calls, &immediate),
                         runner.ask(approver.as_deref(), &self.id, &calls, &waiting),
                     );
-                    place(&mut settled, &immediate, ran);
-                    for (index, outcome) in runner.carry_out(&calls, decided, false).await {
+                    place(&mut settled, &immediate, ran?);
+                    for (index, outcome) in runner.carry_out(&calls, decided, false).await? {
                         settled[index] = Some(outcome);
                     }
                     runner.take_found()
                 }
                 Approvals::Pause => {
-                    let ran = runner.run_calls(&calls, &immediate).await;
+                    let ran = runner.run_calls(&calls, &immediate).await?;
                     place(&mut settled, &immediate, ran);
                     let found = runner.take_found();
                     if !waiting.is_empty() {
@@ -671,6 +704,7 @@ fn complete_turn(
 /// What one turn's calls need to run.
 struct Runner<'a> {
     registry: &'a ToolRegistry,
+    steps: &'a dyn StepExecutor,
     active: &'a ActiveTools,
     observer: Option<&'a dyn AgentObserver>,
     base_ctx: &'a ToolContext,
@@ -693,13 +727,14 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs `calls[index]` with `arguments` for every job, concurrently (bounded); results in
-    /// the jobs' order.
+    /// Runs `calls[index]` with `arguments` for every job, concurrently (bounded), each as its
+    /// step `turn/<n>/tool/<call id>`; results in the jobs' order. Fails when a step's executor
+    /// does, or its journal does not fit this agent.
     async fn run_calls(
         &self,
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
-    ) -> Vec<(ToolCallResult, Duration)> {
+    ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
         let turn = self.turn;
         // Indices rather than `&ToolCall` items keep the stream's closure free of a
         // higher-ranked lifetime, so the run future stays `Send`.
@@ -715,9 +750,10 @@ impl Runner<'_> {
                             call: call.clone(),
                         })
                         .await;
-                    let started = Instant::now();
-                    let result = match self.search {
+                    let (result, duration) = match self.search {
+                        // A search answers from the index, the same on every replay: no step.
                         Some(agent) if call.name == SEARCH_TOOL_NAME => {
+                            let started = Instant::now();
                             let (result, found) = search(agent, self.active, call, arguments);
                             if let Some(found) = found {
                                 self.found
@@ -725,16 +761,45 @@ impl Runner<'_> {
                                     .unwrap_or_else(|poisoned| poisoned.into_inner())
                                     .push((index, found));
                             }
-                            result
+                            (result, started.elapsed())
                         }
                         _ => {
-                            let ctx = self
-                                .base_ctx
-                                .for_call(call.id.as_str(), self.run_token.child_token());
-                            execute(self.registry, self.active, call, arguments, &ctx).await
+                            // Formatted only for an executor that journals, or for an error.
+                            let key = || format!("turn/{turn}/tool/{}", call.id);
+                            let known = self.registry.get(&call.name).is_some();
+                            let tool_step = async {
+                                let ctx = self
+                                    .base_ctx
+                                    .for_call(call.id.as_str(), self.run_token.child_token())
+                                    .in_turn(turn);
+                                let started = Instant::now();
+                                let result =
+                                    execute(self.registry, self.active, call, arguments, &ctx)
+                                        .await;
+                                Ok(StepOutput::Tool(ToolStep {
+                                    known,
+                                    content: result.content,
+                                    is_error: result.is_error,
+                                    duration: started.elapsed(),
+                                }))
+                            };
+                            let output = step::run(self.steps, key, tool_step).await?;
+                            let step = match output {
+                                StepOutput::Tool(step) => step,
+                                other => {
+                                    return Err(step::mismatch(&key(), "tool result", &other));
+                                }
+                            };
+                            if step.known != known {
+                                return Err(replay_mismatch(key(), call, &step));
+                            }
+                            let result = ToolCallResult {
+                                content: step.content,
+                                is_error: step.is_error,
+                            };
+                            (result, step.duration)
                         }
                     };
-                    let duration = started.elapsed();
                     self.emit(AgentEvent::ToolFinished {
                         turn,
                         call,
@@ -749,11 +814,13 @@ impl Runner<'_> {
                             duration,
                         })
                         .await;
-                    (result, duration)
+                    Ok((result, duration))
                 }
             })
             .buffered(self.parallel)
-            .collect()
+            // The first failed step ends the turn: the calls after it are not started, and
+            // the ones still running are dropped, as they would be if the process died.
+            .try_collect()
             .await
     }
 
@@ -847,7 +914,7 @@ impl Runner<'_> {
         calls: &[ToolCall],
         decided: Vec<(usize, Decision)>,
         announce: bool,
-    ) -> Vec<(usize, Settled)> {
+    ) -> AgentResult<Vec<(usize, Settled)>> {
         let mut settled = Vec::with_capacity(decided.len());
         let mut jobs = Vec::new();
         for (index, decision) in &decided {
@@ -875,7 +942,7 @@ impl Runner<'_> {
                 _ => (*index, &calls[*index].arguments),
             })
             .collect();
-        let ran = self.run_calls(calls, &arguments).await;
+        let ran = self.run_calls(calls, &arguments).await?;
         drop(arguments);
         for ((index, approval), (result, duration)) in jobs.into_iter().zip(ran) {
             settled.push((
@@ -887,12 +954,15 @@ impl Runner<'_> {
                 },
             ));
         }
-        settled
+        Ok(settled)
     }
 
     /// Runs the decided calls of a paused turn; the calls that ran before the pause keep their
     /// results.
-    async fn finish_paused(&self, calls: Vec<TurnCall>) -> (Vec<ToolCall>, Vec<Settled>) {
+    async fn finish_paused(
+        &self,
+        calls: Vec<TurnCall>,
+    ) -> AgentResult<(Vec<ToolCall>, Vec<Settled>)> {
         let tool_calls: Vec<ToolCall> = calls.iter().map(TurnCall::to_tool_call).collect();
         let mut settled: Vec<Option<Settled>> = Vec::with_capacity(calls.len());
         let mut decided = Vec::new();
@@ -917,15 +987,32 @@ impl Runner<'_> {
                 }
             }
         }
-        for (index, outcome) in self.carry_out(&tool_calls, decided, true).await {
+        for (index, outcome) in self.carry_out(&tool_calls, decided, true).await? {
             settled[index] = Some(outcome);
         }
         let settled = settled
             .into_iter()
             .map(|slot| slot.unwrap_or_else(unsettled))
             .collect();
-        (tool_calls, settled)
+        Ok((tool_calls, settled))
     }
+}
+
+/// The error for a journaled tool result this agent could not have produced.
+#[cold]
+fn replay_mismatch(key: String, call: &ToolCall, step: &ToolStep) -> AgentError {
+    let reason = if step.known {
+        format!(
+            "the journal holds a result of tool `{}`, which this agent does not have (renamed or removed since the run began); replay the run on an agent with the tools it began with",
+            call.name
+        )
+    } else {
+        format!(
+            "the journal holds an unknown-tool error for `{}`, which this agent has (added since the run began); replay the run on an agent with the tools it began with",
+            call.name
+        )
+    };
+    AgentError::Step { key, reason }
 }
 
 /// One tool call, inside its `execute_tool` span.

@@ -75,7 +75,10 @@ impl SessionSearch {
 
 impl AgentSession {
     pub(super) fn new(agent: PhiAgent) -> Self {
-        let id: Arc<str> = Arc::from(new_session_id());
+        Self::restore(agent, Arc::from(new_session_id()), Vec::new())
+    }
+
+    pub(super) fn restore(agent: PhiAgent, id: Arc<str>, history: Vec<Message>) -> Self {
         let context = ActivationContext {
             session_id: id.to_string(),
             current_tools: Vec::new(),
@@ -94,7 +97,7 @@ impl AgentSession {
         Self {
             agent,
             id,
-            history: Vec::new(),
+            history,
             active,
             tool_list: ToolListCache::default(),
             search,

@@ -24,7 +24,10 @@ pub struct LlmRequest {
 }
 
 /// The model's answer to one request.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serializable, as the journal entry of a durable run's model step (see
+/// [`StepExecutor`](crate::StepExecutor)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmResponse {
     /// The model's text.
     pub text: String,

@@ -1,7 +1,8 @@
 //! Integration tests, one binary for the whole group (fewer binaries link faster and take less
 //! disk than one per file). Everything that runs in one process without a network: the registry
 //! and dispatch, the agent loop on the scripted model (approval, paused and streamed runs included),
-//! schemas and their conformance corpus, telemetry. The reference page's snippets (`seed.rs`)
+//! durable runs replayed from a journal, schemas and their conformance corpus, telemetry. The
+//! reference page's snippets (`seed.rs`)
 //! and the memory bound (`memory.rs`, which installs a counting global allocator) keep binaries
 //! of their own.
 
@@ -9,6 +10,7 @@ mod adversarial_model;
 mod agent_loop;
 mod approval;
 mod dispatch_props;
+mod durable;
 mod faulty_tools;
 mod registry;
 mod run_props;

@@ -1,0 +1,343 @@
+//! Runs a [`phi_agent`] agent as a [Restate](https://restate.dev) virtual object, so that a run
+//! survives the death of the process running it.
+//!
+//! [`AgentObject`] is a virtual object keyed by the session id. Its `run` handler answers one
+//! input: the session's history comes from Restate's state and goes back to it when the run is
+//! done, and every step of the run ([`StepExecutor`]: the session id, each model reply, each tool
+//! call) is a journal entry (`ctx.run`). When the process dies mid-run, Restate invokes the
+//! handler again (on this or another instance of the service) and the run replays its journal:
+//! the model is not asked again for a turn it answered, a tool call that finished does not run
+//! again. The call that was running at the crash runs again, under the same
+//! [`ToolContext::step_key`](phi_agent::ToolContext::step_key): tools with side effects pass that
+//! key on as their idempotency key.
+//!
+//! A call that needs approval waits on a Restate awakeable. Its id is in the object's state,
+//! read with the shared `pending` handler, and a person decides by resolving the awakeable over
+//! Restate's HTTP ingress with an [`Approval`] as JSON:
+//!
+//! ```text
+//! curl -X POST localhost:8080/Agent/<session id>/pending      # {"awakeable_id": ..}
+//! curl -X POST localhost:8080/restate/awakeables/<awakeable_id>/resolve \
+//!      -H 'content-type: application/json' -d '{"decision": "approve"}'
+//! ```
+//!
+//! Restate wants each journaled action awaited before the next one starts, so a run's steps are
+//! journaled one at a time: under Restate, the calls of a turn run one after another.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use phi_agent::llm::Message;
+use phi_agent::{
+    AgentBuilder, AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Approver,
+    PhiAgent, RunOutput, StepExecutor, StepFuture, StepOutput, ToolCallRecord,
+};
+use restate_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+/// The state key of a session's conversation.
+pub const HISTORY: &str = "history";
+/// The state key of the approval a run waits on, if any.
+pub const PENDING: &str = "pending_approval";
+
+/// Makes the agent of one invocation: its model and tools, without an executor or approver
+/// (the object sets both).
+pub type MakeAgent = dyn Fn() -> AgentBuilder + Send + Sync;
+
+/// An agent served as a Restate virtual object keyed by session id; bind it to an
+/// [`Endpoint`].
+pub struct AgentObject {
+    make: Arc<MakeAgent>,
+    config: AgentConfig,
+}
+
+impl AgentObject {
+    /// An object whose every invocation runs an agent built from `make()` with `config`. The
+    /// builder is called once per invocation, so the agent's tools are the same on every
+    /// instance of the service that may replay a run; a replay on an agent whose tools changed
+    /// fails (Restate then retries it, and the run waits for a deployment that fits).
+    pub fn new(
+        make: impl Fn() -> AgentBuilder + Send + Sync + 'static,
+        config: AgentConfig,
+    ) -> Self {
+        Self {
+            make: Arc::new(make),
+            config,
+        }
+    }
+}
+
+/// What the `run` handler returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReply {
+    /// The model's answer.
+    pub text: String,
+    /// Model turns taken.
+    pub turns: usize,
+    /// Every tool call of the run.
+    pub tool_calls: Vec<ToolCallRecord>,
+}
+
+impl From<RunOutput> for RunReply {
+    fn from(output: RunOutput) -> Self {
+        Self {
+            text: output.text,
+            turns: output.turns,
+            tool_calls: output.tool_calls,
+        }
+    }
+}
+
+/// The approval a run waits on, as the `pending` handler shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    /// Resolve this awakeable with an [`Approval`] to decide.
+    pub awakeable_id: String,
+    /// The turn of the call, from 1.
+    pub turn: usize,
+    /// The provider's id of the call.
+    pub call_id: String,
+    /// The tool called.
+    pub tool: String,
+    /// The arguments the model sent.
+    pub arguments: serde_json::Value,
+}
+
+/// The handlers. In a module of its own because the object macro generates items without
+/// documentation (a client type, its methods), which the workspace's lints would refuse.
+#[allow(missing_docs)]
+mod handlers {
+    use super::*;
+
+    #[restate_sdk::object(name = "Agent")]
+    impl AgentObject {
+        /// Answers `input` in the session named by the object's key, and keeps the conversation.
+        #[handler]
+        async fn run(
+            &self,
+            ctx: ObjectContext<'_>,
+            input: String,
+        ) -> HandlerResult<Json<RunReply>> {
+            let history: Vec<Message> = ctx
+                .get::<Json<Vec<Message>>>(HISTORY)
+                .await?
+                .map(Json::into_inner)
+                .unwrap_or_default();
+            let (work, mut requests) = mpsc::unbounded_channel();
+            let builder = (self.make)()
+                .step_executor(RestateSteps { work: work.clone() })
+                .approver(RestateApprover { work });
+            let agent = PhiAgent::build(builder, self.config.clone())
+                .map_err(|error| TerminalError::new(error.to_string()))?;
+            let mut session = agent.restore_session(ctx.key(), history);
+            let outcome = serve(&ctx, session.run(input), &mut requests).await;
+            let output = outcome.map_err(handler_error)?;
+            ctx.set(HISTORY, Json(session.history().to_vec()));
+            Ok(Json(output.into()))
+        }
+
+        /// The approval the session's run waits on, if any.
+        #[handler]
+        async fn pending(
+            &self,
+            ctx: SharedObjectContext<'_>,
+        ) -> HandlerResult<Json<Option<PendingApproval>>> {
+            Ok(Json(
+                ctx.get::<Json<PendingApproval>>(PENDING)
+                    .await?
+                    .map(Json::into_inner),
+            ))
+        }
+    }
+}
+
+/// A failed run: retried by Restate when a retry may succeed (the model or its transport
+/// failed, a step could not be journaled), terminal when it would fail the same way again.
+fn handler_error(error: AgentError) -> HandlerError {
+    match error {
+        AgentError::Http { .. }
+        | AgentError::Provider { .. }
+        | AgentError::InvalidResponse { .. }
+        | AgentError::Step { .. } => HandlerError::from(error),
+        other => TerminalError::new(other.to_string()).into(),
+    }
+}
+
+/// What the agent asks of the handler, which alone holds the Restate context.
+enum Work {
+    /// Journal a step: `go` says "run it now" (the journal lacks it), `value` brings its result
+    /// back, `done` carries the journaled result (replayed or just recorded).
+    Step {
+        key: String,
+        go: oneshot::Sender<()>,
+        value: oneshot::Receiver<Result<StepOutput, String>>,
+        done: oneshot::Sender<Result<StepOutput, String>>,
+    },
+    /// Wait for a person's decision on an awakeable.
+    Approve {
+        request: ApprovalRequest,
+        done: oneshot::Sender<Result<Approval, String>>,
+    },
+}
+
+type Performing<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Drives `run` while carrying out its requests against `ctx`, one at a time in the order they
+/// came (which is the run's own, deterministic order, so a replay meets the same journal).
+async fn serve<F>(
+    ctx: &ObjectContext<'_>,
+    run: F,
+    requests: &mut mpsc::UnboundedReceiver<Work>,
+) -> AgentResult<RunOutput>
+where
+    F: Future<Output = AgentResult<RunOutput>>,
+{
+    enum Event {
+        Finished(AgentResult<RunOutput>),
+        Request(Option<Work>),
+        Performed,
+    }
+    let mut run = pin!(run);
+    let mut queue = VecDeque::new();
+    let mut current: Option<Performing<'_>> = None;
+    let mut open = true;
+    loop {
+        if current.is_none() {
+            current = queue.pop_front().map(|work| perform(ctx, work));
+        }
+        let event = tokio::select! {
+            biased;
+            output = &mut run => Event::Finished(output),
+            work = requests.recv(), if open => Event::Request(work),
+            () = async {
+                match current.as_mut() {
+                    Some(performing) => performing.await,
+                    None => std::future::pending().await,
+                }
+            } => Event::Performed,
+        };
+        match event {
+            Event::Finished(output) => return output,
+            Event::Request(Some(work)) => queue.push_back(work),
+            Event::Request(None) => open = false,
+            Event::Performed => current = None,
+        }
+    }
+}
+
+fn perform<'a>(ctx: &'a ObjectContext<'_>, work: Work) -> Performing<'a> {
+    match work {
+        Work::Step {
+            key,
+            go,
+            value,
+            done,
+        } => Box::pin(async move {
+            let journaled = ctx
+                .run(move || async move {
+                    // Called only when the journal lacks this step.
+                    let _ = go.send(());
+                    match value.await {
+                        Ok(Ok(output)) => Ok(Json(output)),
+                        Ok(Err(message)) => Err(HandlerError::from(message)),
+                        Err(_) => Err(HandlerError::from("the run stopped during this step")),
+                    }
+                })
+                .name(key)
+                .await;
+            let _ = done.send(
+                journaled
+                    .map(Json::into_inner)
+                    .map_err(|error| error.to_string()),
+            );
+        }),
+        Work::Approve { request, done } => Box::pin(async move {
+            let (awakeable_id, decision) = ctx.awakeable::<Json<Approval>>();
+            ctx.set(
+                PENDING,
+                Json(PendingApproval {
+                    awakeable_id,
+                    turn: request.turn,
+                    call_id: request.call_id,
+                    tool: request.tool,
+                    arguments: request.arguments,
+                }),
+            );
+            let decision = decision.await;
+            ctx.clear(PENDING);
+            let _ = done.send(
+                decision
+                    .map(Json::into_inner)
+                    .map_err(|error| error.to_string()),
+            );
+        }),
+    }
+}
+
+/// The agent's side of the journal: hands each step to the handler and runs it when told to.
+struct RestateSteps {
+    work: mpsc::UnboundedSender<Work>,
+}
+
+#[async_trait]
+impl StepExecutor for RestateSteps {
+    async fn step(&self, key: &str, run: StepFuture<'_>) -> AgentResult<StepOutput> {
+        let failed = |reason: String| AgentError::Step {
+            key: key.to_string(),
+            reason,
+        };
+        let (go, go_rx) = oneshot::channel();
+        let (value_tx, value) = oneshot::channel();
+        let (done, done_rx) = oneshot::channel();
+        self.work
+            .send(Work::Step {
+                key: key.to_string(),
+                go,
+                value,
+                done,
+            })
+            .map_err(|_| failed("the Restate handler has stopped".into()))?;
+        // Dropped unsent when Restate replays the step from its journal.
+        if go_rx.await.is_ok() {
+            match run.await {
+                Ok(output) => {
+                    let _ = value_tx.send(Ok(output));
+                }
+                Err(error) => {
+                    // Not journaled: Restate retries the invocation and the step runs again.
+                    let _ = value_tx.send(Err(error.to_string()));
+                    return Err(error);
+                }
+            }
+        }
+        match done_rx.await {
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(reason)) => Err(failed(reason)),
+            Err(_) => Err(failed("the Restate handler has stopped".into())),
+        }
+    }
+}
+
+/// Puts a call to a person through an awakeable, whose id the `pending` handler shows.
+struct RestateApprover {
+    work: mpsc::UnboundedSender<Work>,
+}
+
+#[async_trait]
+impl Approver for RestateApprover {
+    async fn decide(&self, request: ApprovalRequest) -> Approval {
+        let (done, decided) = oneshot::channel();
+        if self.work.send(Work::Approve { request, done }).is_err() {
+            return Approval::deny("the Restate handler has stopped");
+        }
+        match decided.await {
+            Ok(Ok(approval)) => approval,
+            Ok(Err(message)) => Approval::deny(format!("the approval was rejected: {message}")),
+            Err(_) => Approval::deny("the Restate handler has stopped"),
+        }
+    }
+}
