@@ -55,8 +55,9 @@ struct AgentInner {
 }
 
 impl PhiAgent {
-    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, or
-    /// a loop limit of zero.
+    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, a
+    /// `requires_tools` name that is not registered or is hidden
+    /// ([`ToolRegistry::check_requirements`]), or a loop limit of zero.
     pub fn build(builder: AgentBuilder, config: AgentConfig) -> AgentResult<PhiAgent> {
         if config.max_turns == 0 || config.max_parallel_tools == 0 {
             return Err(AgentError::Config(format!(
@@ -71,6 +72,7 @@ impl PhiAgent {
         }
         let mut registry = ToolRegistry::new(config.tools.clone());
         registry.register_all(builder.tools)?;
+        registry.check_requirements()?;
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,

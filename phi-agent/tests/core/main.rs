@@ -6,6 +6,7 @@
 
 mod adversarial_model;
 mod agent_loop;
+mod argument_mistakes;
 mod dispatch_props;
 mod faulty_tools;
 mod registry;
