@@ -62,7 +62,7 @@ pub use agent::{RunStream, StreamEvent};
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};
-pub use error::{AgentError, AgentResult, ROOT_PATH};
+pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH};
 pub use llm::LlmClient;
 /// Turns a doc-commented fn into a tool.
 ///
@@ -111,6 +111,11 @@ pub use llm::LlmClient;
 /// `#[phi(rename = "..")]` renames it in the schema. A `&ToolContext` parameter is injected and
 /// never in the schema. Parameters must be plain names of owned types that implement
 /// `Deserialize` and `JsonSchema`.
+///
+/// The arguments struct refuses unknown fields (`#[serde(deny_unknown_fields)]`, so its schema
+/// says `additionalProperties: false`): a call with `limt` for `limit` is answered "unknown field
+/// `limt`; did you mean `limit`?" rather than run with the default limit. A parameter with
+/// `#[serde(flatten)]` leaves the struct open, since serde cannot combine the two.
 ///
 /// # Return types
 ///

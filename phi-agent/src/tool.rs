@@ -125,6 +125,18 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// The names of the tools this one needs beside it (`#[phi_tool(requires_tools = [..])]`).
+    ///
+    /// Declared so that a name can be checked: [`PhiAgent::build`](crate::PhiAgent::build) and
+    /// [`ToolRegistry::check_requirements`](crate::registry::ToolRegistry::check_requirements)
+    /// refuse a name that is not registered, or that is hidden (never active), because a tool
+    /// waiting for it would never activate. Activation itself is still decided by
+    /// [`should_activate`](Tool::should_activate); a hand-written tool that waits for another
+    /// there should name it here too.
+    fn requires_tools(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
     ///
     /// Evaluated after every turn until it returns `true`; once active, a tool stays active for

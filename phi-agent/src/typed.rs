@@ -83,6 +83,11 @@ pub trait TypedTool: Send + Sync {
         None
     }
 
+    /// See [`Tool::requires_tools`].
+    fn requires_tools(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// See [`Tool::should_activate`].
     async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
         true
@@ -197,6 +202,10 @@ where
 
     fn output_schema(&self) -> Option<Value> {
         TypedTool::output_schema(self)
+    }
+
+    fn requires_tools(&self) -> &'static [&'static str] {
+        TypedTool::requires_tools(self)
     }
 
     async fn should_activate(&self, ctx: &ActivationContext) -> bool {

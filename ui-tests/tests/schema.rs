@@ -36,8 +36,9 @@ fn three() -> u8 {
     3
 }
 
+// A macro tool's arguments refuse unknown fields; the same type by hand says so too.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(crate = "phi_agent::__private::serde")]
+#[serde(crate = "phi_agent::__private::serde", deny_unknown_fields)]
 #[schemars(crate = "phi_agent::__private::schemars")]
 struct HandArgs {
     /// City name, e.g. "Beijing"
@@ -101,7 +102,7 @@ async fn macro_tool_and_hand_written_tool_answer_alike() {
         assert!(by_macro.is_ok());
         assert_eq!(format!("{by_macro:?}"), format!("{by_hand:?}"));
     }
-    let bad = json!({"city": 5, "verbose": true});
+    let bad = json!({"city": 5, "verbose": true, "dayz": 1});
     let by_macro = GetWeather.call(&bad, &ctx).await.unwrap_err().to_string();
     let by_hand = HandWritten.call(&bad, &ctx).await.unwrap_err().to_string();
     assert_eq!(by_macro, by_hand);

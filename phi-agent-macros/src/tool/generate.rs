@@ -7,7 +7,7 @@
 //! with `crate = ..`), so that the generated impls read like hand-written ones; the public items
 //! outside it spell the full path, since an alias there would be visible to the user's module.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
@@ -115,16 +115,37 @@ fn args_struct(tool: &Tool) -> TokenStream {
             #vis #ident: #ty
         }
     });
+    // What the schema forbids, decoding refuses: with `deny_unknown_fields` an unknown field is
+    // an error (not silently dropped, so `limt` is not read as "no limit given"), and schemars
+    // writes the same rule into the schema as `additionalProperties: false`. serde cannot refuse
+    // unknown fields next to a flattened one, so such a struct stays open, and its schema says so.
+    let closed = (!has_flattened_field(tool)).then(|| quote!(#[serde(deny_unknown_fields)]));
     quote! {
         // No doc comment: it would become the schema's description.
         #[allow(missing_docs)]
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
+        #closed
         #[schemars(crate = #schemars_crate)]
         #vis struct #args_type {
             #(#fields,)*
         }
     }
+}
+
+/// Whether a parameter carries `#[serde(flatten)]`.
+fn has_flattened_field(tool: &Tool) -> bool {
+    tool.func.args().any(|arg| {
+        arg.field_attrs.iter().any(|attr| {
+            attr.path().is_ident("serde")
+                && attr.meta.require_list().is_ok_and(|list| {
+                    list.tokens
+                        .clone()
+                        .into_iter()
+                        .any(|token| matches!(token, TokenTree::Ident(ident) if ident == "flatten"))
+                })
+        })
+    })
 }
 
 /// `__phi_default_days` for the parameter `days`.
@@ -246,6 +267,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
         }
     });
     let annotations = annotations_fn(tool);
+    let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
     let approval = needs_approval_fn(tool);
     quote! {
@@ -275,6 +297,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
                 (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
             }
 
+            #requirement
             #activation
             #approval
         }
@@ -422,6 +445,24 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
             _phi::ToolAnnotations {
                 #(#fields,)*
                 ..::core::default::Default::default()
+            }
+        }
+    })
+}
+
+/// `requires_tools` as data too, so that building an agent can refuse a name that is not
+/// registered (the tool would never activate).
+fn requires_tools_fn(tool: &Tool) -> Option<TokenStream> {
+    let names: Vec<&LitStr> = tool
+        .attr
+        .requires_tools
+        .iter()
+        .flat_map(|list| &list.0.items)
+        .collect();
+    (!names.is_empty()).then(|| {
+        quote! {
+            fn requires_tools(&self) -> &'static [&'static str] {
+                &[#(#names),*]
             }
         }
     })

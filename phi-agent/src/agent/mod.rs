@@ -82,7 +82,9 @@ impl AgentInner {
 
 impl PhiAgent {
     /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, a
-    /// loop limit of zero, or a tool named `search_tools` while tool search is on.
+    /// `requires_tools` name that is not registered or is hidden
+    /// ([`ToolRegistry::check_requirements`]), a loop limit of zero, or a tool named
+    /// `search_tools` while tool search is on.
     pub fn build(builder: AgentBuilder, config: AgentConfig) -> AgentResult<PhiAgent> {
         if config.max_turns == 0 || config.max_parallel_tools == 0 {
             return Err(AgentError::Config(format!(
@@ -102,6 +104,7 @@ impl PhiAgent {
                 "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"
             )));
         }
+        registry.check_requirements()?;
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::content::Content;
+use crate::error::mistakes;
 use crate::llm::ToolCall;
 use crate::registry::ToolCallResult;
 
@@ -55,12 +56,11 @@ impl RetryBudget {
         match (*failures).cmp(&self.limit) {
             std::cmp::Ordering::Less => Verdict::Fine,
             std::cmp::Ordering::Equal => {
-                result.content.push(Content::text(format!(
-                    "\nThis identical call of `{}` has now failed {} times. Do not send it again: \
-                     change the arguments, use another tool, or answer with what you know. \
-                     Sending it once more ends the run.",
-                    call.name, failures
-                )));
+                result
+                    .content
+                    .push(Content::text(mistakes::repeated_failure(
+                        &call.name, *failures,
+                    )));
                 Verdict::LastWarning
             }
             std::cmp::Ordering::Greater => Verdict::Exhausted {

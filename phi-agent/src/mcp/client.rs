@@ -348,7 +348,7 @@ impl Tool for McpTool {
                 return Err(AgentError::InvalidArguments {
                     tool: self.name.to_string(),
                     path: crate::error::ROOT_PATH.to_string(),
-                    message: format!("expected an object, found `{other}`"),
+                    message: crate::error::mistakes::arguments_are_a_scalar(other),
                 });
             }
         }

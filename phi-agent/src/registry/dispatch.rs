@@ -11,7 +11,7 @@ use super::deadline::with_deadline;
 use super::{ActiveTools, RegisteredTool, ToolRegistry};
 use crate::content::Content;
 use crate::context::ToolContext;
-use crate::error::AgentError;
+use crate::error::{AgentError, mistakes};
 use crate::limits::{self, Measure};
 
 /// The outcome of one tool call, ready to be shown to the model.
@@ -141,10 +141,7 @@ impl ToolRegistry {
             Measure::TooDeep => Some(AgentError::InvalidArguments {
                 tool: tool.name.to_string(),
                 path: crate::error::ROOT_PATH.into(),
-                message: format!(
-                    "the arguments nest more than {} levels deep; send flatter arguments",
-                    limits::MAX_ARGUMENT_DEPTH
-                ),
+                message: mistakes::arguments_too_deep(limits::MAX_ARGUMENT_DEPTH),
             }),
         }
     }
@@ -182,14 +179,9 @@ impl ToolRegistry {
 fn shape_error(tool: &str, args: &Value) -> Option<AgentError> {
     let message = match args {
         Value::Object(_) | Value::Null => return None,
-        Value::String(raw) => format!(
-            "the arguments are not a JSON object but the text {:?}; send one JSON object",
-            limits::snippet(raw.as_bytes())
-        ),
-        Value::Array(_) => "expected a JSON object of arguments, found an array; send one object \
-                            whose keys are the parameter names"
-            .to_string(),
-        scalar => format!("expected a JSON object of arguments, found `{scalar}`"),
+        Value::String(raw) => mistakes::arguments_are_text(raw),
+        Value::Array(_) => mistakes::arguments_are_an_array(),
+        scalar => mistakes::arguments_are_a_scalar(scalar),
     };
     Some(AgentError::InvalidArguments {
         tool: tool.to_string(),

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::config::ToolConfig;
-use crate::error::{AgentError, AgentResult};
+use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
 use shared_list::DirectList;
@@ -233,6 +233,62 @@ impl ToolRegistry {
         tools
             .into_iter()
             .try_for_each(|tool| self.register_arc(tool))
+    }
+
+    /// Checks every tool's [`requires_tools`](Tool::requires_tools): each name must be a
+    /// registered tool that is not hidden. A deferred tool that waits for a tool that is never
+    /// active never activates itself, and nothing else would say so; the error names the tool,
+    /// the missing name and the registered name closest to it.
+    ///
+    /// [`PhiAgent::build`](crate::PhiAgent::build) runs this check. A registry used without an
+    /// agent gets it from this one call, once every tool is registered; skip it only when the
+    /// required tools come from another source, named in
+    /// [`ActivationContext::current_tools`](crate::ActivationContext::current_tools).
+    ///
+    /// ```
+    /// # use phi_agent::{registry::ToolRegistry, phi_tool, tools};
+    /// /// Read a file.
+    /// #[phi_tool]
+    /// fn file_read(path: String) -> String { path }
+    ///
+    /// /// Write a file, once reading is offered.
+    /// #[phi_tool(exposure = "deferred", requires_tools = ["file_reed"])]
+    /// fn file_write(path: String) -> String { path }
+    ///
+    /// let mut registry = ToolRegistry::default();
+    /// registry.register_all(tools![file_read, file_write])?;
+    /// let error = registry.check_requirements().unwrap_err();
+    /// assert!(error.to_string().contains("did you mean `file_read`?"), "{error}");
+    /// # Ok::<(), phi_agent::AgentError>(())
+    /// ```
+    pub fn check_requirements(&self) -> AgentResult<()> {
+        for entry in &self.tools {
+            for &required in entry.tool.requires_tools() {
+                let found = self.get(required);
+                if found.is_some_and(|found| found.exposure != ToolExposure::Hidden) {
+                    continue;
+                }
+                let closest = match found {
+                    Some(_) => None,
+                    None => mistakes::closest(
+                        required,
+                        self.tools
+                            .iter()
+                            .filter(|other| {
+                                other.exposure != ToolExposure::Hidden && other.name != entry.name
+                            })
+                            .map(|other| other.name),
+                    ),
+                };
+                return Err(AgentError::RequiredToolMissing {
+                    tool: entry.name.to_string(),
+                    required: required.to_string(),
+                    hidden: found.is_some(),
+                    closest: closest.map(str::to_string),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The tool registered as `name`, whatever its exposure.

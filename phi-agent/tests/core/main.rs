@@ -9,6 +9,7 @@
 mod adversarial_model;
 mod agent_loop;
 mod approval;
+mod argument_mistakes;
 mod dispatch_props;
 mod durable;
 mod faulty_tools;

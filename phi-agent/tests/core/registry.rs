@@ -336,15 +336,15 @@ async fn malformed_arguments_give_errors_that_name_the_path() {
     let cases = [
         (
             json!({"query": "q", "filters": {"tags": ["a", 7]}}),
-            "at `filters.tags[1]`: invalid type: integer `7`, expected a string",
+            "at `filters.tags[1]`: expected a string, found `7`",
         ),
         (
             json!({"query": "q"}),
-            "at `(root)`: missing field `filters`",
+            "at `filters`: missing required field `filters`; expected a JSON object with the fields `tags`",
         ),
         (
             json!({"query": 1, "filters": {"tags": []}}),
-            "at `query`: invalid type: integer `1`, expected a string",
+            "at `query`: expected a string, found `1`",
         ),
         // The shape checks are the registry's, so every caller (the loop, MCP, the program)
         // gets the same answer as a model in a run.

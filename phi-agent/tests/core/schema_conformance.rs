@@ -21,7 +21,7 @@ use std::sync::Arc;
 use phi_agent::llm::definition;
 use phi_agent::llm::{GeminiClient, GeminiSchemaForm, LlmRequest, ToolSpec};
 use phi_agent::schema::{Dialect, to_dialect};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use case::{CASES_PER_TYPE, Case};
 
@@ -54,13 +54,115 @@ fn mismatches(case: &Case, dialect: Dialect, schema: &Value, generated: &[Value]
         if case.decode(value).is_ok() {
             found.push(format!("near-miss {value} decodes; it is not a near-miss"));
         }
-        if validator.is_valid(value) {
+        if validator.is_valid(value) && !gemini_loss(case, dialect, value) {
             found.push(format!(
                 "near-miss {value} is accepted by the schema but refused by decoding"
             ));
         }
     }
     found
+}
+
+/// Whether `value` is let through by the Gemini schema only because Gemini cannot close an
+/// object: the canonical schema refuses it for unknown fields and nothing else. That is the one
+/// documented loss (`docs/providers.md#gemini-no-additional-properties`); dispatch refuses it.
+fn gemini_loss(case: &Case, dialect: Dialect, value: &Value) -> bool {
+    if dialect != Dialect::Gemini {
+        return false;
+    }
+    let canonical = validator(&case.canonical, Dialect::Mcp);
+    let mut errors = canonical.iter_errors(value).peekable();
+    errors.peek().is_some()
+        && errors.all(|error| {
+            matches!(
+                error.kind(),
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+            )
+        })
+}
+
+/// `value` with one field more than it has, when it is an object.
+fn with_an_extra_field(value: &Value) -> Option<Value> {
+    let mut value = value.clone();
+    value
+        .as_object_mut()?
+        .insert("surely_not_a_field".into(), Value::from(1));
+    Some(value)
+}
+
+/// For every type as the one parameter `value` of a `#[phi_tool]` (whose arguments refuse
+/// unknown fields), a generated value with an extra field beside it is refused by the tool, and
+/// the refusal names the field; without the extra field the same value is accepted.
+#[test]
+fn an_extra_field_is_refused_for_every_type_as_a_macro_tool_parameter() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for case in corpus::all() {
+        for value in case.generated().iter().take(4) {
+            let args = json!({"value": value});
+            let extra = with_an_extra_field(&args).expect("an object");
+            checked += 1;
+            match case.call_as_macro_tool(&extra) {
+                Ok(()) => broken.push(format!("{}: {extra} was accepted", case.name)),
+                Err(e)
+                    if !e.contains("unknown field `surely_not_a_field`; valid fields: `value`") =>
+                {
+                    broken.push(format!(
+                        "{}: {extra} refused, but not for the field: {e}",
+                        case.name
+                    ))
+                }
+                Err(_) => {}
+            }
+            if let Err(e) = case.call_as_macro_tool(&args) {
+                broken.push(format!(
+                    "{}: {args} refused without the field: {e}",
+                    case.name
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} values checked");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// Over the whole corpus (generated values, near-misses, each with an extra field inside and
+/// beside it), the validator of a macro tool's canonical schema and the tool's decoder agree on
+/// every value: what one refuses the other refuses, so a mistake the model is told about is one
+/// the tool would refuse, and the model is never told about a mistake that is not one.
+#[test]
+fn the_validator_and_the_decoder_of_macro_tools_never_disagree() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for case in corpus::all() {
+        let validator = jsonschema::draft202012::new(&case.macro_schema).unwrap();
+        let mut values = case.generated();
+        values.extend(case.near_misses.iter().cloned());
+        let inside: Vec<Value> = values.iter().filter_map(with_an_extra_field).collect();
+        values.extend(inside);
+        for value in values {
+            let args = json!({"value": value});
+            let beside = with_an_extra_field(&args).expect("an object");
+            for args in [args, beside] {
+                checked += 1;
+                let decoded = case.call_as_macro_tool(&args);
+                if decoded.is_ok() != validator.is_valid(&args) {
+                    broken.push(format!(
+                        "{}: {args}: decoder {decoded:?}, validator {}",
+                        case.name,
+                        validator.is_valid(&args)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 5000, "only {checked} values checked");
+    assert!(
+        broken.is_empty(),
+        "{} disagreements:\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
 }
 
 #[test]
@@ -350,7 +452,11 @@ fn conformance_table() -> String {
          Put the enum in a named field instead.\n\
          - Two narrowings lose no meaning and are allowed: OpenAI strict mode refuses unknown \
          fields (the decoder would ignore them) and requires every field (`Option` fields accept \
-         `null`; a field with a serde default must be sent, and its description names the default).\n",
+         `null`; a field with a serde default must be sent, and its description names the default).\n\
+         - One loss is allowed and documented: Gemini cannot close an object \
+         (`additionalProperties: false` has no form there), so its schema lets through an unknown \
+         field that the decoder refuses. Such a near-miss is not counted as a mismatch; dispatch \
+         refuses it and names the field the model probably meant.\n",
     );
     out
 }

@@ -105,12 +105,13 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
         .dispatch(&active, "calculator", &json!({"a": 1, "op": "power"}), &ctx)
         .await;
     assert!(invalid.is_error);
+    // Two mistakes (`op` is not an operator, `b` is missing), both in the one result.
+    let text = invalid.to_model_text();
     assert!(
-        invalid
-            .to_model_text()
-            .contains("invalid arguments for tool `calculator` at `op`"),
-        "{}",
-        invalid.to_model_text()
+        text.starts_with("invalid arguments for tool `calculator`")
+            && text.contains("at `op`")
+            && text.contains("at `b`: missing required field `b`"),
+        "{text}"
     );
 
     let failed = registry

@@ -8,6 +8,7 @@ fn calculate(a: f64, op: String, b: f64) -> Result<Calculation, String> {
     ::phi_agent::__private::schemars::JsonSchema
 )]
 #[serde(crate = ":: phi_agent :: __private :: serde")]
+#[serde(deny_unknown_fields)]
 #[schemars(crate = ":: phi_agent :: __private :: schemars")]
 struct CalculateArgs {
     a: f64,

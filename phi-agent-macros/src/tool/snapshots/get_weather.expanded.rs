@@ -15,6 +15,7 @@ pub async fn get_weather(
     ::phi_agent::__private::schemars::JsonSchema
 )]
 #[serde(crate = ":: phi_agent :: __private :: serde")]
+#[serde(deny_unknown_fields)]
 #[schemars(crate = ":: phi_agent :: __private :: schemars")]
 pub struct GetWeatherArgs {
     /// City name, e.g. "Beijing"
@@ -105,6 +106,9 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+        }
+        fn requires_tools(&self) -> &'static [&'static str] {
+            &["file_read"]
         }
         async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
             __phi_ctx.has_tool("file_read")

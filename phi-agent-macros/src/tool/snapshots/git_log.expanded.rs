@@ -8,6 +8,7 @@ pub(crate) async fn git_log(limit: u32) -> Vec<Content> {
     ::agent_base::__private::schemars::JsonSchema
 )]
 #[serde(crate = ":: agent_base :: __private :: serde")]
+#[serde(deny_unknown_fields)]
 #[schemars(crate = ":: agent_base :: __private :: schemars")]
 pub(crate) struct GitLogArgs {
     #[serde(default)]

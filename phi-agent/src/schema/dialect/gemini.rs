@@ -2,8 +2,9 @@
 //!
 //! Rules (`docs/providers.md#gemini`): no `$ref` / `$defs`, one `type` per schema with
 //! `nullable` for null, `enum` of strings only and no `const`, `anyOf` the only union, no
-//! `additionalProperties`, no `title`, `$schema`, `exclusiveMinimum`, `multipleOf` or
-//! `propertyNames`, a small format allowlist, and no object without properties.
+//! `additionalProperties` (a closed object is sent open, and dispatch refuses unknown fields),
+//! no `title`, `$schema`, `exclusiveMinimum`, `multipleOf` or `propertyNames`, a small format
+//! allowlist, and no object without properties.
 
 use serde_json::{Map, Value};
 
@@ -122,7 +123,10 @@ impl Gemini {
                             ),
                         }
                     }
-                    _ => self.report(path, format!("a malformed `type` cannot be expressed {FOR}")),
+                    _ => self.report(
+                        path,
+                        format!("a malformed `type` cannot be expressed {FOR}"),
+                    ),
                 },
                 "enum" | "const" => {
                     let values = match value {
@@ -146,7 +150,9 @@ impl Gemini {
                     }
                 }
                 "properties" => {
-                    let Some(properties) = value.as_object() else { continue };
+                    let Some(properties) = value.as_object() else {
+                        continue;
+                    };
                     let mut converted = Map::new();
                     for (name, property) in properties {
                         path.push(Step::Field(name));
@@ -162,7 +168,9 @@ impl Gemini {
                     out.insert(key.clone(), items);
                 }
                 "anyOf" | "oneOf" => {
-                    let Some(alternatives) = value.as_array() else { continue };
+                    let Some(alternatives) = value.as_array() else {
+                        continue;
+                    };
                     if key == "oneOf" && !provably_disjoint(alternatives) {
                         self.report(
                             path,
@@ -205,11 +213,11 @@ impl Gemini {
                     }
                 }
                 "additionalProperties" => match value {
-                    Value::Bool(true) => {}
-                    Value::Bool(false) => self.report(
-                        path,
-                        format!("unknown fields cannot be refused {FOR} (it has no `additionalProperties`), and this type refuses them"),
-                    ),
+                    // `false` is dropped too, a documented and harmless loss
+                    // (`docs/providers.md#gemini-no-additional-properties`): Gemini cannot say
+                    // that an object is closed, but dispatch still refuses an unknown field,
+                    // with the field the model probably meant, and the model tries again.
+                    Value::Bool(_) => {}
                     _ => {
                         map_like = true;
                         self.report(path, format!("maps cannot be expressed {FOR}"));
@@ -221,7 +229,9 @@ impl Gemini {
                 }
                 "prefixItems" => self.report(
                     path,
-                    format!("tuples (arrays with a fixed type per position) cannot be expressed {FOR}"),
+                    format!(
+                        "tuples (arrays with a fixed type per position) cannot be expressed {FOR}"
+                    ),
                 ),
                 "$defs" | "definitions" => {}
                 k if ANNOTATIONS.contains(&k) => {}

@@ -2,10 +2,14 @@
 //!
 //! Each dialect either expresses the canonical schema faithfully or reports why it cannot
 //! ([`DialectError`]); none rewrites a schema into one that accepts a value the tool's decoder
-//! rejects, or rejects a value the argument type can produce. Two narrowings are allowed because
-//! they lose no meaning: OpenAI strict mode forbids unknown fields (the decoder would ignore
-//! them) and requires every field (an `Option` field becomes a union with `null`; a field with a
-//! serde default must be sent, and the default is a value the model can send).
+//! rejects, or rejects a value the argument type can produce, with one documented exception.
+//! Two narrowings are allowed because they lose no meaning: OpenAI strict mode forbids unknown
+//! fields (the decoder would ignore them) and requires every field (an `Option` field becomes a
+//! union with `null`; a field with a serde default must be sent, and the default is a value the
+//! model can send). The exception is a loss: Gemini cannot say that an object is closed
+//! (`additionalProperties: false`), so its schema lets through an unknown field that the decoder
+//! refuses; dispatch answers such a call with the field the model probably meant, which costs a
+//! turn and nothing else (`docs/providers.md#gemini-no-additional-properties`).
 
 mod anthropic;
 mod gemini;

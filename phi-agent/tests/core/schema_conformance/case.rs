@@ -17,8 +17,11 @@ pub struct Case {
     /// The Rust type as a reader knows it (`Option<u8>`, `HashMap<String, i32>`).
     pub name: &'static str,
     pub canonical: Value,
+    /// The canonical schema of the type as the one parameter `value` of a `#[phi_tool]`.
+    pub macro_schema: Value,
     decode: fn(&Value) -> Result<(), String>,
     call: fn(&Value) -> Result<(), String>,
+    call_macro: fn(&Value) -> Result<(), String>,
     generate: fn() -> Vec<Value>,
     /// Values that are almost right: the decoder must refuse each, and so must every schema.
     pub near_misses: Vec<Value>,
@@ -32,6 +35,11 @@ impl Case {
     /// Decodes `value` the way a registered tool does (with the repair of integral floats).
     pub fn decode_as_tool(&self, value: &Value) -> Result<(), String> {
         (self.call)(value)
+    }
+
+    /// Decodes `args` the way a `#[phi_tool]` with the one parameter `value` of this type does.
+    pub fn call_as_macro_tool(&self, args: &Value) -> Result<(), String> {
+        (self.call_macro)(args)
     }
 
     /// `CASES_PER_TYPE` values of the type, serialized; the same on every run.
@@ -52,7 +60,9 @@ where
                 .map(drop)
                 .map_err(|e| e.to_string())
         },
+        macro_schema: phi_agent::schema::canonical_schema_for::<AsParameter<T>>(),
         call: call_tool::<T>,
+        call_macro: call_tool::<AsParameter<T>>,
         generate: generate::<T>,
         near_misses: near_misses.to_vec(),
     }
@@ -70,6 +80,16 @@ fn generate<T: Arbitrary + Serialize>() -> Vec<Value> {
             serde_json::to_value(tree.current()).expect("corpus values serialize")
         })
         .collect()
+}
+
+/// The arguments struct `#[phi_tool]` generates for `fn tool(value: T)`, written out with `T` for
+/// the type (the macro takes no generic fn; the expansion is in
+/// `phi-agent-macros/src/tool/snapshots/`): unknown fields refused.
+#[derive(serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AsParameter<T> {
+    #[allow(dead_code)]
+    value: T,
 }
 
 /// A tool that only decodes its arguments.

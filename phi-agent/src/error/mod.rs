@@ -2,6 +2,11 @@
 //!
 //! Every message says what went wrong and what to do about it: these messages are read by people
 //! (registration and configuration errors) and by models (tool-call errors become tool results).
+//! The texts a model reads about its arguments are made in `mistakes.rs`, all in one place.
+
+pub(crate) mod mistakes;
+
+pub use mistakes::ArgumentMistake;
 
 /// How errors name the arguments object itself, where a JSON path would otherwise be empty: the
 /// same word in argument errors and in schema errors.
@@ -61,6 +66,33 @@ pub enum AgentError {
         path: String,
         /// What was found and what was expected.
         message: String,
+    },
+
+    /// The arguments broke the tool's schema in several places, each listed with its JSON path
+    /// and what was expected there, so that the model can fix them all in one turn. A single
+    /// mistake is reported as [`InvalidArguments`](AgentError::InvalidArguments).
+    #[error("{}", mistakes::mistakes_list(.tool, .mistakes, *.omitted))]
+    ArgumentMistakes {
+        /// The tool that was called.
+        tool: String,
+        /// The mistakes listed, at most ten.
+        mistakes: Vec<ArgumentMistake>,
+        /// How many more there were beyond those listed.
+        omitted: usize,
+    },
+
+    /// A tool requires (`requires_tools`) a tool that is not registered, or one that is hidden
+    /// and so never active: it would never become active itself.
+    #[error("{}", mistakes::required_tool_missing(.tool, .required, *.hidden, .closest.as_deref()))]
+    RequiredToolMissing {
+        /// The tool whose requirement is not met.
+        tool: String,
+        /// The name it requires.
+        required: String,
+        /// Whether a tool of that name is registered but hidden.
+        hidden: bool,
+        /// The registered name closest to `required`, when one is close.
+        closest: Option<String>,
     },
 
     /// The arguments exceed [`ToolConfig::max_argument_bytes`](crate::ToolConfig::max_argument_bytes).

@@ -1,0 +1,135 @@
+//! Decoding the model's arguments into a tool's `Args`, and, when that fails, telling the model
+//! every mistake at once.
+//!
+//! # The success path
+//!
+//! A plain borrowed `A::deserialize(&Value)` of a JSON object: no copy of the value, no path
+//! tracking, no schema read and no validation. A call that decodes pays for nothing else.
+//!
+//! # The failure path
+//!
+//! 1. Integral floats (`3.0`) are read as integers where the schema admits only integers, and
+//!    decoding is tried once more (JSON Schema accepts `3.0` for an integer, so a model that
+//!    follows the schema must not be refused for it; see
+//!    [`crate::schema::integral_floats_to_integers`]).
+//! 2. The arguments are validated against the tool's canonical schema ([`validate`]), and every
+//!    violation is reported, each with its JSON path and what was expected there (at most ten,
+//!    then how many more): one turn of the model fixes them all.
+//! 3. If the schema finds nothing wrong (a type whose `Deserialize` is stricter than its
+//!    `JsonSchema`), the decoder runs again with path tracking to say where it stopped, in words
+//!    that name no Rust type.
+//!
+//! A missing arguments object (`null`) is read as `{}`, which models send for tools without
+//! parameters.
+//!
+//! # Unknown fields
+//!
+//! The decoder decides, and the canonical schema says what the decoder does: schemars reads the
+//! same serde attributes, so a type with `#[serde(deny_unknown_fields)]` (every `#[phi_tool]`
+//! arguments struct has it) has `additionalProperties: false` in its canonical schema, and an
+//! unknown field is refused, naming the field the model probably meant and listing the valid
+//! ones.
+//!
+//! A hand-written [`TypedTool`](crate::TypedTool) whose `Args` accept unknown fields has an open
+//! canonical schema, and an unknown field is ignored, as that schema says. MCP, Anthropic,
+//! OpenAI without strict mode and Gemini show that open schema. OpenAI strict mode shows the
+//! object closed, because strict mode requires every object to be; that narrowing is allowed
+//! (see [`crate::schema::Dialect`]): under strict mode the provider holds the model to the
+//! schema, so the field is not sent, and were it sent, ignoring it is what the tool does anyway.
+//! Refusing it instead would refuse a call that the canonical schema, and so every other
+//! provider, accepts. Dispatch therefore never reads a dialect schema: a call is answered the
+//! same way whichever provider the model runs on.
+//!
+//! A `JsonSchema` written by hand that closes an object its `Deserialize` leaves open is not
+//! checked when the call decodes (that would cost every call); derive both, or add
+//! `deny_unknown_fields`.
+//!
+//! A serde `alias` is known to the decoder only: the schema names the field by its main name.
+//! A call that uses the alias decodes; if the same call has another mistake, the list reports
+//! the alias as an unknown field too, and the model, sending the main name, loses nothing.
+
+mod validate;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
+
+/// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
+/// only when decoding fails. See the [module documentation](self).
+pub(crate) fn arguments<A: DeserializeOwned + 'static>(
+    tool: &str,
+    args: &Value,
+    schema: impl FnOnce() -> std::sync::Arc<Value>,
+) -> AgentResult<A> {
+    let empty;
+    let args = if args.is_null() {
+        empty = Value::Object(Map::new());
+        &empty
+    } else {
+        args
+    };
+    // serde reads a struct from an array too, by position; the schema says object, and so must
+    // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
+    if args.is_object()
+        && let Ok(decoded) = A::deserialize(args)
+    {
+        return Ok(decoded);
+    }
+    let schema = schema();
+    let mut repaired = args.clone();
+    if repaired.is_object()
+        && crate::schema::integral_floats_to_integers(&schema, &mut repaired)
+        && let Ok(decoded) = A::deserialize(&repaired)
+    {
+        return Ok(decoded);
+    }
+    Err(refused::<A>(tool, args, &schema))
+}
+
+/// Why `args` does not decode: every violation of `schema`, or else the decoder's first.
+#[cold]
+fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Value) -> AgentError {
+    if let Some(validator) = validate::validator_for::<A>(schema) {
+        let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
+        if listed.len() == 1 && omitted == 0 {
+            let mistake = listed.remove(0);
+            return AgentError::InvalidArguments {
+                tool: tool.to_string(),
+                path: mistake.path,
+                message: mistake.message,
+            };
+        }
+        if !listed.is_empty() {
+            return AgentError::ArgumentMistakes {
+                tool: tool.to_string(),
+                mistakes: listed,
+                omitted,
+            };
+        }
+    }
+    located_error::<A>(tool, args)
+}
+
+/// The decoder's own first error, at the path where it stopped.
+#[cold]
+fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
+    let (path, message) = match serde_path_to_error::deserialize::<_, A>(args) {
+        Err(err) => {
+            // serde_path_to_error writes the root as `.`; name it the way schema errors do.
+            let path = match err.path().to_string() {
+                path if path == "." => ROOT_PATH.to_string(),
+                path => path,
+            };
+            let message = mistakes::reword_decoder_message(&err.into_inner().to_string());
+            (path, message)
+        }
+        // Path tracking decoded what the plain decoder refused; report without a path.
+        Ok(_) => (ROOT_PATH.to_string(), mistakes::arguments_not_decoded()),
+    };
+    AgentError::InvalidArguments {
+        tool: tool.to_string(),
+        path,
+        message,
+    }
+}
