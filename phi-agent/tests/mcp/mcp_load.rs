@@ -66,7 +66,7 @@ async fn client_loop(
         errors: Vec::new(),
     };
     let transport = StreamableHttpClientTransport::with_client(
-        reqwest::Client::new(),
+        crate::raw::new_client(),
         StreamableHttpClientTransportConfig::with_uri(server_url),
     );
     let connected = ClientConfig::new(

@@ -269,7 +269,7 @@ async fn header_checks_come_before_the_body_is_judged() {
     assert_eq!(foreign.status, 403, "{foreign:?}");
     // A client that does not accept event streams: rmcp's 406.
     let not_acceptable = send(
-        reqwest::Client::new()
+        crate::raw::new_client()
             .post(server.url())
             .bearer_auth("t0ken")
             .header("Accept", "application/json")

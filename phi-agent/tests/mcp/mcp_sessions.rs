@@ -31,7 +31,7 @@ async fn capped() -> HttpServer {
 /// rmcp's own client: handshake, one `echo` call, close.
 async fn echo_with_rmcp_client(server: &HttpServer, text: &str) -> String {
     let transport = StreamableHttpClientTransport::with_client(
-        reqwest::Client::new(),
+        crate::raw::new_client(),
         StreamableHttpClientTransportConfig::with_uri(server.url()),
     );
     let client = ClientConfig::new(

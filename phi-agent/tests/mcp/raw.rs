@@ -41,12 +41,25 @@ pub fn echo_server() -> McpServer {
     McpServer::new(registry)
 }
 
+/// reqwest is built without a crypto provider of its own (the adapters install ring's when they
+/// are built); a client made outside them needs one installed first, as a program's would.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A new client, with the crypto provider installed.
+pub fn new_client() -> reqwest::Client {
+    install_crypto_provider();
+    reqwest::Client::new()
+}
+
 /// One client for every raw request: building a `reqwest::Client` (its TLS setup) takes tens of
 /// milliseconds in a debug build, long enough for the short-lived sessions of these tests to
 /// expire while a test is still opening them. It keeps no idle connection, because each test
 /// runs on a runtime of its own, and a connection is bound to the runtime that opened it.
 pub fn client() -> &'static reqwest::Client {
     static CLIENT: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
+        install_crypto_provider();
         reqwest::Client::builder()
             .pool_max_idle_per_host(0)
             .build()
