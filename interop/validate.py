@@ -272,7 +272,9 @@ def main():
             calls, answered = validate_responses(record, where, previous[api])
         else:
             calls, answered = validate_gemini(record, where, previous[api])
-        previous[api] = record["response"]
+        # A streamed exchange keeps its events instead (`response_events`); only the Responses and
+        # Gemini checks read the previous answer, and neither API is streamed here.
+        previous[api] = record.get("response")
         # The results of the previous turn's calls come back in call order.
         expected = pending[api]
         assert answered[-len(expected):] == expected if expected else True, (
