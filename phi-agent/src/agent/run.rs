@@ -494,16 +494,7 @@ impl AgentSession {
                         drop(runner);
                         // The turn's searches are answered already: their tools are revealed
                         // now, so the paused state's active tools include them.
-                        for found in &found {
-                            reveal(
-                                registry,
-                                &mut self.active,
-                                &emit,
-                                turn,
-                                &found.query,
-                                &found.hits,
-                            );
-                        }
+                        reveal_found(registry, &mut self.active, &emit, turn, &found);
                         return Ok(RunOutcome::Paused(PausedRun::new(
                             self.id.to_string(),
                             state.start,
@@ -531,16 +522,7 @@ impl AgentSession {
                 settled,
                 &agent.config,
             )?;
-            for found in &found {
-                reveal(
-                    registry,
-                    &mut self.active,
-                    &emit,
-                    turn,
-                    &found.query,
-                    &found.hits,
-                );
-            }
+            reveal_found(registry, &mut self.active, &emit, turn, &found);
             self.activate(turn, &emit, sink).await;
             sink.send(|| StreamEvent::TurnFinished {
                 turn,
@@ -1023,14 +1005,7 @@ async fn execute(
     arguments: &serde_json::Value,
     ctx: &ToolContext,
 ) -> ToolCallResult {
-    let span = tracing::info_span!(
-        "execute_tool",
-        "otel.name" = format!("execute_tool {}", call.name),
-        "gen_ai.operation.name" = "execute_tool",
-        "gen_ai.tool.name" = call.name.as_str(),
-        "gen_ai.tool.call.id" = call.id.as_str(),
-        "error.type" = Empty,
-    );
+    let span = execute_tool_span(call);
     let result = registry
         .dispatch(active, &call.name, arguments, ctx)
         .instrument(span.clone())
@@ -1039,6 +1014,19 @@ async fn execute(
         span.record("error.type", "tool_error");
     }
     result
+}
+
+/// The `execute_tool` span of one call (OpenTelemetry GenAI names), for registry tools and the
+/// search tool alike.
+fn execute_tool_span(call: &ToolCall) -> tracing::Span {
+    tracing::info_span!(
+        "execute_tool",
+        "otel.name" = format!("execute_tool {}", call.name),
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "error.type" = Empty,
+    )
 }
 
 /// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
@@ -1067,6 +1055,19 @@ fn reveal(
     registry.reveal(active, hits.iter().map(|&(index, _)| index));
 }
 
+/// Reveals what each of a turn's searches found, in call order.
+fn reveal_found(
+    registry: &ToolRegistry,
+    active: &mut ActiveTools,
+    emit: &impl Fn(AgentEvent<'_>),
+    turn: usize,
+    found: &[Found],
+) {
+    for found in found {
+        reveal(registry, active, emit, turn, &found.query, &found.hits);
+    }
+}
+
 /// The model's call of `search_tools`: searches the session's discoverable tools (found ones
 /// included, so a repeated search answers the same).
 fn search(
@@ -1075,14 +1076,7 @@ fn search(
     call: &ToolCall,
     arguments: &serde_json::Value,
 ) -> (ToolCallResult, Option<Found>) {
-    let span = tracing::info_span!(
-        "execute_tool",
-        "otel.name" = format!("execute_tool {}", call.name),
-        "gen_ai.operation.name" = "execute_tool",
-        "gen_ai.tool.name" = call.name.as_str(),
-        "gen_ai.tool.call.id" = call.id.as_str(),
-        "error.type" = Empty,
-    );
+    let span = execute_tool_span(call);
     let _entered = span.enter();
     let arguments = match SearchArguments::parse(arguments) {
         Ok(arguments) => arguments,

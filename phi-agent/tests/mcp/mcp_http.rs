@@ -18,14 +18,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-/// A plain HTTP client, as an MCP client or a curious process would use. reqwest is built without
-/// a crypto provider of its own (the adapters install ring's); a client made outside the adapters
-/// needs one installed first, as a program using reqwest this way would.
-fn http_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
 const TOKEN: &str = "test-token-7f3a";
 const ALLOWED_ORIGIN: &str = "http://localhost:6274";
 
@@ -67,7 +59,7 @@ async fn start() -> (HttpServer, Arc<AtomicUsize>) {
 
 /// A `tools/call` POST as a browser or script would send it (headers are the test's subject).
 fn tools_call(server: &HttpServer) -> reqwest::RequestBuilder {
-    http_client()
+    crate::raw::new_client()
         .post(server.url())
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
@@ -80,7 +72,7 @@ fn tools_call(server: &HttpServer) -> reqwest::RequestBuilder {
 }
 
 fn initialize(server: &HttpServer) -> reqwest::RequestBuilder {
-    http_client()
+    crate::raw::new_client()
         .post(server.url())
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
@@ -197,7 +189,7 @@ async fn a_tool_call_over_http_works_end_to_end() {
         },
     ] {
         let transport = StreamableHttpClientTransport::with_client(
-            http_client(),
+            crate::raw::new_client(),
             StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(TOKEN),
         );
         let client = ClientConfig::new(
@@ -244,6 +236,6 @@ async fn shutdown_stops_listening() {
     let (server, _) = start().await;
     let url = server.url();
     server.shutdown().await;
-    let result = http_client().post(url).send().await;
+    let result = crate::raw::new_client().post(url).send().await;
     assert!(result.is_err(), "{result:?}");
 }
