@@ -10,7 +10,10 @@ use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason, ToolCall,
+    Usage,
+};
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "gemini";
@@ -18,12 +21,10 @@ const PROVIDER: &str = "gemini";
 /// What a call id made up for a call Gemini sent without one starts with.
 const MADE_UP_ID: &str = "call_";
 
-/// Where a call's thought signature rides in [`ToolCall::id`]: `{id}#ts={signature}`.
-///
-/// Gemini 3 refuses a history whose function calls lost the `thoughtSignature` they came with,
-/// and [`Message`] has no field for provider state; the id is the one string every layer keeps
-/// verbatim (the agent, its events and a serialized conversation), so the signature travels in it.
-const SIGNATURE_MARK: &str = "#ts=";
+/// The name a call's [`ProviderState`] keeps this adapter's state under: the fields of the
+/// call's part besides `functionCall` (its `thoughtSignature`), sent back with the call as they
+/// came. Gemini 3 refuses a history whose function calls lost their signatures.
+const STATE_KEY: &str = "gemini";
 
 /// Which field of a `FunctionDeclaration` carries a tool's argument schema.
 ///
@@ -52,7 +53,8 @@ pub enum GeminiSchemaForm {
 ///
 /// Calls: Gemini's older models send function calls without an `id`; those get `call_<n>` (`n`
 /// the call's position in the reply) and are answered by name and order, as Gemini matches them.
-/// A call's `thoughtSignature` is kept in its id (`{id}#ts={signature}`) and sent back with it.
+/// A call's `thoughtSignature` (and any other field of its part) is kept in its
+/// [`ToolCall::provider_state`] and sent back with it.
 ///
 /// ```
 /// use phi_agent::llm::{GeminiClient, GeminiSchemaForm};
@@ -210,8 +212,10 @@ impl GeminiClient {
                         .map(crate::Content::to_model_text)
                         .collect::<Vec<_>>()
                         .join("\n");
-                    let (id, _) = split_id(tool_call_id);
-                    contents.push("user", function_response(name, id, &text, *is_error));
+                    contents.push(
+                        "user",
+                        function_response(name, tool_call_id, &text, *is_error),
+                    );
                 }
             }
         }
@@ -274,14 +278,6 @@ impl Contents {
     }
 }
 
-/// A call id as the model gave it, and the thought signature kept in it.
-fn split_id(id: &str) -> (&str, Option<&str>) {
-    match id.split_once(SIGNATURE_MARK) {
-        Some((id, signature)) => (id, Some(signature)),
-        None => (id, None),
-    }
-}
-
 /// Whether `id` was made up here for a call Gemini sent without one (so it is not sent back).
 fn is_made_up(id: &str) -> bool {
     id.strip_prefix(MADE_UP_ID)
@@ -289,7 +285,6 @@ fn is_made_up(id: &str) -> bool {
 }
 
 fn function_call(call: &ToolCall) -> Value {
-    let (id, signature) = split_id(&call.id);
     // `args` is a Struct: arguments that were not a JSON object were already answered with an
     // error result, so the call is replayed with none.
     let args = match &call.arguments {
@@ -297,14 +292,20 @@ fn function_call(call: &ToolCall) -> Value {
         _ => Value::Object(Map::new()),
     };
     let mut function = json!({"name": call.name, "args": args});
-    if !is_made_up(id) {
-        function["id"] = id.into();
+    if !is_made_up(&call.id) {
+        function["id"] = call.id.as_str().into();
     }
-    let mut part = json!({"functionCall": function});
-    if let Some(signature) = signature {
-        part["thoughtSignature"] = signature.into();
+    let mut part = Map::new();
+    part.insert("functionCall".into(), function);
+    if let Some(Value::Object(fields)) = call.provider_state.get(STATE_KEY) {
+        for (name, value) in fields {
+            // The call itself is ours to write; every other field goes back as it came.
+            if name != "functionCall" {
+                part.insert(name.clone(), value.clone());
+            }
+        }
     }
-    part
+    Value::Object(part)
 }
 
 fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value {
@@ -315,6 +316,17 @@ fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value 
         function["id"] = id.into();
     }
     json!({"functionResponse": function})
+}
+
+/// The state a function call's part carries besides the call (its `thoughtSignature`).
+fn part_state(part: &Value) -> ProviderState {
+    let mut fields = part.as_object().cloned().unwrap_or_default();
+    fields.remove("functionCall");
+    if fields.is_empty() {
+        ProviderState::default()
+    } else {
+        ProviderState::default().with(STATE_KEY, Value::Object(fields))
+    }
 }
 
 /// Reads a `GenerateContentResponse`. Public to the crate for the wire tests.
@@ -351,18 +363,16 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                     "functionCall in part {index} lacks `name`"
                 )));
             };
-            let mut id = match call.get("id").and_then(Value::as_str) {
+            let id = match call.get("id").and_then(Value::as_str) {
                 Some(id) if !id.is_empty() => id.to_string(),
                 _ => format!("{MADE_UP_ID}{}", tool_calls.len()),
             };
-            if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
-                id = format!("{id}{SIGNATURE_MARK}{signature}");
-            }
             let arguments = match call.get("args") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
                 Some(args) => args.clone(),
             };
-            tool_calls.push(ToolCall::new(id, name, arguments));
+            tool_calls
+                .push(ToolCall::new(id, name, arguments).with_provider_state(part_state(part)));
         } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
             // A thought summary is not part of the answer.
         } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
@@ -437,7 +447,7 @@ mod tests {
     use crate::llm::ToolSpec;
 
     #[test]
-    fn calls_without_ids_get_positions_and_signatures_ride_in_the_id() {
+    fn calls_without_ids_get_positions_and_signatures_are_kept_as_provider_state() {
         let body = json!({
             "candidates": [{
                 "content": {"role": "model", "parts": [
@@ -455,7 +465,12 @@ mod tests {
         assert_eq!(reply.text, "Let me compute.");
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
         let ids: Vec<&str> = reply.tool_calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["call_0#ts=c2ln", "call_1", "g-7"]);
+        assert_eq!(ids, ["call_0", "call_1", "g-7"]);
+        assert_eq!(
+            reply.tool_calls[0].provider_state.get(STATE_KEY),
+            Some(&json!({"thoughtSignature": "c2ln"}))
+        );
+        assert!(reply.tool_calls[1].provider_state.is_empty());
         assert_eq!(reply.tool_calls[1].arguments, json!("oops"));
         assert_eq!(reply.tool_calls[2].arguments, json!({}));
         assert_eq!(
@@ -497,11 +512,15 @@ mod tests {
                 Message::Assistant {
                     text: String::new(),
                     tool_calls: vec![
-                        ToolCall::new("call_0#ts=c2ln", "calc", json!({"a": 1})),
+                        ToolCall::new("call_0", "calc", json!({"a": 1})).with_provider_state(
+                            ProviderState::default()
+                                .with(STATE_KEY, json!({"thoughtSignature": "c2ln"}))
+                                .with("other", json!("not ours")),
+                        ),
                         ToolCall::new("g-7", "calc", json!("oops")),
                     ],
                 },
-                result("call_0#ts=c2ln", "1", false),
+                result("call_0", "1", false),
                 result("g-7", "not an object", true),
             ],
             tools: Arc::from(vec![ToolSpec::new(

@@ -33,7 +33,7 @@ use futures_util::StreamExt;
 
 use crate::error::AgentResult;
 
-pub use crate::message::{Message, ToolCall, ToolSearchCall};
+pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 pub use anthropic::AnthropicClient;

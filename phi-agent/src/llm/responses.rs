@@ -4,22 +4,40 @@ use std::fmt;
 
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::openai::{parse_arguments, replayed_arguments, tool_result_text};
 use super::settings::{EnvSettings, process_env};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::{
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason, ToolCall,
+    Usage,
+};
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "openai";
 
+/// The name a call's [`ProviderState`] keeps this adapter's state under: `items`, the output
+/// items that came before the call and must go back with it (reasoning items, each as it came,
+/// `encrypted_content` included), with `id`, the call item's own id, which pairs it with them;
+/// and `response_id` when responses are stored ([`ResponsesClient::with_stored_responses`]).
+const STATE_KEY: &str = "openai_responses";
+
+/// What a stateless request asks for so that reasoning items can be sent back.
+const ENCRYPTED_REASONING: &[&str] = &["reasoning.encrypted_content"];
+
 /// A client of the OpenAI Responses API (`POST {base_url}/responses`).
 ///
-/// Stateless: every request carries the whole conversation and says `store: false`, so nothing
-/// is kept on the server and `previous_response_id` is never needed. Tools are function tools in
+/// Stateless by default: every request carries the whole conversation and says `store: false`,
+/// so nothing is kept on the server and `previous_response_id` is never needed. A reasoning
+/// model's reasoning items then come encrypted (`include: ["reasoning.encrypted_content"]`, asked
+/// for reasoning models, see [`with_encrypted_reasoning`](Self::with_encrypted_reasoning)); they
+/// are kept with the calls they preceded ([`ToolCall::provider_state`]) and sent back unchanged
+/// on the next turn, so the model keeps its reasoning across tool calls.
+/// [`with_stored_responses`](Self::with_stored_responses) lets the server keep the conversation
+/// instead. Tools are function tools in
 /// strict mode when their schema fits it, and without `strict` otherwise, as
 /// [`OpenAiClient`](super::OpenAiClient) sends them. Calls and their results are `function_call`
 /// and `function_call_output` items keyed by `call_id`.
@@ -46,6 +64,8 @@ pub struct ResponsesClient {
     model: String,
     max_tokens: Option<u32>,
     tools: ToolJsonCache,
+    store: bool,
+    encrypted_reasoning: Option<bool>,
 }
 
 impl ResponsesClient {
@@ -67,6 +87,8 @@ impl ResponsesClient {
             model: model.into(),
             max_tokens: None,
             tools: ToolJsonCache::default(),
+            store: false,
+            encrypted_reasoning: None,
         })
     }
 
@@ -108,6 +130,33 @@ impl ResponsesClient {
         self
     }
 
+    /// Lets the server keep each response (`store: true`) and continues from the last one
+    /// (`previous_response_id`), sending only what came after it: the tool results and new
+    /// messages. The id travels with the reply's calls ([`ToolCall::provider_state`]); after a
+    /// reply without calls, the next request sends the whole conversation again (still
+    /// stored). Reasoning items then stay on the server.
+    pub fn with_stored_responses(mut self) -> Self {
+        self.store = true;
+        self
+    }
+
+    /// Whether stateless requests ask for encrypted reasoning items
+    /// (`include: ["reasoning.encrypted_content"]`). The default asks for it for OpenAI's
+    /// reasoning models (names starting with `o` and a digit, or `gpt-5` but not `gpt-5-chat`),
+    /// as other models refuse it; set it for a reasoning model of another name.
+    pub fn with_encrypted_reasoning(mut self, on: bool) -> Self {
+        self.encrypted_reasoning = Some(on);
+        self
+    }
+
+    /// Whether requests ask for encrypted reasoning items.
+    fn asks_encrypted_reasoning(&self) -> bool {
+        !self.store
+            && self
+                .encrypted_reasoning
+                .unwrap_or_else(|| is_reasoning_model(&self.model))
+    }
+
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         &self.base_url
@@ -124,8 +173,13 @@ impl ResponsesClient {
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
-        let mut input = Vec::with_capacity(request.messages.len());
-        for message in &request.messages {
+        // Stored: continue from the last reply whose id is known, with what came after it.
+        let (previous_response_id, messages) = match self.store {
+            true => continue_from(&request.messages),
+            false => (None, request.messages.as_slice()),
+        };
+        let mut input = Vec::with_capacity(messages.len());
+        for message in messages {
             match message {
                 Message::System { text } => input.push(json!({"role": "system", "content": text})),
                 Message::User { text } => input.push(json!({"role": "user", "content": text})),
@@ -135,16 +189,9 @@ impl ResponsesClient {
                     if !text.is_empty() {
                         input.push(json!({"role": "assistant", "content": text}));
                     }
-                    // No item `id`: without `store`, an id names an item the server never kept
-                    // (and, for reasoning models, one whose reasoning item is not sent).
-                    input.extend(tool_calls.iter().map(|call| {
-                        json!({
-                            "type": "function_call",
-                            "call_id": call.id,
-                            "name": call.name,
-                            "arguments": replayed_arguments(call),
-                        })
-                    }));
+                    for call in tool_calls {
+                        push_call(&mut input, call);
+                    }
                 }
                 Message::Tool {
                     tool_call_id,
@@ -161,15 +208,71 @@ impl ResponsesClient {
         ResponsesBody {
             model: &self.model,
             instructions: request.system.as_deref(),
+            previous_response_id,
             input,
             tools: (!request.tools.is_empty()).then(|| {
                 self.tools
                     .get(&request.tools, definition::openai_responses_borrowed)
             }),
             max_output_tokens: self.max_tokens,
-            store: false,
+            store: self.store,
+            include: self
+                .asks_encrypted_reasoning()
+                .then_some(ENCRYPTED_REASONING),
+            stream: None,
         }
     }
+}
+
+/// Whether `model` is one of OpenAI's reasoning models, which accept (and need, when nothing is
+/// stored) `include: ["reasoning.encrypted_content"]`.
+fn is_reasoning_model(model: &str) -> bool {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let o_series = model.starts_with('o') && model[1..].starts_with(|c: char| c.is_ascii_digit());
+    let gpt5 = model.starts_with("gpt-5") && !model.contains("-chat");
+    o_series || gpt5
+}
+
+/// The id of the last stored reply the history names, and the messages after that reply.
+fn continue_from(messages: &[Message]) -> (Option<&str>, &[Message]) {
+    for (index, message) in messages.iter().enumerate().rev() {
+        if let Message::Assistant { tool_calls, .. } = message
+            && let Some(id) = tool_calls.iter().find_map(|call| {
+                call.provider_state
+                    .get(STATE_KEY)?
+                    .get("response_id")?
+                    .as_str()
+            })
+        {
+            return (Some(id), &messages[index + 1..]);
+        }
+    }
+    (None, messages)
+}
+
+/// A call as input items: the items that came before it, as they came, then the call.
+fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
+    let state = call.provider_state.get(STATE_KEY);
+    let items = state
+        .and_then(|state| state.get("items"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    input.extend(items.iter().cloned());
+    let mut item = json!({
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": replayed_arguments(call),
+    });
+    // The item's id only beside the reasoning it pairs with: without `store`, an id alone names
+    // an item the server never kept.
+    if !items.is_empty()
+        && let Some(id) = state.and_then(|state| state.get("id"))
+    {
+        item["id"] = id.clone();
+    }
+    input.push(item);
 }
 
 /// A Responses request; the tools are shared with earlier turns, not copied.
@@ -178,16 +281,27 @@ struct ResponsesBody<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_response_id: Option<&'a str>,
     input: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     store: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include: Option<&'static [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
 }
 
 /// Reads a `Response`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    parse_reply(body, false)
+}
+
+/// Reads a `Response`, keeping its id with its calls when `stored`.
+fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
@@ -206,6 +320,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         .ok_or_else(|| invalid("it has no `output` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut kept = CallState::new(stored.then(|| body.get("id")).flatten());
     for (index, item) in items.iter().enumerate() {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
@@ -239,9 +354,11 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                     None | Some(Value::Null) => Value::Object(Default::default()),
                     Some(other) => other.clone(),
                 };
-                tool_calls.push(ToolCall::new(call_id, name, arguments));
+                let call = ToolCall::new(call_id, name, arguments);
+                tool_calls.push(kept.attach(call, item.get("id")));
             }
-            // Reasoning and built-in tool items are not part of the answer.
+            Some("reasoning") => kept.keep(item, stored),
+            // Built-in tool items are not part of the answer.
             _ => {}
         }
     }
@@ -272,6 +389,54 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     })
 }
 
+/// The items of a reply that go back with its next call.
+struct CallState {
+    response_id: Option<Value>,
+    items: Vec<Value>,
+}
+
+impl CallState {
+    fn new(response_id: Option<&Value>) -> Self {
+        Self {
+            response_id: response_id.cloned(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Keeps a reasoning item for the next call, if it can be sent back: stateless, only with
+    /// its `encrypted_content` (the server kept nothing an id could name).
+    fn keep(&mut self, item: &Value, stored: bool) {
+        let sendable = stored
+            || item
+                .get("encrypted_content")
+                .is_some_and(|content| content.is_string());
+        if sendable {
+            self.items.push(item.clone());
+        }
+    }
+
+    /// `call` with the items kept since the last call (and the reply's id).
+    fn attach(&mut self, call: ToolCall, item_id: Option<&Value>) -> ToolCall {
+        let mut state = Map::new();
+        if !self.items.is_empty() {
+            state.insert(
+                "items".into(),
+                Value::Array(std::mem::take(&mut self.items)),
+            );
+            if let Some(id) = item_id {
+                state.insert("id".into(), id.clone());
+            }
+        }
+        if let Some(id) = &self.response_id {
+            state.insert("response_id".into(), id.clone());
+        }
+        if state.is_empty() {
+            return call;
+        }
+        call.with_provider_state(ProviderState::default().with(STATE_KEY, Value::Object(state)))
+    }
+}
+
 #[async_trait]
 impl LlmClient for ResponsesClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
@@ -281,7 +446,7 @@ impl LlmClient for ResponsesClient {
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
-        parse_response(&body)
+        parse_reply(&body, self.store)
     }
 
     fn provider(&self) -> &str {
@@ -419,6 +584,130 @@ mod tests {
             definition::openai(&map)["function"]["parameters"],
             "the same fallback as chat completions"
         );
+    }
+
+    fn reasoning_reply() -> Value {
+        json!({
+            "id": "resp_7", "object": "response", "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Add."}], "encrypted_content": "gAAA-opaque-1"},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "calc", "arguments": "{}"},
+                {"type": "reasoning", "id": "rs_2", "summary": []},
+                {"type": "reasoning", "id": "rs_3", "summary": [], "encrypted_content": "gAAA-opaque-3"},
+                {"type": "function_call", "id": "fc_2", "call_id": "call_b", "name": "calc", "arguments": "{}"},
+                {"type": "function_call", "id": "fc_3", "call_id": "call_c", "name": "calc", "arguments": "{}"}
+            ]
+        })
+    }
+
+    #[test]
+    fn reasoning_items_go_back_unchanged_before_the_calls_they_preceded() {
+        let body = reasoning_reply();
+        let reply = parse_response(&body).unwrap();
+        let state = |n: usize| reply.tool_calls[n].provider_state.get(STATE_KEY).cloned();
+        assert_eq!(
+            state(0),
+            Some(json!({"items": [body["output"][0]], "id": "fc_1"}))
+        );
+        // An item without encrypted content names what a stateless server never kept.
+        assert_eq!(
+            state(1),
+            Some(json!({"items": [body["output"][3]], "id": "fc_2"}))
+        );
+        assert_eq!(state(2), None);
+
+        let client = ResponsesClient::new("k", "o4-mini").unwrap();
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("add"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+            ],
+            ..Default::default()
+        };
+        let sent = client.request_body(&request);
+        assert_eq!(sent["include"], json!(["reasoning.encrypted_content"]));
+        let input = sent["input"].as_array().unwrap();
+        assert_eq!(input[1], body["output"][0], "byte for byte");
+        assert_eq!(
+            input[2],
+            json!({"type": "function_call", "call_id": "call_a", "name": "calc", "arguments": "{}", "id": "fc_1"})
+        );
+        assert_eq!(input[3], body["output"][3]);
+        assert_eq!(input[4]["id"], "fc_2");
+        assert!(input[5].get("id").is_none(), "no reasoning, no item id");
+        assert_eq!(input.len(), 6);
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_asked_of_reasoning_models_only_unless_set() {
+        let asks = |client: ResponsesClient| {
+            client.request_body(&LlmRequest::default()).get("include")
+                == Some(&json!(["reasoning.encrypted_content"]))
+        };
+        let client = |model: &str| ResponsesClient::new("k", model).unwrap();
+        for model in ["o3", "o4-mini", "gpt-5", "gpt-5-mini", "openai/o1"] {
+            assert!(asks(client(model)), "{model}");
+        }
+        for model in [
+            "gpt-4o-mini",
+            "gpt-4.1",
+            "gpt-5-chat-latest",
+            "omni",
+            "local",
+        ] {
+            assert!(!asks(client(model)), "{model}");
+        }
+        assert!(asks(client("local").with_encrypted_reasoning(true)));
+        assert!(!asks(client("o3").with_encrypted_reasoning(false)));
+        assert!(
+            !asks(client("o3").with_stored_responses()),
+            "stored: kept on the server"
+        );
+    }
+
+    #[test]
+    fn stored_responses_continue_from_the_last_reply_with_what_came_after() {
+        let client = ResponsesClient::new("k", "o3")
+            .unwrap()
+            .with_stored_responses();
+        let reply = parse_reply(&reasoning_reply(), true).unwrap();
+        let first = client.request_body(&LlmRequest {
+            messages: vec![Message::user("add")],
+            ..Default::default()
+        });
+        assert_eq!(first["store"], true);
+        assert!(first.get("previous_response_id").is_none());
+        let result = |id: &str| Message::Tool {
+            tool_call_id: id.into(),
+            name: "calc".into(),
+            content: vec![Content::text("2")],
+            is_error: false,
+        };
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("add"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+                result("call_a"),
+                result("call_b"),
+                result("call_c"),
+            ],
+            ..Default::default()
+        };
+        let body = client.request_body(&request);
+        assert_eq!(body["previous_response_id"], "resp_7");
+        let kinds: Vec<&str> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["function_call_output"; 3]);
     }
 
     #[test]
