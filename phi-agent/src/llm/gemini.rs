@@ -1,5 +1,6 @@
 //! The Gemini API's `generateContent`.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use async_trait::async_trait;
@@ -9,10 +10,11 @@ use serde_json::{Map, Value, json};
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
+use super::sse::{Decoder, Failure};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason, ToolCall,
-    Usage,
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
+    StopReason, StreamDelta, ToolCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -331,89 +333,210 @@ fn part_state(part: &Value) -> ProviderState {
 
 /// Reads a `GenerateContentResponse`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
-    let invalid = |message: String| AgentError::InvalidResponse {
-        provider: PROVIDER,
-        message,
-    };
-    let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
-        let blocked = body
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str);
-        return Err(invalid(match blocked {
-            Some(reason) => format!("it has no candidates: the prompt was blocked ({reason})"),
-            None => "it has no `candidates[0]`".into(),
-        }));
-    };
-    let parts = match candidate.pointer("/content/parts") {
-        Some(Value::Array(parts)) => parts.as_slice(),
-        // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
-        None | Some(Value::Null) => &[],
-        Some(_) => {
-            return Err(invalid(
-                "`candidates[0].content.parts` is not an array".into(),
-            ));
+    let mut reply = Reply::default();
+    reply
+        .read(body, None)
+        .map_err(|message| AgentError::InvalidResponse {
+            provider: PROVIDER,
+            message,
+        })?;
+    Ok(reply.finish())
+}
+
+/// A reply being read: from one whole `GenerateContentResponse`, or from the chunks of a
+/// streamed one (each a `GenerateContentResponse` with the next parts; the last has the
+/// `finishReason`, and the usage so far comes with each).
+#[derive(Default)]
+struct Reply {
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    finish_reason: Option<String>,
+    usage: Usage,
+}
+
+impl Reply {
+    /// Reads one response or chunk, pushing the deltas it carries to `out` when streaming.
+    fn read(
+        &mut self,
+        body: &Value,
+        mut out: Option<&mut VecDeque<StreamDelta>>,
+    ) -> Result<(), String> {
+        if let Some(usage) = body.get("usageMetadata") {
+            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Usage {
+                input_tokens: count("promptTokenCount"),
+                // Thinking tokens are written (and billed) as output.
+                output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+            };
         }
-    };
-    let mut text = String::new();
-    let mut tool_calls = Vec::new();
-    for (index, part) in parts.iter().enumerate() {
-        if let Some(call) = part.get("functionCall") {
-            let Some(name) = call.get("name").and_then(Value::as_str) else {
-                return Err(invalid(format!(
-                    "functionCall in part {index} lacks `name`"
-                )));
+        let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
+            let blocked = body
+                .pointer("/promptFeedback/blockReason")
+                .and_then(Value::as_str);
+            return match blocked {
+                Some(reason) => Err(format!(
+                    "it has no candidates: the prompt was blocked ({reason})"
+                )),
+                // A streamed chunk may carry only the usage.
+                None if out.is_some() => Ok(()),
+                None => Err("it has no `candidates[0]`".into()),
             };
-            let id = match call.get("id").and_then(Value::as_str) {
-                Some(id) if !id.is_empty() => id.to_string(),
-                _ => format!("{MADE_UP_ID}{}", tool_calls.len()),
-            };
-            let arguments = match call.get("args") {
-                None | Some(Value::Null) => Value::Object(Map::new()),
-                Some(args) => args.clone(),
-            };
-            tool_calls
-                .push(ToolCall::new(id, name, arguments).with_provider_state(part_state(part)));
-        } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
-            // A thought summary is not part of the answer.
-        } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
-            text.push_str(piece);
+        };
+        let parts = match candidate.pointer("/content/parts") {
+            Some(Value::Array(parts)) => parts.as_slice(),
+            // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
+            None | Some(Value::Null) => &[],
+            Some(_) => return Err("`candidates[0].content.parts` is not an array".into()),
+        };
+        for (index, part) in parts.iter().enumerate() {
+            if let Some(call) = part.get("functionCall") {
+                let Some(name) = call.get("name").and_then(Value::as_str) else {
+                    return Err(format!("functionCall in part {index} lacks `name`"));
+                };
+                let id = match call.get("id").and_then(Value::as_str) {
+                    Some(id) if !id.is_empty() => id.to_string(),
+                    _ => format!("{MADE_UP_ID}{}", self.tool_calls.len()),
+                };
+                let arguments = match call.get("args") {
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(args) => args.clone(),
+                };
+                if let Some(out) = out.as_deref_mut() {
+                    // Gemini streams a call whole, in one part.
+                    let index = self.tool_calls.len();
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index,
+                        id: id.clone(),
+                        name: name.to_string(),
+                    });
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: arguments.to_string(),
+                    });
+                }
+                self.tool_calls
+                    .push(ToolCall::new(id, name, arguments).with_provider_state(part_state(part)));
+            } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                // A thought summary is not part of the answer.
+            } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
+                self.text.push_str(piece);
+                if let Some(out) = out.as_deref_mut()
+                    && !piece.is_empty()
+                {
+                    out.push_back(StreamDelta::Text(piece.to_string()));
+                }
+            }
+        }
+        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> LlmResponse {
+        let tool_calls = std::mem::take(&mut self.tool_calls);
+        let stop_reason = match self.finish_reason.as_deref() {
+            // Gemini says STOP after function calls too.
+            _ if !tool_calls.is_empty() => StopReason::ToolUse,
+            Some("STOP") | None => StopReason::EndTurn,
+            Some("MAX_TOKENS") => StopReason::MaxTokens,
+            Some(other) => StopReason::Other(other.to_string()),
+        };
+        LlmResponse {
+            text: std::mem::take(&mut self.text),
+            tool_calls,
+            usage: self.usage,
+            stop_reason,
+            tool_searches: Vec::new(),
         }
     }
-    let stop_reason = match candidate.get("finishReason").and_then(Value::as_str) {
-        // Gemini says STOP after function calls too.
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        Some("STOP") | None => StopReason::EndTurn,
-        Some("MAX_TOKENS") => StopReason::MaxTokens,
-        Some(other) => StopReason::Other(other.to_string()),
-    };
-    let count = |name: &str| {
-        body.pointer(&format!("/usageMetadata/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(LlmResponse {
-        text,
-        tool_calls,
-        usage: Usage {
-            input_tokens: count("promptTokenCount"),
-            // Thinking tokens are written (and billed) as output.
-            output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
-        },
-        stop_reason,
-        tool_searches: Vec::new(),
-    })
+}
+
+/// A streamed `streamGenerateContent?alt=sse`: one chunk per event, no closing event; the reply
+/// is complete once a chunk has said why it finished and the body ends.
+#[derive(Default)]
+struct GeminiStream(Reply);
+
+impl Decoder for GeminiStream {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim().is_empty() {
+            return Ok(None);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        if let Some(error) = chunk.get("error") {
+            // An error after a 200, in the shape of an error body: its code is an HTTP status.
+            let status = error
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|code| u16::try_from(code).ok())
+                .unwrap_or(200);
+            let message = super::http::provider_message(data.as_bytes());
+            return Err(Failure::provider(PROVIDER, status, message));
+        }
+        self.0.read(&chunk, Some(out)).map_err(|message| {
+            Failure::fatal(AgentError::InvalidResponse {
+                provider: PROVIDER,
+                message,
+            })
+        })?;
+        Ok(None)
+    }
+
+    fn finish(&mut self, _out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        self.0.finish_reason.is_some().then(|| self.0.finish())
+    }
+}
+
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<GeminiStream>(PROVIDER, chunks)
+}
+
+impl GeminiClient {
+    fn headers(&self) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-goog-api-key", self.key.header("")?);
+        Ok(headers)
+    }
+
+    /// The URL streamed requests are posted to (`streamGenerateContent?alt=sse`).
+    pub fn stream_endpoint(&self) -> String {
+        format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            self.base_url, self.model
+        )
+    }
 }
 
 #[async_trait]
 impl LlmClient for GeminiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-goog-api-key", self.key.header("")?);
+        let headers = self.headers()?;
         let body = self
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
         parse_response(&body)
+    }
+
+    /// Streams the reply (`streamGenerateContent?alt=sse`; the body is the one `complete` sends).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let headers = match self.headers() {
+            Ok(headers) => headers,
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&self.body(request)).unwrap_or_default();
+        self.http
+            .stream::<GeminiStream>(self.stream_endpoint(), headers, body)
     }
 
     fn provider(&self) -> &str {

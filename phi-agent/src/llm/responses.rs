@@ -1,5 +1,6 @@
 //! The OpenAI Responses API, and every server that speaks it.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use async_trait::async_trait;
@@ -10,10 +11,11 @@ use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::openai::{parse_arguments, replayed_arguments, tool_result_text};
 use super::settings::{EnvSettings, process_env};
+use super::sse::{Decoder, Failure};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason, ToolCall,
-    Usage,
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
+    StopReason, StreamDelta, ToolCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -437,6 +439,206 @@ impl CallState {
     }
 }
 
+/// A streamed response being read, event by event (`type` in each event's data): calls begin
+/// with `response.output_item.added`, their arguments come in
+/// `response.function_call_arguments.delta`s, text in `response.output_text.delta`s, each item
+/// whole in `response.output_item.done`, and the whole response in `response.completed` (or
+/// `response.incomplete`), which ends the stream. `STORED`: keep the response id with the calls.
+#[derive(Default)]
+struct ResponsesStream<const STORED: bool> {
+    text: String,
+    calls: Vec<StreamedCall>,
+    /// Finished items by their `output_index`, for a last event whose `output` is empty.
+    items: Vec<(u64, Value)>,
+}
+
+/// A call being streamed: its `output_index`, and whether argument text was handed on.
+struct StreamedCall {
+    output_index: u64,
+    arguments: String,
+}
+
+impl<const STORED: bool> ResponsesStream<STORED> {
+    /// The call at `output_index` among those begun, by its place in the reply.
+    fn call_at(&self, event: &Value, data: &str) -> Result<usize, Failure> {
+        let output_index = event.get("output_index").and_then(Value::as_u64);
+        self.calls
+            .iter()
+            .position(|call| Some(call.output_index) == output_index)
+            .ok_or_else(|| {
+                Failure::malformed(PROVIDER, "arguments of a call that never began", data)
+            })
+    }
+
+    /// The whole reply from the last event's response, with the deltas the events left out
+    /// (a call streamed without argument text gets its arguments in one piece).
+    fn reply(
+        &mut self,
+        mut response: Value,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<LlmResponse, Failure> {
+        let empty = response
+            .get("output")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
+        if empty && !self.items.is_empty() {
+            self.items.sort_by_key(|(index, _)| *index);
+            let items = std::mem::take(&mut self.items);
+            response["output"] = Value::Array(items.into_iter().map(|(_, item)| item).collect());
+        }
+        let reply = parse_reply(&response, STORED).map_err(Failure::fatal)?;
+        if let Some(rest) = reply.text.strip_prefix(self.text.as_str())
+            && !rest.is_empty()
+        {
+            out.push_back(StreamDelta::Text(rest.to_string()));
+        }
+        for (index, call) in reply.tool_calls.iter().enumerate() {
+            let streamed = match self.calls.get(index) {
+                Some(streamed) => !streamed.arguments.is_empty(),
+                None => {
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    });
+                    false
+                }
+            };
+            if !streamed {
+                out.push_back(StreamDelta::ToolArguments {
+                    index,
+                    fragment: match &call.arguments {
+                        Value::String(raw) => raw.clone(),
+                        other => other.to_string(),
+                    },
+                });
+            }
+        }
+        Ok(reply)
+    }
+}
+
+impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim().is_empty() || data.trim() == "[DONE]" {
+            return Ok(None);
+        }
+        let event: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let Some(kind) = event.get("type").and_then(Value::as_str) else {
+            return Err(Failure::malformed(
+                PROVIDER,
+                "an event without `type`",
+                data,
+            ));
+        };
+        match kind {
+            "response.output_text.delta" | "response.refusal.delta" => {
+                let piece = event
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !piece.is_empty() {
+                    self.text.push_str(piece);
+                    out.push_back(StreamDelta::Text(piece.to_string()));
+                }
+            }
+            "response.output_item.added" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let field = |name: &str| item.get(name).and_then(Value::as_str);
+                    let (Some(id), Some(name)) = (field("call_id"), field("name")) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "a function_call item lacks `call_id` or `name`",
+                            data,
+                        ));
+                    };
+                    let output_index = event
+                        .get("output_index")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(u64::MAX - self.calls.len() as u64);
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index: self.calls.len(),
+                        id: id.to_string(),
+                        name: name.to_string(),
+                    });
+                    self.calls.push(StreamedCall {
+                        output_index,
+                        arguments: String::new(),
+                    });
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let index = self.call_at(&event, data)?;
+                let fragment = event
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !fragment.is_empty() {
+                    self.calls[index].arguments.push_str(fragment);
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: fragment.to_string(),
+                    });
+                }
+            }
+            "response.output_item.done" => {
+                let output_index = event.get("output_index").and_then(Value::as_u64);
+                if let (Some(output_index), Some(item)) = (output_index, event.get("item")) {
+                    self.items.push((output_index, item.clone()));
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = event.get("response").cloned().unwrap_or(Value::Null);
+                return self.reply(response, out).map(Some);
+            }
+            "response.failed" | "error" => {
+                let error = match kind {
+                    "error" => &event,
+                    _ => event.pointer("/response/error").unwrap_or(&Value::Null),
+                };
+                // Its `code` decides whether a retry may help, as the status would have.
+                let status = match error.get("code").and_then(Value::as_str) {
+                    Some("rate_limit_exceeded") => 429,
+                    Some("server_error" | "internal_error") => 500,
+                    Some("server_is_overloaded" | "service_unavailable") => 503,
+                    _ => 200,
+                };
+                let message = error.get("message").and_then(Value::as_str).map_or_else(
+                    || snippet(data),
+                    |message| message.chars().take(500).collect(),
+                );
+                return Err(Failure::provider(PROVIDER, status, message));
+            }
+            // `response.created`, `.in_progress`, the arguments' and text's `.done`, reasoning
+            // summaries: the items and the last event carry what they say.
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn finish(&mut self, _out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        // Only `response.completed` says the reply is whole.
+        None
+    }
+}
+
+/// The start of `data`, quoted, for an error message.
+fn snippet(data: &str) -> String {
+    format!("{:?}", crate::limits::snippet(data.as_bytes()))
+}
+
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<ResponsesStream<false>>(PROVIDER, chunks)
+}
+
 #[async_trait]
 impl LlmClient for ResponsesClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
@@ -447,6 +649,29 @@ impl LlmClient for ResponsesClient {
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
         parse_reply(&body, self.store)
+    }
+
+    /// Streams the response (`stream: true`; the body is otherwise the one `complete` sends).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let mut headers = HeaderMap::new();
+        match self.key.header("Bearer ") {
+            Ok(value) => headers.insert(AUTHORIZATION, value),
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        let mut body = self.body(request);
+        body.stream = Some(true);
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        match self.store {
+            true => self
+                .http
+                .stream::<ResponsesStream<true>>(self.endpoint(), headers, body),
+            false => self
+                .http
+                .stream::<ResponsesStream<false>>(self.endpoint(), headers, body),
+        }
     }
 
     fn provider(&self) -> &str {
