@@ -1,9 +1,11 @@
 """A local fake of the two APIs fakellm does not speak: OpenAI's Responses API
-(`POST /v1/responses`) and Gemini's `POST /v1beta/models/{model}:generateContent`.
+(`POST /v1/responses`, plain or with `stream: true`) and Gemini's
+`POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
 
-Every reply is built from the official SDKs' own types (openai's `Response`, google-genai's
-`GenerateContentResponse`) and serialized the way each API writes JSON, so what our adapters read
-is what the SDKs would accept. The script is the interop suite's:
+Every reply is built from the official SDKs' own types (openai's `Response`, its reasoning items
+and stream events; google-genai's `GenerateContentResponse`, one per streamed chunk) and
+serialized the way each API writes JSON, so what our adapters read is what the SDKs would
+accept. The script is the interop suite's:
 
 - the first request each API receives is answered 503 with `Retry-After: 0` (the retry must
   resend the same body);
@@ -11,13 +13,21 @@ is what the SDKs would accept. The script is the interop suite's:
   offered, otherwise every offered tool once with no arguments. Gemini's calls come without ids,
   as older models send them, the first one with a thought signature, after a thought summary;
 - a request with tool results answers from them: "6 times 7 is 42, and 2 plus 3 is 5." for the
-  calculator, "snapshot seen, failure noted" otherwise.
+  calculator, "snapshot seen, failure noted" otherwise;
+- a Responses request that asks for `include: ["reasoning.encrypted_content"]` (a reasoning
+  model, stateless) gets a reasoning item with encrypted content before its calls, which the
+  next request must send back unchanged (validate.py checks it);
+- a streamed request gets the same reply as events: for Responses `response.created`, each
+  item's `output_item.added`, its text or argument deltas and `output_item.done`, then
+  `response.completed`; for Gemini one chunk per part (text in two pieces), the last with the
+  finish reason.
 
 Requests are checked by validate.py (through capture_proxy.py), not here.
 
 Usage: fake_apis.py LISTEN_PORT
 """
 
+import base64
 import json
 import sys
 import threading
@@ -27,11 +37,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from google.genai import types as genai
 from openai.types.responses import (
     Response,
+    ResponseCompletedEvent,
+    ResponseCreatedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
     ResponseFunctionToolCall,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseOutputText,
+    ResponseReasoningItem,
+    ResponseTextDeltaEvent,
     ResponseUsage,
 )
+from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
 LISTEN_PORT = int(sys.argv[1])
@@ -43,6 +62,7 @@ CALCULATOR_CALLS = [
 ]
 LOCK = threading.Lock()
 FAILED_ONCE = set()
+REASONING_COUNTER = [0]
 
 
 def first_time(api):
@@ -68,18 +88,35 @@ def planned_calls(tool_names):
     return [(name, {}) for name in tool_names]
 
 
+def reasoning_item():
+    """A reasoning item as a stateless reasoning model returns it: opaque encrypted content."""
+    with LOCK:
+        REASONING_COUNTER[0] += 1
+        number = REASONING_COUNTER[0]
+    opaque = base64.b64encode(f"phi-agent interop reasoning {number} \x00\x01".encode() * 4).decode()
+    return ResponseReasoningItem(
+        id=f"rs_interop_{number}",
+        type="reasoning",
+        summary=[Summary(type="summary_text", text="The user wants arithmetic; call the calculator.")],
+        encrypted_content=opaque,
+    )
+
+
 def responses_reply(body):
+    """The reply as openai's `Response` model."""
     outputs = [item["output"] for item in body["input"] if item.get("type") == "function_call_output"]
+    reasoning = "reasoning.encrypted_content" in (body.get("include") or [])
     usage = ResponseUsage(
         input_tokens=20,
         input_tokens_details=InputTokensDetails(cached_tokens=0, cache_write_tokens=0),
         output_tokens=10,
-        output_tokens_details=OutputTokensDetails(reasoning_tokens=0),
+        output_tokens_details=OutputTokensDetails(reasoning_tokens=4 if reasoning else 0),
         total_tokens=30,
     )
+    output = [reasoning_item()] if reasoning else []
     if outputs:
         texts = [output if isinstance(output, str) else json.dumps(output) for output in outputs]
-        output = [
+        output.append(
             ResponseOutputMessage(
                 id="msg_interop_2",
                 type="message",
@@ -87,10 +124,10 @@ def responses_reply(body):
                 status="completed",
                 content=[ResponseOutputText(type="output_text", text=answer_from(texts), annotations=[])],
             )
-        ]
+        )
     else:
         names = [tool["name"] for tool in body.get("tools", [])]
-        output = [
+        output += [
             ResponseFunctionToolCall(
                 type="function_call",
                 id=f"fc_interop_{index}",
@@ -101,7 +138,7 @@ def responses_reply(body):
             )
             for index, (name, args) in enumerate(planned_calls(names))
         ]
-    response = Response(
+    return Response(
         id=f"resp_interop_{int(time.time() * 1000)}",
         object="response",
         created_at=time.time(),
@@ -113,8 +150,75 @@ def responses_reply(body):
         status="completed",
         usage=usage,
     )
-    # The API's JSON: wire names (`async`, not `async_`), unset fields as null.
-    return response.model_dump(mode="json", by_alias=True)
+
+
+def wire(model):
+    """The API's JSON: wire names (`async`, not `async_`), unset fields as null, except in
+    reasoning items, which the API writes without them (and which go back as they came)."""
+    return tidy(model.model_dump(mode="json", by_alias=True))
+
+
+def tidy(value):
+    if isinstance(value, list):
+        return [tidy(item) for item in value]
+    if isinstance(value, dict):
+        reasoning = value.get("type") == "reasoning"
+        return {key: tidy(item) for key, item in value.items() if not (reasoning and item is None)}
+    return value
+
+
+def halves(text):
+    return [text[: len(text) // 2], text[len(text) // 2 :]]
+
+
+def responses_events(response):
+    """`response` as the API streams it, every event one of the SDK's event types."""
+    events = []
+
+    def emit(event_type, **fields):
+        events.append(event_type(sequence_number=len(events), **fields))
+
+    opening = response.model_copy(update={"status": "in_progress", "output": [], "usage": None})
+    emit(ResponseCreatedEvent, type="response.created", response=opening)
+    for index, item in enumerate(response.output):
+        if item.type == "reasoning":
+            # The encrypted content is whole only in the item's `done` event.
+            started = item.model_copy(update={"encrypted_content": None, "status": "in_progress"})
+        elif item.type == "message":
+            started = item.model_copy(update={"content": [], "status": "in_progress"})
+        else:
+            started = item.model_copy(update={"arguments": "", "status": "in_progress"})
+        emit(ResponseOutputItemAddedEvent, type="response.output_item.added", output_index=index, item=started)
+        if item.type == "message":
+            for piece in halves(item.content[0].text):
+                emit(
+                    ResponseTextDeltaEvent,
+                    type="response.output_text.delta",
+                    item_id=item.id,
+                    output_index=index,
+                    content_index=0,
+                    delta=piece,
+                    logprobs=[],
+                )
+        elif item.type == "function_call":
+            for piece in halves(item.arguments):
+                emit(
+                    ResponseFunctionCallArgumentsDeltaEvent,
+                    type="response.function_call_arguments.delta",
+                    item_id=item.id,
+                    output_index=index,
+                    delta=piece,
+                )
+            emit(
+                ResponseFunctionCallArgumentsDoneEvent,
+                type="response.function_call_arguments.done",
+                item_id=item.id,
+                output_index=index,
+                arguments=item.arguments,
+            )
+        emit(ResponseOutputItemDoneEvent, type="response.output_item.done", output_index=index, item=item)
+    emit(ResponseCompletedEvent, type="response.completed", response=response)
+    return [(event.type, wire(event)) for event in events]
 
 
 def gemini_reply(body):
@@ -147,7 +251,7 @@ def gemini_reply(body):
                     thought_signature=THOUGHT_SIGNATURE if index == 0 else None,
                 )
             )
-    response = genai.GenerateContentResponse(
+    return genai.GenerateContentResponse(
         candidates=[
             genai.Candidate(
                 content=genai.Content(role="model", parts=parts),
@@ -158,25 +262,69 @@ def gemini_reply(body):
         usage_metadata=usage,
         model_version="gemini-interop",
     )
-    # The API's JSON: camelCase names, bytes in base64, unset fields left out.
+
+
+def gemini_wire(response):
+    """The API's JSON: camelCase names, bytes in base64, unset fields left out."""
     return json.loads(response.model_dump_json(by_alias=True, exclude_none=True))
+
+
+def gemini_chunks(response):
+    """`response` as `streamGenerateContent?alt=sse` sends it: a chunk per part (text in two),
+    each a `GenerateContentResponse`; the finish reason and the whole usage on the last."""
+    candidate = response.candidates[0]
+    pieces = []
+    for part in candidate.content.parts:
+        if part.text and not part.thought:
+            pieces += [genai.Part(text=text) for text in halves(part.text)]
+        else:
+            pieces.append(part)
+    chunks = []
+    for number, part in enumerate(pieces):
+        last = number == len(pieces) - 1
+        chunks.append(
+            genai.GenerateContentResponse(
+                candidates=[
+                    genai.Candidate(
+                        content=genai.Content(role="model", parts=[part]),
+                        finish_reason=candidate.finish_reason if last else None,
+                        index=0,
+                    )
+                ],
+                usage_metadata=response.usage_metadata
+                if last
+                else genai.GenerateContentResponseUsageMetadata(prompt_token_count=20),
+                model_version=response.model_version,
+            )
+        )
+    return [(None, gemini_wire(chunk)) for chunk in chunks]
 
 
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (the stdlib's naming)
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length))
-        if self.path == "/v1/responses":
-            api, reply = "responses", responses_reply
+        path = self.path
+        if path == "/v1/responses":
+            api, streamed = "responses", body.get("stream") is True
+            reply = responses_reply(body)
+            plain, events = wire, responses_events
             overloaded = {"error": {"message": "The server is overloaded.", "type": "server_error"}}
-        elif self.path.startswith("/v1beta/models/") and self.path.endswith(":generateContent"):
-            api, reply = "gemini", gemini_reply
+        elif path.startswith("/v1beta/models/") and (
+            path.endswith(":generateContent") or path.endswith(":streamGenerateContent?alt=sse")
+        ):
+            api, streamed = "gemini", path.endswith("?alt=sse")
+            reply = gemini_reply(body)
+            plain, events = gemini_wire, gemini_chunks
             overloaded = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
         else:
-            return self.send(404, {"error": {"message": f"no route for {self.path}"}})
-        if first_time(api):
+            return self.send(404, {"error": {"message": f"no route for {path}"}})
+        # The first request of each API and mode is answered 503 (retried by the adapter).
+        if first_time(api + (" streamed" if streamed else "")):
             return self.send(503, overloaded, {"retry-after": "0"})
-        self.send(200, reply(body))
+        if streamed:
+            return self.send_events(events(reply))
+        self.send(200, plain(reply))
 
     def send(self, status, payload, headers=None):
         data = json.dumps(payload).encode()
@@ -185,6 +333,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_events(self, events):
+        """Server-sent events, `event:` named when the API names them (Responses), then closes."""
+        data = b"".join(
+            ((f"event: {name}\n" if name else "") + f"data: {json.dumps(payload)}\n\n").encode()
+            for name, payload in events
+        )
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 

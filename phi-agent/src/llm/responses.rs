@@ -448,11 +448,11 @@ impl CallState {
 struct ResponsesStream<const STORED: bool> {
     text: String,
     calls: Vec<StreamedCall>,
-    /// Finished items by their `output_index`, for a last event whose `output` is empty.
+    /// Finished items (`response.output_item.done`) by their `output_index`.
     items: Vec<(u64, Value)>,
 }
 
-/// A call being streamed: its `output_index`, and whether argument text was handed on.
+/// A call being streamed: its `output_index`, and the argument text handed on so far.
 struct StreamedCall {
     output_index: u64,
     arguments: String,
@@ -477,11 +477,14 @@ impl<const STORED: bool> ResponsesStream<STORED> {
         mut response: Value,
         out: &mut VecDeque<StreamDelta>,
     ) -> Result<LlmResponse, Failure> {
-        let empty = response
+        // The items of the `output_item.done` events are the ones to send back (the API's
+        // reference says so of a reasoning item's `encrypted_content`); the last event's
+        // `output` stands when the events did not finish every item.
+        let listed = response
             .get("output")
             .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
-        if empty && !self.items.is_empty() {
+            .map_or(0, Vec::len);
+        if !self.items.is_empty() && self.items.len() >= listed {
             self.items.sort_by_key(|(index, _)| *index);
             let items = std::mem::take(&mut self.items);
             response["output"] = Value::Array(items.into_iter().map(|(_, item)| item).collect());

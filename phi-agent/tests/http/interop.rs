@@ -2,8 +2,9 @@
 //! test run, which has no server): a run whose tool results carry an image and an error through
 //! every adapter (Gemini's in its OpenAPI schema form, which the example does not use), a run
 //! whose first answer is HTTP 529 through chat completions and Anthropic, and one conversation run
-//! plain and streamed through chat completions and Anthropic (the same text and tool calls, events
-//! in a valid order), so the suite's SDK validation sees those shapes on the wire.
+//! plain and streamed through each of the four adapters (the same text and tool calls, events in
+//! a valid order; the Responses run with a reasoning model, so reasoning items go back and forth),
+//! so the suite's SDK validation sees those shapes on the wire.
 //!
 //! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT PHI_INTEROP_APIS_URL=http://127.0.0.1:PORT2 cargo test -p phi-agent --test http interop:: -- --ignored`
 
@@ -321,5 +322,27 @@ async fn plain_and_streamed_runs_agree_through_anthropic() {
     let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
         .unwrap()
         .with_base_url(base_url());
+    plain_and_streamed_agree(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_responses_with_reasoning_items() {
+    // A reasoning model's name: the client asks for encrypted reasoning items, which the fake
+    // returns and validate.py checks come back byte for byte.
+    let client = ResponsesClient::new("sk-interop", "o4-mini")
+        .unwrap()
+        .with_base_url(format!("{}/v1", apis_url()))
+        .with_http_config(quick_retries());
+    plain_and_streamed_agree(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_gemini() {
+    let client = GeminiClient::new("AIza-interop", "gemini-2.5-flash")
+        .unwrap()
+        .with_base_url(apis_url())
+        .with_http_config(quick_retries());
     plain_and_streamed_agree(client).await;
 }
