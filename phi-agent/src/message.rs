@@ -54,6 +54,11 @@ pub struct ToolSearchCall {
     pub input: Value,
     /// Names of the tools it found, best first.
     pub tools: Vec<String>,
+    /// What the provider needs back, unchanged, to replay the search (the OpenAI Responses
+    /// API's `tool_search_call` and `tool_search_output` items, as they came); empty for
+    /// Anthropic, whose search the adapter rebuilds from the fields above.
+    #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
+    pub provider_state: ProviderState,
 }
 
 impl ToolSearchCall {
@@ -162,6 +167,11 @@ impl ProviderState {
     /// What the adapter named `adapter` left, if anything.
     pub fn get(&self, adapter: &str) -> Option<&Value> {
         self.0.get(adapter)
+    }
+
+    /// What the adapter named `adapter` left, to change in place.
+    pub fn get_mut(&mut self, adapter: &str) -> Option<&mut Value> {
+        self.0.get_mut(adapter)
     }
 
     /// Keeps `state` under `adapter`, replacing what was there.

@@ -12,10 +12,10 @@ use super::http::{ApiKey, JsonPoster};
 use super::openai::{parse_arguments, replayed_arguments, tool_result_text};
 use super::settings::{EnvSettings, process_env};
 use super::sse::{Decoder, Failure};
-use super::tool_cache::{SharedJson, ToolJsonCache};
+use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
     DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
-    StopReason, StreamDelta, ToolCall, Usage,
+    StopReason, StreamDelta, ToolCall, ToolSearchCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -68,6 +68,8 @@ pub struct ResponsesClient {
     tools: ToolJsonCache,
     store: bool,
     encrypted_reasoning: Option<bool>,
+    native_search: bool,
+    deferred: DeferredJsonCache,
 }
 
 impl ResponsesClient {
@@ -91,6 +93,8 @@ impl ResponsesClient {
             tools: ToolJsonCache::default(),
             store: false,
             encrypted_reasoning: None,
+            native_search: false,
+            deferred: DeferredJsonCache::default(),
         })
     }
 
@@ -151,6 +155,18 @@ impl ResponsesClient {
         self
     }
 
+    /// Lets the API's own tool search find the agent's discoverable tools
+    /// ([`ToolSearch::Native`](crate::ToolSearch::Native), and `Auto`): requests then carry a
+    /// `{"type": "tool_search"}` tool, after the shown tools, and the discoverable ones as
+    /// function tools with `defer_loading: true`. The search runs on OpenAI's side; its
+    /// `tool_search_call` and `tool_search_output` items are kept
+    /// ([`Message::ToolSearch`]) and sent back as they came, and the tools they loaded become
+    /// callable. Off by default: only models from `gpt-5.4` on accept the tool.
+    pub fn with_native_tool_search(mut self, on: bool) -> Self {
+        self.native_search = on;
+        self
+    }
+
     /// Whether requests ask for encrypted reasoning items.
     fn asks_encrypted_reasoning(&self) -> bool {
         !self.store
@@ -185,8 +201,12 @@ impl ResponsesClient {
             match message {
                 Message::System { text } => input.push(json!({"role": "system", "content": text})),
                 Message::User { text } => input.push(json!({"role": "user", "content": text})),
-                // Another provider's server-side search: nothing this API could read.
-                Message::ToolSearch(_) => {}
+                // This API's search, replayed as it came; another provider's is nothing this
+                // API could read.
+                Message::ToolSearch(search) => input.extend(replayed_items(
+                    search.provider_state.get(STATE_KEY),
+                    self.store,
+                )),
                 Message::Assistant { text, tool_calls } => {
                     if !text.is_empty() {
                         input.push(json!({"role": "assistant", "content": text}));
@@ -212,10 +232,19 @@ impl ResponsesClient {
             instructions: request.system.as_deref(),
             previous_response_id,
             input,
-            tools: (!request.tools.is_empty()).then(|| {
-                self.tools
-                    .get(&request.tools, definition::openai_responses_borrowed)
-            }),
+            tools: if !request.deferred_tools.is_empty() {
+                Some(self.deferred.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    definition::openai_responses_borrowed,
+                    &json!({"type": "tool_search"}),
+                ))
+            } else {
+                (!request.tools.is_empty()).then(|| {
+                    self.tools
+                        .get(&request.tools, definition::openai_responses_borrowed)
+                })
+            },
             max_output_tokens: self.max_tokens,
             store: self.store,
             include: self
@@ -250,6 +279,29 @@ fn continue_from(messages: &[Message]) -> (Option<&str>, &[Message]) {
         }
     }
     (None, messages)
+}
+
+/// The items a tool search left, to send back: as they came, but without their `id` when
+/// nothing is stored (it would name an item the server never kept).
+fn replayed_items(state: Option<&Value>, stored: bool) -> Vec<Value> {
+    let items = state
+        .and_then(|state| state.get("items"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            if !stored
+                && item["type"] != "reasoning"
+                && let Some(fields) = item.as_object_mut()
+            {
+                fields.remove("id");
+            }
+            item
+        })
+        .collect()
 }
 
 /// A call as input items: the items that came before it, as they came, then the call.
@@ -322,6 +374,7 @@ fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
         .ok_or_else(|| invalid("it has no `output` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
     let mut kept = CallState::new(stored.then(|| body.get("id")).flatten());
     for (index, item) in items.iter().enumerate() {
         match item.get("type").and_then(Value::as_str) {
@@ -360,6 +413,47 @@ fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
                 tool_calls.push(kept.attach(call, item.get("id")));
             }
             Some("reasoning") => kept.keep(item, stored),
+            Some("tool_search_call") => {
+                let id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .or_else(|| item.get("id").and_then(Value::as_str))
+                    .unwrap_or_default();
+                // The reasoning that led to the search goes back before it.
+                let mut items = kept.take_items();
+                items.push(item.clone());
+                tool_searches.push(ToolSearchCall {
+                    id: id.to_string(),
+                    input: item.get("arguments").cloned().unwrap_or(Value::Null),
+                    tools: Vec::new(),
+                    provider_state: ProviderState::default()
+                        .with(STATE_KEY, json!({"items": items})),
+                });
+            }
+            Some("tool_search_output") => {
+                let call_id = item.get("call_id").and_then(Value::as_str);
+                // Its call: the one with its `call_id`, else the last one.
+                let search = match call_id {
+                    Some(id) => tool_searches
+                        .iter_mut()
+                        .rev()
+                        .find(|search| search.id == id),
+                    None => tool_searches.last_mut(),
+                };
+                let Some(search) = search else {
+                    return Err(invalid(format!(
+                        "tool_search_output item {index} answers no tool_search_call"
+                    )));
+                };
+                search.tools.extend(loaded_names(item));
+                if let Some(Value::Array(items)) = search
+                    .provider_state
+                    .get_mut(STATE_KEY)
+                    .and_then(|state| state.get_mut("items"))
+                {
+                    items.push(item.clone());
+                }
+            }
             // Built-in tool items are not part of the answer.
             _ => {}
         }
@@ -387,8 +481,32 @@ fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
             output_tokens: count("output_tokens"),
         },
         stop_reason,
-        tool_searches: Vec::new(),
+        tool_searches,
     })
+}
+
+/// The names of the tools a `tool_search_output` loaded: functions, and the functions of
+/// namespaces.
+fn loaded_names(item: &Value) -> Vec<String> {
+    fn names(tools: Option<&Value>, out: &mut Vec<String>) {
+        for tool in tools
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            match tool.get("type").and_then(Value::as_str) {
+                Some("namespace") => names(tool.get("tools"), out),
+                _ => {
+                    if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    names(item.get("tools"), &mut out);
+    out
 }
 
 /// The items of a reply that go back with its next call.
@@ -415,6 +533,11 @@ impl CallState {
         if sendable {
             self.items.push(item.clone());
         }
+    }
+
+    /// The items kept since the last call, for an item that is not a call.
+    fn take_items(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.items)
     }
 
     /// `call` with the items kept since the last call (and the reply's id).
@@ -684,6 +807,11 @@ impl LlmClient for ResponsesClient {
     fn model(&self) -> &str {
         &self.model
     }
+
+    /// Whether [`with_native_tool_search`](ResponsesClient::with_native_tool_search) is on.
+    fn native_tool_search(&self) -> bool {
+        self.native_search
+    }
 }
 
 impl fmt::Debug for ResponsesClient {
@@ -691,6 +819,8 @@ impl fmt::Debug for ResponsesClient {
         f.debug_struct("ResponsesClient")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
+            .field("store", &self.store)
+            .field("native_tool_search", &self.native_search)
             .field("api_key", &self.key)
             .field("http", &self.http.config)
             .finish()
@@ -936,6 +1066,102 @@ mod tests {
             .map(|item| item["type"].as_str().unwrap())
             .collect();
         assert_eq!(kinds, ["function_call_output"; 3]);
+    }
+
+    #[test]
+    fn native_tool_search_sends_the_search_tool_and_deferred_functions() {
+        let spec = |name: &'static str| {
+            ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+        };
+        let client = ResponsesClient::new("k", "gpt-5.4")
+            .unwrap()
+            .with_native_tool_search(true);
+        assert!(client.native_tool_search());
+        assert!(!ResponsesClient::new("k", "m").unwrap().native_tool_search());
+        let request = LlmRequest {
+            tools: Arc::from(vec![spec("shown")]),
+            deferred_tools: Arc::from(vec![spec("later"), spec("shown")]),
+            ..Default::default()
+        };
+        let body = client.request_body(&request);
+        let mut later = definition::openai_responses(&spec("later"));
+        later["defer_loading"] = true.into();
+        assert_eq!(
+            body["tools"],
+            json!([definition::openai_responses(&spec("shown")), {"type": "tool_search"}, later]),
+            "a tool both shown and deferred is sent once, shown"
+        );
+        let plain = client.request_body(&LlmRequest {
+            tools: Arc::from(vec![spec("shown")]),
+            ..Default::default()
+        });
+        assert_eq!(
+            plain["tools"].as_array().unwrap().len(),
+            1,
+            "no deferred tools, no search"
+        );
+    }
+
+    #[test]
+    fn tool_search_items_are_read_and_sent_back_as_they_came() {
+        let body = json!({
+            "id": "resp_9", "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA-1"},
+                {"type": "tool_search_call", "id": "tsc_1", "call_id": null, "arguments": {"query": "weather"}, "execution": "server", "status": "completed"},
+                {"type": "tool_search_output", "id": "tso_1", "call_id": null, "execution": "server", "status": "completed", "tools": [
+                    {"type": "function", "name": "get_weather", "parameters": {"type": "object"}, "defer_loading": true},
+                    {"type": "namespace", "name": "crm", "description": "CRM", "tools": [{"type": "function", "name": "list_orders"}]}
+                ]},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_w", "name": "get_weather", "arguments": "{}"}
+            ]
+        });
+        let reply = parse_response(&body).unwrap();
+        let [search] = &reply.tool_searches[..] else {
+            panic!("{:?}", reply.tool_searches);
+        };
+        assert_eq!(search.id, "tsc_1");
+        assert_eq!(search.query(), "weather");
+        assert_eq!(search.tools, ["get_weather", "list_orders"]);
+        assert!(
+            reply.tool_calls[0].provider_state.is_empty(),
+            "the reasoning goes back before the search, not the call"
+        );
+        let error = parse_response(
+            &json!({"output": [{"type": "tool_search_output", "call_id": "x", "tools": []}]}),
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("answers no tool_search_call"),
+            "{error}"
+        );
+
+        let client = ResponsesClient::new("k", "gpt-5.4").unwrap();
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("weather?"),
+                Message::ToolSearch(search.clone()),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+            ],
+            ..Default::default()
+        };
+        let input = client.request_body(&request)["input"].clone();
+        let without_id = |n: usize| {
+            let mut item = body["output"][n].clone();
+            item.as_object_mut().unwrap().remove("id");
+            item
+        };
+        assert_eq!(
+            input[1], body["output"][0],
+            "reasoning with its id and content"
+        );
+        assert_eq!(input[2], without_id(1));
+        assert_eq!(input[3], without_id(2));
+        assert_eq!(input[4]["type"], "function_call");
+        assert_eq!(input.as_array().unwrap().len(), 5);
     }
 
     #[test]
