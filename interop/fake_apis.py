@@ -1,6 +1,8 @@
 """A local fake of the two APIs fakellm does not speak: OpenAI's Responses API
 (`POST /v1/responses`, plain or with `stream: true`) and Gemini's
-`POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
+`POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`; and of the
+one thing fakellm does not do with Anthropic's messages API (`POST /v1/messages`): its native
+tool search.
 
 Every reply is built from the official SDKs' own types (openai's `Response`, its reasoning items
 and stream events; google-genai's `GenerateContentResponse`, one per streamed chunk) and
@@ -17,6 +19,11 @@ accept. The script is the interop suite's:
 - a Responses request that asks for `include: ["reasoning.encrypted_content"]` (a reasoning
   model, stateless) gets a reasoning item with encrypted content before its calls, which the
   next request must send back unchanged (validate.py checks it);
+- a request that offers a native tool search (Responses: a `tool_search` tool; Anthropic: the
+  `tool_search_tool_bm25` tool) with deferred tools (`defer_loading: true`) first gets the
+  provider's search for them (Responses: `tool_search_call` and `tool_search_output` with the
+  loaded definitions; Anthropic: `server_tool_use` and `tool_search_tool_result` with
+  `tool_reference`s), then the calls of the found tools in the same reply;
 - a streamed request gets the same reply as events: for Responses `response.created`, each
   item's `output_item.added`, its text or argument deltas and `output_item.done`, then
   `response.completed`; for Gemini one chunk per part (text in two pieces), the last with the
@@ -48,7 +55,20 @@ from openai.types.responses import (
     ResponseOutputText,
     ResponseReasoningItem,
     ResponseTextDeltaEvent,
+    ResponseToolSearchCall,
+    ResponseToolSearchOutputItem,
     ResponseUsage,
+)
+from openai.types.responses import FunctionTool
+from anthropic.types import (
+    Message,
+    ServerToolUseBlock,
+    TextBlock,
+    ToolReferenceBlock,
+    ToolSearchToolResultBlock,
+    ToolSearchToolSearchResultBlock,
+    ToolUseBlock,
+    Usage,
 )
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
@@ -80,6 +100,11 @@ def answer_from(results):
     if len(results) >= 2:
         return f"6 times 7 is {results[0]}, and 2 plus 3 is {results[1]}."
     return "done: " + "; ".join(results)
+
+
+def deferred(tools):
+    """The deferred tools of a request's `tools` (those with `defer_loading: true`)."""
+    return [tool for tool in tools if tool.get("defer_loading") is True]
 
 
 def planned_calls(tool_names):
@@ -126,7 +151,31 @@ def responses_reply(body):
             )
         )
     else:
-        names = [tool["name"] for tool in body.get("tools", [])]
+        tools = body.get("tools", [])
+        if any(tool.get("type") == "tool_search" for tool in tools):
+            # The search loads the deferred tools, whose calls follow.
+            loaded = deferred(tools)
+            output += [
+                ResponseToolSearchCall(
+                    type="tool_search_call",
+                    id="tsc_interop_1",
+                    call_id=None,
+                    arguments={"query": "arithmetic calculator"},
+                    execution="server",
+                    status="completed",
+                ),
+                ResponseToolSearchOutputItem(
+                    type="tool_search_output",
+                    id="tso_interop_1",
+                    call_id=None,
+                    execution="server",
+                    status="completed",
+                    tools=[FunctionTool.model_validate(tool) for tool in loaded],
+                ),
+            ]
+            names = [tool["name"] for tool in loaded]
+        else:
+            names = [tool["name"] for tool in tools if tool.get("type") == "function"]
         output += [
             ResponseFunctionToolCall(
                 type="function_call",
@@ -153,8 +202,9 @@ def responses_reply(body):
 
 
 def wire(model):
-    """The API's JSON: wire names (`async`, not `async_`), unset fields as null, except in
-    reasoning items, which the API writes without them (and which go back as they came)."""
+    """The API's JSON: wire names (`async`, not `async_`), unset fields as null, except in the
+    items that go back as they came (reasoning and tool search items, loaded tools), written
+    without them."""
     return tidy(model.model_dump(mode="json", by_alias=True))
 
 
@@ -162,8 +212,8 @@ def tidy(value):
     if isinstance(value, list):
         return [tidy(item) for item in value]
     if isinstance(value, dict):
-        reasoning = value.get("type") == "reasoning"
-        return {key: tidy(item) for key, item in value.items() if not (reasoning and item is None)}
+        bare = value.get("type") in ("reasoning", "tool_search_call", "tool_search_output", "function")
+        return {key: tidy(item) for key, item in value.items() if not (bare and item is None)}
     return value
 
 
@@ -300,6 +350,53 @@ def gemini_chunks(response):
     return [(None, gemini_wire(chunk)) for chunk in chunks]
 
 
+def anthropic_search_reply(body):
+    """A messages reply as anthropic's `Message` model: the native search finds the deferred
+    tools and calls them; with tool results, the answer."""
+    results = [
+        block["content"] if isinstance(block["content"], str) else block["content"][0]["text"]
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    usage = Usage(input_tokens=30, output_tokens=12)
+    if results:
+        content = [TextBlock(type="text", text=answer_from(results))]
+        stop = "end_turn"
+    else:
+        names = [tool["name"] for tool in deferred(body.get("tools", []))]
+        content = [
+            ServerToolUseBlock(
+                type="server_tool_use",
+                id="srvtoolu_interop_1",
+                name="tool_search_tool_bm25",
+                input={"query": "arithmetic calculator"},
+            ),
+            ToolSearchToolResultBlock(
+                type="tool_search_tool_result",
+                tool_use_id="srvtoolu_interop_1",
+                content=ToolSearchToolSearchResultBlock(
+                    type="tool_search_tool_search_result",
+                    tool_references=[ToolReferenceBlock(type="tool_reference", tool_name=name) for name in names],
+                ),
+            ),
+        ] + [
+            ToolUseBlock(type="tool_use", id=f"toolu_interop_{index}", name=name, input=args)
+            for index, (name, args) in enumerate(planned_calls(names))
+        ]
+        stop = "tool_use"
+    return Message(
+        id=f"msg_interop_{int(time.time() * 1000)}",
+        type="message",
+        role="assistant",
+        model=body["model"],
+        content=content,
+        stop_reason=stop,
+        usage=usage,
+    )
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (the stdlib's naming)
         length = int(self.headers.get("content-length", "0"))
@@ -317,6 +414,9 @@ class Handler(BaseHTTPRequestHandler):
             reply = gemini_reply(body)
             plain, events = gemini_wire, gemini_chunks
             overloaded = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+        elif path == "/v1/messages":
+            # Only the tool search scenario comes here (fakellm serves the rest).
+            return self.send(200, anthropic_search_reply(body).model_dump(mode="json", exclude_none=True))
         else:
             return self.send(404, {"error": {"message": f"no route for {path}"}})
         # The first request of each API and mode is answered 503 (retried by the adapter).

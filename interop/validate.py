@@ -15,7 +15,11 @@ in the order each API defines. Then the conversation itself: every tool call the
 is answered, in call order, in the next request (by id, by `call_id`, or for Gemini calls without
 ids by name), Gemini's thought signatures come back on the calls they came with, and the
 Responses API's reasoning items (with their encrypted content) come back byte for byte, each just
-before the call it preceded.
+before the call it preceded. Native tool search: the request's search tool and deferred
+definitions pass the SDKs' request types, the provider's search (Responses: `tool_search_call`
+and `tool_search_output`, which must come back as they came, without their ids; Anthropic:
+`server_tool_use` and `tool_search_tool_result`, which must come back with the same id, input
+and tool references) is read, and the tools it found are called and answered.
 
 Usage: validate.py CAPTURE_FILE
 """
@@ -54,6 +58,8 @@ RESPONSES_REQUEST = {stream: TypeAdapter(params) for stream, params in RESPONSES
 RESPONSES_EVENT = TypeAdapter(ResponseStreamEvent)
 # Reasoning items the next request sent back byte for byte, over the whole run.
 REASONING_BACK = [0]
+# Native tool searches sent back (per API), over the whole run.
+SEARCHES_BACK = collections.Counter()
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
     "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
@@ -151,7 +157,7 @@ def validate_openai(record, where):
     return [call.id for call in calls], answered
 
 
-def validate_anthropic(record, where):
+def validate_anthropic(record, where, previous):
     body = record["request"]
     stream = streamed(record, where)
     check_keys(body, ANTHROPIC_PARAMS[stream], where)
@@ -169,11 +175,35 @@ def validate_anthropic(record, where):
         for block in message["content"]
         if block.get("type") == "tool_result"
     ]
+    tools = body.get("tools", [])
+    if any(tool.get("type", "").startswith("tool_search_tool_") for tool in tools):
+        assert any(tool.get("defer_loading") is True for tool in tools), f"{where}: a search, nothing deferred"
+        assert not all(tool.get("defer_loading") is True for tool in tools), f"{where}: every tool deferred"
+    if previous is not None:
+        # The provider's search comes back with its id, input and tool references.
+        searched = {
+            block["id"]: block for block in previous["content"] if block["type"] == "server_tool_use"
+        }
+        found = {
+            block["tool_use_id"]: block for block in previous["content"] if block["type"] == "tool_search_tool_result"
+        }
+        sent = [block for message in body["messages"] if message["role"] == "assistant"
+                and isinstance(message["content"], list) for block in message["content"]]
+        for search_id, block in searched.items():
+            back = [b for b in sent if b.get("type") == "server_tool_use" and b.get("id") == search_id]
+            assert back and back[0]["input"] == block["input"] and back[0]["name"] == block["name"], (
+                f"{where}: server_tool_use {search_id} not sent back: {back}"
+            )
+            result = [b for b in sent if b.get("type") == "tool_search_tool_result" and b.get("tool_use_id") == search_id]
+            assert result and result[0]["content"]["tool_references"] == found[search_id]["content"]["tool_references"], (
+                f"{where}: tool_search_tool_result {search_id} not sent back: {result}"
+            )
+            SEARCHES_BACK["anthropic"] += 1
     if stream:
-        return anthropic_stream_calls(record["response_events"], where), answered
+        return anthropic_stream_calls(record["response_events"], where), answered, None
     response = Message.model_validate(record["response"])
     calls = [block.id for block in response.content if block.type == "tool_use"]
-    return calls, answered
+    return calls, answered, record["response"]
 
 
 def responses_stream(events, where):
@@ -239,6 +269,16 @@ def validate_responses(record, where, previous):
                 f"{where}: reasoning item {item['id']} not followed by its call: {nxt}"
             )
             REASONING_BACK[0] += 1
+        # The provider's tool search items come back as they came, without the ids of items
+        # the server never kept.
+        texts = [json.dumps(entry) for entry in body["input"]]
+        for item in output:
+            if item["type"] in ("tool_search_call", "tool_search_output"):
+                bare = {key: value for key, value in item.items() if key != "id"}
+                assert json.dumps(bare) in texts, f"{where}: {item['type']} {item['id']} not sent back as it came"
+                SEARCHES_BACK["responses"] += 1
+    if any(tool.get("type") == "tool_search" for tool in body.get("tools", [])):
+        assert any(tool.get("defer_loading") is True for tool in body["tools"]), f"{where}: a search, nothing deferred"
     if stream:
         response_json = responses_stream(record["response_events"], where)
     else:
@@ -343,7 +383,7 @@ def main():
         if api == "openai":
             calls, answered = validate_openai(record, where)
         elif api == "anthropic":
-            calls, answered = validate_anthropic(record, where)
+            calls, answered, previous[api] = validate_anthropic(record, where, previous[api])
         elif api == "responses":
             calls, answered, previous[api] = validate_responses(record, where, previous[api])
         else:
@@ -365,12 +405,16 @@ def main():
             raise SystemExit(f"expected a whole streamed run for {api}, saw {counts[api + ' streamed']} requests")
     if retried < len(APIS):
         raise SystemExit(f"expected a retried 529 or 503 for each adapter, saw {retried}")
+    for api in ("anthropic", "responses"):
+        if SEARCHES_BACK[api] < 1:
+            raise SystemExit(f"expected a native tool search sent back through {api}, saw none")
     if REASONING_BACK[0] < 2:
         raise SystemExit(f"expected reasoning items sent back in a plain and a streamed run, saw {REASONING_BACK[0]}")
     print(
         f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
         f"{retried} retryable errors were retried with the same request; "
-        f"{REASONING_BACK[0]} reasoning items came back byte for byte"
+        f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
+        f"native tool search items sent back: {dict(SEARCHES_BACK)}"
     )
 
 

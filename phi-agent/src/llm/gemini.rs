@@ -323,7 +323,7 @@ fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value 
 /// The state a function call's part carries besides the call (its `thoughtSignature`).
 fn part_state(part: &Value) -> ProviderState {
     let mut fields = part.as_object().cloned().unwrap_or_default();
-    fields.remove("functionCall");
+    fields.shift_remove("functionCall");
     if fields.is_empty() {
         ProviderState::default()
     } else {
