@@ -654,7 +654,7 @@ async fn responses_and_gemini_error_events_are_retried_only_before_any_delta() {
     let errors = [
         (
             Provider::Responses,
-            "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error\",\"param\":null,\"sequence_number\":1}\n\n",
+            "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error; key sk-streaming-secret echoed\",\"param\":null,\"sequence_number\":1}\n\n",
             500,
             "The server had an error",
         ),
@@ -666,7 +666,7 @@ async fn responses_and_gemini_error_events_are_retried_only_before_any_delta() {
         ),
         (
             Provider::Gemini,
-            "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}\n\n",
+            "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded. sk-streaming-secret\",\"status\":\"UNAVAILABLE\"}}\n\n",
             503,
             "The model is overloaded.",
         ),
