@@ -575,9 +575,11 @@ struct ResponsesStream<const STORED: bool> {
     items: Vec<(u64, Value)>,
 }
 
-/// A call being streamed: its `output_index`, and the argument text handed on so far.
+/// A call being streamed: its `output_index` and item `id`, and the argument text handed on so
+/// far.
 struct StreamedCall {
-    output_index: u64,
+    output_index: Option<u64>,
+    item_id: Option<String>,
     arguments: String,
 }
 
@@ -585,9 +587,14 @@ impl<const STORED: bool> ResponsesStream<STORED> {
     /// The call at `output_index` among those begun, by its place in the reply.
     fn call_at(&self, event: &Value, data: &str) -> Result<usize, Failure> {
         let output_index = event.get("output_index").and_then(Value::as_u64);
+        let item_id = event.get("item_id").and_then(Value::as_str);
         self.calls
             .iter()
-            .position(|call| Some(call.output_index) == output_index)
+            .position(|call| match output_index {
+                Some(index) => call.output_index == Some(index),
+                // A server that leaves the index out still names the item.
+                None => item_id.is_some() && call.item_id.as_deref() == item_id,
+            })
             .ok_or_else(|| {
                 Failure::malformed(PROVIDER, "arguments of a call that never began", data)
             })
@@ -685,10 +692,8 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
                             data,
                         ));
                     };
-                    let output_index = event
-                        .get("output_index")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(u64::MAX - self.calls.len() as u64);
+                    let output_index = event.get("output_index").and_then(Value::as_u64);
+                    let item_id = item.get("id").and_then(Value::as_str).map(str::to_string);
                     out.push_back(StreamDelta::ToolCallStarted {
                         index: self.calls.len(),
                         id: id.to_string(),
@@ -696,6 +701,7 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
                     });
                     self.calls.push(StreamedCall {
                         output_index,
+                        item_id,
                         arguments: String::new(),
                     });
                 }
@@ -1163,6 +1169,40 @@ mod tests {
         assert_eq!(input[3].to_string(), without_id(2).to_string());
         assert_eq!(input[4]["type"], "function_call");
         assert_eq!(input.as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn streamed_arguments_find_their_call_by_index_or_item_id() {
+        let event = |data: Value| format!("data: {data}\n\n");
+        let added = event(
+            json!({"type": "response.output_item.added", "item": {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "calc", "arguments": ""}}),
+        );
+        let delta = event(
+            json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{\"a\":1}"}),
+        );
+        let done = event(
+            json!({"type": "response.completed", "response": {"status": "completed", "output": [
+                {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "calc", "arguments": "{\"a\":1}"}
+            ]}}),
+        );
+        let body = format!("{added}{delta}{done}");
+        let deltas = decode_stream(&[body.as_bytes()]).unwrap();
+        assert_eq!(
+            deltas[1],
+            StreamDelta::ToolArguments {
+                index: 0,
+                fragment: "{\"a\":1}".into()
+            }
+        );
+        assert_eq!(deltas.len(), 3, "started, arguments, done: {deltas:?}");
+
+        let stray = event(
+            json!({"type": "response.function_call_arguments.delta", "output_index": 4, "delta": "{}"}),
+        );
+        let error = decode_stream(&[format!("{added}{stray}").as_bytes()]).unwrap_err();
+        assert!(error.to_string().contains("never began"), "{error}");
+        let untyped = decode_stream(&[b"data: {\"delta\": \"x\"}\n\n"]).unwrap_err();
+        assert!(untyped.to_string().contains("without `type`"), "{untyped}");
     }
 
     #[test]
