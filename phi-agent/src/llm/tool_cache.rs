@@ -59,17 +59,20 @@ impl<'t, D: Serialize> Serialize for Definitions<'t, D> {
 }
 
 /// A shown list, a deferred list, and the JSON text of the `tools` array made of them.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 type WithDeferred = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
 
 /// The last `tools` array an adapter with a native tool search built: the shown tools, the
 /// provider's search tool, then the deferred ones marked `defer_loading: true`. Kept, like
 /// [`ToolJsonCache`], for the last pair of lists (both stay the same `Arc`s from turn to turn
 /// while nothing changes).
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DeferredJsonCache {
     last: Arc<Mutex<Option<WithDeferred>>>,
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 impl DeferredJsonCache {
     /// The `tools` array: `shown` converted by `convert`, then `search`, then each of `deferred`
     /// not shown, converted, with `defer_loading: true`. The search tool is never deferred, so
@@ -117,6 +120,7 @@ impl DeferredJsonCache {
 }
 
 /// One entry of a `tools` array with deferred tools.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Entry<'a, D> {
