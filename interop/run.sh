@@ -91,7 +91,7 @@ run_example responses fake_apis.py "${UNSET[@]}" OPENAI_API_KEY=sk-interop-not-a
 run_example gemini fake_apis.py "${UNSET[@]}" GEMINI_API_KEY=AIza-interop-not-a-key \
     GEMINI_BASE_URL="http://127.0.0.1:$APIS_PROXY_PORT" GEMINI_MODEL=gemini-2.5-flash
 
-echo "== interop: image and error results through every adapter, a retried 529, a plain and a streamed run of one conversation (tests/http/interop.rs)"
+echo "== interop: image and error results through every adapter, a retried 529, a plain and a streamed run of one conversation through each adapter (tests/http/interop.rs)"
 reset
 PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
     PHI_INTEROP_APIS_URL="http://127.0.0.1:$APIS_PROXY_PORT" \

@@ -1,7 +1,7 @@
 """Validates every captured exchange with the official SDKs' own types.
 
 Requests: openai's CompletionCreateParamsNonStreaming (or CompletionCreateParamsStreaming for a
-request with `stream: true`) and ResponseCreateParamsNonStreaming, and anthropic's
+request with `stream: true`) and ResponseCreateParamsNonStreaming (or ...Streaming), and anthropic's
 MessageCreateParamsNonStreaming or MessageCreateParamsStreaming (TypedDicts validated by pydantic;
 their `Iterable` fields are validated lazily, so every iterator is drained here); for Gemini, whose
 SDK has no type for the request body, every part of it: google-genai's Content (each of
@@ -9,10 +9,17 @@ SDK has no type for the request body, every part of it: google-genai's Content (
 SDK's models forbid extras) and any SDK warning (an unknown enum value) turned into a failure.
 Responses: openai's ChatCompletion and Response, anthropic's Message, google-genai's
 GenerateContentResponse; a streamed response event by event, as openai's ChatCompletionChunk (then
-`[DONE]`) and anthropic's RawMessageStreamEvent, in the order each API defines. Then the
-conversation itself: every tool call the server returned is answered, in call order, in the next
-request (by id, by `call_id`, or for Gemini calls without ids by name), and Gemini's thought
-signatures come back on the calls they came with.
+`[DONE]`), anthropic's RawMessageStreamEvent, openai's ResponseStreamEvent (from
+`response.created` to `response.completed`) and google-genai's GenerateContentResponse per chunk,
+in the order each API defines. Then the conversation itself: every tool call the server returned
+is answered, in call order, in the next request (by id, by `call_id`, or for Gemini calls without
+ids by name), Gemini's thought signatures come back on the calls they came with, and the
+Responses API's reasoning items (with their encrypted content) come back byte for byte, each just
+before the call it preceded. Native tool search: the request's search tool and deferred
+definitions pass the SDKs' request types, the provider's search (Responses: `tool_search_call`
+and `tool_search_output`, which must come back as they came, without their ids; Anthropic:
+`server_tool_use` and `tool_search_tool_result`, which must come back with the same id, input
+and tool references) is read, and the tools it found are called and answered.
 
 Usage: validate.py CAPTURE_FILE
 """
@@ -34,8 +41,11 @@ from openai.types.chat.completion_create_params import (
     CompletionCreateParamsNonStreaming,
     CompletionCreateParamsStreaming,
 )
-from openai.types.responses import Response
-from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+from openai.types.responses import Response, ResponseStreamEvent
+from openai.types.responses.response_create_params import (
+    ResponseCreateParamsNonStreaming,
+    ResponseCreateParamsStreaming,
+)
 from pydantic import TypeAdapter
 
 OPENAI_PARAMS = {False: CompletionCreateParamsNonStreaming, True: CompletionCreateParamsStreaming}
@@ -43,7 +53,13 @@ ANTHROPIC_PARAMS = {False: MessageCreateParamsNonStreaming, True: MessageCreateP
 # Kept for the whole run: the lazily validated iterators refer to their adapter's validator.
 ADAPTERS = {params: TypeAdapter(params) for params in [*OPENAI_PARAMS.values(), *ANTHROPIC_PARAMS.values()]}
 ANTHROPIC_EVENT = TypeAdapter(RawMessageStreamEvent)
-RESPONSES_REQUEST = TypeAdapter(ResponseCreateParamsNonStreaming)
+RESPONSES_PARAMS = {False: ResponseCreateParamsNonStreaming, True: ResponseCreateParamsStreaming}
+RESPONSES_REQUEST = {stream: TypeAdapter(params) for stream, params in RESPONSES_PARAMS.items()}
+RESPONSES_EVENT = TypeAdapter(ResponseStreamEvent)
+# Reasoning items the next request sent back byte for byte, over the whole run.
+REASONING_BACK = [0]
+# Native tool searches sent back (per API), over the whole run.
+SEARCHES_BACK = collections.Counter()
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
     "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
@@ -75,7 +91,7 @@ def check_keys(body, typed_dict, where):
 
 def streamed(record, where):
     """Whether the exchange is a streamed one; the request and the response must agree."""
-    asked = record["request"].get("stream") is True
+    asked = record["request"].get("stream") is True or record["path"].endswith("?alt=sse")
     assert asked == ("response_events" in record), f"{where}: stream asked {asked}, answer differs"
     return asked
 
@@ -141,7 +157,7 @@ def validate_openai(record, where):
     return [call.id for call in calls], answered
 
 
-def validate_anthropic(record, where):
+def validate_anthropic(record, where, previous):
     body = record["request"]
     stream = streamed(record, where)
     check_keys(body, ANTHROPIC_PARAMS[stream], where)
@@ -159,24 +175,77 @@ def validate_anthropic(record, where):
         for block in message["content"]
         if block.get("type") == "tool_result"
     ]
+    tools = body.get("tools", [])
+    if any(tool.get("type", "").startswith("tool_search_tool_") for tool in tools):
+        assert any(tool.get("defer_loading") is True for tool in tools), f"{where}: a search, nothing deferred"
+        assert not all(tool.get("defer_loading") is True for tool in tools), f"{where}: every tool deferred"
+    if previous is not None:
+        # The provider's search comes back with its id, input and tool references.
+        searched = {
+            block["id"]: block for block in previous["content"] if block["type"] == "server_tool_use"
+        }
+        found = {
+            block["tool_use_id"]: block for block in previous["content"] if block["type"] == "tool_search_tool_result"
+        }
+        sent = [block for message in body["messages"] if message["role"] == "assistant"
+                and isinstance(message["content"], list) for block in message["content"]]
+        for search_id, block in searched.items():
+            back = [b for b in sent if b.get("type") == "server_tool_use" and b.get("id") == search_id]
+            assert back and back[0]["input"] == block["input"] and back[0]["name"] == block["name"], (
+                f"{where}: server_tool_use {search_id} not sent back: {back}"
+            )
+            result = [b for b in sent if b.get("type") == "tool_search_tool_result" and b.get("tool_use_id") == search_id]
+            assert result and result[0]["content"]["tool_references"] == found[search_id]["content"]["tool_references"], (
+                f"{where}: tool_search_tool_result {search_id} not sent back: {result}"
+            )
+            SEARCHES_BACK["anthropic"] += 1
     if stream:
-        return anthropic_stream_calls(record["response_events"], where), answered
+        return anthropic_stream_calls(record["response_events"], where), answered, None
     response = Message.model_validate(record["response"])
     calls = [block.id for block in response.content if block.type == "tool_use"]
-    return calls, answered
+    return calls, answered, record["response"]
+
+
+def responses_stream(events, where):
+    """Validates a Responses stream in the order the API defines; returns the whole response."""
+    kinds = [event["data"]["type"] for event in events]
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed", f"{where}: {kinds}"
+    added, done = {}, {}
+    for number, event in enumerate(events):
+        data = event["data"]
+        assert event["event"] == data["type"], f"{where}: event {event['event']} carries {data['type']}"
+        assert data["sequence_number"] == number, f"{where}: sequence number {data['sequence_number']} at {number}"
+        parsed = RESPONSES_EVENT.validate_python(data)
+        if parsed.type == "response.output_item.added":
+            added[parsed.output_index] = parsed.item
+        elif parsed.type in ("response.function_call_arguments.delta", "response.output_text.delta"):
+            assert parsed.output_index in added and parsed.output_index not in done, (
+                f"{where}: a delta of item {parsed.output_index}, which is not open"
+            )
+        elif parsed.type == "response.output_item.done":
+            done[parsed.output_index] = data["item"]
+    assert sorted(added) == sorted(done), f"{where}: items never finished"
+    response = events[-1]["data"]["response"]
+    assert [done[index] for index in sorted(done)] == response["output"], f"{where}: the items differ from the output"
+    return response
 
 
 def validate_responses(record, where, previous):
     body = record["request"]
-    check_keys(body, ResponseCreateParamsNonStreaming, where)
-    checked = drain(RESPONSES_REQUEST.validate_python(body))
+    stream = streamed(record, where)
+    check_keys(body, RESPONSES_PARAMS[stream], where)
+    checked = drain(RESPONSES_REQUEST[stream].validate_python(body))
     assert len(checked["input"]) == len(body["input"]), where
     assert len(checked.get("tools", [])) == len(body.get("tools", [])), where
     assert body.get("store") is False, f"{where}: stateless requests say store: false"
+    assert body.get("include", ["reasoning.encrypted_content"]) == ["reasoning.encrypted_content"], where
     assert record["secret_headers_present"] == ["authorization"], where
     replayed = [item for item in body["input"] if item.get("type") == "function_call"]
-    # Without `store`, an item id names nothing the server kept.
-    assert all("id" not in item for item in replayed), f"{where}: {replayed}"
+    # Without `store`, an item id names nothing the server kept, unless the reasoning item it
+    # pairs with comes just before it.
+    for index, item in enumerate(body["input"]):
+        if item.get("type") == "function_call" and "id" in item:
+            assert index > 0 and body["input"][index - 1].get("type") == "reasoning", f"{where}: {item}"
     if previous is not None:
         # Arguments that are JSON come back as the same value (written compactly), not
         # necessarily as the same text.
@@ -186,10 +255,38 @@ def validate_responses(record, where, previous):
         sent = [call(item) for item in previous["output"] if item["type"] == "function_call"]
         back = [call(item) for item in replayed]
         assert back[-len(sent):] == sent if sent else True, f"{where}: calls replayed as {back}, sent {sent}"
-    response = Response.model_validate(record["response"])
+        # Each reasoning item before a call comes back as it came, just before that call.
+        output = previous["output"]
+        for index, item in enumerate(output):
+            following = output[index + 1] if index + 1 < len(output) else None
+            if item["type"] != "reasoning" or not following or following["type"] != "function_call":
+                continue
+            texts = [json.dumps(entry) for entry in body["input"]]
+            assert json.dumps(item) in texts, f"{where}: reasoning item {item['id']} not sent back as it came"
+            at = texts.index(json.dumps(item))
+            nxt = body["input"][at + 1]
+            assert nxt.get("call_id") == following["call_id"] and nxt.get("id") == following["id"], (
+                f"{where}: reasoning item {item['id']} not followed by its call: {nxt}"
+            )
+            REASONING_BACK[0] += 1
+        # The provider's tool search items come back as they came, without the ids of items
+        # the server never kept.
+        texts = [json.dumps(entry) for entry in body["input"]]
+        for item in output:
+            if item["type"] in ("tool_search_call", "tool_search_output"):
+                bare = {key: value for key, value in item.items() if key != "id"}
+                assert json.dumps(bare) in texts, f"{where}: {item['type']} {item['id']} not sent back as it came"
+                SEARCHES_BACK["responses"] += 1
+    if any(tool.get("type") == "tool_search" for tool in body.get("tools", [])):
+        assert any(tool.get("defer_loading") is True for tool in body["tools"]), f"{where}: a search, nothing deferred"
+    if stream:
+        response_json = responses_stream(record["response_events"], where)
+    else:
+        response_json = record["response"]
+    response = Response.model_validate(response_json)
     calls = [item.call_id for item in response.output if item.type == "function_call"]
     answered = [item["call_id"] for item in body["input"] if item.get("type") == "function_call_output"]
-    return calls, answered
+    return calls, answered, response_json
 
 
 def strict_genai(model, value, where):
@@ -229,11 +326,30 @@ def validate_gemini(record, where, previous):
                     f"{where}: thought signature not sent back: {back_part}"
                 )
                 assert back_part["functionCall"].get("id") == sent_part["functionCall"].get("id"), where
-    response = strict_genai(genai.GenerateContentResponse, record["response"], where)
+    if streamed(record, where):
+        response_json = gemini_stream(record["response_events"], where)
+    else:
+        response_json = record["response"]
+    response = strict_genai(genai.GenerateContentResponse, response_json, where)
     calls = [part.function_call.name for part in response.candidates[0].content.parts if part.function_call]
     last = body["contents"][-1]
     answered = [part["functionResponse"]["name"] for part in last["parts"] if "functionResponse" in part]
-    return calls, answered
+    return calls, answered, response_json
+
+
+def gemini_stream(events, where):
+    """Validates a `streamGenerateContent?alt=sse` stream (each chunk a GenerateContentResponse,
+    only the last with a finish reason); returns the chunks merged into one response."""
+    parts = []
+    for number, event in enumerate(events):
+        chunk = strict_genai(genai.GenerateContentResponse, event["data"], where)
+        candidate = chunk.candidates[0]
+        last = number == len(events) - 1
+        assert (candidate.finish_reason is not None) == last, f"{where}: finish reason on chunk {number}"
+        parts += event["data"]["candidates"][0]["content"]["parts"]
+    merged = dict(events[-1]["data"])
+    merged["candidates"] = [dict(merged["candidates"][0], content={"role": "model", "parts": parts})]
+    return merged
 
 
 def api_of(path):
@@ -241,7 +357,7 @@ def api_of(path):
         return "openai"
     if path.endswith("/responses"):
         return "responses"
-    if path.endswith(":generateContent"):
+    if path.endswith(":generateContent") or path.endswith(":streamGenerateContent?alt=sse"):
         return "gemini"
     return "anthropic"
 
@@ -267,14 +383,11 @@ def main():
         if api == "openai":
             calls, answered = validate_openai(record, where)
         elif api == "anthropic":
-            calls, answered = validate_anthropic(record, where)
+            calls, answered, previous[api] = validate_anthropic(record, where, previous[api])
         elif api == "responses":
-            calls, answered = validate_responses(record, where, previous[api])
+            calls, answered, previous[api] = validate_responses(record, where, previous[api])
         else:
-            calls, answered = validate_gemini(record, where, previous[api])
-        # A streamed exchange keeps its events instead (`response_events`); only the Responses and
-        # Gemini checks read the previous answer, and neither API is streamed here.
-        previous[api] = record.get("response")
+            calls, answered, previous[api] = validate_gemini(record, where, previous[api])
         # The results of the previous turn's calls come back in call order.
         expected = pending[api]
         assert answered[-len(expected):] == expected if expected else True, (
@@ -287,14 +400,21 @@ def main():
     for api in APIS:
         if counts[api] < 2:
             raise SystemExit(f"expected a whole tool-calling run for {api}, saw {counts[api]} requests")
-    for api in ("openai", "anthropic"):
+    for api in APIS:
         if counts[api + " streamed"] < 2:
             raise SystemExit(f"expected a whole streamed run for {api}, saw {counts[api + ' streamed']} requests")
     if retried < len(APIS):
         raise SystemExit(f"expected a retried 529 or 503 for each adapter, saw {retried}")
+    for api in ("anthropic", "responses"):
+        if SEARCHES_BACK[api] < 1:
+            raise SystemExit(f"expected a native tool search sent back through {api}, saw none")
+    if REASONING_BACK[0] < 2:
+        raise SystemExit(f"expected reasoning items sent back in a plain and a streamed run, saw {REASONING_BACK[0]}")
     print(
         f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
-        f"{retried} retryable errors were retried with the same request"
+        f"{retried} retryable errors were retried with the same request; "
+        f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
+        f"native tool search items sent back: {dict(SEARCHES_BACK)}"
     )
 
 

@@ -28,6 +28,24 @@ fn text_body(provider: &str) -> String {
             body.push_str(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#);
             body.push_str("\n\ndata: [DONE]\n\n");
         }
+        "gemini" => {
+            // One `GenerateContentResponse` chunk per piece, with the usage so far, as Gemini
+            // sends them; the last one says why it finished.
+            for _ in 0..DELTAS {
+                body.push_str(r#"data: {"candidates":[{"content":{"role":"model","parts":[{"text":"word"}]},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":1,"totalTokenCount":10},"modelVersion":"gemini-test","responseId":"r-1"}"#);
+                body.push_str("\n\n");
+            }
+            body.push_str(r#"data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":1000,"totalTokenCount":1009},"modelVersion":"gemini-test","responseId":"r-1"}"#);
+            body.push_str("\n\n");
+        }
+        "openai-responses" => {
+            for n in 0..DELTAS {
+                body.push_str(&format!("event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"sequence_number\":{n},\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"word\",\"logprobs\":[]}}\n\n"));
+            }
+            // The last event carries the whole response, its text included.
+            let text = "word".repeat(DELTAS);
+            body.push_str(&format!("event: response.completed\ndata: {{\"type\":\"response.completed\",\"sequence_number\":{DELTAS},\"response\":{{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"gpt-test\",\"output\":[{{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"{text}\",\"annotations\":[]}}]}}],\"usage\":{{\"input_tokens\":9,\"output_tokens\":1000,\"total_tokens\":1009}}}}}}\n\n"));
+        }
         _ => {
             body.push_str("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
             for _ in 0..DELTAS {
@@ -43,7 +61,7 @@ fn text_body(provider: &str) -> String {
 fn bench_decode(c: &mut Criterion) {
     let mut group = c.benchmark_group("decode");
     group.throughput(Throughput::Elements(DELTAS as u64));
-    for provider in ["openai", "anthropic"] {
+    for provider in ["openai", "anthropic", "gemini", "openai-responses"] {
         let body = text_body(provider);
         // 16 KiB reads, about what one TLS record and a socket read hand over at a time.
         let chunks: Vec<&[u8]> = body.as_bytes().chunks(16 * 1024).collect();

@@ -16,9 +16,9 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `openai` | yes | `llm::OpenAiClient` (chat completions, plain and streamed) and `llm::ResponsesClient` (the Responses API, stateless); reqwest, rustls and sse-stream |
+//! | `openai` | yes | `llm::OpenAiClient` (chat completions) and `llm::ResponsesClient` (the Responses API), plain and streamed; reqwest, rustls and sse-stream |
 //! | `anthropic` | yes | `llm::AnthropicClient` (messages, plain and streamed); reqwest, rustls and sse-stream |
-//! | `gemini` | yes | `llm::GeminiClient` (`generateContent`); reqwest and rustls |
+//! | `gemini` | yes | `llm::GeminiClient` (`generateContent`, plain and streamed); reqwest, rustls and sse-stream |
 //! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |

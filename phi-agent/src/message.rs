@@ -3,7 +3,7 @@
 //! bottom beside [`Content`].
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::content::Content;
 
@@ -54,6 +54,11 @@ pub struct ToolSearchCall {
     pub input: Value,
     /// Names of the tools it found, best first.
     pub tools: Vec<String>,
+    /// What the provider needs back, unchanged, to replay the search (the OpenAI Responses
+    /// API's `tool_search_call` and `tool_search_output` items, as they came); empty for
+    /// Anthropic, whose search the adapter rebuilds from the fields above.
+    #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
+    pub provider_state: ProviderState,
 }
 
 impl ToolSearchCall {
@@ -98,6 +103,12 @@ pub struct ToolCall {
     /// here as a JSON string, so the agent can tell the model what was wrong and the conversation
     /// can be sent back exactly as the model wrote it.
     pub arguments: Value,
+    /// What the provider attached to the call that only it can read (a Gemini thought
+    /// signature, the OpenAI Responses reasoning items that came before the call), kept with
+    /// the call so that the conversation sent back carries it unchanged. Empty for most calls,
+    /// and then left out of the call's JSON.
+    #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
+    pub provider_state: ProviderState,
 }
 
 impl ToolCall {
@@ -113,6 +124,64 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments,
+            provider_state: ProviderState::default(),
         }
+    }
+
+    /// This call with `state` as its [`provider_state`](Self::provider_state).
+    pub fn with_provider_state(mut self, state: ProviderState) -> Self {
+        self.provider_state = state;
+        self
+    }
+}
+
+/// Opaque state a provider attached to part of a conversation, which it needs back, unchanged,
+/// in later requests: one JSON value per provider, under the name of the adapter that wrote it
+/// (so another provider's adapter, given the same conversation, leaves it out).
+///
+/// It serializes as a JSON object `{adapter: value}` and is kept byte for byte through a
+/// session's history, a [`PausedRun`](crate::PausedRun) and a journal
+/// ([`JournalExecutor`](crate::JournalExecutor)): nothing in between reads it.
+///
+/// ```
+/// use phi_agent::llm::{ProviderState, ToolCall};
+/// let state = ProviderState::default().with("gemini", serde_json::json!({"thoughtSignature": "c2ln"}));
+/// let call = ToolCall::new("c1", "now", serde_json::json!({})).with_provider_state(state);
+/// assert_eq!(call.provider_state.get("gemini").unwrap()["thoughtSignature"], "c2ln");
+/// let json = serde_json::to_string(&call).unwrap();
+/// assert_eq!(serde_json::from_str::<ToolCall>(&json).unwrap(), call);
+/// // Without state, a call's JSON is what it always was.
+/// let plain = ToolCall::new("c1", "now", serde_json::json!({}));
+/// assert_eq!(serde_json::to_string(&plain).unwrap(), r#"{"id":"c1","name":"now","arguments":{}}"#);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProviderState(Map<String, Value>);
+
+impl ProviderState {
+    /// Whether no provider left anything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// What the adapter named `adapter` left, if anything.
+    pub fn get(&self, adapter: &str) -> Option<&Value> {
+        self.0.get(adapter)
+    }
+
+    /// What the adapter named `adapter` left, to change in place.
+    pub fn get_mut(&mut self, adapter: &str) -> Option<&mut Value> {
+        self.0.get_mut(adapter)
+    }
+
+    /// Keeps `state` under `adapter`, replacing what was there.
+    pub fn insert(&mut self, adapter: impl Into<String>, state: Value) {
+        self.0.insert(adapter.into(), state);
+    }
+
+    /// This state with `state` kept under `adapter`.
+    pub fn with(mut self, adapter: impl Into<String>, state: Value) -> Self {
+        self.insert(adapter, state);
+        self
     }
 }

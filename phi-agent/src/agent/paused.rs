@@ -11,7 +11,7 @@ use super::approval::Approval;
 use super::output::ToolCallRecord;
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
-use crate::llm::{Message, ToolCall, Usage};
+use crate::llm::{Message, ProviderState, ToolCall, Usage};
 
 /// A run paused on tool calls that need a person's approval, returned by
 /// [`PhiAgent::start`](crate::PhiAgent::start) and [`PhiAgent::resume`](crate::PhiAgent::resume)
@@ -43,7 +43,7 @@ use crate::llm::{Message, ToolCall, Usage};
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
 /// system prompt, no configuration. A paused run is resumed on an agent built anew with the
@@ -123,6 +123,9 @@ pub(super) struct RanCall {
     pub(super) id: String,
     pub(super) tool: String,
     pub(super) arguments: Value,
+    /// The call's [`ToolCall::provider_state`], for the model to get back unchanged.
+    #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
+    pub(super) provider_state: ProviderState,
     pub(super) content: Vec<Content>,
     pub(super) is_error: bool,
     pub(super) duration: Duration,
@@ -134,6 +137,8 @@ pub struct PendingCall {
     id: String,
     tool: String,
     arguments: Value,
+    #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
+    provider_state: ProviderState,
     decision: Option<Approval>,
 }
 
@@ -143,6 +148,7 @@ impl PendingCall {
             id: call.id.clone(),
             tool: call.name.clone(),
             arguments: call.arguments.clone(),
+            provider_state: call.provider_state.clone(),
             decision: None,
         }
     }
@@ -179,8 +185,10 @@ impl TurnCall {
     /// The call as the model made it.
     pub(super) fn to_tool_call(&self) -> ToolCall {
         match self {
-            TurnCall::Ran(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone()),
-            TurnCall::Pending(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone()),
+            TurnCall::Ran(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone())
+                .with_provider_state(call.provider_state.clone()),
+            TurnCall::Pending(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone())
+                .with_provider_state(call.provider_state.clone()),
         }
     }
 }

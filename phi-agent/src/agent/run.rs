@@ -476,6 +476,7 @@ impl AgentSession {
                                     id: call.id.clone(),
                                     tool: call.name.clone(),
                                     arguments: call.arguments.clone(),
+                                    provider_state: call.provider_state.clone(),
                                     content: settled.result.content,
                                     is_error: settled.result.is_error,
                                     duration: settled.duration,

@@ -2,22 +2,19 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
-use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
 use super::sse::{Decoder, Failure};
-use super::tool_cache::{SharedJson, ToolJsonCache};
+use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
     DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
-    ToolCall, ToolSearchCall, ToolSpec, Usage,
+    ToolCall, ToolSearchCall, Usage,
 };
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
@@ -51,7 +48,7 @@ pub struct AnthropicClient {
     model: String,
     max_tokens: u32,
     tools: ToolJsonCache,
-    native: NativeToolsCache,
+    native: DeferredJsonCache,
 }
 
 impl AnthropicClient {
@@ -69,7 +66,7 @@ impl AnthropicClient {
             model: model.into(),
             max_tokens: 4096,
             tools: ToolJsonCache::default(),
-            native: NativeToolsCache::default(),
+            native: DeferredJsonCache::default(),
         })
     }
 
@@ -184,7 +181,12 @@ impl AnthropicClient {
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
             tools: if !request.deferred_tools.is_empty() {
-                Some(self.native.get(&request.tools, &request.deferred_tools))
+                Some(self.native.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    definition::anthropic_borrowed,
+                    &json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME}),
+                ))
             } else {
                 (!request.tools.is_empty()).then(|| {
                     self.tools
@@ -208,75 +210,6 @@ struct MessagesBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
-}
-
-/// The `tools` array of a request with deferred tools, kept as text for the last pair of lists
-/// (both stay the same `Arc`s from turn to turn while nothing changes).
-#[derive(Debug, Clone, Default)]
-struct NativeToolsCache {
-    last: Arc<Mutex<Option<NativeTools>>>,
-}
-
-/// The shown and deferred lists, and the text of the `tools` array made of them.
-type NativeTools = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
-
-impl NativeToolsCache {
-    /// The shown tools, then the search tool, then the deferred ones with `defer_loading`. The
-    /// search tool is never deferred, so no request has only deferred tools (which the API
-    /// refuses); a deferred tool that is also shown is sent once, shown.
-    fn get(&self, shown: &Arc<[ToolSpec]>, deferred: &Arc<[ToolSpec]>) -> SharedJson {
-        let mut last = self
-            .last
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((s, d, json)) = last.as_ref()
-            && Arc::ptr_eq(s, shown)
-            && Arc::ptr_eq(d, deferred)
-        {
-            return SharedJson(json.clone());
-        }
-        // Borrowed entries (a few pointers each), written straight to text.
-        let entries = shown
-            .iter()
-            .map(|spec| NativeEntry::Tool(definition::anthropic_borrowed(spec)))
-            .chain([NativeEntry::Search {
-                kind: TOOL_SEARCH_TYPE,
-                name: TOOL_SEARCH_NAME,
-            }])
-            .chain(
-                deferred
-                    .iter()
-                    .filter(|spec| !shown.iter().any(|s| s.name == spec.name))
-                    .map(|spec| NativeEntry::Deferred {
-                        tool: definition::anthropic_borrowed(spec),
-                        defer_loading: true,
-                    }),
-            );
-        let entries: Vec<NativeEntry<'_>> = entries.collect();
-        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
-        let json: Arc<RawValue> = serde_json::value::to_raw_value(&entries)
-            .unwrap_or_default()
-            .into();
-        *last = Some((shown.clone(), deferred.clone(), json.clone()));
-        SharedJson(json)
-    }
-}
-
-/// One entry of a `tools` array with deferred tools.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum NativeEntry<'a> {
-    Tool(definition::AnthropicTool<'a>),
-    Search {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        name: &'static str,
-    },
-    Deferred {
-        #[serde(flatten)]
-        tool: definition::AnthropicTool<'a>,
-        defer_loading: bool,
-    },
 }
 
 /// Messages under construction: consecutive blocks of one role share a message, because the
@@ -353,6 +286,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                     id: block["id"].as_str().unwrap_or_default().to_string(),
                     input: block.get("input").cloned().unwrap_or(Value::Null),
                     tools: Vec::new(),
+                    provider_state: Default::default(),
                 });
             }
             Some("tool_search_tool_result") => {
@@ -374,6 +308,7 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                         id: id.to_string(),
                         input: Value::Null,
                         tools: found,
+                        provider_state: Default::default(),
                     }),
                 }
             }
@@ -681,7 +616,10 @@ impl fmt::Debug for AnthropicClient {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::llm::ToolSpec;
 
     #[test]
     fn results_of_one_turn_share_a_user_message_and_keep_images() {
@@ -788,6 +726,7 @@ mod tests {
             id: "srvtoolu_1".into(),
             input: json!({"query": "weather"}),
             tools: vec!["get_weather".into()],
+            provider_state: Default::default(),
         };
         assert_eq!(reply.tool_searches, std::slice::from_ref(&search));
         assert_eq!(search.query(), "weather");

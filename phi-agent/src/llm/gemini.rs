@@ -1,5 +1,6 @@
 //! The Gemini API's `generateContent`.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use async_trait::async_trait;
@@ -9,8 +10,12 @@ use serde_json::{Map, Value, json};
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::settings::{EnvSettings, process_env};
+use super::sse::{Decoder, Failure};
 use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::{
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
+    StopReason, StreamDelta, ToolCall, Usage,
+};
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "gemini";
@@ -18,12 +23,10 @@ const PROVIDER: &str = "gemini";
 /// What a call id made up for a call Gemini sent without one starts with.
 const MADE_UP_ID: &str = "call_";
 
-/// Where a call's thought signature rides in [`ToolCall::id`]: `{id}#ts={signature}`.
-///
-/// Gemini 3 refuses a history whose function calls lost the `thoughtSignature` they came with,
-/// and [`Message`] has no field for provider state; the id is the one string every layer keeps
-/// verbatim (the agent, its events and a serialized conversation), so the signature travels in it.
-const SIGNATURE_MARK: &str = "#ts=";
+/// The name a call's [`ProviderState`] keeps this adapter's state under: the fields of the
+/// call's part besides `functionCall` (its `thoughtSignature`), sent back with the call as they
+/// came. Gemini 3 refuses a history whose function calls lost their signatures.
+const STATE_KEY: &str = "gemini";
 
 /// Which field of a `FunctionDeclaration` carries a tool's argument schema.
 ///
@@ -52,7 +55,8 @@ pub enum GeminiSchemaForm {
 ///
 /// Calls: Gemini's older models send function calls without an `id`; those get `call_<n>` (`n`
 /// the call's position in the reply) and are answered by name and order, as Gemini matches them.
-/// A call's `thoughtSignature` is kept in its id (`{id}#ts={signature}`) and sent back with it.
+/// A call's `thoughtSignature` (and any other field of its part) is kept in its
+/// [`ToolCall::provider_state`] and sent back with it.
 ///
 /// ```
 /// use phi_agent::llm::{GeminiClient, GeminiSchemaForm};
@@ -210,8 +214,10 @@ impl GeminiClient {
                         .map(crate::Content::to_model_text)
                         .collect::<Vec<_>>()
                         .join("\n");
-                    let (id, _) = split_id(tool_call_id);
-                    contents.push("user", function_response(name, id, &text, *is_error));
+                    contents.push(
+                        "user",
+                        function_response(name, tool_call_id, &text, *is_error),
+                    );
                 }
             }
         }
@@ -274,14 +280,6 @@ impl Contents {
     }
 }
 
-/// A call id as the model gave it, and the thought signature kept in it.
-fn split_id(id: &str) -> (&str, Option<&str>) {
-    match id.split_once(SIGNATURE_MARK) {
-        Some((id, signature)) => (id, Some(signature)),
-        None => (id, None),
-    }
-}
-
 /// Whether `id` was made up here for a call Gemini sent without one (so it is not sent back).
 fn is_made_up(id: &str) -> bool {
     id.strip_prefix(MADE_UP_ID)
@@ -289,7 +287,6 @@ fn is_made_up(id: &str) -> bool {
 }
 
 fn function_call(call: &ToolCall) -> Value {
-    let (id, signature) = split_id(&call.id);
     // `args` is a Struct: arguments that were not a JSON object were already answered with an
     // error result, so the call is replayed with none.
     let args = match &call.arguments {
@@ -297,14 +294,20 @@ fn function_call(call: &ToolCall) -> Value {
         _ => Value::Object(Map::new()),
     };
     let mut function = json!({"name": call.name, "args": args});
-    if !is_made_up(id) {
-        function["id"] = id.into();
+    if !is_made_up(&call.id) {
+        function["id"] = call.id.as_str().into();
     }
-    let mut part = json!({"functionCall": function});
-    if let Some(signature) = signature {
-        part["thoughtSignature"] = signature.into();
+    let mut part = Map::new();
+    part.insert("functionCall".into(), function);
+    if let Some(Value::Object(fields)) = call.provider_state.get(STATE_KEY) {
+        for (name, value) in fields {
+            // The call itself is ours to write; every other field goes back as it came.
+            if name != "functionCall" {
+                part.insert(name.clone(), value.clone());
+            }
+        }
     }
-    part
+    Value::Object(part)
 }
 
 fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value {
@@ -317,93 +320,223 @@ fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value 
     json!({"functionResponse": function})
 }
 
+/// The state a function call's part carries besides the call (its `thoughtSignature`).
+fn part_state(part: &Value) -> ProviderState {
+    let mut fields = part.as_object().cloned().unwrap_or_default();
+    fields.shift_remove("functionCall");
+    if fields.is_empty() {
+        ProviderState::default()
+    } else {
+        ProviderState::default().with(STATE_KEY, Value::Object(fields))
+    }
+}
+
 /// Reads a `GenerateContentResponse`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
-    let invalid = |message: String| AgentError::InvalidResponse {
-        provider: PROVIDER,
-        message,
-    };
-    let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
-        let blocked = body
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str);
-        return Err(invalid(match blocked {
-            Some(reason) => format!("it has no candidates: the prompt was blocked ({reason})"),
-            None => "it has no `candidates[0]`".into(),
-        }));
-    };
-    let parts = match candidate.pointer("/content/parts") {
-        Some(Value::Array(parts)) => parts.as_slice(),
-        // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
-        None | Some(Value::Null) => &[],
-        Some(_) => {
-            return Err(invalid(
-                "`candidates[0].content.parts` is not an array".into(),
-            ));
+    let mut reply = Reply::default();
+    reply
+        .read(body, None)
+        .map_err(|message| AgentError::InvalidResponse {
+            provider: PROVIDER,
+            message,
+        })?;
+    Ok(reply.finish())
+}
+
+/// A reply being read: from one whole `GenerateContentResponse`, or from the chunks of a
+/// streamed one (each a `GenerateContentResponse` with the next parts; the last has the
+/// `finishReason`, and the usage so far comes with each).
+#[derive(Default)]
+struct Reply {
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    finish_reason: Option<String>,
+    usage: Usage,
+}
+
+impl Reply {
+    /// Reads one response or chunk, pushing the deltas it carries to `out` when streaming.
+    fn read(
+        &mut self,
+        body: &Value,
+        mut out: Option<&mut VecDeque<StreamDelta>>,
+    ) -> Result<(), String> {
+        if let Some(usage) = body.get("usageMetadata") {
+            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Usage {
+                input_tokens: count("promptTokenCount"),
+                // Thinking tokens are written (and billed) as output.
+                output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+            };
         }
-    };
-    let mut text = String::new();
-    let mut tool_calls = Vec::new();
-    for (index, part) in parts.iter().enumerate() {
-        if let Some(call) = part.get("functionCall") {
-            let Some(name) = call.get("name").and_then(Value::as_str) else {
-                return Err(invalid(format!(
-                    "functionCall in part {index} lacks `name`"
-                )));
+        let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
+            let blocked = body
+                .pointer("/promptFeedback/blockReason")
+                .and_then(Value::as_str);
+            return match blocked {
+                Some(reason) => Err(format!(
+                    "it has no candidates: the prompt was blocked ({reason})"
+                )),
+                // A streamed chunk may carry only the usage.
+                None if out.is_some() => Ok(()),
+                None => Err("it has no `candidates[0]`".into()),
             };
-            let mut id = match call.get("id").and_then(Value::as_str) {
-                Some(id) if !id.is_empty() => id.to_string(),
-                _ => format!("{MADE_UP_ID}{}", tool_calls.len()),
-            };
-            if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
-                id = format!("{id}{SIGNATURE_MARK}{signature}");
+        };
+        let parts = match candidate.pointer("/content/parts") {
+            Some(Value::Array(parts)) => parts.as_slice(),
+            // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
+            None | Some(Value::Null) => &[],
+            Some(_) => return Err("`candidates[0].content.parts` is not an array".into()),
+        };
+        for (index, part) in parts.iter().enumerate() {
+            if let Some(call) = part.get("functionCall") {
+                let Some(name) = call.get("name").and_then(Value::as_str) else {
+                    return Err(format!("functionCall in part {index} lacks `name`"));
+                };
+                let id = match call.get("id").and_then(Value::as_str) {
+                    Some(id) if !id.is_empty() => id.to_string(),
+                    _ => format!("{MADE_UP_ID}{}", self.tool_calls.len()),
+                };
+                let arguments = match call.get("args") {
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(args) => args.clone(),
+                };
+                if let Some(out) = out.as_deref_mut() {
+                    // Gemini streams a call whole, in one part.
+                    let index = self.tool_calls.len();
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index,
+                        id: id.clone(),
+                        name: name.to_string(),
+                    });
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: arguments.to_string(),
+                    });
+                }
+                self.tool_calls
+                    .push(ToolCall::new(id, name, arguments).with_provider_state(part_state(part)));
+            } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                // A thought summary is not part of the answer.
+            } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
+                self.text.push_str(piece);
+                if let Some(out) = out.as_deref_mut()
+                    && !piece.is_empty()
+                {
+                    out.push_back(StreamDelta::Text(piece.to_string()));
+                }
             }
-            let arguments = match call.get("args") {
-                None | Some(Value::Null) => Value::Object(Map::new()),
-                Some(args) => args.clone(),
-            };
-            tool_calls.push(ToolCall::new(id, name, arguments));
-        } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
-            // A thought summary is not part of the answer.
-        } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
-            text.push_str(piece);
+        }
+        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> LlmResponse {
+        let tool_calls = std::mem::take(&mut self.tool_calls);
+        let stop_reason = match self.finish_reason.as_deref() {
+            // Gemini says STOP after function calls too.
+            _ if !tool_calls.is_empty() => StopReason::ToolUse,
+            Some("STOP") | None => StopReason::EndTurn,
+            Some("MAX_TOKENS") => StopReason::MaxTokens,
+            Some(other) => StopReason::Other(other.to_string()),
+        };
+        LlmResponse {
+            text: std::mem::take(&mut self.text),
+            tool_calls,
+            usage: self.usage,
+            stop_reason,
+            tool_searches: Vec::new(),
         }
     }
-    let stop_reason = match candidate.get("finishReason").and_then(Value::as_str) {
-        // Gemini says STOP after function calls too.
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        Some("STOP") | None => StopReason::EndTurn,
-        Some("MAX_TOKENS") => StopReason::MaxTokens,
-        Some(other) => StopReason::Other(other.to_string()),
-    };
-    let count = |name: &str| {
-        body.pointer(&format!("/usageMetadata/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(LlmResponse {
-        text,
-        tool_calls,
-        usage: Usage {
-            input_tokens: count("promptTokenCount"),
-            // Thinking tokens are written (and billed) as output.
-            output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
-        },
-        stop_reason,
-        tool_searches: Vec::new(),
-    })
+}
+
+/// A streamed `streamGenerateContent?alt=sse`: one chunk per event, no closing event; the reply
+/// is complete once a chunk has said why it finished and the body ends.
+#[derive(Default)]
+struct GeminiStream(Reply);
+
+impl Decoder for GeminiStream {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim().is_empty() {
+            return Ok(None);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        if let Some(error) = chunk.get("error") {
+            // An error after a 200, in the shape of an error body: its code is an HTTP status.
+            let status = error
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|code| u16::try_from(code).ok())
+                .unwrap_or(200);
+            let message = super::http::provider_message(data.as_bytes());
+            return Err(Failure::provider(PROVIDER, status, message));
+        }
+        self.0.read(&chunk, Some(out)).map_err(|message| {
+            Failure::fatal(AgentError::InvalidResponse {
+                provider: PROVIDER,
+                message,
+            })
+        })?;
+        Ok(None)
+    }
+
+    fn finish(&mut self, _out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        self.0.finish_reason.is_some().then(|| self.0.finish())
+    }
+}
+
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<GeminiStream>(PROVIDER, chunks)
+}
+
+impl GeminiClient {
+    fn headers(&self) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-goog-api-key", self.key.header("")?);
+        Ok(headers)
+    }
+
+    /// The URL streamed requests are posted to (`streamGenerateContent?alt=sse`).
+    pub fn stream_endpoint(&self) -> String {
+        format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            self.base_url, self.model
+        )
+    }
 }
 
 #[async_trait]
 impl LlmClient for GeminiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-goog-api-key", self.key.header("")?);
+        let headers = self.headers()?;
         let body = self
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
         parse_response(&body)
+    }
+
+    /// Streams the reply (`streamGenerateContent?alt=sse`; the body is the one `complete` sends).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let headers = match self.headers() {
+            Ok(headers) => headers,
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&self.body(request)).unwrap_or_default();
+        self.http
+            .stream::<GeminiStream>(self.stream_endpoint(), headers, body)
     }
 
     fn provider(&self) -> &str {
@@ -437,7 +570,7 @@ mod tests {
     use crate::llm::ToolSpec;
 
     #[test]
-    fn calls_without_ids_get_positions_and_signatures_ride_in_the_id() {
+    fn calls_without_ids_get_positions_and_signatures_are_kept_as_provider_state() {
         let body = json!({
             "candidates": [{
                 "content": {"role": "model", "parts": [
@@ -455,7 +588,12 @@ mod tests {
         assert_eq!(reply.text, "Let me compute.");
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
         let ids: Vec<&str> = reply.tool_calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["call_0#ts=c2ln", "call_1", "g-7"]);
+        assert_eq!(ids, ["call_0", "call_1", "g-7"]);
+        assert_eq!(
+            reply.tool_calls[0].provider_state.get(STATE_KEY),
+            Some(&json!({"thoughtSignature": "c2ln"}))
+        );
+        assert!(reply.tool_calls[1].provider_state.is_empty());
         assert_eq!(reply.tool_calls[1].arguments, json!("oops"));
         assert_eq!(reply.tool_calls[2].arguments, json!({}));
         assert_eq!(
@@ -497,11 +635,15 @@ mod tests {
                 Message::Assistant {
                     text: String::new(),
                     tool_calls: vec![
-                        ToolCall::new("call_0#ts=c2ln", "calc", json!({"a": 1})),
+                        ToolCall::new("call_0", "calc", json!({"a": 1})).with_provider_state(
+                            ProviderState::default()
+                                .with(STATE_KEY, json!({"thoughtSignature": "c2ln"}))
+                                .with("other", json!("not ours")),
+                        ),
                         ToolCall::new("g-7", "calc", json!("oops")),
                     ],
                 },
-                result("call_0#ts=c2ln", "1", false),
+                result("call_0", "1", false),
                 result("g-7", "not an object", true),
             ],
             tools: Arc::from(vec![ToolSpec::new(

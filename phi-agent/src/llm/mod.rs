@@ -18,7 +18,7 @@ mod responses;
 mod scripted;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod settings;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod sse;
 mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -33,7 +33,7 @@ use futures_util::StreamExt;
 
 use crate::error::AgentResult;
 
-pub use crate::message::{Message, ToolCall, ToolSearchCall};
+pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 pub use anthropic::AnthropicClient;
@@ -51,7 +51,7 @@ pub use stream::{DeltaStream, StreamDelta};
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_stream_body;
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.

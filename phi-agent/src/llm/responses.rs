@@ -1,25 +1,45 @@
 //! The OpenAI Responses API, and every server that speaks it.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
 use super::openai::{parse_arguments, replayed_arguments, tool_result_text};
 use super::settings::{EnvSettings, process_env};
-use super::tool_cache::{SharedJson, ToolJsonCache};
-use super::{HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, ToolCall, Usage};
+use super::sse::{Decoder, Failure};
+use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
+use super::{
+    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
+    StopReason, StreamDelta, ToolCall, ToolSearchCall, Usage,
+};
 use crate::error::{AgentError, AgentResult};
 
 const PROVIDER: &str = "openai";
 
+/// The name a call's [`ProviderState`] keeps this adapter's state under: `items`, the output
+/// items that came before the call and must go back with it (reasoning items, each as it came,
+/// `encrypted_content` included), with `id`, the call item's own id, which pairs it with them;
+/// and `response_id` when responses are stored ([`ResponsesClient::with_stored_responses`]).
+const STATE_KEY: &str = "openai_responses";
+
+/// What a stateless request asks for so that reasoning items can be sent back.
+const ENCRYPTED_REASONING: &[&str] = &["reasoning.encrypted_content"];
+
 /// A client of the OpenAI Responses API (`POST {base_url}/responses`).
 ///
-/// Stateless: every request carries the whole conversation and says `store: false`, so nothing
-/// is kept on the server and `previous_response_id` is never needed. Tools are function tools in
+/// Stateless by default: every request carries the whole conversation and says `store: false`,
+/// so nothing is kept on the server and `previous_response_id` is never needed. A reasoning
+/// model's reasoning items then come encrypted (`include: ["reasoning.encrypted_content"]`, asked
+/// for reasoning models, see [`with_encrypted_reasoning`](Self::with_encrypted_reasoning)); they
+/// are kept with the calls they preceded ([`ToolCall::provider_state`]) and sent back unchanged
+/// on the next turn, so the model keeps its reasoning across tool calls.
+/// [`with_stored_responses`](Self::with_stored_responses) lets the server keep the conversation
+/// instead. Tools are function tools in
 /// strict mode when their schema fits it, and without `strict` otherwise, as
 /// [`OpenAiClient`](super::OpenAiClient) sends them. Calls and their results are `function_call`
 /// and `function_call_output` items keyed by `call_id`.
@@ -46,6 +66,10 @@ pub struct ResponsesClient {
     model: String,
     max_tokens: Option<u32>,
     tools: ToolJsonCache,
+    store: bool,
+    encrypted_reasoning: Option<bool>,
+    native_search: bool,
+    deferred: DeferredJsonCache,
 }
 
 impl ResponsesClient {
@@ -67,6 +91,10 @@ impl ResponsesClient {
             model: model.into(),
             max_tokens: None,
             tools: ToolJsonCache::default(),
+            store: false,
+            encrypted_reasoning: None,
+            native_search: false,
+            deferred: DeferredJsonCache::default(),
         })
     }
 
@@ -108,6 +136,45 @@ impl ResponsesClient {
         self
     }
 
+    /// Lets the server keep each response (`store: true`) and continues from the last one
+    /// (`previous_response_id`), sending only what came after it: the tool results and new
+    /// messages. The id travels with the reply's calls ([`ToolCall::provider_state`]); after a
+    /// reply without calls, the next request sends the whole conversation again (still
+    /// stored). Reasoning items then stay on the server.
+    pub fn with_stored_responses(mut self) -> Self {
+        self.store = true;
+        self
+    }
+
+    /// Whether stateless requests ask for encrypted reasoning items
+    /// (`include: ["reasoning.encrypted_content"]`). The default asks for it for OpenAI's
+    /// reasoning models (names starting with `o` and a digit, or `gpt-5` but not `gpt-5-chat`),
+    /// as other models refuse it; set it for a reasoning model of another name.
+    pub fn with_encrypted_reasoning(mut self, on: bool) -> Self {
+        self.encrypted_reasoning = Some(on);
+        self
+    }
+
+    /// Lets the API's own tool search find the agent's discoverable tools
+    /// ([`ToolSearch::Native`](crate::ToolSearch::Native), and `Auto`): requests then carry a
+    /// `{"type": "tool_search"}` tool, after the shown tools, and the discoverable ones as
+    /// function tools with `defer_loading: true`. The search runs on OpenAI's side; its
+    /// `tool_search_call` and `tool_search_output` items are kept
+    /// ([`Message::ToolSearch`]) and sent back as they came, and the tools they loaded become
+    /// callable. Off by default: only models from `gpt-5.4` on accept the tool.
+    pub fn with_native_tool_search(mut self, on: bool) -> Self {
+        self.native_search = on;
+        self
+    }
+
+    /// Whether requests ask for encrypted reasoning items.
+    fn asks_encrypted_reasoning(&self) -> bool {
+        !self.store
+            && self
+                .encrypted_reasoning
+                .unwrap_or_else(|| is_reasoning_model(&self.model))
+    }
+
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         &self.base_url
@@ -124,27 +191,29 @@ impl ResponsesClient {
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
-        let mut input = Vec::with_capacity(request.messages.len());
-        for message in &request.messages {
+        // Stored: continue from the last reply whose id is known, with what came after it.
+        let (previous_response_id, messages) = match self.store {
+            true => continue_from(&request.messages),
+            false => (None, request.messages.as_slice()),
+        };
+        let mut input = Vec::with_capacity(messages.len());
+        for message in messages {
             match message {
                 Message::System { text } => input.push(json!({"role": "system", "content": text})),
                 Message::User { text } => input.push(json!({"role": "user", "content": text})),
-                // Another provider's server-side search: nothing this API could read.
-                Message::ToolSearch(_) => {}
+                // This API's search, replayed as it came; another provider's is nothing this
+                // API could read.
+                Message::ToolSearch(search) => input.extend(replayed_items(
+                    search.provider_state.get(STATE_KEY),
+                    self.store,
+                )),
                 Message::Assistant { text, tool_calls } => {
                     if !text.is_empty() {
                         input.push(json!({"role": "assistant", "content": text}));
                     }
-                    // No item `id`: without `store`, an id names an item the server never kept
-                    // (and, for reasoning models, one whose reasoning item is not sent).
-                    input.extend(tool_calls.iter().map(|call| {
-                        json!({
-                            "type": "function_call",
-                            "call_id": call.id,
-                            "name": call.name,
-                            "arguments": replayed_arguments(call),
-                        })
-                    }));
+                    for call in tool_calls {
+                        push_call(&mut input, call);
+                    }
                 }
                 Message::Tool {
                     tool_call_id,
@@ -161,15 +230,103 @@ impl ResponsesClient {
         ResponsesBody {
             model: &self.model,
             instructions: request.system.as_deref(),
+            previous_response_id,
             input,
-            tools: (!request.tools.is_empty()).then(|| {
-                self.tools
-                    .get(&request.tools, definition::openai_responses_borrowed)
-            }),
+            tools: if !request.deferred_tools.is_empty() {
+                Some(self.deferred.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    definition::openai_responses_borrowed,
+                    &json!({"type": "tool_search"}),
+                ))
+            } else {
+                (!request.tools.is_empty()).then(|| {
+                    self.tools
+                        .get(&request.tools, definition::openai_responses_borrowed)
+                })
+            },
             max_output_tokens: self.max_tokens,
-            store: false,
+            store: self.store,
+            include: self
+                .asks_encrypted_reasoning()
+                .then_some(ENCRYPTED_REASONING),
+            stream: None,
         }
     }
+}
+
+/// Whether `model` is one of OpenAI's reasoning models, which accept (and need, when nothing is
+/// stored) `include: ["reasoning.encrypted_content"]`.
+fn is_reasoning_model(model: &str) -> bool {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let o_series = model.starts_with('o') && model[1..].starts_with(|c: char| c.is_ascii_digit());
+    let gpt5 = model.starts_with("gpt-5") && !model.contains("-chat");
+    o_series || gpt5
+}
+
+/// The id of the last stored reply the history names, and the messages after that reply.
+fn continue_from(messages: &[Message]) -> (Option<&str>, &[Message]) {
+    for (index, message) in messages.iter().enumerate().rev() {
+        if let Message::Assistant { tool_calls, .. } = message
+            && let Some(id) = tool_calls.iter().find_map(|call| {
+                call.provider_state
+                    .get(STATE_KEY)?
+                    .get("response_id")?
+                    .as_str()
+            })
+        {
+            return (Some(id), &messages[index + 1..]);
+        }
+    }
+    (None, messages)
+}
+
+/// The items a tool search left, to send back: as they came, but without their `id` when
+/// nothing is stored (it would name an item the server never kept).
+fn replayed_items(state: Option<&Value>, stored: bool) -> Vec<Value> {
+    let items = state
+        .and_then(|state| state.get("items"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            if !stored
+                && item["type"] != "reasoning"
+                && let Some(fields) = item.as_object_mut()
+            {
+                fields.shift_remove("id");
+            }
+            item
+        })
+        .collect()
+}
+
+/// A call as input items: the items that came before it, as they came, then the call.
+fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
+    let state = call.provider_state.get(STATE_KEY);
+    let items = state
+        .and_then(|state| state.get("items"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    input.extend(items.iter().cloned());
+    let mut item = json!({
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": replayed_arguments(call),
+    });
+    // The item's id only beside the reasoning it pairs with: without `store`, an id alone names
+    // an item the server never kept.
+    if !items.is_empty()
+        && let Some(id) = state.and_then(|state| state.get("id"))
+    {
+        item["id"] = id.clone();
+    }
+    input.push(item);
 }
 
 /// A Responses request; the tools are shared with earlier turns, not copied.
@@ -178,16 +335,27 @@ struct ResponsesBody<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_response_id: Option<&'a str>,
     input: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     store: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include: Option<&'static [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
 }
 
 /// Reads a `Response`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    parse_reply(body, false)
+}
+
+/// Reads a `Response`, keeping its id with its calls when `stored`.
+fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
@@ -206,6 +374,8 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         .ok_or_else(|| invalid("it has no `output` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
+    let mut kept = CallState::new(stored.then(|| body.get("id")).flatten());
     for (index, item) in items.iter().enumerate() {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
@@ -239,9 +409,52 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                     None | Some(Value::Null) => Value::Object(Default::default()),
                     Some(other) => other.clone(),
                 };
-                tool_calls.push(ToolCall::new(call_id, name, arguments));
+                let call = ToolCall::new(call_id, name, arguments);
+                tool_calls.push(kept.attach(call, item.get("id")));
             }
-            // Reasoning and built-in tool items are not part of the answer.
+            Some("reasoning") => kept.keep(item, stored),
+            Some("tool_search_call") => {
+                let id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .or_else(|| item.get("id").and_then(Value::as_str))
+                    .unwrap_or_default();
+                // The reasoning that led to the search goes back before it.
+                let mut items = kept.take_items();
+                items.push(item.clone());
+                tool_searches.push(ToolSearchCall {
+                    id: id.to_string(),
+                    input: item.get("arguments").cloned().unwrap_or(Value::Null),
+                    tools: Vec::new(),
+                    provider_state: ProviderState::default()
+                        .with(STATE_KEY, json!({"items": items})),
+                });
+            }
+            Some("tool_search_output") => {
+                let call_id = item.get("call_id").and_then(Value::as_str);
+                // Its call: the one with its `call_id`, else the last one.
+                let search = match call_id {
+                    Some(id) => tool_searches
+                        .iter_mut()
+                        .rev()
+                        .find(|search| search.id == id),
+                    None => tool_searches.last_mut(),
+                };
+                let Some(search) = search else {
+                    return Err(invalid(format!(
+                        "tool_search_output item {index} answers no tool_search_call"
+                    )));
+                };
+                search.tools.extend(loaded_names(item));
+                if let Some(Value::Array(items)) = search
+                    .provider_state
+                    .get_mut(STATE_KEY)
+                    .and_then(|state| state.get_mut("items"))
+                {
+                    items.push(item.clone());
+                }
+            }
+            // Built-in tool items are not part of the answer.
             _ => {}
         }
     }
@@ -268,8 +481,294 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             output_tokens: count("output_tokens"),
         },
         stop_reason,
-        tool_searches: Vec::new(),
+        tool_searches,
     })
+}
+
+/// The names of the tools a `tool_search_output` loaded: functions, and the functions of
+/// namespaces.
+fn loaded_names(item: &Value) -> Vec<String> {
+    fn names(tools: Option<&Value>, out: &mut Vec<String>) {
+        for tool in tools
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            match tool.get("type").and_then(Value::as_str) {
+                Some("namespace") => names(tool.get("tools"), out),
+                _ => {
+                    if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    names(item.get("tools"), &mut out);
+    out
+}
+
+/// The items of a reply that go back with its next call.
+struct CallState {
+    response_id: Option<Value>,
+    items: Vec<Value>,
+}
+
+impl CallState {
+    fn new(response_id: Option<&Value>) -> Self {
+        Self {
+            response_id: response_id.cloned(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Keeps a reasoning item for the next call, if it can be sent back: stateless, only with
+    /// its `encrypted_content` (the server kept nothing an id could name).
+    fn keep(&mut self, item: &Value, stored: bool) {
+        let sendable = stored
+            || item
+                .get("encrypted_content")
+                .is_some_and(|content| content.is_string());
+        if sendable {
+            self.items.push(item.clone());
+        }
+    }
+
+    /// The items kept since the last call, for an item that is not a call.
+    fn take_items(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.items)
+    }
+
+    /// `call` with the items kept since the last call (and the reply's id).
+    fn attach(&mut self, call: ToolCall, item_id: Option<&Value>) -> ToolCall {
+        let mut state = Map::new();
+        if !self.items.is_empty() {
+            state.insert(
+                "items".into(),
+                Value::Array(std::mem::take(&mut self.items)),
+            );
+            if let Some(id) = item_id {
+                state.insert("id".into(), id.clone());
+            }
+        }
+        if let Some(id) = &self.response_id {
+            state.insert("response_id".into(), id.clone());
+        }
+        if state.is_empty() {
+            return call;
+        }
+        call.with_provider_state(ProviderState::default().with(STATE_KEY, Value::Object(state)))
+    }
+}
+
+/// A streamed response being read, event by event (`type` in each event's data): calls begin
+/// with `response.output_item.added`, their arguments come in
+/// `response.function_call_arguments.delta`s, text in `response.output_text.delta`s, each item
+/// whole in `response.output_item.done`, and the whole response in `response.completed` (or
+/// `response.incomplete`), which ends the stream. `STORED`: keep the response id with the calls.
+#[derive(Default)]
+struct ResponsesStream<const STORED: bool> {
+    text: String,
+    calls: Vec<StreamedCall>,
+    /// Finished items (`response.output_item.done`) by their `output_index`.
+    items: Vec<(u64, Value)>,
+}
+
+/// A call being streamed: its `output_index` and item `id`, and the argument text handed on so
+/// far.
+struct StreamedCall {
+    output_index: Option<u64>,
+    item_id: Option<String>,
+    arguments: String,
+}
+
+impl<const STORED: bool> ResponsesStream<STORED> {
+    /// The call at `output_index` among those begun, by its place in the reply.
+    fn call_at(&self, event: &Value, data: &str) -> Result<usize, Failure> {
+        let output_index = event.get("output_index").and_then(Value::as_u64);
+        let item_id = event.get("item_id").and_then(Value::as_str);
+        self.calls
+            .iter()
+            .position(|call| match output_index {
+                Some(index) => call.output_index == Some(index),
+                // A server that leaves the index out still names the item.
+                None => item_id.is_some() && call.item_id.as_deref() == item_id,
+            })
+            .ok_or_else(|| {
+                Failure::malformed(PROVIDER, "arguments of a call that never began", data)
+            })
+    }
+
+    /// The whole reply from the last event's response, with the deltas the events left out
+    /// (a call streamed without argument text gets its arguments in one piece).
+    fn reply(
+        &mut self,
+        mut response: Value,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<LlmResponse, Failure> {
+        // The items of the `output_item.done` events are the ones to send back (the API's
+        // reference says so of a reasoning item's `encrypted_content`); the last event's
+        // `output` stands when the events did not finish every item.
+        let listed = response
+            .get("output")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if !self.items.is_empty() && self.items.len() >= listed {
+            self.items.sort_by_key(|(index, _)| *index);
+            let items = std::mem::take(&mut self.items);
+            response["output"] = Value::Array(items.into_iter().map(|(_, item)| item).collect());
+        }
+        let reply = parse_reply(&response, STORED).map_err(Failure::fatal)?;
+        if let Some(rest) = reply.text.strip_prefix(self.text.as_str())
+            && !rest.is_empty()
+        {
+            out.push_back(StreamDelta::Text(rest.to_string()));
+        }
+        for (index, call) in reply.tool_calls.iter().enumerate() {
+            let streamed = match self.calls.get(index) {
+                Some(streamed) => !streamed.arguments.is_empty(),
+                None => {
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    });
+                    false
+                }
+            };
+            if !streamed {
+                out.push_back(StreamDelta::ToolArguments {
+                    index,
+                    fragment: match &call.arguments {
+                        Value::String(raw) => raw.clone(),
+                        other => other.to_string(),
+                    },
+                });
+            }
+        }
+        Ok(reply)
+    }
+}
+
+impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
+    fn feed(
+        &mut self,
+        event: &sse_stream::Sse,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<Option<LlmResponse>, Failure> {
+        let data = event.data.as_deref().unwrap_or_default();
+        if data.trim().is_empty() || data.trim() == "[DONE]" {
+            return Ok(None);
+        }
+        let event: Value = serde_json::from_str(data)
+            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let Some(kind) = event.get("type").and_then(Value::as_str) else {
+            return Err(Failure::malformed(
+                PROVIDER,
+                "an event without `type`",
+                data,
+            ));
+        };
+        match kind {
+            "response.output_text.delta" | "response.refusal.delta" => {
+                let piece = event
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !piece.is_empty() {
+                    self.text.push_str(piece);
+                    out.push_back(StreamDelta::Text(piece.to_string()));
+                }
+            }
+            "response.output_item.added" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let field = |name: &str| item.get(name).and_then(Value::as_str);
+                    let (Some(id), Some(name)) = (field("call_id"), field("name")) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "a function_call item lacks `call_id` or `name`",
+                            data,
+                        ));
+                    };
+                    let output_index = event.get("output_index").and_then(Value::as_u64);
+                    let item_id = item.get("id").and_then(Value::as_str).map(str::to_string);
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index: self.calls.len(),
+                        id: id.to_string(),
+                        name: name.to_string(),
+                    });
+                    self.calls.push(StreamedCall {
+                        output_index,
+                        item_id,
+                        arguments: String::new(),
+                    });
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let index = self.call_at(&event, data)?;
+                let fragment = event
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !fragment.is_empty() {
+                    self.calls[index].arguments.push_str(fragment);
+                    out.push_back(StreamDelta::ToolArguments {
+                        index,
+                        fragment: fragment.to_string(),
+                    });
+                }
+            }
+            "response.output_item.done" => {
+                let output_index = event.get("output_index").and_then(Value::as_u64);
+                if let (Some(output_index), Some(item)) = (output_index, event.get("item")) {
+                    self.items.push((output_index, item.clone()));
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = event.get("response").cloned().unwrap_or(Value::Null);
+                return self.reply(response, out).map(Some);
+            }
+            "response.failed" | "error" => {
+                let error = match kind {
+                    "error" => &event,
+                    _ => event.pointer("/response/error").unwrap_or(&Value::Null),
+                };
+                // Its `code` decides whether a retry may help, as the status would have.
+                let status = match error.get("code").and_then(Value::as_str) {
+                    Some("rate_limit_exceeded") => 429,
+                    Some("server_error" | "internal_error") => 500,
+                    Some("server_is_overloaded" | "service_unavailable") => 503,
+                    _ => 200,
+                };
+                let message = error.get("message").and_then(Value::as_str).map_or_else(
+                    || snippet(data),
+                    |message| message.chars().take(500).collect(),
+                );
+                return Err(Failure::provider(PROVIDER, status, message));
+            }
+            // `response.created`, `.in_progress`, the arguments' and text's `.done`, reasoning
+            // summaries: the items and the last event carry what they say.
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn finish(&mut self, _out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        // Only `response.completed` says the reply is whole.
+        None
+    }
+}
+
+/// The start of `data`, quoted, for an error message.
+fn snippet(data: &str) -> String {
+    format!("{:?}", crate::limits::snippet(data.as_bytes()))
+}
+
+/// A streamed body in memory, read as [`LlmClient::stream`] reads the network's.
+pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
+    super::sse::decode_body::<ResponsesStream<false>>(PROVIDER, chunks)
 }
 
 #[async_trait]
@@ -281,7 +780,30 @@ impl LlmClient for ResponsesClient {
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
-        parse_response(&body)
+        parse_reply(&body, self.store)
+    }
+
+    /// Streams the response (`stream: true`; the body is otherwise the one `complete` sends).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let mut headers = HeaderMap::new();
+        match self.key.header("Bearer ") {
+            Ok(value) => headers.insert(AUTHORIZATION, value),
+            Err(error) => {
+                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
+            }
+        };
+        let mut body = self.body(request);
+        body.stream = Some(true);
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        match self.store {
+            true => self
+                .http
+                .stream::<ResponsesStream<true>>(self.endpoint(), headers, body),
+            false => self
+                .http
+                .stream::<ResponsesStream<false>>(self.endpoint(), headers, body),
+        }
     }
 
     fn provider(&self) -> &str {
@@ -291,6 +813,11 @@ impl LlmClient for ResponsesClient {
     fn model(&self) -> &str {
         &self.model
     }
+
+    /// Whether [`with_native_tool_search`](ResponsesClient::with_native_tool_search) is on.
+    fn native_tool_search(&self) -> bool {
+        self.native_search
+    }
 }
 
 impl fmt::Debug for ResponsesClient {
@@ -298,6 +825,8 @@ impl fmt::Debug for ResponsesClient {
         f.debug_struct("ResponsesClient")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
+            .field("store", &self.store)
+            .field("native_tool_search", &self.native_search)
             .field("api_key", &self.key)
             .field("http", &self.http.config)
             .finish()
@@ -419,6 +948,261 @@ mod tests {
             definition::openai(&map)["function"]["parameters"],
             "the same fallback as chat completions"
         );
+    }
+
+    fn reasoning_reply() -> Value {
+        json!({
+            "id": "resp_7", "object": "response", "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Add."}], "encrypted_content": "gAAA-opaque-1"},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "calc", "arguments": "{}"},
+                {"type": "reasoning", "id": "rs_2", "summary": []},
+                {"type": "reasoning", "id": "rs_3", "summary": [], "encrypted_content": "gAAA-opaque-3"},
+                {"type": "function_call", "id": "fc_2", "call_id": "call_b", "name": "calc", "arguments": "{}"},
+                {"type": "function_call", "id": "fc_3", "call_id": "call_c", "name": "calc", "arguments": "{}"}
+            ]
+        })
+    }
+
+    #[test]
+    fn reasoning_items_go_back_unchanged_before_the_calls_they_preceded() {
+        let body = reasoning_reply();
+        let reply = parse_response(&body).unwrap();
+        let state = |n: usize| reply.tool_calls[n].provider_state.get(STATE_KEY).cloned();
+        assert_eq!(
+            state(0),
+            Some(json!({"items": [body["output"][0]], "id": "fc_1"}))
+        );
+        // An item without encrypted content names what a stateless server never kept.
+        assert_eq!(
+            state(1),
+            Some(json!({"items": [body["output"][3]], "id": "fc_2"}))
+        );
+        assert_eq!(state(2), None);
+
+        let client = ResponsesClient::new("k", "o4-mini").unwrap();
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("add"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+            ],
+            ..Default::default()
+        };
+        let sent = client.request_body(&request);
+        assert_eq!(sent["include"], json!(["reasoning.encrypted_content"]));
+        let input = sent["input"].as_array().unwrap();
+        assert_eq!(input[1], body["output"][0], "byte for byte");
+        assert_eq!(
+            input[2],
+            json!({"type": "function_call", "call_id": "call_a", "name": "calc", "arguments": "{}", "id": "fc_1"})
+        );
+        assert_eq!(input[3], body["output"][3]);
+        assert_eq!(input[4]["id"], "fc_2");
+        assert!(input[5].get("id").is_none(), "no reasoning, no item id");
+        assert_eq!(input.len(), 6);
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_asked_of_reasoning_models_only_unless_set() {
+        let asks = |client: ResponsesClient| {
+            client.request_body(&LlmRequest::default()).get("include")
+                == Some(&json!(["reasoning.encrypted_content"]))
+        };
+        let client = |model: &str| ResponsesClient::new("k", model).unwrap();
+        for model in ["o3", "o4-mini", "gpt-5", "gpt-5-mini", "openai/o1"] {
+            assert!(asks(client(model)), "{model}");
+        }
+        for model in [
+            "gpt-4o-mini",
+            "gpt-4.1",
+            "gpt-5-chat-latest",
+            "omni",
+            "local",
+        ] {
+            assert!(!asks(client(model)), "{model}");
+        }
+        assert!(asks(client("local").with_encrypted_reasoning(true)));
+        assert!(!asks(client("o3").with_encrypted_reasoning(false)));
+        assert!(
+            !asks(client("o3").with_stored_responses()),
+            "stored: kept on the server"
+        );
+    }
+
+    #[test]
+    fn stored_responses_continue_from_the_last_reply_with_what_came_after() {
+        let client = ResponsesClient::new("k", "o3")
+            .unwrap()
+            .with_stored_responses();
+        let reply = parse_reply(&reasoning_reply(), true).unwrap();
+        let first = client.request_body(&LlmRequest {
+            messages: vec![Message::user("add")],
+            ..Default::default()
+        });
+        assert_eq!(first["store"], true);
+        assert!(first.get("previous_response_id").is_none());
+        let result = |id: &str| Message::Tool {
+            tool_call_id: id.into(),
+            name: "calc".into(),
+            content: vec![Content::text("2")],
+            is_error: false,
+        };
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("add"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+                result("call_a"),
+                result("call_b"),
+                result("call_c"),
+            ],
+            ..Default::default()
+        };
+        let body = client.request_body(&request);
+        assert_eq!(body["previous_response_id"], "resp_7");
+        let kinds: Vec<&str> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["function_call_output"; 3]);
+    }
+
+    #[test]
+    fn native_tool_search_sends_the_search_tool_and_deferred_functions() {
+        let spec = |name: &'static str| {
+            ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+        };
+        let client = ResponsesClient::new("k", "gpt-5.4")
+            .unwrap()
+            .with_native_tool_search(true);
+        assert!(client.native_tool_search());
+        assert!(!ResponsesClient::new("k", "m").unwrap().native_tool_search());
+        let request = LlmRequest {
+            tools: Arc::from(vec![spec("shown")]),
+            deferred_tools: Arc::from(vec![spec("later"), spec("shown")]),
+            ..Default::default()
+        };
+        let body = client.request_body(&request);
+        let mut later = definition::openai_responses(&spec("later"));
+        later["defer_loading"] = true.into();
+        assert_eq!(
+            body["tools"],
+            json!([definition::openai_responses(&spec("shown")), {"type": "tool_search"}, later]),
+            "a tool both shown and deferred is sent once, shown"
+        );
+        let plain = client.request_body(&LlmRequest {
+            tools: Arc::from(vec![spec("shown")]),
+            ..Default::default()
+        });
+        assert_eq!(
+            plain["tools"].as_array().unwrap().len(),
+            1,
+            "no deferred tools, no search"
+        );
+    }
+
+    #[test]
+    fn tool_search_items_are_read_and_sent_back_as_they_came() {
+        let body = json!({
+            "id": "resp_9", "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA-1"},
+                {"type": "tool_search_call", "id": "tsc_1", "call_id": null, "arguments": {"query": "weather"}, "execution": "server", "status": "completed"},
+                {"type": "tool_search_output", "id": "tso_1", "call_id": null, "execution": "server", "status": "completed", "tools": [
+                    {"type": "function", "name": "get_weather", "parameters": {"type": "object"}, "defer_loading": true},
+                    {"type": "namespace", "name": "crm", "description": "CRM", "tools": [{"type": "function", "name": "list_orders"}]}
+                ]},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_w", "name": "get_weather", "arguments": "{}"}
+            ]
+        });
+        let reply = parse_response(&body).unwrap();
+        let [search] = &reply.tool_searches[..] else {
+            panic!("{:?}", reply.tool_searches);
+        };
+        assert_eq!(search.id, "tsc_1");
+        assert_eq!(search.query(), "weather");
+        assert_eq!(search.tools, ["get_weather", "list_orders"]);
+        assert!(
+            reply.tool_calls[0].provider_state.is_empty(),
+            "the reasoning goes back before the search, not the call"
+        );
+        let error = parse_response(
+            &json!({"output": [{"type": "tool_search_output", "call_id": "x", "tools": []}]}),
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("answers no tool_search_call"),
+            "{error}"
+        );
+
+        let client = ResponsesClient::new("k", "gpt-5.4").unwrap();
+        let request = LlmRequest {
+            messages: vec![
+                Message::user("weather?"),
+                Message::ToolSearch(search.clone()),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+            ],
+            ..Default::default()
+        };
+        let input = client.request_body(&request)["input"].clone();
+        let without_id = |n: usize| {
+            let mut item = body["output"][n].clone();
+            item.as_object_mut().unwrap().shift_remove("id");
+            item
+        };
+        assert_eq!(
+            input[1], body["output"][0],
+            "reasoning with its id and content"
+        );
+        // Compared as text: the fields keep their order.
+        assert_eq!(input[2].to_string(), without_id(1).to_string());
+        assert_eq!(input[3].to_string(), without_id(2).to_string());
+        assert_eq!(input[4]["type"], "function_call");
+        assert_eq!(input.as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn streamed_arguments_find_their_call_by_index_or_item_id() {
+        let event = |data: Value| format!("data: {data}\n\n");
+        let added = event(
+            json!({"type": "response.output_item.added", "item": {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "calc", "arguments": ""}}),
+        );
+        let delta = event(
+            json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{\"a\":1}"}),
+        );
+        let done = event(
+            json!({"type": "response.completed", "response": {"status": "completed", "output": [
+                {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "calc", "arguments": "{\"a\":1}"}
+            ]}}),
+        );
+        let body = format!("{added}{delta}{done}");
+        let deltas = decode_stream(&[body.as_bytes()]).unwrap();
+        assert_eq!(
+            deltas[1],
+            StreamDelta::ToolArguments {
+                index: 0,
+                fragment: "{\"a\":1}".into()
+            }
+        );
+        assert_eq!(deltas.len(), 3, "started, arguments, done: {deltas:?}");
+
+        let stray = event(
+            json!({"type": "response.function_call_arguments.delta", "output_index": 4, "delta": "{}"}),
+        );
+        let error = decode_stream(&[format!("{added}{stray}").as_bytes()]).unwrap_err();
+        assert!(error.to_string().contains("never began"), "{error}");
+        let untyped = decode_stream(&[b"data: {\"delta\": \"x\"}\n\n"]).unwrap_err();
+        assert!(untyped.to_string().contains("without `type`"), "{untyped}");
     }
 
     #[test]

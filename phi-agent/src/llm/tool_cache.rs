@@ -58,6 +58,81 @@ impl<'t, D: Serialize> Serialize for Definitions<'t, D> {
     }
 }
 
+/// A shown list, a deferred list, and the JSON text of the `tools` array made of them.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+type WithDeferred = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
+
+/// The last `tools` array an adapter with a native tool search built: the shown tools, the
+/// provider's search tool, then the deferred ones marked `defer_loading: true`. Kept, like
+/// [`ToolJsonCache`], for the last pair of lists (both stay the same `Arc`s from turn to turn
+/// while nothing changes).
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeferredJsonCache {
+    last: Arc<Mutex<Option<WithDeferred>>>,
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+impl DeferredJsonCache {
+    /// The `tools` array: `shown` converted by `convert`, then `search`, then each of `deferred`
+    /// not shown, converted, with `defer_loading: true`. The search tool is never deferred, so
+    /// no request has only deferred tools (which the providers refuse); a deferred tool that is
+    /// also shown is sent once, shown.
+    pub(crate) fn get<'t, D: Serialize>(
+        &self,
+        shown: &'t Arc<[ToolSpec]>,
+        deferred: &'t Arc<[ToolSpec]>,
+        convert: fn(&'t ToolSpec) -> D,
+        search: &serde_json::Value,
+    ) -> SharedJson {
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((s, d, json)) = last.as_ref()
+            && Arc::ptr_eq(s, shown)
+            && Arc::ptr_eq(d, deferred)
+        {
+            return SharedJson(json.clone());
+        }
+        // Borrowed entries (a few pointers each), written straight to text.
+        let entries: Vec<Entry<'_, D>> = shown
+            .iter()
+            .map(|spec| Entry::Tool(convert(spec)))
+            .chain([Entry::Search(search)])
+            .chain(
+                deferred
+                    .iter()
+                    .filter(|spec| !shown.iter().any(|s| s.name == spec.name))
+                    .map(|spec| Entry::Deferred {
+                        tool: convert(spec),
+                        defer_loading: true,
+                    }),
+            )
+            .collect();
+        // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
+        let json: Arc<RawValue> = serde_json::value::to_raw_value(&entries)
+            .unwrap_or_default()
+            .into();
+        *last = Some((shown.clone(), deferred.clone(), json.clone()));
+        SharedJson(json)
+    }
+}
+
+/// One entry of a `tools` array with deferred tools.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Entry<'a, D> {
+    Tool(D),
+    Search(&'a serde_json::Value),
+    Deferred {
+        #[serde(flatten)]
+        tool: D,
+        defer_loading: bool,
+    },
+}
+
 /// Shared JSON text that serializes as the value it holds (serde's `rc` feature is not enabled).
 #[derive(Debug, Clone)]
 pub(crate) struct SharedJson(pub(crate) Arc<RawValue>);

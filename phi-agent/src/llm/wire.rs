@@ -72,15 +72,19 @@ pub fn parse_response_body(provider: &str, body: &[u8]) -> AgentResult<LlmRespon
 /// # Ok::<(), phi_agent::AgentError>(())
 /// ```
 #[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub fn parse_stream_body(provider: &str, chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     match provider {
         #[cfg(feature = "openai")]
         "openai" => super::openai::decode_stream(chunks),
+        #[cfg(feature = "openai")]
+        "openai-responses" => super::responses::decode_stream(chunks),
         #[cfg(feature = "anthropic")]
         "anthropic" => super::anthropic::decode_stream(chunks),
+        #[cfg(feature = "gemini")]
+        "gemini" => super::gemini::decode_stream(chunks),
         other => Err(AgentError::Config(format!(
-            "no adapter for provider `{other}` in this build; use `openai` or `anthropic` (each behind its feature of the same name)"
+            "no adapter for provider `{other}` in this build; use `openai` or `openai-responses` (feature `openai`), `anthropic` or `gemini` (each behind its feature of the same name)"
         ))),
     }
 }

@@ -13,6 +13,7 @@ mod argument_mistakes;
 mod dispatch_props;
 mod durable;
 mod faulty_tools;
+mod provider_state;
 mod registry;
 mod run_props;
 mod schema_conformance;

@@ -482,6 +482,7 @@ async fn with_a_native_search_the_tools_are_sent_deferred_and_found_ones_callabl
         id: "srvtoolu_1".into(),
         input: json!({"query": "create calendar event"}),
         tools: vec!["create_calendar_event".into(), "not_registered".into()],
+        provider_state: Default::default(),
     };
     let mut found = LlmResponse::tool_calls(vec![ToolCall::new(
         "c1",
@@ -524,6 +525,7 @@ async fn a_native_search_cannot_reveal_what_is_not_discoverable() {
         id: "s".into(),
         input: json!({"query": "x"}),
         tools: vec!["get_time".into()],
+        provider_state: Default::default(),
     }];
     let events: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
     let sink = events.clone();

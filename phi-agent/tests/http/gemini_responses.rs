@@ -1,7 +1,8 @@
 //! The Gemini and OpenAI Responses adapters against a local server that misbehaves on purpose:
 //! rate limits with `Retry-After`, server errors, broken bodies, slow answers, and models whose
 //! arguments are not JSON; and what goes back on the next turn (calls without ids answered by
-//! name and order, thought signatures, `call_id`s).
+//! name and order, thought signatures, `call_id`s); and a run whose deferred tool the Responses
+//! API's own tool search finds.
 //!
 //! Real sockets: waits are measured on the wall clock and asserted only from below.
 
@@ -422,4 +423,101 @@ async fn gemini_thought_signatures_and_ids_go_back_with_their_calls() {
     assert_eq!(results[0]["functionResponse"]["id"], "g1");
     assert_eq!(results[1]["functionResponse"]["id"], "g2");
     assert_eq!(results[1]["functionResponse"]["response"]["output"], "3");
+}
+
+/// A tool found only by a search: Deferred, so never sent whole until found.
+struct Weather;
+
+#[async_trait]
+impl Tool for Weather {
+    fn name(&self) -> &'static str {
+        "get_weather"
+    }
+    fn description(&self) -> &'static str {
+        "The weather in a city"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(format!("sun in {}", args["city"]))])
+    }
+}
+
+#[tokio::test]
+async fn the_responses_tool_search_finds_a_deferred_tool_that_then_runs() {
+    let server = MockServer::start().await;
+    let search_call = json!({"type": "tool_search_call", "id": "tsc_1", "call_id": null, "arguments": {"query": "weather"}, "execution": "server", "status": "completed"});
+    let search_output = json!({"type": "tool_search_output", "id": "tso_1", "call_id": null, "execution": "server", "status": "completed", "tools": [
+        {"type": "function", "name": "get_weather", "description": "The weather in a city", "parameters": {"type": "object"}, "defer_loading": true}
+    ]});
+    let found = json!({"id": "resp_1", "status": "completed", "output": [
+        search_call, search_output.clone(),
+        {"type": "function_call", "id": "fc_1", "call_id": "call_w", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}
+    ]});
+    let answer = json!({"id": "resp_2", "status": "completed", "output": [
+        {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}]}
+    ]});
+    for reply in [found, answer] {
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(reply))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+    }
+    let client = phi_agent::llm::ResponsesClient::new(KEY, "gpt-5.4")
+        .unwrap()
+        .with_base_url(format!("{}/v1", server.uri()))
+        .with_native_tool_search(true)
+        .with_http_config(quick());
+    let config = AgentConfig {
+        tool_search: phi_agent::ToolSearch::Native,
+        ..AgentConfig::default()
+    };
+    let agent = PhiAgent::build(base_agent_builder(client).register_tool(Weather), config).unwrap();
+    let output = agent.run("weather in Oslo?").await.unwrap();
+    assert_eq!(output.text, "Sunny.");
+    assert_eq!(
+        output.tool_calls[0].result[0].as_text(),
+        Some("sun in \"Oslo\"")
+    );
+
+    let bodies: Vec<Value> = requests(&server)
+        .await
+        .iter()
+        .map(|request| serde_json::from_slice(&request.body).unwrap())
+        .collect();
+    let tools = &bodies[0]["tools"];
+    assert_eq!(tools[0], json!({"type": "tool_search"}), "{tools}");
+    assert_eq!(tools[1]["name"], "get_weather");
+    assert_eq!(tools[1]["defer_loading"], true);
+    assert_eq!(
+        bodies[1]["tools"], *tools,
+        "the tools array is unchanged by the search"
+    );
+    let input = bodies[1]["input"].as_array().unwrap();
+    let kinds: Vec<&str> = input
+        .iter()
+        .map(|item| item["type"].as_str().unwrap_or("message"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "tool_search_call",
+            "tool_search_output",
+            "function_call",
+            "function_call_output"
+        ]
+    );
+    let mut expected = search_output;
+    expected.as_object_mut().unwrap().shift_remove("id");
+    assert_eq!(
+        input[2].to_string(),
+        expected.to_string(),
+        "sent back as it came (in its order), without the id"
+    );
 }

@@ -2,8 +2,10 @@
 //! test run, which has no server): a run whose tool results carry an image and an error through
 //! every adapter (Gemini's in its OpenAPI schema form, which the example does not use), a run
 //! whose first answer is HTTP 529 through chat completions and Anthropic, and one conversation run
-//! plain and streamed through chat completions and Anthropic (the same text and tool calls, events
-//! in a valid order), so the suite's SDK validation sees those shapes on the wire.
+//! plain and streamed through each of the four adapters (the same text and tool calls, events in
+//! a valid order; the Responses run with a reasoning model, so reasoning items go back and forth),
+//! and a deferred tool found by the provider's own tool search (Anthropic, the Responses API),
+//! so the suite's SDK validation sees those shapes on the wire.
 //!
 //! Run by hand: `PHI_INTEROP_BASE_URL=http://127.0.0.1:PORT PHI_INTEROP_APIS_URL=http://127.0.0.1:PORT2 cargo test -p phi-agent --test http interop:: -- --ignored`
 
@@ -322,4 +324,94 @@ async fn plain_and_streamed_runs_agree_through_anthropic() {
         .unwrap()
         .with_base_url(base_url());
     plain_and_streamed_agree(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_responses_with_reasoning_items() {
+    // A reasoning model's name: the client asks for encrypted reasoning items, which the fake
+    // returns and validate.py checks come back byte for byte.
+    let client = ResponsesClient::new("sk-interop", "o4-mini")
+        .unwrap()
+        .with_base_url(format!("{}/v1", apis_url()))
+        .with_http_config(quick_retries());
+    plain_and_streamed_agree(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn plain_and_streamed_runs_agree_through_gemini() {
+    let client = GeminiClient::new("AIza-interop", "gemini-2.5-flash")
+        .unwrap()
+        .with_base_url(apis_url())
+        .with_http_config(quick_retries());
+    plain_and_streamed_agree(client).await;
+}
+
+/// The calculator, Deferred: found only by a tool search.
+struct DeferredCalculator;
+
+#[async_trait]
+impl Tool for DeferredCalculator {
+    fn name(&self) -> &'static str {
+        Calculator.name()
+    }
+    fn description(&self) -> &'static str {
+        Calculator.description()
+    }
+    fn schema(&self) -> Value {
+        Calculator.schema()
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Calculator.call(args, ctx).await
+    }
+}
+
+/// A run whose only tool is deferred, found by the provider's own search: the fake answers with
+/// the search and the calls of what it found, built from the SDK's types; validate.py checks the
+/// request (search tool, deferred definitions) with the SDK's types and that the search comes
+/// back on the next request.
+async fn found_by_the_native_search(llm: impl LlmClient + 'static) {
+    assert!(llm.native_tool_search());
+    let config = AgentConfig {
+        tool_search: phi_agent::ToolSearch::Native,
+        ..AgentConfig::default()
+    };
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(DeferredCalculator),
+        config,
+    )
+    .unwrap();
+    let output = agent.run("What is 6 times 7?").await.unwrap();
+    assert_eq!(output.text, "6 times 7 is 42, and 2 plus 3 is 5.");
+    assert_eq!(output.tool_calls.len(), 2);
+    assert!(
+        output
+            .tool_calls
+            .iter()
+            .all(|call| call.name == "calculator" && !call.is_error)
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn a_deferred_tool_found_by_anthropics_tool_search() {
+    let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
+        .unwrap()
+        .with_base_url(apis_url());
+    found_by_the_native_search(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn a_deferred_tool_found_by_the_responses_tool_search() {
+    let client = ResponsesClient::new("sk-interop", "gpt-5.4")
+        .unwrap()
+        .with_base_url(format!("{}/v1", apis_url()))
+        .with_native_tool_search(true)
+        .with_http_config(quick_retries());
+    found_by_the_native_search(client).await;
 }

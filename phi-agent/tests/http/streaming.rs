@@ -1,8 +1,9 @@
-//! Streamed replies of both HTTP adapters against local servers: SSE bodies in each provider's
-//! wire format (`sse/`: text, and parallel tool calls, interleaved by index for OpenAI), run
-//! through `LlmClient::stream` and `run_stream`; and their faults: a stream cut inside a call's
-//! arguments, a malformed event, an `error` event, an idle gap. A request is retried only while
-//! nothing of it has been handed on.
+//! Streamed replies of the four HTTP adapters against local servers: SSE bodies in each
+//! provider's wire format (`sse/`: text, and parallel tool calls, interleaved by index for
+//! OpenAI chat completions, whole calls for Gemini, after a reasoning item for the Responses
+//! API), run through `LlmClient::stream` and `run_stream`; and their faults: a stream cut inside
+//! a call (its arguments, or for Gemini before the chunk that finishes), a malformed event, an
+//! `error` event, an idle gap. A request is retried only while nothing of it has been handed on.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -23,7 +24,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::providers::{BOTH, Provider, http};
+use crate::providers::{ALL, Provider, http};
 
 const KEY: &str = "sk-streaming-secret";
 
@@ -33,6 +34,10 @@ fn fixture(provider: Provider, name: &str) -> &'static str {
         (Provider::OpenAi, "text") => include_str!("sse/openai_text.sse"),
         (Provider::Anthropic, "calls") => include_str!("sse/anthropic_parallel_calls.sse"),
         (Provider::Anthropic, "text") => include_str!("sse/anthropic_text.sse"),
+        (Provider::Gemini, "calls") => include_str!("sse/gemini_parallel_calls.sse"),
+        (Provider::Gemini, "text") => include_str!("sse/gemini_text.sse"),
+        (Provider::Responses, "calls") => include_str!("sse/responses_parallel_calls.sse"),
+        (Provider::Responses, "text") => include_str!("sse/responses_text.sse"),
         _ => unreachable!("no fixture {name}"),
     }
 }
@@ -48,7 +53,9 @@ fn cut_in_arguments(provider: Provider) -> String {
     let (marker, events) = match provider {
         Provider::OpenAi => ("ty\\\": \\\"Par", 8),
         Provider::Anthropic => ("{\\\"city\\\": \\\"Pa", 9),
-        Provider::Gemini | Provider::Responses => unreachable!("these adapters do not stream"),
+        // Gemini sends each call whole: the cut comes after the first, before the finish.
+        Provider::Gemini => ("\"city\":\"Par", 3),
+        Provider::Responses => ("ty\\\": \\\"Par", 10),
     };
     let cut = first_events(body, events);
     let last = cut.trim_end().rsplit("\n\n").next().unwrap();
@@ -132,7 +139,7 @@ impl Tool for Weather {
 
 #[tokio::test]
 async fn parallel_calls_are_assembled_from_their_fragments() {
-    for provider in BOTH {
+    for provider in ALL {
         let server = serve(vec![sse(fixture(provider, "calls"))]).await;
         let client = provider.client(&server.uri(), KEY, quick(0));
         let deltas: Vec<StreamDelta> = deltas(&*client)
@@ -180,7 +187,14 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
         }
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
         let body = &requests(&server).await[0];
-        assert_eq!(body["stream"], true);
+        let url = server.received_requests().await.unwrap()[0].url.to_string();
+        match provider {
+            Provider::Gemini => assert!(
+                url.ends_with("/v1beta/models/gemini-test:streamGenerateContent?alt=sse"),
+                "{url}"
+            ),
+            _ => assert_eq!(body["stream"], true, "{provider:?}"),
+        }
         match provider {
             Provider::OpenAi => {
                 assert_eq!(
@@ -208,14 +222,49 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                     }
                 );
             }
-            Provider::Gemini | Provider::Responses => unreachable!("these adapters do not stream"),
+            Provider::Gemini => {
+                assert_eq!(
+                    reply.tool_calls[0].id, "call_0",
+                    "made up: Gemini sent none"
+                );
+                assert_eq!(
+                    reply.tool_calls[0].provider_state.get("gemini"),
+                    Some(&json!({"thoughtSignature": "c2lnLXBhcmlz"})),
+                );
+                assert!(reply.tool_calls[1].provider_state.is_empty());
+                assert_eq!(
+                    reply.usage,
+                    Usage {
+                        input_tokens: 52,
+                        output_tokens: 61
+                    }
+                );
+            }
+            Provider::Responses => {
+                assert_eq!(fragments, [0, 0, 0, 1, 1]);
+                assert_eq!(reply.tool_calls[1].id, "call_oslo");
+                assert_eq!(
+                    reply.tool_calls[0].provider_state.get("openai_responses"),
+                    Some(
+                        &json!({"items": [{"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAB-opaque-reasoning-1"}], "id": "fc_1"})
+                    ),
+                    "the reasoning item goes back with the call it preceded"
+                );
+                assert_eq!(
+                    reply.usage,
+                    Usage {
+                        input_tokens: 41,
+                        output_tokens: 33
+                    }
+                );
+            }
         }
     }
 }
 
 #[tokio::test]
 async fn a_streamed_run_over_http_runs_the_calls_and_answers() {
-    for provider in BOTH {
+    for provider in ALL {
         let server = serve(vec![
             sse(fixture(provider, "calls")),
             sse(fixture(provider, "text")),
@@ -260,7 +309,7 @@ async fn a_streamed_run_over_http_runs_the_calls_and_answers() {
 
 #[tokio::test]
 async fn a_stream_cut_inside_arguments_fails_and_no_tool_runs() {
-    for provider in BOTH {
+    for provider in ALL {
         // Retries allowed, but the cut comes after deltas were handed on: no retry.
         let server = serve(vec![
             sse(cut_in_arguments(provider)),
@@ -302,7 +351,7 @@ async fn a_stream_cut_inside_arguments_fails_and_no_tool_runs() {
 
 #[tokio::test]
 async fn a_stream_that_breaks_before_any_delta_is_retried() {
-    for provider in BOTH {
+    for provider in ALL {
         // The first answer ends after its opening event, which carries no delta.
         let server = serve(vec![
             sse(first_events(fixture(provider, "text"), 1)),
@@ -330,7 +379,7 @@ async fn a_stream_that_breaks_before_any_delta_is_retried() {
 
 #[tokio::test]
 async fn retries_give_up_as_configured() {
-    for provider in BOTH {
+    for provider in ALL {
         let server = serve(vec![
             ResponseTemplate::new(529).set_body_string("overloaded"),
             ResponseTemplate::new(529).set_body_string("overloaded"),
@@ -349,7 +398,7 @@ async fn retries_give_up_as_configured() {
 
 #[tokio::test]
 async fn a_malformed_event_is_an_invalid_response_and_not_retried() {
-    for provider in BOTH {
+    for provider in ALL {
         let opening = first_events(fixture(provider, "text"), 3);
         let server = serve(vec![
             sse(format!("{opening}data: {{\"choices\": [{{\"delta\": \n\n")),
@@ -470,7 +519,7 @@ fn gapped_server(answers: Vec<(String, Duration, String)>) -> (String, Arc<Atomi
 #[tokio::test]
 async fn an_idle_gap_longer_than_the_limit_fails_the_stream() {
     let gap = Duration::from_millis(1_500);
-    for provider in BOTH {
+    for provider in ALL {
         let text = fixture(provider, "text");
         // A gap after deltas were handed on: the error reaches the caller, no retry.
         let (base, connections) = gapped_server(vec![
@@ -511,7 +560,7 @@ async fn an_idle_gap_longer_than_the_limit_fails_the_stream() {
 
 #[tokio::test]
 async fn a_gap_shorter_than_the_limit_is_waited_out() {
-    for provider in BOTH {
+    for provider in ALL {
         let text = fixture(provider, "text");
         let (base, _) = gapped_server(vec![(
             first_events(text, 3),
@@ -529,11 +578,12 @@ async fn a_gap_shorter_than_the_limit_is_waited_out() {
 
 #[test]
 fn a_body_cut_anywhere_reads_the_same() {
-    for provider in BOTH {
+    for provider in ALL {
         let name = match provider {
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
-            Provider::Gemini | Provider::Responses => unreachable!("these adapters do not stream"),
+            Provider::Gemini => "gemini",
+            Provider::Responses => "openai-responses",
         };
         for fixture_name in ["calls", "text"] {
             let body = fixture(provider, fixture_name).as_bytes();
@@ -569,7 +619,17 @@ fn a_call_without_arguments_streams_them_as_an_empty_object() {
         "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":5}}\n\n",
         "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
     );
-    for (name, body) in [("openai", openai), ("anthropic", anthropic)] {
+    let gemini = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"now\"}}]},\"finishReason\":\"STOP\"}]}\n\n";
+    let responses = concat!(
+        "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"c1\",\"name\":\"now\",\"arguments\":\"\"}}\n\n",
+        "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"c1\",\"name\":\"now\",\"arguments\":\"\"}]}}\n\n",
+    );
+    for (name, body) in [
+        ("openai", openai),
+        ("anthropic", anthropic),
+        ("gemini", gemini),
+        ("openai-responses", responses),
+    ] {
         let deltas = parse_stream_body(name, &[body.as_bytes()]).unwrap();
         let arguments: String = deltas
             .iter()
@@ -585,4 +645,103 @@ fn a_call_without_arguments_streams_them_as_an_empty_object() {
         assert_eq!(reply.tool_calls[0].arguments, json!({}), "{name}");
         assert_eq!(reply.stop_reason, StopReason::ToolUse);
     }
+}
+
+/// An error event of the Responses API or Gemini: retried when it comes before any delta and its
+/// code is one a status would have been retried for; after a delta it reaches the caller.
+#[tokio::test]
+async fn responses_and_gemini_error_events_are_retried_only_before_any_delta() {
+    let errors = [
+        (
+            Provider::Responses,
+            "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error; key sk-streaming-secret echoed\",\"param\":null,\"sequence_number\":1}\n\n",
+            500,
+            "The server had an error",
+        ),
+        (
+            Provider::Responses,
+            "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\"}}}\n\n",
+            429,
+            "Slow down",
+        ),
+        (
+            Provider::Gemini,
+            "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded. sk-streaming-secret\",\"status\":\"UNAVAILABLE\"}}\n\n",
+            503,
+            "The model is overloaded.",
+        ),
+    ];
+    for (provider, error_event, status, said) in errors {
+        let text = fixture(provider, "text");
+        // The opening event carries no delta for either adapter.
+        let server = serve(vec![
+            sse(format!("{}{error_event}", first_events(text, 1))),
+            sse(text),
+        ])
+        .await;
+        let client = provider.client(&server.uri(), KEY, quick(2));
+        let before = deltas(&*client).await;
+        assert!(
+            matches!(before.last(), Some(Ok(StreamDelta::Done(_)))),
+            "{provider:?}: {before:?}"
+        );
+        assert_eq!(requests(&server).await.len(), 2, "{provider:?}: retried");
+
+        let server = serve(vec![
+            sse(format!("{}{error_event}", first_events(text, 3))),
+            sse(text),
+        ])
+        .await;
+        let client = provider.client(&server.uri(), KEY, quick(2));
+        let after = deltas(&*client).await;
+        assert!(matches!(after[0], Ok(StreamDelta::Text(_))), "{after:?}");
+        let error = after.last().unwrap().as_ref().unwrap_err();
+        assert!(
+            matches!(error, AgentError::Provider { status: s, message, .. } if *s == status && message.contains(said)),
+            "{provider:?}: {error}"
+        );
+        assert_eq!(
+            requests(&server).await.len(),
+            1,
+            "{provider:?}: not retried"
+        );
+    }
+}
+
+/// The reasoning item streamed with a call goes back, byte for byte, on the next request.
+#[tokio::test]
+async fn a_streamed_responses_reasoning_item_goes_back_with_its_call() {
+    let provider = Provider::Responses;
+    let server = serve(vec![
+        sse(fixture(provider, "calls")),
+        sse(fixture(provider, "text")),
+    ])
+    .await;
+    let ran = Arc::new(AtomicUsize::new(0));
+    let builder = base_agent_builder(provider.client(&server.uri(), KEY, quick(0)))
+        .register_tool(Weather(ran.clone()));
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let events: Vec<_> = agent.run_stream("weather?").collect().await;
+    assert!(matches!(events.last(), Some(Ok(StreamEvent::Finished(_)))));
+    let bodies = requests(&server).await;
+    let streamed = fixture(provider, "calls")
+        .lines()
+        .find(|line| line.contains("gAAAAB") && line.contains("output_item.done"))
+        .unwrap();
+    let event: Value = serde_json::from_str(streamed.trim_start_matches("data: ")).unwrap();
+    let input = bodies[1]["input"].as_array().unwrap();
+    let at = input
+        .iter()
+        .position(|item| item["type"] == "reasoning")
+        .expect("the reasoning item is sent back");
+    assert_eq!(
+        serde_json::to_string(&input[at]).unwrap(),
+        serde_json::to_string(&event["item"]).unwrap()
+    );
+    assert_eq!(
+        input[at + 1]["call_id"],
+        "call_paris",
+        "just before its call"
+    );
+    assert_eq!(input[at + 1]["id"], "fc_1");
 }
