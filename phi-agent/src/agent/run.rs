@@ -7,6 +7,9 @@
 //! [`PausedRun`], which [`AgentSession::resume_paused`] finishes. Either way a turn's results go
 //! to the model together, in call order, once every call is settled.
 
+mod early;
+mod reply;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,7 +32,7 @@ use super::step::{self, StepExecutor, StepOutput, ToolStep};
 use super::stream::{Sink, StreamEvent};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
-use crate::llm::{LlmClient, LlmRequest, LlmResponse, Message, StreamDelta, ToolCall, Usage};
+use crate::llm::{LlmRequest, Message, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SEARCH_TOOL_NAME, SearchArguments, found_text};
 
@@ -330,9 +333,28 @@ impl AgentSession {
             );
             let key = || format!("turn/{turn}/model");
             let llm = &agent.llm;
+            // With early start on, a streamed turn's calls may start while the reply streams,
+            // on a copy of the turn's tools (none change before its calls are done).
+            let early_active = (agent.config.early_tool_start && sink.is_on() && !native)
+                .then(|| self.active.clone());
+            let early_runner = early_active.as_ref().map(|active| Runner {
+                registry,
+                steps: &*agent.steps,
+                active,
+                observer,
+                base_ctx: &base_ctx,
+                run_token: &run_token,
+                parallel: agent.config.max_parallel_tools,
+                turn,
+                search: searching.then_some(&*agent),
+                found: Mutex::default(),
+                sink,
+            });
+            let mut early = early::Early::new(early_runner.as_ref());
+            let mut readied = reply::Readied::new();
             let model_step = async {
                 let reply = if sink.is_on() {
-                    stream_reply(&**llm, &request, sink, turn)
+                    reply::stream_reply(&**llm, &request, sink, turn, &mut readied, &mut early)
                         .instrument(chat_span.clone())
                         .await
                 } else {
@@ -387,7 +409,10 @@ impl AgentSession {
             state
                 .transcript
                 .extend(response.tool_searches.drain(..).map(Message::ToolSearch));
-            for call in &response.tool_calls {
+            for (index, call) in response.tool_calls.iter().enumerate() {
+                if reply::was_readied(&readied, index) {
+                    continue;
+                }
                 sink.send(|| StreamEvent::ToolCallReady {
                     turn,
                     call: call.clone(),
@@ -436,7 +461,11 @@ impl AgentSession {
                 sink,
             };
             let mut needs = Vec::with_capacity(calls.len());
-            for call in &calls {
+            for (index, call) in calls.iter().enumerate() {
+                if let Some(verdict) = early.verdict(index) {
+                    needs.push(verdict);
+                    continue;
+                }
                 let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
                 needs.push(
                     registry
@@ -454,19 +483,19 @@ impl AgentSession {
             let found = match &approvals {
                 Approvals::Ask(approver) => {
                     let (ran, decided) = tokio::join!(
-                        runner.run_calls(&calls, &immediate),
+                        early.run(&runner, &calls, &immediate),
                         runner.ask(approver.as_deref(), &self.id, &calls, &waiting),
                     );
                     place(&mut settled, &immediate, ran?);
                     for (index, outcome) in runner.carry_out(&calls, decided, false).await? {
                         settled[index] = Some(outcome);
                     }
-                    runner.take_found()
+                    early.take_found(&runner)
                 }
                 Approvals::Pause => {
-                    let ran = runner.run_calls(&calls, &immediate).await?;
+                    let ran = early.run(&runner, &calls, &immediate).await?;
                     place(&mut settled, &immediate, ran);
-                    let found = runner.take_found();
+                    let found = early.take_found(&runner);
                     if !waiting.is_empty() {
                         let turn_calls = calls
                             .iter()
@@ -551,56 +580,6 @@ impl AgentSession {
             .await;
         }
     }
-}
-
-/// Asks the model for a streamed reply, handing its pieces to `sink` as they come, and returns
-/// the whole reply. A stream that ends before its reply is complete is an error, so no call
-/// ever runs with arguments cut short.
-async fn stream_reply(
-    llm: &dyn LlmClient,
-    request: &LlmRequest,
-    sink: &Sink,
-    turn: usize,
-) -> AgentResult<LlmResponse> {
-    let mut deltas = llm.stream(request);
-    // The calls' ids by index: providers name a call once, on its first piece.
-    let mut ids: Vec<String> = Vec::new();
-    while let Some(delta) = deltas.next().await {
-        match delta? {
-            StreamDelta::Text(text) => sink.send(|| StreamEvent::TextDelta { turn, text }).await,
-            StreamDelta::ToolCallStarted { index, id, name } => {
-                if ids.len() <= index {
-                    ids.resize(index + 1, String::new());
-                }
-                ids[index].clone_from(&id);
-                sink.send(|| StreamEvent::ToolCallStarted {
-                    turn,
-                    index,
-                    id,
-                    name,
-                })
-                .await;
-            }
-            StreamDelta::ToolArguments { index, fragment } => {
-                let id = ids.get(index).cloned().unwrap_or_default();
-                sink.send(|| StreamEvent::ToolArgumentsDelta {
-                    turn,
-                    index,
-                    id,
-                    fragment,
-                })
-                .await;
-            }
-            StreamDelta::Done(response) => return Ok(response),
-        }
-    }
-    Err(AgentError::InvalidResponse {
-        provider: "stream",
-        message: format!(
-            "the reply stream of {} ended before the reply was complete",
-            llm.provider()
-        ),
-    })
 }
 
 /// A slot the loop left empty; every call is settled before the turn completes, so this is

@@ -23,13 +23,17 @@ const BUFFER: usize = 32;
 /// that it can be sent anywhere.
 ///
 /// In order, a turn yields: the model's [`TextDelta`](Self::TextDelta)s and, per call,
-/// [`ToolCallStarted`](Self::ToolCallStarted) then its
+/// [`ToolCallStarted`](Self::ToolCallStarted), its
 /// [`ToolArgumentsDelta`](Self::ToolArgumentsDelta)s (the model may interleave the pieces of
-/// several calls), then [`ToolCallReady`](Self::ToolCallReady) for each call once the reply is
-/// complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
+/// several calls) and [`ToolCallReady`](Self::ToolCallReady) as soon as the stream shows the
+/// call whole (the end of its block, the start of the next call), at the latest when the reply
+/// is complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
 /// [`ToolStarted`](Self::ToolStarted), [`ToolFinished`](Self::ToolFinished)), possibly
-/// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). The last
-/// event of a successful run is [`Finished`](Self::Finished).
+/// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). With
+/// [`AgentConfig::early_tool_start`](crate::AgentConfig::early_tool_start), a ready call that
+/// needs no approval starts (and may finish) while the model still writes the turn. The last
+/// event of a successful run is [`Finished`](Self::Finished), or, for a run that may pause
+/// ([`PhiAgent::start_stream`](crate::PhiAgent::start_stream)), [`Paused`](Self::Paused).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamEvent {
@@ -66,7 +70,9 @@ pub enum StreamEvent {
         /// The next piece of the arguments' JSON text.
         fragment: String,
     },
-    /// The model's reply is complete and this call is whole; it runs next (or awaits approval).
+    /// This call is whole: its arguments are complete (no delta of it follows) and parsed,
+    /// exactly as the whole reply holds them. It runs next (or awaits approval); with early
+    /// start, perhaps before the model has finished the turn.
     ToolCallReady {
         /// The turn's number.
         turn: usize,

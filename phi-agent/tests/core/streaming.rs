@@ -108,45 +108,63 @@ async fn collect(
     panic!("the stream ended without Finished or an error");
 }
 
-/// Per turn: text, then per call started → deltas, then ready, then tools, then turn finished.
+/// Per turn: the model's text and calls (per call: started, its deltas, ready), then the tools,
+/// then turn finished. A call runs only once ready; no piece of a call follows its ready.
 fn check_order(events: &[StreamEvent]) {
+    check_order_of(events, false)
+}
+
+/// As [`check_order`]; with `early`, a call that is ready may start before the model's reply
+/// is complete.
+fn check_order_of(events: &[StreamEvent], early: bool) {
     let mut turn = 1;
-    let mut phase = 0; // 0 model writing, 1 calls ready, 2 tools running
+    let mut tools_began = false;
     let mut started_calls = Vec::new();
+    let mut ready: Vec<ToolCall> = Vec::new();
     for event in events {
         match event {
             StreamEvent::TextDelta { turn: t, .. }
-            | StreamEvent::ToolCallStarted { turn: t, .. } => {
-                assert_eq!((*t, phase), (turn, 0), "{event:?}");
-                if let StreamEvent::ToolCallStarted { index, .. } = event {
-                    started_calls.push(*index);
+            | StreamEvent::ToolCallStarted { turn: t, .. }
+            | StreamEvent::ToolArgumentsDelta { turn: t, .. }
+            | StreamEvent::ToolCallReady { turn: t, .. } => {
+                assert_eq!(*t, turn, "{event:?}");
+                assert!(
+                    early || !tools_began,
+                    "the model writes before tools run: {event:?}"
+                );
+                match event {
+                    StreamEvent::ToolCallStarted { index, .. } => started_calls.push(*index),
+                    StreamEvent::ToolArgumentsDelta { index, id, .. } => {
+                        assert!(
+                            started_calls.contains(index),
+                            "deltas of a call after its start"
+                        );
+                        assert!(
+                            !ready.iter().any(|call| &call.id == id),
+                            "no delta after its call is ready: {event:?}"
+                        );
+                    }
+                    StreamEvent::ToolCallReady { call, .. } => ready.push(call.clone()),
+                    _ => {}
                 }
             }
-            StreamEvent::ToolArgumentsDelta { turn: t, index, .. } => {
-                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+            StreamEvent::ApprovalRequested { turn: t, call }
+            | StreamEvent::ToolStarted { turn: t, call }
+            | StreamEvent::ToolFinished { turn: t, call, .. } => {
+                assert_eq!(*t, turn);
                 assert!(
-                    started_calls.contains(index),
-                    "deltas of a call after its start"
+                    ready.contains(call),
+                    "a call is ready before it runs: {event:?}"
                 );
-            }
-            StreamEvent::ToolCallReady { turn: t, .. } => {
-                assert_eq!(*t, turn);
-                assert!(phase <= 1, "{event:?}");
-                phase = 1;
-            }
-            StreamEvent::ApprovalRequested { turn: t, .. }
-            | StreamEvent::ToolStarted { turn: t, .. }
-            | StreamEvent::ToolFinished { turn: t, .. } => {
-                assert_eq!(*t, turn);
-                assert!(phase >= 1, "{event:?}");
-                phase = 2;
+                tools_began = true;
             }
             StreamEvent::ToolsActivated { .. } => {}
             StreamEvent::TurnFinished { turn: t, .. } => {
                 assert_eq!(*t, turn);
                 turn += 1;
-                phase = 0;
+                tools_began = false;
                 started_calls.clear();
+                ready.clear();
             }
             other => panic!("unexpected {other:?}"),
         }
