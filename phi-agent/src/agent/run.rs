@@ -125,7 +125,11 @@ impl AgentSession {
 
     /// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run
     /// is done, the session has the paused run's id, active tools and conversation.
-    pub(super) async fn resume_paused(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
+    pub(super) async fn resume_paused(
+        &mut self,
+        paused: PausedRun,
+        sink: &Sink,
+    ) -> AgentResult<RunOutcome> {
         let registry = self.agent.inner.registry.clone();
         paused.check(|name| registry.get(name).is_some())?;
         let records = paused.records()?;
@@ -158,12 +162,7 @@ impl AgentSession {
         };
         let span = self.invoke_span();
         let outcome = self
-            .drive(
-                state,
-                Some((assistant_text, calls)),
-                Approvals::Pause,
-                &Sink::off(),
-            )
+            .drive(state, Some((assistant_text, calls)), Approvals::Pause, sink)
             .instrument(span)
             .await;
         if !matches!(outcome, Ok(RunOutcome::Done(_))) {
@@ -261,6 +260,12 @@ impl AgentSession {
                 &agent.config,
             )?;
             self.activate(turn, &emit, sink).await;
+            // The turn's model request was counted when it paused.
+            sink.send(|| StreamEvent::TurnFinished {
+                turn,
+                usage: Usage::default(),
+            })
+            .await;
         } else {
             let mut activated = registry.activate(&mut self.active).await;
             if let SessionSearch::Undecided { threshold } = self.search {
@@ -497,7 +502,7 @@ impl AgentSession {
                     place(&mut settled, &immediate, ran);
                     let found = early.take_found(&runner);
                     if !waiting.is_empty() {
-                        let turn_calls = calls
+                        let turn_calls: Vec<TurnCall> = calls
                             .iter()
                             .zip(settled)
                             .map(|(call, settled)| match settled {
@@ -521,6 +526,7 @@ impl AgentSession {
                             })
                             .collect();
                         drop(runner);
+                        pause_events(sink, turn, &turn_calls).await;
                         // The turn's searches are answered already: their tools are revealed
                         // now, so the paused state's active tools include them.
                         reveal_found(registry, &mut self.active, &emit, turn, &found);
@@ -576,6 +582,20 @@ impl AgentSession {
             sink.send(|| StreamEvent::ToolsActivated {
                 turn,
                 names: activated,
+            })
+            .await;
+        }
+    }
+}
+
+/// Streams an [`ApprovalRequested`](StreamEvent::ApprovalRequested) for each call a paused turn
+/// waits on.
+async fn pause_events(sink: &Sink, turn: usize, calls: &[TurnCall]) {
+    for call in calls {
+        if let TurnCall::Pending(_) = call {
+            sink.send(|| StreamEvent::ApprovalRequested {
+                turn,
+                call: call.to_tool_call(),
             })
             .await;
         }

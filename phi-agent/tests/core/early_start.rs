@@ -403,3 +403,57 @@ async fn dropping_the_stream_cancels_a_call_started_early() {
     );
     assert!(tool.cancelled.load(Ordering::SeqCst));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_run_that_may_pause_starts_free_calls_early_and_pauses_on_the_others() {
+    let tool = Stamp::default();
+    let guarded = Stamp {
+        guarded: true,
+        ..Stamp::default()
+    };
+    let first = LlmResponse::tool_calls(vec![
+        stamp("c1", 1),
+        ToolCall::new(
+            "g1",
+            "guarded",
+            json!({"n": 0, "note": "waits for a person"}),
+        ),
+    ]);
+    let builder = base_agent_builder(paced(vec![first, LlmResponse::text("ok")]))
+        .register_tool(tool.clone())
+        .register_tool(guarded.clone());
+    let agent =
+        PhiAgent::build(builder, AgentConfig::default().with_early_tool_start(true)).unwrap();
+    let mut events = agent.start_stream("go");
+    let mut seen = Vec::new();
+    let mut paused = None;
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            StreamEvent::Paused(run) => paused = Some(*run),
+            event => seen.push(event),
+        }
+    }
+    let mut paused = paused.expect("paused on g1");
+    let started = seen
+        .iter()
+        .position(|e| matches!(e, StreamEvent::ToolStarted { call, .. } if call.id == "c1"))
+        .unwrap();
+    let g1_ready = seen
+        .iter()
+        .position(|e| matches!(e, StreamEvent::ToolCallReady { call, .. } if call.id == "g1"))
+        .unwrap();
+    assert!(started < g1_ready, "c1 started while g1 was written");
+    assert!(
+        matches!(seen.last(), Some(StreamEvent::ApprovalRequested { call, .. }) if call.id == "g1")
+    );
+    assert!(guarded.starts.lock().unwrap().is_empty());
+    paused.approve("g1").unwrap();
+    let output = agent.resume(paused).await.unwrap().done().unwrap();
+    assert_eq!(output.tool_calls.len(), 2);
+    assert_eq!(
+        tool.starts.lock().unwrap().len(),
+        1,
+        "c1 ran once, before the pause"
+    );
+    assert_eq!(guarded.starts.lock().unwrap().len(), 1);
+}
