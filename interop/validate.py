@@ -14,7 +14,11 @@ conversation itself: every tool call the server returned is answered, in call or
 request (by id, by `call_id`, or for Gemini calls without ids by name), and Gemini's thought
 signatures come back on the calls they came with.
 
-Usage: validate.py CAPTURE_FILE
+Streamed answers are also fed, as the bytes that came over the wire, to the SDKs' own stream
+accumulators (accumulate.py), which must assemble the same message (text, tool calls' names and
+parsed arguments) as our adapter did (ASSEMBLED_FILE, written by tests/http/interop.rs).
+
+Usage: validate.py CAPTURE_FILE [ASSEMBLED_FILE]
 """
 
 import collections.abc
@@ -22,6 +26,8 @@ import json
 import sys
 import typing
 import warnings
+
+import accumulate
 
 from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.message_create_params import (
@@ -290,11 +296,21 @@ def main():
     for api in ("openai", "anthropic"):
         if counts[api + " streamed"] < 2:
             raise SystemExit(f"expected a whole streamed run for {api}, saw {counts[api + ' streamed']} requests")
+    assembled_note = ""
+    if len(sys.argv) > 2:
+        assembled = [json.loads(line) for line in open(sys.argv[2], encoding="utf-8")]
+        matched = accumulate.check(records, assembled)
+        for api, count in matched.items():
+            if count < 2:
+                raise SystemExit(f"expected a whole streamed run for {api} to compare, saw {count} replies")
+        assembled_note = (
+            f"; the SDKs' stream accumulators assembled the same messages as our adapters: {matched}"
+        )
     if retried < len(APIS):
         raise SystemExit(f"expected a retried 529 or 503 for each adapter, saw {retried}")
     print(
         f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
-        f"{retried} retryable errors were retried with the same request"
+        f"{retried} retryable errors were retried with the same request{assembled_note}"
     )
 
 
