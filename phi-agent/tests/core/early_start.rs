@@ -457,3 +457,43 @@ async fn a_run_that_may_pause_starts_free_calls_early_and_pauses_on_the_others()
     );
     assert_eq!(guarded.starts.lock().unwrap().len(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_started_early_keeps_its_timeout() {
+    let tool = Stamp::default();
+    let config = AgentConfig {
+        tools: phi_agent::ToolConfig {
+            default_tool_timeout_ms: 20,
+            ..phi_agent::ToolConfig::default()
+        },
+        ..AgentConfig::default().with_early_tool_start(true)
+    };
+    let (events, output) =
+        collect(agent(paced(script()), tool.clone(), config).run_stream("go")).await;
+    let output = output.unwrap();
+    let last_ready = events
+        .iter()
+        .rposition(|e| matches!(e, StreamEvent::ToolCallReady { turn: 1, .. }))
+        .unwrap();
+    let first_finished = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::ToolFinished { .. }))
+        .unwrap();
+    assert!(
+        first_finished < last_ready,
+        "the first call ended while the model wrote"
+    );
+    for record in &output.tool_calls {
+        assert!(record.is_error, "{record:?}");
+        assert_eq!(
+            record.duration,
+            Duration::from_millis(20),
+            "cut at its timeout"
+        );
+        assert!(
+            record.result[0].to_model_text().contains("20"),
+            "{:?}",
+            record.result
+        );
+    }
+}
