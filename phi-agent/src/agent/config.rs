@@ -30,7 +30,9 @@ pub struct AgentConfig {
     /// others. Should the reply then fail (a cut stream, a provider error), the run fails and
     /// the calls still running are cancelled, but a call that already finished has had its
     /// effects: leave this off for tools whose effects must only follow a complete reply.
-    /// Plain runs are not affected (they do not stream). Default: `false`; see
+    /// Plain runs are not affected (they do not stream), nor sessions on
+    /// [`ToolSearch::Native`] (the provider's search may reveal a called tool only with the
+    /// whole reply). Default: `false`; see
     /// [`with_early_tool_start`](Self::with_early_tool_start).
     pub early_tool_start: bool,
 }
