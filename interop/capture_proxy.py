@@ -4,8 +4,8 @@ server (fakellm, or fake_apis.py for the Responses API and Gemini).
 Each POST is forwarded unchanged to the upstream server; the request body, status and response
 body are appended as one JSON line to the capture file, so that validate.py checks exactly the
 bytes that went over the wire. A streamed answer (`text/event-stream`) is recorded as its list of
-server-sent events (`response_events`: each event's name and its data, parsed when JSON) and
-passed on as it came.
+server-sent events (`response_events`: each event's name and its data, parsed when JSON), and
+as the text it came as (`response_sse`), and passed on as it came.
 
 Usage: capture_proxy.py LISTEN_PORT UPSTREAM_URL CAPTURE_FILE
 """
@@ -74,6 +74,8 @@ class Handler(BaseHTTPRequestHandler):
         }
         if streamed:
             record["response_events"] = sse_events(payload.decode("utf-8"))
+            # The bytes as sent, for the SDKs' own stream accumulators (accumulate.py).
+            record["response_sse"] = payload.decode("utf-8")
         else:
             record["response"] = json.loads(payload)
         with LOCK, open(CAPTURE, "a", encoding="utf-8") as out:

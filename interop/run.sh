@@ -28,6 +28,9 @@ APIS_PORT=$(free_port)
 APIS_PROXY_PORT=$(free_port)
 CAPTURE="$WORK/exchanges.jsonl"
 : > "$CAPTURE"
+# What our adapters assembled from each streamed reply (tests/http/interop.rs writes it).
+ASSEMBLED="$PWD/$WORK/assembled.jsonl"
+: > "$ASSEMBLED"
 
 PIDS=()
 cleanup() {
@@ -94,6 +97,7 @@ run_example gemini fake_apis.py "${UNSET[@]}" GEMINI_API_KEY=AIza-interop-not-a-
 echo "== interop: image and error results through every adapter, a retried 529, a plain and a streamed run of one conversation through each adapter (tests/http/interop.rs)"
 reset
 PHI_INTEROP_BASE_URL="http://127.0.0.1:$PROXY_PORT" \
+    PHI_INTEROP_ASSEMBLED="$ASSEMBLED" \
     PHI_INTEROP_APIS_URL="http://127.0.0.1:$APIS_PROXY_PORT" \
     cargo test --quiet -p phi-agent --test http interop:: -- --ignored --test-threads=1
 
@@ -101,5 +105,5 @@ if grep -q "interop-not-a-key" "$WORK"/*.out; then
     echo "an API key was printed"; exit 1
 fi
 
-echo "== interop: validating every exchange with the SDKs' types"
-"$PY" interop/validate.py "$CAPTURE"
+echo "== interop: validating every exchange with the SDKs' types, and the streamed ones with their stream accumulators"
+"$PY" interop/validate.py "$CAPTURE" "$ASSEMBLED"

@@ -21,7 +21,11 @@ and `tool_search_output`, which must come back as they came, without their ids; 
 `server_tool_use` and `tool_search_tool_result`, which must come back with the same id, input
 and tool references) is read, and the tools it found are called and answered.
 
-Usage: validate.py CAPTURE_FILE
+Streamed answers are also fed, as the bytes that came over the wire, to the SDKs' own stream
+accumulators (accumulate.py), which must assemble the same message (text, tool calls' names and
+parsed arguments) as our adapter did (ASSEMBLED_FILE, written by tests/http/interop.rs).
+
+Usage: validate.py CAPTURE_FILE [ASSEMBLED_FILE]
 """
 
 import collections.abc
@@ -29,6 +33,8 @@ import json
 import sys
 import typing
 import warnings
+
+import accumulate
 
 from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.message_create_params import (
@@ -403,6 +409,16 @@ def main():
     for api in APIS:
         if counts[api + " streamed"] < 2:
             raise SystemExit(f"expected a whole streamed run for {api}, saw {counts[api + ' streamed']} requests")
+    assembled_note = ""
+    if len(sys.argv) > 2:
+        assembled = [json.loads(line) for line in open(sys.argv[2], encoding="utf-8")]
+        matched = accumulate.check(records, assembled)
+        for api, count in matched.items():
+            if count < 2:
+                raise SystemExit(f"expected a whole streamed run for {api} to compare, saw {count} replies")
+        assembled_note = (
+            f"; the SDKs' stream accumulators assembled the same messages as our adapters: {matched}"
+        )
     if retried < len(APIS):
         raise SystemExit(f"expected a retried 529 or 503 for each adapter, saw {retried}")
     for api in ("anthropic", "responses"):
@@ -414,7 +430,7 @@ def main():
         f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
         f"{retried} retryable errors were retried with the same request; "
         f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
-        f"native tool search items sent back: {dict(SEARCHES_BACK)}"
+        f"native tool search items sent back: {dict(SEARCHES_BACK)}{assembled_note}"
     )
 
 

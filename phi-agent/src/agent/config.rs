@@ -20,6 +20,36 @@ pub struct AgentConfig {
     /// Whether the model finds Deferred tools with a search instead of being sent them all; see
     /// [`crate::search`]. Default: [`ToolSearch::Off`].
     pub tool_search: ToolSearch,
+    /// Whether a streamed run ([`run_stream`](crate::PhiAgent::run_stream),
+    /// [`start_stream`](crate::PhiAgent::start_stream),
+    /// [`resume_stream`](crate::PhiAgent::resume_stream)) starts a tool call as soon as its
+    /// arguments are complete in the model's stream, before the model has finished its turn,
+    /// instead of once the whole reply is in. Results still reach the model together, in call
+    /// order. A call that needs approval still waits for the reply and its decision; calls
+    /// started early count against [`max_parallel_tools`](Self::max_parallel_tools) like the
+    /// others. Should the reply then fail (a cut stream, a provider error), the run fails and
+    /// the calls still running are cancelled, but a call that already finished has had its
+    /// effects: leave this off for tools whose effects must only follow a complete reply.
+    /// Plain runs are not affected (they do not stream), nor sessions on
+    /// [`ToolSearch::Native`] (the provider's search may reveal a called tool only with the
+    /// whole reply). Default: `false`; see
+    /// [`with_early_tool_start`](Self::with_early_tool_start).
+    pub early_tool_start: bool,
+}
+
+impl AgentConfig {
+    /// This configuration with [`early_tool_start`](Self::early_tool_start) set to `on`.
+    ///
+    /// ```
+    /// use phi_agent::AgentConfig;
+    /// let config = AgentConfig::default().with_early_tool_start(true);
+    /// assert!(config.early_tool_start);
+    /// assert!(!AgentConfig::default().early_tool_start);
+    /// ```
+    pub fn with_early_tool_start(mut self, on: bool) -> Self {
+        self.early_tool_start = on;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -30,6 +60,7 @@ impl Default for AgentConfig {
             max_parallel_tools: 8,
             max_repeated_failures: 3,
             tool_search: ToolSearch::Off,
+            early_tool_start: false,
         }
     }
 }

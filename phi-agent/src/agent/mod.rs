@@ -137,13 +137,35 @@ impl PhiAgent {
     pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'static> {
         let mut session = self.session();
         let input = input.into();
-        RunStream::new(move |sink| async move { session.run_to_answer(input, &sink).await })
+        RunStream::new(move |sink| async move {
+            session
+                .run_to_answer(input, &sink)
+                .await
+                .map(RunOutcome::Done)
+        })
     }
 
     /// Answers `input` in a fresh session, pausing when a call needs approval instead of
     /// asking anyone; see [`AgentSession::start`].
     pub async fn start(&self, input: impl Into<String>) -> AgentResult<RunOutcome> {
         self.session().start(input).await
+    }
+
+    /// [`start`](Self::start) as a stream of events, ending with
+    /// [`StreamEvent::Finished`] or [`StreamEvent::Paused`]; see
+    /// [`AgentSession::start_stream`].
+    pub fn start_stream(&self, input: impl Into<String>) -> RunStream<'static> {
+        let mut session = self.session();
+        let input = input.into();
+        RunStream::new(move |sink| async move { session.start_with(input, &sink).await })
+    }
+
+    /// [`resume`](Self::resume) as a stream of events, ending with
+    /// [`StreamEvent::Finished`] or [`StreamEvent::Paused`]; see
+    /// [`AgentSession::resume_stream`].
+    pub fn resume_stream(&self, paused: PausedRun) -> RunStream<'static> {
+        let mut session = self.session();
+        RunStream::new(move |sink| async move { session.resume_paused(paused, &sink).await })
     }
 
     /// Resumes a paused run (possibly one paused by another process, on an agent with the same

@@ -7,6 +7,9 @@
 //! [`PausedRun`], which [`AgentSession::resume_paused`] finishes. Either way a turn's results go
 //! to the model together, in call order, once every call is settled.
 
+mod early;
+mod reply;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,7 +32,7 @@ use super::step::{self, StepExecutor, StepOutput, ToolStep};
 use super::stream::{Sink, StreamEvent};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
-use crate::llm::{LlmClient, LlmRequest, LlmResponse, Message, StreamDelta, ToolCall, Usage};
+use crate::llm::{LlmRequest, Message, ToolCall, Usage};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SEARCH_TOOL_NAME, SearchArguments, found_text};
 
@@ -122,7 +125,11 @@ impl AgentSession {
 
     /// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run
     /// is done, the session has the paused run's id, active tools and conversation.
-    pub(super) async fn resume_paused(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
+    pub(super) async fn resume_paused(
+        &mut self,
+        paused: PausedRun,
+        sink: &Sink,
+    ) -> AgentResult<RunOutcome> {
         let registry = self.agent.inner.registry.clone();
         paused.check(|name| registry.get(name).is_some())?;
         let records = paused.records()?;
@@ -155,12 +162,7 @@ impl AgentSession {
         };
         let span = self.invoke_span();
         let outcome = self
-            .drive(
-                state,
-                Some((assistant_text, calls)),
-                Approvals::Pause,
-                &Sink::off(),
-            )
+            .drive(state, Some((assistant_text, calls)), Approvals::Pause, sink)
             .instrument(span)
             .await;
         if !matches!(outcome, Ok(RunOutcome::Done(_))) {
@@ -258,6 +260,12 @@ impl AgentSession {
                 &agent.config,
             )?;
             self.activate(turn, &emit, sink).await;
+            // The turn's model request was counted when it paused.
+            sink.send(|| StreamEvent::TurnFinished {
+                turn,
+                usage: Usage::default(),
+            })
+            .await;
         } else {
             let mut activated = registry.activate(&mut self.active).await;
             if let SessionSearch::Undecided { threshold } = self.search {
@@ -330,9 +338,28 @@ impl AgentSession {
             );
             let key = || format!("turn/{turn}/model");
             let llm = &agent.llm;
+            // With early start on, a streamed turn's calls may start while the reply streams,
+            // on a copy of the turn's tools (none change before its calls are done).
+            let early_active = (agent.config.early_tool_start && sink.is_on() && !native)
+                .then(|| self.active.clone());
+            let early_runner = early_active.as_ref().map(|active| Runner {
+                registry,
+                steps: &*agent.steps,
+                active,
+                observer,
+                base_ctx: &base_ctx,
+                run_token: &run_token,
+                parallel: agent.config.max_parallel_tools,
+                turn,
+                search: searching.then_some(&*agent),
+                found: Mutex::default(),
+                sink,
+            });
+            let mut early = early::Early::new(early_runner.as_ref());
+            let mut readied = reply::Readied::new();
             let model_step = async {
                 let reply = if sink.is_on() {
-                    stream_reply(&**llm, &request, sink, turn)
+                    reply::stream_reply(&**llm, &request, sink, turn, &mut readied, &mut early)
                         .instrument(chat_span.clone())
                         .await
                 } else {
@@ -387,7 +414,10 @@ impl AgentSession {
             state
                 .transcript
                 .extend(response.tool_searches.drain(..).map(Message::ToolSearch));
-            for call in &response.tool_calls {
+            for (index, call) in response.tool_calls.iter().enumerate() {
+                if reply::was_readied(&readied, index) {
+                    continue;
+                }
                 sink.send(|| StreamEvent::ToolCallReady {
                     turn,
                     call: call.clone(),
@@ -436,7 +466,11 @@ impl AgentSession {
                 sink,
             };
             let mut needs = Vec::with_capacity(calls.len());
-            for call in &calls {
+            for (index, call) in calls.iter().enumerate() {
+                if let Some(verdict) = early.verdict(index) {
+                    needs.push(verdict);
+                    continue;
+                }
                 let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
                 needs.push(
                     registry
@@ -454,21 +488,21 @@ impl AgentSession {
             let found = match &approvals {
                 Approvals::Ask(approver) => {
                     let (ran, decided) = tokio::join!(
-                        runner.run_calls(&calls, &immediate),
+                        early.run(&runner, &calls, &immediate),
                         runner.ask(approver.as_deref(), &self.id, &calls, &waiting),
                     );
                     place(&mut settled, &immediate, ran?);
                     for (index, outcome) in runner.carry_out(&calls, decided, false).await? {
                         settled[index] = Some(outcome);
                     }
-                    runner.take_found()
+                    early.take_found(&runner)
                 }
                 Approvals::Pause => {
-                    let ran = runner.run_calls(&calls, &immediate).await?;
+                    let ran = early.run(&runner, &calls, &immediate).await?;
                     place(&mut settled, &immediate, ran);
-                    let found = runner.take_found();
+                    let found = early.take_found(&runner);
                     if !waiting.is_empty() {
-                        let turn_calls = calls
+                        let turn_calls: Vec<TurnCall> = calls
                             .iter()
                             .zip(settled)
                             .map(|(call, settled)| match settled {
@@ -493,6 +527,7 @@ impl AgentSession {
                             })
                             .collect();
                         drop(runner);
+                        pause_events(sink, turn, &turn_calls).await;
                         // The turn's searches are answered already: their tools are revealed
                         // now, so the paused state's active tools include them.
                         reveal_found(registry, &mut self.active, &emit, turn, &found);
@@ -554,54 +589,18 @@ impl AgentSession {
     }
 }
 
-/// Asks the model for a streamed reply, handing its pieces to `sink` as they come, and returns
-/// the whole reply. A stream that ends before its reply is complete is an error, so no call
-/// ever runs with arguments cut short.
-async fn stream_reply(
-    llm: &dyn LlmClient,
-    request: &LlmRequest,
-    sink: &Sink,
-    turn: usize,
-) -> AgentResult<LlmResponse> {
-    let mut deltas = llm.stream(request);
-    // The calls' ids by index: providers name a call once, on its first piece.
-    let mut ids: Vec<String> = Vec::new();
-    while let Some(delta) = deltas.next().await {
-        match delta? {
-            StreamDelta::Text(text) => sink.send(|| StreamEvent::TextDelta { turn, text }).await,
-            StreamDelta::ToolCallStarted { index, id, name } => {
-                if ids.len() <= index {
-                    ids.resize(index + 1, String::new());
-                }
-                ids[index].clone_from(&id);
-                sink.send(|| StreamEvent::ToolCallStarted {
-                    turn,
-                    index,
-                    id,
-                    name,
-                })
-                .await;
-            }
-            StreamDelta::ToolArguments { index, fragment } => {
-                let id = ids.get(index).cloned().unwrap_or_default();
-                sink.send(|| StreamEvent::ToolArgumentsDelta {
-                    turn,
-                    index,
-                    id,
-                    fragment,
-                })
-                .await;
-            }
-            StreamDelta::Done(response) => return Ok(response),
+/// Streams an [`ApprovalRequested`](StreamEvent::ApprovalRequested) for each call a paused turn
+/// waits on.
+async fn pause_events(sink: &Sink, turn: usize, calls: &[TurnCall]) {
+    for call in calls {
+        if let TurnCall::Pending(_) = call {
+            sink.send(|| StreamEvent::ApprovalRequested {
+                turn,
+                call: call.to_tool_call(),
+            })
+            .await;
         }
     }
-    Err(AgentError::InvalidResponse {
-        provider: "stream",
-        message: format!(
-            "the reply stream of {} ended before the reply was complete",
-            llm.provider()
-        ),
-    })
 }
 
 /// A slot the loop left empty; every call is settled before the turn completes, so this is

@@ -148,7 +148,9 @@ impl AgentSession {
     /// ```
     pub fn run_stream(&mut self, input: impl Into<String>) -> RunStream<'_> {
         let input = input.into();
-        RunStream::new(move |sink| async move { self.run_to_answer(input, &sink).await })
+        RunStream::new(move |sink| async move {
+            self.run_to_answer(input, &sink).await.map(RunOutcome::Done)
+        })
     }
 
     /// Runs `input` with the agent's approver until the model answers.
@@ -180,8 +182,68 @@ impl AgentSession {
     /// The session's history changes only when the run is done; a paused run carries the
     /// conversation with it.
     pub async fn start(&mut self, input: impl Into<String>) -> AgentResult<RunOutcome> {
-        self.run_input(input.into(), Approvals::Pause, &Sink::off())
-            .await
+        self.start_with(input.into(), &Sink::off()).await
+    }
+
+    /// [`start`](Self::start) as a stream of events, as [`run_stream`](Self::run_stream) yields
+    /// them; the last is [`StreamEvent::Finished`](crate::StreamEvent::Finished) when the model
+    /// answers, or [`StreamEvent::Paused`](crate::StreamEvent::Paused) with the paused run,
+    /// after an [`ApprovalRequested`](crate::StreamEvent::ApprovalRequested) for each call it
+    /// waits on. The session's history changes as with `start`; dropping the stream cancels the
+    /// run and leaves it as it was.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    /// use phi_agent::{base_agent_builder, phi_tool, AgentConfig, PhiAgent, StreamEvent};
+    ///
+    /// /// Delete a file.
+    /// #[phi_tool(needs_approval)]
+    /// async fn delete_file(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> phi_agent::AgentResult<()> {
+    /// let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+    /// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call]), LlmResponse::text("Done.")]);
+    /// let agent = PhiAgent::build(base_agent_builder(llm).register_tool(DeleteFile), AgentConfig::default())?;
+    /// let mut session = agent.session();
+    ///
+    /// let mut events = session.start_stream("Delete a.txt");
+    /// let mut paused = None;
+    /// while let Some(event) = events.next().await {
+    ///     match event? {
+    ///         StreamEvent::ApprovalRequested { call, .. } => assert_eq!(call.name, "delete_file"),
+    ///         StreamEvent::Paused(run) => paused = Some(*run),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// drop(events);
+    /// let mut paused = paused.expect("the run paused");
+    /// paused.approve("c1")?;
+    ///
+    /// let mut events = session.resume_stream(paused);
+    /// while let Some(event) = events.next().await {
+    ///     if let StreamEvent::Finished(output) = event? {
+    ///         assert_eq!(output.text, "Done.");
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn start_stream(&mut self, input: impl Into<String>) -> RunStream<'_> {
+        let input = input.into();
+        RunStream::new(move |sink| async move { self.start_with(input, &sink).await })
+    }
+
+    /// Runs `input` to an answer or a pause, handing events to `sink`.
+    pub(super) async fn start_with(
+        &mut self,
+        input: String,
+        sink: &Sink,
+    ) -> AgentResult<RunOutcome> {
+        self.run_input(input, Approvals::Pause, sink).await
     }
 
     /// Resumes `paused` once each of its [`pending`](PausedRun::pending) calls is decided: runs
@@ -195,7 +257,19 @@ impl AgentSession {
     /// call, a call of a tool this agent does not have, or a damaged state. Resuming one stored
     /// state twice runs its approved calls twice; see [`PausedRun`].
     pub async fn resume(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
-        self.resume_paused(paused).await
+        self.resume_paused(paused, &Sink::off()).await
+    }
+
+    /// [`resume`](Self::resume) as a stream of events: the paused turn's decided calls as they
+    /// run ([`ToolStarted`](crate::StreamEvent::ToolStarted),
+    /// [`ToolFinished`](crate::StreamEvent::ToolFinished)), the end of that turn, then the
+    /// turns after it as [`run_stream`](Self::run_stream) yields them; the last event is
+    /// [`Finished`](crate::StreamEvent::Finished) or
+    /// [`Paused`](crate::StreamEvent::Paused). The session changes as with `resume`; errors
+    /// (an undecided call, a damaged state) end the stream before any event. See
+    /// [`start_stream`](Self::start_stream) for an example.
+    pub fn resume_stream(&mut self, paused: PausedRun) -> RunStream<'_> {
+        RunStream::new(move |sink| async move { self.resume_paused(paused, &sink).await })
     }
 
     /// The session's id, also given to tools and activation predicates.

@@ -10,7 +10,8 @@ use std::time::Duration;
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
-use super::output::RunOutput;
+use super::output::{RunOutcome, RunOutput};
+use super::paused::PausedRun;
 use crate::error::AgentResult;
 use crate::llm::{ToolCall, Usage};
 use crate::registry::ToolCallResult;
@@ -23,13 +24,17 @@ const BUFFER: usize = 32;
 /// that it can be sent anywhere.
 ///
 /// In order, a turn yields: the model's [`TextDelta`](Self::TextDelta)s and, per call,
-/// [`ToolCallStarted`](Self::ToolCallStarted) then its
+/// [`ToolCallStarted`](Self::ToolCallStarted), its
 /// [`ToolArgumentsDelta`](Self::ToolArgumentsDelta)s (the model may interleave the pieces of
-/// several calls), then [`ToolCallReady`](Self::ToolCallReady) for each call once the reply is
-/// complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
+/// several calls) and [`ToolCallReady`](Self::ToolCallReady) as soon as the stream shows the
+/// call whole (the end of its block, the start of the next call), at the latest when the reply
+/// is complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
 /// [`ToolStarted`](Self::ToolStarted), [`ToolFinished`](Self::ToolFinished)), possibly
-/// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). The last
-/// event of a successful run is [`Finished`](Self::Finished).
+/// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). With
+/// [`AgentConfig::early_tool_start`](crate::AgentConfig::early_tool_start), a ready call that
+/// needs no approval starts (and may finish) while the model still writes the turn. The last
+/// event of a successful run is [`Finished`](Self::Finished), or, for a run that may pause
+/// ([`PhiAgent::start_stream`](crate::PhiAgent::start_stream)), [`Paused`](Self::Paused).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamEvent {
@@ -66,7 +71,9 @@ pub enum StreamEvent {
         /// The next piece of the arguments' JSON text.
         fragment: String,
     },
-    /// The model's reply is complete and this call is whole; it runs next (or awaits approval).
+    /// This call is whole: its arguments are complete (no delta of it follows) and parsed,
+    /// exactly as the whole reply holds them. It runs next (or awaits approval); with early
+    /// start, perhaps before the model has finished the turn.
     ToolCallReady {
         /// The turn's number.
         turn: usize,
@@ -115,6 +122,22 @@ pub enum StreamEvent {
     },
     /// The run is done; nothing follows.
     Finished(Box<RunOutput>),
+    /// The run paused on calls that wait for a person (only a run that may pause:
+    /// [`start_stream`](crate::AgentSession::start_stream),
+    /// [`resume_stream`](crate::AgentSession::resume_stream)); the paused turn's
+    /// [`ApprovalRequested`](Self::ApprovalRequested) events came before it. Decide its calls
+    /// and resume it; nothing follows.
+    Paused(Box<PausedRun>),
+}
+
+impl StreamEvent {
+    /// The event that ends a run with `outcome`.
+    fn last(outcome: RunOutcome) -> Self {
+        match outcome {
+            RunOutcome::Done(output) => StreamEvent::Finished(Box::new(output)),
+            RunOutcome::Paused(paused) => StreamEvent::Paused(Box::new(paused)),
+        }
+    }
 }
 
 /// Where the loop puts its stream events; off for runs that are not streamed.
@@ -140,15 +163,17 @@ impl Sink {
     }
 }
 
-type Run<'a> = Pin<Box<dyn Future<Output = AgentResult<RunOutput>> + Send + 'a>>;
+type Run<'a> = Pin<Box<dyn Future<Output = AgentResult<RunOutcome>> + Send + 'a>>;
 
 /// A run in progress, as a [`Stream`] of [`StreamEvent`]s; made by
 /// [`PhiAgent::run_stream`](crate::PhiAgent::run_stream) and
-/// [`AgentSession::run_stream`](crate::AgentSession::run_stream).
+/// [`AgentSession::run_stream`](crate::AgentSession::run_stream), and for runs that may pause
+/// by the `start_stream` and `resume_stream` methods of both.
 ///
 /// The run advances only while the stream is polled, and holds at most a few events ahead of
-/// its consumer. Its last item is `Ok(StreamEvent::Finished(output))`, or the error that ended
-/// the run; then the stream ends. Dropping it cancels the run: the model request is abandoned,
+/// its consumer. Its last item is `Ok(StreamEvent::Finished(output))`,
+/// `Ok(StreamEvent::Paused(paused))` (runs that may pause), or the error that ended the run;
+/// then the stream ends. Dropping it cancels the run: the model request is abandoned,
 /// and running tools are dropped and see their
 /// [`ToolContext::cancellation`](crate::ToolContext::cancellation) fire.
 #[must_use = "a stream does nothing unless polled"]
@@ -156,14 +181,14 @@ pub struct RunStream<'a> {
     run: Option<Run<'a>>,
     events: mpsc::Receiver<StreamEvent>,
     /// The run's result, yielded once the events before it are taken.
-    last: Option<AgentResult<RunOutput>>,
+    last: Option<AgentResult<RunOutcome>>,
 }
 
 impl<'a> RunStream<'a> {
     /// A stream over the run `start` builds around its sink.
     pub(super) fn new<F>(start: impl FnOnce(Sink) -> F) -> Self
     where
-        F: Future<Output = AgentResult<RunOutput>> + Send + 'a,
+        F: Future<Output = AgentResult<RunOutcome>> + Send + 'a,
     {
         let (sender, events) = mpsc::channel(BUFFER);
         Self {
@@ -184,19 +209,15 @@ impl Stream for RunStream<'_> {
             match this.events.poll_recv(cx) {
                 Poll::Ready(Some(event)) => return Poll::Ready(Some(Ok(event))),
                 Poll::Ready(None) => {
-                    return Poll::Ready(this.last.take().map(|result| {
-                        result.map(|output| StreamEvent::Finished(Box::new(output)))
-                    }));
+                    return Poll::Ready(
+                        this.last.take().map(|result| result.map(StreamEvent::last)),
+                    );
                 }
                 Poll::Pending => {}
             }
             // Every event sent so far is taken: the run may go on.
             let Some(run) = this.run.as_mut() else {
-                return Poll::Ready(
-                    this.last
-                        .take()
-                        .map(|result| result.map(|output| StreamEvent::Finished(Box::new(output)))),
-                );
+                return Poll::Ready(this.last.take().map(|result| result.map(StreamEvent::last)));
             };
             match run.as_mut().poll(cx) {
                 Poll::Ready(result) => {

@@ -366,12 +366,29 @@ struct StreamedCall {
     name: String,
     start_input: Value,
     json: String,
+    /// Whether [`StreamDelta::ToolCallReady`] is out for it.
+    ready: bool,
+}
+
+impl StreamedCall {
+    /// The call, its arguments parsed: the start event's `input` for a call without
+    /// `partial_json` (a call without arguments); text that is not JSON stays a string, so
+    /// the agent can tell the model.
+    fn to_call(&self) -> ToolCall {
+        let arguments = if self.json.trim().is_empty() {
+            self.start_input.clone()
+        } else {
+            serde_json::from_str(&self.json).unwrap_or_else(|_| Value::String(self.json.clone()))
+        };
+        ToolCall::new(&self.id, &self.name, arguments)
+    }
 }
 
 /// A streamed message being read: `message_start`, then per content block
 /// `content_block_start` (text or tool_use), its deltas (`text_delta`, `input_json_delta`) and
-/// `content_block_stop`; `message_delta` with the stop reason and output tokens; `message_stop`.
-/// `ping` is ignored; an `error` event ends the stream with the provider's error.
+/// `content_block_stop` (a tool_use block's call is then ready); `message_delta` with the stop
+/// reason and output tokens; `message_stop`. `ping` is ignored; an `error` event ends the
+/// stream with the provider's error.
 #[derive(Default)]
 struct MessageStream {
     text: String,
@@ -383,26 +400,35 @@ struct MessageStream {
 }
 
 impl MessageStream {
-    /// The whole reply. A call that came without `partial_json` (a call without arguments) gets
-    /// its start event's `input` as its last delta, so that every call's deltas make JSON of its
+    /// Announces the call at `index` ready. A call that came without `partial_json` gets its
+    /// start event's `input` as its last delta, so that every call's deltas make JSON of its
     /// arguments.
+    fn ready(&mut self, index: usize, out: &mut VecDeque<StreamDelta>) {
+        let call = &mut self.calls[index];
+        if call.ready {
+            return;
+        }
+        call.ready = true;
+        if call.json.trim().is_empty() {
+            out.push_back(StreamDelta::ToolArguments {
+                index,
+                fragment: call.start_input.to_string(),
+            });
+        }
+        out.push_back(StreamDelta::ToolCallReady {
+            index,
+            call: call.to_call(),
+        });
+    }
+
+    /// The whole reply; calls whose block never stopped are announced ready first.
     fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
+        for index in 0..self.calls.len() {
+            self.ready(index, out);
+        }
         let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
-            .into_iter()
-            .enumerate()
-            .map(|(index, call)| {
-                let arguments = if call.json.trim().is_empty() {
-                    out.push_back(StreamDelta::ToolArguments {
-                        index,
-                        fragment: call.start_input.to_string(),
-                    });
-                    call.start_input
-                } else {
-                    // Text that is not JSON stays a string, so the agent can tell the model.
-                    serde_json::from_str(&call.json).unwrap_or(Value::String(call.json))
-                };
-                ToolCall::new(call.id, call.name, arguments)
-            })
+            .iter()
+            .map(StreamedCall::to_call)
             .collect();
         LlmResponse {
             text: std::mem::take(&mut self.text),
@@ -412,6 +438,12 @@ impl MessageStream {
             // A streamed reply carries no server-side tool search (read from plain replies only).
             tool_searches: Vec::new(),
         }
+    }
+
+    /// The place in `calls` of the tool_use block an event names, if it is one.
+    fn call_of(&self, value: &Value) -> Option<usize> {
+        let block = value.get("index").and_then(Value::as_u64)?;
+        self.blocks.iter().position(|b| *b == block)
     }
 }
 
@@ -471,6 +503,7 @@ impl Decoder for MessageStream {
                             name: name.to_string(),
                             start_input: block.get("input").cloned().unwrap_or_else(|| json!({})),
                             json: String::new(),
+                            ready: false,
                         });
                         out.push_back(StreamDelta::ToolCallStarted {
                             index: self.calls.len() - 1,
@@ -496,14 +529,20 @@ impl Decoder for MessageStream {
                         }
                     }
                     Some("input_json_delta") => {
-                        let block = value.get("index").and_then(Value::as_u64);
-                        let Some(index) = self.blocks.iter().position(|b| Some(*b) == block) else {
+                        let Some(index) = self.call_of(&value) else {
                             return Err(Failure::malformed(
                                 PROVIDER,
                                 "arguments for a block that is no started tool_use",
                                 data,
                             ));
                         };
+                        if self.calls[index].ready {
+                            return Err(Failure::malformed(
+                                PROVIDER,
+                                "arguments for a tool_use block that has stopped",
+                                data,
+                            ));
+                        }
                         let fragment = delta
                             .get("partial_json")
                             .and_then(Value::as_str)
@@ -533,6 +572,12 @@ impl Decoder for MessageStream {
                     }
                 }
             }
+            "content_block_stop" => {
+                // A tool_use block's arguments are complete: its call can run.
+                if let Some(index) = self.call_of(&value) {
+                    self.ready(index, out);
+                }
+            }
             "message_stop" => return Ok(Some(self.reply(out))),
             "error" => {
                 let status = match value.pointer("/error/type").and_then(Value::as_str) {
@@ -545,7 +590,7 @@ impl Decoder for MessageStream {
                 let message = super::http::provider_message(data.as_bytes());
                 return Err(Failure::provider(PROVIDER, status, message));
             }
-            // `ping`, `content_block_stop`, and event kinds added later.
+            // `ping`, and event kinds added later.
             _ => {}
         }
         Ok(None)

@@ -305,31 +305,81 @@ fn stop_reason(finish_reason: Option<&str>, has_calls: bool) -> StopReason {
 /// A streamed chat completion being read: chunks of `choices[0].delta`, tool calls gathered by
 /// their `index` (id and name come on a call's first fragment only, and the fragments of
 /// parallel calls may interleave), the usage in a last chunk without choices, then `[DONE]`.
+///
+/// A call is ready when the next call begins and its arguments so far are a whole JSON object
+/// (the API writes calls one after the other; should the pieces of an earlier call still be
+/// open, it waits), and at the latest when the choice finishes.
 #[derive(Default)]
 struct ChatStream {
     text: String,
-    /// The calls in the order they began: the provider's index, id, name, arguments so far.
-    calls: Vec<(u64, String, String, String)>,
+    /// The calls in the order they began.
+    calls: Vec<StreamedCall>,
     finish_reason: Option<String>,
     usage: Usage,
 }
 
+/// One call of a streamed completion.
+struct StreamedCall {
+    /// The provider's index of the call.
+    wire_index: u64,
+    id: String,
+    name: String,
+    /// The arguments' text so far.
+    arguments: String,
+    /// Whether [`StreamDelta::ToolCallReady`] is out for it.
+    ready: bool,
+}
+
+impl StreamedCall {
+    fn to_call(&self) -> ToolCall {
+        ToolCall::new(&self.id, &self.name, parse_arguments(&self.arguments))
+    }
+}
+
 impl ChatStream {
-    /// The whole reply. A call that came without argument text gets `{}` as its last delta, so
-    /// that every call's deltas make JSON of its arguments.
+    /// Announces the call at `index` ready if its arguments are a whole JSON object already.
+    fn ready_if_whole(&mut self, index: usize, out: &mut VecDeque<StreamDelta>) {
+        let call = &mut self.calls[index];
+        if call.ready
+            || !serde_json::from_str::<Value>(&call.arguments).is_ok_and(|value| value.is_object())
+        {
+            return;
+        }
+        call.ready = true;
+        out.push_back(StreamDelta::ToolCallReady {
+            index,
+            call: call.to_call(),
+        });
+    }
+
+    /// Announces every call not yet ready: the choice is finished. A call that came without
+    /// argument text gets `{}` as its last delta, so that every call's deltas make JSON of its
+    /// arguments.
+    fn ready_all(&mut self, out: &mut VecDeque<StreamDelta>) {
+        for (index, call) in self.calls.iter_mut().enumerate() {
+            if call.ready {
+                continue;
+            }
+            if call.arguments.trim().is_empty() {
+                out.push_back(StreamDelta::ToolArguments {
+                    index,
+                    fragment: "{}".into(),
+                });
+            }
+            call.ready = true;
+            out.push_back(StreamDelta::ToolCallReady {
+                index,
+                call: call.to_call(),
+            });
+        }
+    }
+
+    /// The whole reply, its calls parsed as they were announced ready.
     fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
+        self.ready_all(out);
         let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
-            .into_iter()
-            .enumerate()
-            .map(|(index, (_, id, name, arguments))| {
-                if arguments.trim().is_empty() {
-                    out.push_back(StreamDelta::ToolArguments {
-                        index,
-                        fragment: "{}".into(),
-                    });
-                }
-                ToolCall::new(id, name, parse_arguments(&arguments))
-            })
+            .iter()
+            .map(StreamedCall::to_call)
             .collect();
         LlmResponse {
             text: std::mem::take(&mut self.text),
@@ -381,12 +431,33 @@ impl Decoder for ChatStream {
         let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
             return Ok(None);
         };
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        let finished = choice.get("finish_reason").and_then(Value::as_str);
+        if let Some(reason) = finished {
             self.finish_reason = Some(reason.to_string());
         }
-        let Some(delta) = choice.get("delta") else {
-            return Ok(None);
-        };
+        if let Some(delta) = choice.get("delta") {
+            self.read_delta(delta, data, out)?;
+        }
+        if finished.is_some() {
+            self.ready_all(out);
+        }
+        Ok(None)
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
+        // A server that closes after the finishing chunk without `[DONE]` still sent it all.
+        self.finish_reason.is_some().then(|| self.reply(out))
+    }
+}
+
+impl ChatStream {
+    /// Reads one chunk's `delta`: text, and fragments of tool calls.
+    fn read_delta(
+        &mut self,
+        delta: &Value,
+        data: &str,
+        out: &mut VecDeque<StreamDelta>,
+    ) -> Result<(), Failure> {
         if let Some(text) = delta.get("content").and_then(Value::as_str)
             && !text.is_empty()
         {
@@ -406,7 +477,7 @@ impl Decoder for ChatStream {
                     data,
                 ));
             };
-            let index = match self.calls.iter().position(|c| c.0 == wire_index) {
+            let index = match self.calls.iter().position(|c| c.wire_index == wire_index) {
                 Some(index) => index,
                 None => {
                     let field = |name: &str| call.pointer(name).and_then(Value::as_str);
@@ -417,8 +488,17 @@ impl Decoder for ChatStream {
                             data,
                         ));
                     };
-                    self.calls
-                        .push((wire_index, id.to_string(), name.to_string(), String::new()));
+                    // The next call begins: the one before is done if its JSON is whole.
+                    if let Some(last) = self.calls.len().checked_sub(1) {
+                        self.ready_if_whole(last, out);
+                    }
+                    self.calls.push(StreamedCall {
+                        wire_index,
+                        id: id.to_string(),
+                        name: name.to_string(),
+                        arguments: String::new(),
+                        ready: false,
+                    });
                     out.push_back(StreamDelta::ToolCallStarted {
                         index: self.calls.len() - 1,
                         id: id.to_string(),
@@ -430,19 +510,23 @@ impl Decoder for ChatStream {
             if let Some(fragment) = call.pointer("/function/arguments").and_then(Value::as_str)
                 && !fragment.is_empty()
             {
-                self.calls[index].3.push_str(fragment);
+                let streamed = &mut self.calls[index];
+                if streamed.ready && !fragment.trim().is_empty() {
+                    // Its arguments were a whole object: more text would make them no JSON.
+                    return Err(Failure::malformed(
+                        PROVIDER,
+                        "arguments continue after the call's JSON object was complete",
+                        data,
+                    ));
+                }
+                streamed.arguments.push_str(fragment);
                 out.push_back(StreamDelta::ToolArguments {
                     index,
                     fragment: fragment.to_string(),
                 });
             }
         }
-        Ok(None)
-    }
-
-    fn finish(&mut self, out: &mut VecDeque<StreamDelta>) -> Option<LlmResponse> {
-        // A server that closes after the finishing chunk without `[DONE]` still sent it all.
-        self.finish_reason.is_some().then(|| self.reply(out))
+        Ok(())
     }
 }
 

@@ -3,6 +3,9 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::StreamExt;
 
 use async_trait::async_trait;
 
@@ -47,6 +50,8 @@ pub struct ScriptedLlm {
     inner: Arc<Inner>,
     /// The longest piece, in characters, of a streamed text or arguments delta.
     piece: usize,
+    /// How long each streamed delta after the first takes to arrive.
+    delay: Duration,
 }
 
 impl ScriptedLlm {
@@ -70,6 +75,7 @@ impl ScriptedLlm {
                 requests: Mutex::new(Vec::new()),
             }),
             piece: usize::MAX,
+            delay: Duration::ZERO,
         }
     }
 
@@ -99,6 +105,31 @@ impl ScriptedLlm {
     /// ```
     pub fn with_pieces(mut self, chars: usize) -> Self {
         self.piece = chars.max(1);
+        self
+    }
+
+    /// This model, streaming each delta after the first `delay` after the one before it (on
+    /// tokio's clock, so a test on a paused clock takes no time), as a model that writes at a
+    /// steady pace would; by default they come at once. With
+    /// [`with_pieces`](Self::with_pieces), a test can tell when each piece of a call arrived.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use futures_util::StreamExt;
+    /// use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm};
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let llm = ScriptedLlm::new([LlmResponse::text("abcd")])
+    ///     .with_pieces(1)
+    ///     .with_piece_delay(Duration::from_millis(10));
+    /// let started = tokio::time::Instant::now();
+    /// let deltas: Vec<_> = llm.stream(&LlmRequest::default()).collect().await;
+    /// assert_eq!(deltas.len(), 5, "a, b, c, d, done");
+    /// assert_eq!(started.elapsed(), Duration::from_millis(40));
+    /// # }
+    /// ```
+    pub fn with_piece_delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
         self
     }
 
@@ -146,7 +177,20 @@ impl LlmClient for ScriptedLlm {
     }
 
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        super::whole_reply(self.complete(request), self.piece)
+        let deltas = super::whole_reply(self.complete(request), self.piece);
+        if self.delay.is_zero() {
+            return deltas;
+        }
+        let delay = self.delay;
+        deltas
+            .enumerate()
+            .then(move |(at, delta)| async move {
+                if at > 0 {
+                    tokio::time::sleep(delay).await;
+                }
+                delta
+            })
+            .boxed()
     }
 
     fn provider(&self) -> &str {
@@ -169,6 +213,7 @@ impl fmt::Debug for ScriptedLlm {
             .field("remaining", &self.remaining())
             .field("requests", &lock(&self.inner.requests).len())
             .field("piece", &self.piece)
+            .field("delay", &self.delay)
             .finish()
     }
 }

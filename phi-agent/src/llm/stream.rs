@@ -3,7 +3,7 @@
 
 use futures_util::stream::BoxStream;
 
-use super::LlmResponse;
+use super::{LlmResponse, ToolCall};
 use crate::error::AgentResult;
 
 /// The deltas of one streamed reply, ending with [`StreamDelta::Done`].
@@ -14,8 +14,11 @@ pub type DeltaStream<'a> = BoxStream<'a, AgentResult<StreamDelta>>;
 /// The text pieces of a reply concatenate to its text; the argument pieces of a call (same
 /// `index`) concatenate to JSON text that parses to its arguments (`{}` for a call without
 /// arguments; text that is not JSON becomes the arguments as a string, as `complete` reads it).
-/// The last item of a stream that did not fail is [`Done`](StreamDelta::Done) with the whole
-/// reply, assembled from the pieces.
+/// Each call is announced [`ToolCallReady`](StreamDelta::ToolCallReady) once its arguments are
+/// complete, as soon as the stream shows it (the HTTP adapters: at the end of the call's block
+/// or when the next call begins), and at the latest just before `Done`; the call it carries is
+/// the one `Done` holds at its index. The last item of a stream that did not fail is
+/// [`Done`](StreamDelta::Done) with the whole reply, assembled from the pieces.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamDelta {
@@ -36,6 +39,16 @@ pub enum StreamDelta {
         index: usize,
         /// The next piece of the arguments' JSON text.
         fragment: String,
+    },
+    /// The arguments of the call at `index` are complete: `call` is the whole call (id, name,
+    /// parsed arguments), exactly as [`Done`](StreamDelta::Done) will hold it. No argument
+    /// piece of this call follows. A stream may leave this out (a client of its own); the agent
+    /// then takes the calls from `Done`.
+    ToolCallReady {
+        /// The call's place in the reply.
+        index: usize,
+        /// The call, parsed.
+        call: ToolCall,
     },
     /// The reply is complete: text, parsed calls, usage, stop reason.
     Done(LlmResponse),
@@ -62,6 +75,10 @@ pub(crate) fn split_response(response: LlmResponse, piece: usize) -> Vec<StreamD
                 fragment: fragment.to_string(),
             }),
         );
+        deltas.push(StreamDelta::ToolCallReady {
+            index,
+            call: call.clone(),
+        });
     }
     deltas.push(StreamDelta::Done(response));
     deltas
@@ -87,7 +104,6 @@ fn pieces(text: &str, piece: usize) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::ToolCall;
     use serde_json::json;
 
     #[test]
@@ -106,6 +122,17 @@ mod tests {
                         text.push_str(t);
                     }
                     StreamDelta::ToolArguments { index: 0, fragment } => args.push_str(fragment),
+                    StreamDelta::ToolCallReady {
+                        index: 0,
+                        call: ready,
+                    } => {
+                        assert_eq!(ready, &call);
+                        assert_eq!(
+                            serde_json::from_str::<serde_json::Value>(&args).unwrap(),
+                            call.arguments,
+                            "every piece is out before the call is ready"
+                        );
+                    }
                     _ => {}
                 }
             }

@@ -12,6 +12,7 @@ mod approval;
 mod argument_mistakes;
 mod dispatch_props;
 mod durable;
+mod early_start;
 mod faulty_tools;
 mod provider_state;
 mod registry;

@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use futures_util::StreamExt;
 use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, ScriptedLlm, ToolCall, Usage};
 use phi_agent::{
-    AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Content, PhiAgent, RunOutput,
-    StreamEvent, Tool, ToolContext, base_agent_builder,
+    AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Content, PhiAgent, RunOutcome,
+    RunOutput, StreamEvent, Tool, ToolContext, base_agent_builder,
 };
 use serde_json::{Value, json};
 
@@ -108,45 +108,63 @@ async fn collect(
     panic!("the stream ended without Finished or an error");
 }
 
-/// Per turn: text, then per call started → deltas, then ready, then tools, then turn finished.
+/// Per turn: the model's text and calls (per call: started, its deltas, ready), then the tools,
+/// then turn finished. A call runs only once ready; no piece of a call follows its ready.
 fn check_order(events: &[StreamEvent]) {
+    check_order_of(events, false)
+}
+
+/// As [`check_order`]; with `early`, a call that is ready may start before the model's reply
+/// is complete.
+fn check_order_of(events: &[StreamEvent], early: bool) {
     let mut turn = 1;
-    let mut phase = 0; // 0 model writing, 1 calls ready, 2 tools running
+    let mut tools_began = false;
     let mut started_calls = Vec::new();
+    let mut ready: Vec<ToolCall> = Vec::new();
     for event in events {
         match event {
             StreamEvent::TextDelta { turn: t, .. }
-            | StreamEvent::ToolCallStarted { turn: t, .. } => {
-                assert_eq!((*t, phase), (turn, 0), "{event:?}");
-                if let StreamEvent::ToolCallStarted { index, .. } = event {
-                    started_calls.push(*index);
+            | StreamEvent::ToolCallStarted { turn: t, .. }
+            | StreamEvent::ToolArgumentsDelta { turn: t, .. }
+            | StreamEvent::ToolCallReady { turn: t, .. } => {
+                assert_eq!(*t, turn, "{event:?}");
+                assert!(
+                    early || !tools_began,
+                    "the model writes before tools run: {event:?}"
+                );
+                match event {
+                    StreamEvent::ToolCallStarted { index, .. } => started_calls.push(*index),
+                    StreamEvent::ToolArgumentsDelta { index, id, .. } => {
+                        assert!(
+                            started_calls.contains(index),
+                            "deltas of a call after its start"
+                        );
+                        assert!(
+                            !ready.iter().any(|call| &call.id == id),
+                            "no delta after its call is ready: {event:?}"
+                        );
+                    }
+                    StreamEvent::ToolCallReady { call, .. } => ready.push(call.clone()),
+                    _ => {}
                 }
             }
-            StreamEvent::ToolArgumentsDelta { turn: t, index, .. } => {
-                assert_eq!((*t, phase), (turn, 0), "{event:?}");
+            StreamEvent::ApprovalRequested { turn: t, call }
+            | StreamEvent::ToolStarted { turn: t, call }
+            | StreamEvent::ToolFinished { turn: t, call, .. } => {
+                assert_eq!(*t, turn);
                 assert!(
-                    started_calls.contains(index),
-                    "deltas of a call after its start"
+                    ready.contains(call),
+                    "a call is ready before it runs: {event:?}"
                 );
-            }
-            StreamEvent::ToolCallReady { turn: t, .. } => {
-                assert_eq!(*t, turn);
-                assert!(phase <= 1, "{event:?}");
-                phase = 1;
-            }
-            StreamEvent::ApprovalRequested { turn: t, .. }
-            | StreamEvent::ToolStarted { turn: t, .. }
-            | StreamEvent::ToolFinished { turn: t, .. } => {
-                assert_eq!(*t, turn);
-                assert!(phase >= 1, "{event:?}");
-                phase = 2;
+                tools_began = true;
             }
             StreamEvent::ToolsActivated { .. } => {}
             StreamEvent::TurnFinished { turn: t, .. } => {
                 assert_eq!(*t, turn);
                 turn += 1;
-                phase = 0;
+                tools_began = false;
                 started_calls.clear();
+                ready.clear();
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -563,4 +581,184 @@ async fn without_an_approver_a_streamed_run_denies_and_says_so() {
             .any(|e| matches!(e, StreamEvent::ToolStarted { .. })),
         "the call never ran"
     );
+}
+
+/// The events of a run that may pause, and how it ended.
+async fn collect_outcome(
+    mut events: impl futures_util::Stream<Item = AgentResult<StreamEvent>> + Unpin,
+) -> (Vec<StreamEvent>, AgentResult<RunOutcome>) {
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        let end = match event {
+            Ok(StreamEvent::Finished(output)) => Ok(RunOutcome::Done(*output)),
+            Ok(StreamEvent::Paused(paused)) => Ok(RunOutcome::Paused(*paused)),
+            Ok(event) => {
+                seen.push(event);
+                continue;
+            }
+            Err(error) => Err(error),
+        };
+        assert!(events.next().await.is_none(), "nothing follows the end");
+        return (seen, end);
+    }
+    panic!("the stream ended without Finished, Paused or an error");
+}
+
+/// Turn 1: a guarded call and a free one; turn 2: another guarded call; then the answer.
+fn guarded_script() -> Vec<LlmResponse> {
+    let mut first = LlmResponse::tool_calls(vec![
+        ToolCall::new("g1", "guarded", json!({})),
+        say("e1", "free"),
+    ]);
+    first.text = "Two calls.".into();
+    vec![
+        first,
+        LlmResponse::tool_calls(vec![ToolCall::new("g2", "guarded", json!({}))]),
+        LlmResponse::text("All approved."),
+    ]
+}
+
+fn guarded_agent(llm: ScriptedLlm) -> PhiAgent {
+    PhiAgent::build(
+        base_agent_builder(llm)
+            .register_tool(Guarded)
+            .register_tool(Echo),
+        AgentConfig::default(),
+    )
+    .unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_that_may_pause_streams_to_each_pause_and_on_from_it() {
+    // The same run, plain, for comparison.
+    let plain_agent = guarded_agent(ScriptedLlm::new(guarded_script()));
+    let mut paused = plain_agent.start("go").await.unwrap().paused().unwrap();
+    paused.approve("g1").unwrap();
+    let mut paused = plain_agent.resume(paused).await.unwrap().paused().unwrap();
+    paused.approve("g2").unwrap();
+    let plain = plain_agent.resume(paused).await.unwrap().done().unwrap();
+
+    let agent = guarded_agent(ScriptedLlm::new(guarded_script()).with_pieces(3));
+    let mut session = agent.session();
+    let (events, outcome) = collect_outcome(session.start_stream("go")).await;
+    check_order(&events);
+    let RunOutcome::Paused(mut paused) = outcome.unwrap() else {
+        panic!("paused on g1")
+    };
+    assert!(
+        session.history().is_empty(),
+        "a paused run keeps the history"
+    );
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "Two calls.");
+    let requested: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ApprovalRequested { call, .. } => Some(call.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requested, ["g1"]);
+    assert!(matches!(
+        events.last(),
+        Some(StreamEvent::ApprovalRequested { .. })
+    ));
+    let ran: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolFinished { call, .. } => Some(call.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran, ["e1"], "the free call ran before the pause");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::TurnFinished { .. })),
+        "the paused turn is not over"
+    );
+    assert_eq!(paused.pending()[0].id(), "g1");
+
+    paused.approve("g1").unwrap();
+    let (events, outcome) = collect_outcome(session.resume_stream(paused)).await;
+    let RunOutcome::Paused(mut paused) = outcome.unwrap() else {
+        panic!("paused on g2")
+    };
+    // The rest of turn 1 (g1 runs), then turn 2 up to its pause.
+    let kinds: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolStarted { turn, call } => Some(format!("start {turn} {}", call.id)),
+            StreamEvent::ToolFinished { turn, call, .. } => {
+                Some(format!("finish {turn} {}", call.id))
+            }
+            StreamEvent::TurnFinished { turn, .. } => Some(format!("end {turn}")),
+            StreamEvent::ToolCallReady { turn, call } => Some(format!("ready {turn} {}", call.id)),
+            StreamEvent::ApprovalRequested { turn, call } => {
+                Some(format!("ask {turn} {}", call.id))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "start 1 g1",
+            "finish 1 g1",
+            "end 1",
+            "ready 2 g2",
+            "ask 2 g2"
+        ]
+    );
+
+    paused.approve("g2").unwrap();
+    let (events, outcome) = collect_outcome(session.resume_stream(paused)).await;
+    let RunOutcome::Done(output) = outcome.unwrap() else {
+        panic!("done")
+    };
+    let answer: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta { turn: 3, text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answer, "All approved.");
+    assert_eq!(output, plain.clone().with_durations_of(&output));
+    assert_eq!(
+        session.history(),
+        &output.messages[..],
+        "the session goes on from it"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_that_may_pause_and_does_not_ends_with_finished() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![say("e1", "hi")]),
+        LlmResponse::text("no pause"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(Echo),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let (events, outcome) = collect_outcome(agent.start_stream("go")).await;
+    check_order(&events);
+    assert_eq!(outcome.unwrap().done().unwrap().text, "no pause");
+}
+
+#[tokio::test(start_paused = true)]
+async fn resuming_an_undecided_run_as_a_stream_is_an_error_before_any_event() {
+    let agent = guarded_agent(ScriptedLlm::new(guarded_script()));
+    let paused = agent.start("go").await.unwrap().paused().unwrap();
+    let (events, outcome) = collect_outcome(agent.resume_stream(paused)).await;
+    assert!(events.is_empty());
+    assert!(outcome.is_err());
 }

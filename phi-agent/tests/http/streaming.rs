@@ -14,7 +14,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use phi_agent::llm::{
-    HttpConfig, LlmClient, LlmRequest, Message, StopReason, StreamDelta, Usage, parse_stream_body,
+    HttpConfig, LlmClient, LlmRequest, Message, StopReason, StreamDelta, ToolCall, Usage,
+    parse_stream_body,
 };
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, StreamEvent, Tool, ToolContext,
@@ -32,6 +33,7 @@ fn fixture(provider: Provider, name: &str) -> &'static str {
     match (provider, name) {
         (Provider::OpenAi, "calls") => include_str!("sse/openai_parallel_calls.sse"),
         (Provider::OpenAi, "text") => include_str!("sse/openai_text.sse"),
+        (Provider::OpenAi, "sequential") => include_str!("sse/openai_sequential_calls.sse"),
         (Provider::Anthropic, "calls") => include_str!("sse/anthropic_parallel_calls.sse"),
         (Provider::Anthropic, "text") => include_str!("sse/anthropic_text.sse"),
         (Provider::Gemini, "calls") => include_str!("sse/gemini_parallel_calls.sse"),
@@ -151,6 +153,8 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
         let mut started = Vec::new();
         let mut arguments = vec![String::new(); 2];
         let mut fragments = Vec::new();
+        // Each ready call, and how many calls had started when it was announced.
+        let mut ready = Vec::new();
         for delta in &deltas[..deltas.len() - 1] {
             match delta {
                 StreamDelta::Text(piece) => text.push_str(piece),
@@ -163,8 +167,20 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                         started.iter().any(|(i, _)| i == index),
                         "a fragment after its start"
                     );
+                    assert!(
+                        !ready
+                            .iter()
+                            .any(|(call, _): &(ToolCall, usize)| call.id == started[*index].1),
+                        "{provider:?}: a fragment after its call was ready"
+                    );
                     fragments.push(*index);
                     arguments[*index].push_str(fragment);
+                }
+                StreamDelta::ToolCallReady { index, call } => {
+                    assert_eq!(started[*index].1, call.id);
+                    let parsed: Value = serde_json::from_str(&arguments[*index]).unwrap();
+                    assert_eq!(parsed, call.arguments, "{provider:?}: ready when whole");
+                    ready.push((call.clone(), started.len()));
                 }
                 other => panic!("{provider:?}: {other:?} before the end"),
             }
@@ -172,6 +188,19 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
         let StreamDelta::Done(reply) = deltas.last().unwrap() else {
             panic!("{provider:?}: no Done last");
         };
+        let ready_calls: Vec<ToolCall> = ready.iter().map(|(call, _)| call.clone()).collect();
+        assert_eq!(
+            ready_calls, reply.tool_calls,
+            "{provider:?}: ready as in the reply"
+        );
+        let started_when_ready: Vec<usize> = ready.iter().map(|&(_, n)| n).collect();
+        match provider {
+            // `content_block_stop` of the first call comes before the second call begins.
+            Provider::Anthropic => assert_eq!(started_when_ready, [1, 2]),
+            // Interleaved: the first call's JSON is still open when the second begins, so both
+            // are ready only when the choice finishes.
+            _ => assert_eq!(started_when_ready, [2, 2]),
+        }
         assert_eq!(text, "Checking both cities.");
         assert_eq!(reply.text, text);
         assert_eq!(reply.tool_calls.len(), 2);
@@ -744,4 +773,121 @@ async fn a_streamed_responses_reasoning_item_goes_back_with_its_call() {
         "just before its call"
     );
     assert_eq!(input[at + 1]["id"], "fc_1");
+}
+
+/// The index in `deltas` of the first delta `wanted` picks.
+fn at(deltas: &[StreamDelta], wanted: impl Fn(&StreamDelta) -> bool) -> usize {
+    deltas.iter().position(wanted).expect("the delta is there")
+}
+
+#[test]
+fn a_call_is_ready_as_soon_as_the_stream_shows_it_whole_and_parses_as_a_plain_reply() {
+    // The same two calls, answered whole.
+    let plain_openai = json!({"choices": [{"message": {"content": "Checking both cities.", "tool_calls": [
+        {"id": "call_paris", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}},
+        {"id": "call_oslo", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\"}"}}
+    ]}, "finish_reason": "tool_calls"}]});
+    let plain_anthropic = json!({"content": [
+        {"type": "text", "text": "Checking both cities."},
+        {"type": "tool_use", "id": "toolu_paris", "name": "weather", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "toolu_oslo", "name": "weather", "input": {"city": "Oslo"}}
+    ], "stop_reason": "tool_use"});
+    for (provider, body, plain) in [
+        (
+            "openai",
+            fixture(Provider::OpenAi, "sequential"),
+            plain_openai,
+        ),
+        (
+            "anthropic",
+            fixture(Provider::Anthropic, "calls"),
+            plain_anthropic,
+        ),
+    ] {
+        let deltas = parse_stream_body(provider, &[body.as_bytes()]).unwrap();
+        let plain =
+            phi_agent::llm::parse_response_body(provider, plain.to_string().as_bytes()).unwrap();
+        let ready: Vec<&ToolCall> = deltas
+            .iter()
+            .filter_map(|delta| match delta {
+                StreamDelta::ToolCallReady { call, .. } => Some(call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            ready,
+            plain.tool_calls.iter().collect::<Vec<_>>(),
+            "{provider}"
+        );
+        let first_ready = at(&deltas, |d| {
+            matches!(d, StreamDelta::ToolCallReady { index: 0, .. })
+        });
+        let second_started = at(&deltas, |d| {
+            matches!(d, StreamDelta::ToolCallStarted { index: 1, .. })
+        });
+        let last_piece_of_first = deltas
+            .iter()
+            .rposition(|d| matches!(d, StreamDelta::ToolArguments { index: 0, .. }))
+            .unwrap();
+        assert!(
+            last_piece_of_first < first_ready && first_ready < second_started,
+            "{provider}: the first call is ready before the second begins: {deltas:?}"
+        );
+        let StreamDelta::Done(reply) = deltas.last().unwrap() else {
+            panic!("{provider}: Done last");
+        };
+        assert_eq!(reply.tool_calls, plain.tool_calls, "{provider}");
+        // Cut anywhere, the body reads the same.
+        for cut in 1..body.len() {
+            if !body.is_char_boundary(cut) {
+                continue;
+            }
+            let (head, tail) = body.split_at(cut);
+            let again = parse_stream_body(provider, &[head.as_bytes(), tail.as_bytes()]).unwrap();
+            assert_eq!(again, deltas, "{provider}: cut at {cut}");
+        }
+    }
+}
+
+#[test]
+fn arguments_after_a_call_is_ready_are_a_malformed_stream() {
+    // Anthropic: a piece for a tool_use block that has stopped.
+    let body = fixture(Provider::Anthropic, "calls");
+    let late = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"x\"}}\n\n";
+    let stop = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,";
+    let at_second = body.find(stop).unwrap();
+    let broken = format!("{}{late}{}", &body[..at_second], &body[at_second..]);
+    let error = parse_stream_body("anthropic", &[broken.as_bytes()]).unwrap_err();
+    assert!(
+        matches!(&error, AgentError::InvalidResponse { message, .. } if message.contains("stopped")),
+        "{error}"
+    );
+
+    // OpenAI: the first call's object was whole when the second began; more text breaks it,
+    // while whitespace is harmless.
+    let body = fixture(Provider::OpenAi, "sequential");
+    let piece = |text: &str| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": text}}]}, "finish_reason": null}]})
+        )
+    };
+    let before_finish = body.find("\"finish_reason\":\"tool_calls\"").unwrap();
+    let cut = body[..before_finish].rfind("data: ").unwrap();
+    for (text, fails) in [(",\"x\":1}", true), ("  \n", false)] {
+        let changed = format!("{}{}{}", &body[..cut], piece(text), &body[cut..]);
+        let read = parse_stream_body("openai", &[changed.as_bytes()]);
+        match (read, fails) {
+            (Err(AgentError::InvalidResponse { message, .. }), true) => {
+                assert!(message.contains("complete"), "{message}")
+            }
+            (Ok(deltas), false) => {
+                let StreamDelta::Done(reply) = deltas.last().unwrap() else {
+                    panic!("Done last")
+                };
+                assert_eq!(reply.tool_calls[0].arguments, json!({"city": "Paris"}));
+            }
+            (other, _) => panic!("{text:?}: {other:?}"),
+        }
+    }
 }
