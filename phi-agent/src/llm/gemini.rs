@@ -401,21 +401,23 @@ impl Reply {
                     None | Some(Value::Null) => Value::Object(Map::new()),
                     Some(args) => args.clone(),
                 };
-                if let Some(out) = out.as_deref_mut() {
-                    // Gemini streams a call whole, in one part.
+                let fragment = out.is_some().then(|| arguments.to_string());
+                let call = ToolCall::new(id, name, arguments).with_provider_state(part_state(part));
+                if let (Some(out), Some(fragment)) = (out.as_deref_mut(), fragment) {
+                    // Gemini streams a call whole, in one part: it is ready as soon as it starts.
                     let index = self.tool_calls.len();
                     out.push_back(StreamDelta::ToolCallStarted {
                         index,
-                        id: id.clone(),
-                        name: name.to_string(),
+                        id: call.id.clone(),
+                        name: call.name.clone(),
                     });
-                    out.push_back(StreamDelta::ToolArguments {
+                    out.push_back(StreamDelta::ToolArguments { index, fragment });
+                    out.push_back(StreamDelta::ToolCallReady {
                         index,
-                        fragment: arguments.to_string(),
+                        call: call.clone(),
                     });
                 }
-                self.tool_calls
-                    .push(ToolCall::new(id, name, arguments).with_provider_state(part_state(part)));
+                self.tool_calls.push(call);
             } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
                 // A thought summary is not part of the answer.
             } else if let Some(piece) = part.get("text").and_then(Value::as_str) {

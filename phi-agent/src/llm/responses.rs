@@ -573,6 +573,10 @@ struct ResponsesStream<const STORED: bool> {
     calls: Vec<StreamedCall>,
     /// Finished items (`response.output_item.done`) by their `output_index`.
     items: Vec<(u64, Value)>,
+    /// The response's id, from `response.created` (a stored reply's calls carry it).
+    response_id: Option<Value>,
+    /// How many calls have been announced ready.
+    ready: usize,
 }
 
 /// A call being streamed: its `output_index` and item `id`, and the argument text handed on so
@@ -647,7 +651,35 @@ impl<const STORED: bool> ResponsesStream<STORED> {
                 });
             }
         }
+        self.announce(&reply.tool_calls, out);
         Ok(reply)
+    }
+
+    /// Announces the calls of `calls` (the reply so far) not yet announced ready.
+    fn announce(&mut self, calls: &[ToolCall], out: &mut VecDeque<StreamDelta>) {
+        for (index, call) in calls.iter().enumerate().skip(self.ready) {
+            out.push_back(StreamDelta::ToolCallReady {
+                index,
+                call: call.clone(),
+            });
+        }
+        self.ready = self.ready.max(calls.len());
+    }
+
+    /// A call's item is whole: the calls so far, read as the whole reply will read them (with
+    /// the reasoning items before them), are ready.
+    fn call_done(&mut self, out: &mut VecDeque<StreamDelta>) {
+        let mut items = self.items.clone();
+        items.sort_by_key(|(index, _)| *index);
+        let mut so_far =
+            json!({"output": items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()});
+        if let Some(id) = &self.response_id {
+            so_far["id"] = id.clone();
+        }
+        // A call the reply so far cannot read is left to the whole reply, which says why.
+        if let Ok(reply) = parse_reply(&so_far, STORED) {
+            self.announce(&reply.tool_calls, out);
+        }
     }
 }
 
@@ -724,7 +756,13 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
                 let output_index = event.get("output_index").and_then(Value::as_u64);
                 if let (Some(output_index), Some(item)) = (output_index, event.get("item")) {
                     self.items.push((output_index, item.clone()));
+                    if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                        self.call_done(out);
+                    }
                 }
+            }
+            "response.created" => {
+                self.response_id = event.pointer("/response/id").cloned();
             }
             "response.completed" | "response.incomplete" => {
                 let response = event.get("response").cloned().unwrap_or(Value::Null);
@@ -1194,7 +1232,15 @@ mod tests {
                 fragment: "{\"a\":1}".into()
             }
         );
-        assert_eq!(deltas.len(), 3, "started, arguments, done: {deltas:?}");
+        assert!(
+            matches!(&deltas[2], StreamDelta::ToolCallReady { index: 0, call } if call.id == "c1"),
+            "{deltas:?}"
+        );
+        assert_eq!(
+            deltas.len(),
+            4,
+            "started, arguments, ready, done: {deltas:?}"
+        );
 
         let stray = event(
             json!({"type": "response.function_call_arguments.delta", "output_index": 4, "delta": "{}"}),
