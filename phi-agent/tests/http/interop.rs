@@ -232,7 +232,9 @@ fn record_assembled(provider: &str, output: &phi_agent::RunOutput) {
 
 /// The same conversation plain and streamed: the same answer and calls (names and arguments;
 /// fakellm draws fresh ids), and a stream whose events come in a valid order and add up.
-async fn plain_and_streamed_agree(llm: impl LlmClient + Clone + 'static) {
+/// `api` names the wire format in the assembled-replies file (the Responses adapter's provider
+/// is `openai` too, but interop/accumulate.py compares only chat completions and messages).
+async fn plain_and_streamed_agree(api: &str, llm: impl LlmClient + Clone + 'static) {
     let agent = |llm| {
         let builder = base_agent_builder(llm).register_tool(Calculator);
         PhiAgent::build(builder, AgentConfig::default()).unwrap()
@@ -271,7 +273,7 @@ async fn plain_and_streamed_agree(llm: impl LlmClient + Clone + 'static) {
     assert_eq!(calls(&streamed), calls(&plain));
     assert_eq!(streamed.turns, plain.turns);
 
-    record_assembled(&provider, &streamed);
+    record_assembled(api, &streamed);
 
     // Per turn: text and call fragments, each call's after its start and before it is ready
     // (once whole, before the next call begins or when the reply ends); then the tools; then
@@ -356,7 +358,7 @@ async fn plain_and_streamed_runs_agree_through_openai() {
     let client = OpenAiClient::new("sk-interop", "gpt-4o-mini")
         .unwrap()
         .with_base_url(format!("{}/v1", base_url()));
-    plain_and_streamed_agree(client).await;
+    plain_and_streamed_agree("openai", client).await;
 }
 
 #[tokio::test]
@@ -365,7 +367,7 @@ async fn plain_and_streamed_runs_agree_through_anthropic() {
     let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
         .unwrap()
         .with_base_url(base_url());
-    plain_and_streamed_agree(client).await;
+    plain_and_streamed_agree("anthropic", client).await;
 }
 
 #[tokio::test]
@@ -377,7 +379,7 @@ async fn plain_and_streamed_runs_agree_through_responses_with_reasoning_items() 
         .unwrap()
         .with_base_url(format!("{}/v1", apis_url()))
         .with_http_config(quick_retries());
-    plain_and_streamed_agree(client).await;
+    plain_and_streamed_agree("openai-responses", client).await;
 }
 
 #[tokio::test]
@@ -387,7 +389,7 @@ async fn plain_and_streamed_runs_agree_through_gemini() {
         .unwrap()
         .with_base_url(apis_url())
         .with_http_config(quick_retries());
-    plain_and_streamed_agree(client).await;
+    plain_and_streamed_agree("gemini", client).await;
 }
 
 /// The calculator, Deferred: found only by a tool search.
