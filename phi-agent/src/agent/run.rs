@@ -19,6 +19,7 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use super::AgentInner;
+use super::answer::{Answering, Judgement};
 use super::approval::{Approval, ApprovalRequest, Approver};
 use super::events::{AgentEvent, AgentObserver};
 use super::output::{RunOutcome, RunOutput, ToolCallRecord};
@@ -42,14 +43,14 @@ pub(super) enum Approvals {
 }
 
 /// A run between turns: what it has said and done so far.
-struct RunState {
-    transcript: Vec<Message>,
+pub(super) struct RunState {
+    pub(super) transcript: Vec<Message>,
     /// Where this run's messages start in `transcript`.
     start: usize,
     /// The last turn started (0 before the first).
-    turn: usize,
+    pub(super) turn: usize,
     usage: Usage,
-    records: Vec<ToolCallRecord>,
+    pub(super) records: Vec<ToolCallRecord>,
 }
 
 /// One settled call of a turn, before the turn's results are handed to the model.
@@ -100,6 +101,17 @@ impl AgentSession {
         approvals: Approvals,
         sink: &Sink,
     ) -> AgentResult<RunOutcome> {
+        self.run_input_with(input, approvals, sink, None).await
+    }
+
+    /// [`run_input`](Self::run_input), for a typed run when `answer` is given.
+    pub(super) async fn run_input_with(
+        &mut self,
+        input: String,
+        approvals: Approvals,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutcome> {
         self.settle_id().await?;
         let span = self.invoke_span();
         // The run works on its own copy of the conversation and commits it only when it
@@ -115,7 +127,7 @@ impl AgentSession {
             usage: Usage::default(),
             records: Vec::new(),
         };
-        self.drive(state, None, approvals, sink)
+        self.drive(state, None, approvals, sink, answer)
             .instrument(span)
             .await
     }
@@ -160,6 +172,7 @@ impl AgentSession {
                 Some((assistant_text, calls)),
                 Approvals::Pause,
                 &Sink::off(),
+                None,
             )
             .instrument(span)
             .await;
@@ -208,6 +221,7 @@ impl AgentSession {
         resumed: Option<(String, Vec<TurnCall>)>,
         approvals: Approvals,
         sink: &Sink,
+        mut answer: Option<&mut Answering>,
     ) -> AgentResult<RunOutcome> {
         let agent = self.agent.inner.clone();
         let registry = &*agent.registry;
@@ -306,6 +320,10 @@ impl AgentSession {
                 );
                 (tools, Default::default())
             };
+            let (tools, response_format) = match answer.as_deref_mut() {
+                Some(answer) => answer.offer(tools),
+                None => (tools, None),
+            };
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,
@@ -317,6 +335,7 @@ impl AgentSession {
                 messages: std::mem::take(&mut state.transcript),
                 tools,
                 deferred_tools,
+                response_format,
             };
             let chat_span = tracing::info_span!(
                 "chat",
@@ -396,29 +415,33 @@ impl AgentSession {
             }
             let turn_usage = response.usage;
 
+            // A typed run judges the reply first: its final answer ends the run, and a refused
+            // answer is settled here, never run as a tool (`answer.rs`).
+            let mut refused = Vec::new();
+            if let Some(answer) = answer.as_deref_mut() {
+                match answer.judge(&mut state, &mut response)? {
+                    Judgement::Answered { text } => {
+                        return Ok(self.finish(state, text, turn_usage, &emit, sink).await);
+                    }
+                    Judgement::Again => {
+                        sink.send(|| StreamEvent::TurnFinished {
+                            turn,
+                            usage: turn_usage,
+                        })
+                        .await;
+                        continue;
+                    }
+                    Judgement::Refused(results) => refused = results,
+                    Judgement::NotAnswered => {}
+                }
+            }
             if response.tool_calls.is_empty() {
                 state
                     .transcript
                     .push(Message::assistant(response.text.clone()));
-                emit(AgentEvent::Finished {
-                    turns: turn,
-                    text: &response.text,
-                    usage: state.usage,
-                });
-                sink.send(|| StreamEvent::TurnFinished {
-                    turn,
-                    usage: turn_usage,
-                })
-                .await;
-                let output = RunOutput {
-                    text: response.text,
-                    messages: state.transcript[state.start..].to_vec(),
-                    tool_calls: state.records,
-                    turns: turn,
-                    usage: state.usage,
-                };
-                self.history = state.transcript;
-                return Ok(RunOutcome::Done(output));
+                return Ok(self
+                    .finish(state, response.text, turn_usage, &emit, sink)
+                    .await);
             }
 
             let calls = response.tool_calls;
@@ -444,13 +467,22 @@ impl AgentSession {
                         .await,
                 );
             }
+            let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
+            for (index, result) in refused {
+                settled[index] = Some(Settled {
+                    result,
+                    duration: Duration::ZERO,
+                    approval: None,
+                });
+            }
+            let open = |index: &usize| settled[*index].is_none();
             let immediate: Vec<(usize, &serde_json::Value)> = (0..calls.len())
-                .filter(|&index| !needs[index])
+                .filter(|index| open(index) && !needs[*index])
                 .map(|index| (index, &calls[index].arguments))
                 .collect();
-            let waiting: Vec<usize> = (0..calls.len()).filter(|&index| needs[index]).collect();
-
-            let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
+            let waiting: Vec<usize> = (0..calls.len())
+                .filter(|index| open(index) && needs[*index])
+                .collect();
             let found = match &approvals {
                 Approvals::Ask(approver) => {
                     let (ran, decided) = tokio::join!(
@@ -534,6 +566,38 @@ impl AgentSession {
             turns: agent.config.max_turns,
             transcript: state.transcript,
         })
+    }
+
+    /// Ends the run with its answer `text`: the turn's messages are in `state.transcript`,
+    /// which becomes the session's history.
+    async fn finish(
+        &mut self,
+        state: RunState,
+        text: String,
+        turn_usage: Usage,
+        emit: &impl Fn(AgentEvent<'_>),
+        sink: &Sink,
+    ) -> RunOutcome {
+        let turn = state.turn;
+        emit(AgentEvent::Finished {
+            turns: turn,
+            text: &text,
+            usage: state.usage,
+        });
+        sink.send(|| StreamEvent::TurnFinished {
+            turn,
+            usage: turn_usage,
+        })
+        .await;
+        let output = RunOutput {
+            text,
+            messages: state.transcript[state.start..].to_vec(),
+            tool_calls: state.records,
+            turns: turn,
+            usage: state.usage,
+        };
+        self.history = state.transcript;
+        RunOutcome::Done(output)
     }
 
     async fn activate(&mut self, turn: usize, emit: &impl Fn(AgentEvent<'_>), sink: &Sink) {

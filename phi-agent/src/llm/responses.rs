@@ -167,6 +167,10 @@ impl ResponsesClient {
                     .get(&request.tools, definition::openai_responses_borrowed)
             }),
             max_output_tokens: self.max_tokens,
+            text: request
+                .response_format
+                .as_ref()
+                .map(|spec| json!({"format": definition::openai_responses_format(spec)})),
             store: false,
         }
     }
@@ -183,6 +187,9 @@ struct ResponsesBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
+    /// `{"format": json_schema}`: structured output for a typed run's answer turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Value>,
     store: bool,
 }
 
@@ -290,6 +297,10 @@ impl LlmClient for ResponsesClient {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn structured_output(&self) -> bool {
+        true
     }
 }
 

@@ -47,6 +47,8 @@ pub struct ScriptedLlm {
     inner: Arc<Inner>,
     /// The longest piece, in characters, of a streamed text or arguments delta.
     piece: usize,
+    /// Whether it claims the provider's structured output.
+    structured: bool,
 }
 
 impl ScriptedLlm {
@@ -70,6 +72,7 @@ impl ScriptedLlm {
                 requests: Mutex::new(Vec::new()),
             }),
             piece: usize::MAX,
+            structured: false,
         }
     }
 
@@ -99,6 +102,16 @@ impl ScriptedLlm {
     /// ```
     pub fn with_pieces(mut self, chars: usize) -> Self {
         self.piece = chars.max(1);
+        self
+    }
+
+    /// Claims the provider's structured output
+    /// ([`LlmClient::structured_output`](super::LlmClient::structured_output)), so that a typed
+    /// run in [`AnswerMode::Native`](crate::AnswerMode::Native) sends its answer schema as
+    /// [`LlmRequest::response_format`] (on turns that offer no tools) and reads the answer from
+    /// the reply's text. The script still decides what the replies say.
+    pub fn with_structured_output(mut self) -> Self {
+        self.structured = true;
         self
     }
 
@@ -156,6 +169,10 @@ impl LlmClient for ScriptedLlm {
     fn model(&self) -> &str {
         "scripted"
     }
+
+    fn structured_output(&self) -> bool {
+        self.structured
+    }
 }
 
 impl fmt::Debug for ScriptedLlm {
@@ -169,6 +186,7 @@ impl fmt::Debug for ScriptedLlm {
             .field("remaining", &self.remaining())
             .field("requests", &lock(&self.inner.requests).len())
             .field("piece", &self.piece)
+            .field("structured", &self.structured)
             .finish()
     }
 }

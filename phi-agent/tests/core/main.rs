@@ -21,3 +21,4 @@ mod schema_props;
 mod streaming;
 mod telemetry;
 mod tool_search;
+mod typed_answer;
