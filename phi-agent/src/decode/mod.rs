@@ -51,6 +51,7 @@
 //! the alias as an unknown field too, and the model, sending the main name, loses nothing.
 
 mod strict;
+#[cfg(feature = "schema-validation")]
 mod validate;
 
 use serde::de::DeserializeOwned;
@@ -95,6 +96,7 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
 /// Why `args` does not decode: every violation of `schema`, or else the decoder's first.
 #[cold]
 fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Value) -> AgentError {
+    #[cfg(feature = "schema-validation")]
     if let Some(validator) = validate::validator_for::<A>(schema) {
         let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
         if listed.len() == 1 && omitted == 0 {
@@ -113,6 +115,9 @@ fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Val
             };
         }
     }
+    // Without the validator the schema tells nothing more: the decoder's first mistake.
+    #[cfg(not(feature = "schema-validation"))]
+    let _ = schema;
     located_error::<A>(tool, args)
 }
 
