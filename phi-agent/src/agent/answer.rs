@@ -11,7 +11,12 @@
 //! validator as tool arguments, so a refused answer tells the model every mistake with its path.
 //! A refused answer (a plain-text reply, a call or JSON text that does not decode) goes back to
 //! the model, at most [`AnswerOptions::max_retries`](super::AnswerOptions) times; one refusal
-//! more ends the run with [`AgentError::AnswerRejected`].
+//! more ends the run with [`AgentError::AnswerRejected`]. A refused final-answer call is also a
+//! failed call for the run's retry budget ([`AgentConfig::max_repeated_failures`]): the very same
+//! refused answer sent again and again ends the run as any repeated failing call does, if that
+//! limit is the lower one.
+//!
+//! [`AgentConfig::max_repeated_failures`]: crate::AgentConfig::max_repeated_failures
 //!
 //! Judging reads only the model's reply, so a durable run replayed from its journal judges every
 //! turn the same way: the answer needs no step of its own.
