@@ -9,6 +9,8 @@
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
 //! - `streaming`: a streamed run, printing the model's text and tool calls as they arrive;
 //!   offline on a scripted model, or against OpenAI or Anthropic with a key.
+//! - `typed-answer`: `run_typed::<T>`, the answer as a Rust value after a tool call, a refused
+//!   answer fixed on the next turn; offline, or against OpenAI or Anthropic with a key.
 //!
 //! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
 //! with `--features mcp-http-server`, since its tests start it as a child process.

@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
         let request = LlmRequest {
             system: Some("fuzz".into()),
             messages,
-            tools: Default::default(),
+            ..LlmRequest::default()
         };
         let (openai, anthropic, gemini, responses) = clients();
         let openai = openai.request_body(&request);

@@ -271,6 +271,45 @@ fn bench_dispatch(c: &mut Criterion) {
             })
         })
     });
+    // The failure path: arguments that do not decode, answered with the model's error text (a
+    // wrong type, a missing field and an unknown field at once). A model sends few of these; the
+    // success path is the one kept within its budget.
+    let bad_add = json!({"a": "two", "c": 3});
+    group.bench_function("add/refused", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = registry
+                        .dispatch(&active, "add", black_box(&bad_add), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    let mut bad_order = order_args();
+    bad_order["items"][1]["quantity"] = json!("one");
+    bad_order["customer"]["address"]
+        .as_object_mut()
+        .unwrap()
+        .remove("city");
+    bad_order["customer"]["emial"] = json!("ada@example.com");
+    group.bench_function("nested/refused", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = registry
+                        .dispatch(&active, "create_order", black_box(&bad_order), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
     group.finish();
 }
 

@@ -165,7 +165,7 @@ fn request(tools: Arc<[ToolSpec]>) -> LlmRequest {
         system: Some("You are a search assistant.".into()),
         messages: Vec::new(),
         tools,
-        deferred_tools: Default::default(),
+        ..LlmRequest::default()
     }
 }
 

@@ -23,6 +23,7 @@
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
 //! | `mcp` | no | all three MCP features |
+//! | `schema-validation` | yes | refused arguments validated against the tool's schema (jsonschema, on the failure path only): every mistake at once, each with its path; without it, the decoder's first mistake |
 //!
 //! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building
 //! an adapter installs ring as rustls' process-wide default provider, unless the program installed
@@ -56,9 +57,9 @@ pub mod search;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
+pub use agent::{AnswerMode, AnswerOptions, RunStream, StreamEvent, TypedOutput};
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
-pub use agent::{RunStream, StreamEvent};
 pub use config::ToolConfig;
 pub use content::Content;
 pub use context::{ActivationContext, ToolContext};

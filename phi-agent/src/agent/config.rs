@@ -32,7 +32,8 @@ pub struct AgentConfig {
     /// effects: leave this off for tools whose effects must only follow a complete reply.
     /// Plain runs are not affected (they do not stream), nor sessions on
     /// [`ToolSearch::Native`] (the provider's search may reveal a called tool only with the
-    /// whole reply). Default: `false`; see
+    /// whole reply), nor typed runs (`run_typed_stream`: an accepted answer ends the turn, and
+    /// the turn's other calls are then not run). Default: `false`; see
     /// [`with_early_tool_start`](Self::with_early_tool_start).
     pub early_tool_start: bool,
 }

@@ -1,5 +1,6 @@
 //! The agent: a model, its tools, and the loop between them.
 
+mod answer;
 mod approval;
 mod builder;
 mod config;
@@ -12,6 +13,7 @@ mod session;
 mod step;
 mod stream;
 mod tool_list;
+mod typed;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -32,6 +34,7 @@ pub use paused::{PausedRun, PendingCall};
 pub use session::AgentSession;
 pub use step::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use stream::{RunStream, StreamEvent};
+pub use typed::{AnswerMode, AnswerOptions, TypedOutput};
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
 ///

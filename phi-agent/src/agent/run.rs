@@ -22,6 +22,7 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use super::AgentInner;
+use super::answer::{Answering, Judgement};
 use super::approval::{Approval, ApprovalRequest, Approver};
 use super::events::{AgentEvent, AgentObserver};
 use super::output::{RunOutcome, RunOutput, ToolCallRecord};
@@ -45,14 +46,14 @@ pub(super) enum Approvals {
 }
 
 /// A run between turns: what it has said and done so far.
-struct RunState {
-    transcript: Vec<Message>,
+pub(super) struct RunState {
+    pub(super) transcript: Vec<Message>,
     /// Where this run's messages start in `transcript`.
     start: usize,
     /// The last turn started (0 before the first).
-    turn: usize,
+    pub(super) turn: usize,
     usage: Usage,
-    records: Vec<ToolCallRecord>,
+    pub(super) records: Vec<ToolCallRecord>,
 }
 
 /// One settled call of a turn, before the turn's results are handed to the model.
@@ -103,6 +104,17 @@ impl AgentSession {
         approvals: Approvals,
         sink: &Sink,
     ) -> AgentResult<RunOutcome> {
+        self.run_input_with(input, approvals, sink, None).await
+    }
+
+    /// [`run_input`](Self::run_input), for a typed run when `answer` is given.
+    pub(super) async fn run_input_with(
+        &mut self,
+        input: String,
+        approvals: Approvals,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutcome> {
         self.settle_id().await?;
         let span = self.invoke_span();
         // The run works on its own copy of the conversation and commits it only when it
@@ -118,7 +130,7 @@ impl AgentSession {
             usage: Usage::default(),
             records: Vec::new(),
         };
-        self.drive(state, None, approvals, sink)
+        self.drive(state, None, approvals, sink, answer)
             .instrument(span)
             .await
     }
@@ -162,7 +174,13 @@ impl AgentSession {
         };
         let span = self.invoke_span();
         let outcome = self
-            .drive(state, Some((assistant_text, calls)), Approvals::Pause, sink)
+            .drive(
+                state,
+                Some((assistant_text, calls)),
+                Approvals::Pause,
+                sink,
+                None,
+            )
             .instrument(span)
             .await;
         if !matches!(outcome, Ok(RunOutcome::Done(_))) {
@@ -210,6 +228,7 @@ impl AgentSession {
         resumed: Option<(String, Vec<TurnCall>)>,
         approvals: Approvals,
         sink: &Sink,
+        mut answer: Option<&mut Answering>,
     ) -> AgentResult<RunOutcome> {
         let agent = self.agent.inner.clone();
         let registry = &*agent.registry;
@@ -314,6 +333,10 @@ impl AgentSession {
                 );
                 (tools, Default::default())
             };
+            let (tools, response_format) = match answer.as_deref_mut() {
+                Some(answer) => answer.offer(tools),
+                None => (tools, None),
+            };
             emit(AgentEvent::TurnStarted {
                 session_id: &self.id,
                 turn,
@@ -325,6 +348,7 @@ impl AgentSession {
                 messages: std::mem::take(&mut state.transcript),
                 tools,
                 deferred_tools,
+                response_format,
             };
             let chat_span = tracing::info_span!(
                 "chat",
@@ -339,9 +363,12 @@ impl AgentSession {
             let key = || format!("turn/{turn}/model");
             let llm = &agent.llm;
             // With early start on, a streamed turn's calls may start while the reply streams,
-            // on a copy of the turn's tools (none change before its calls are done).
-            let early_active = (agent.config.early_tool_start && sink.is_on() && !native)
-                .then(|| self.active.clone());
+            // on a copy of the turn's tools (none change before its calls are done). Not in a
+            // typed run: its answer may end the turn, and then the turn's other calls must not
+            // have run.
+            let early_active =
+                (agent.config.early_tool_start && sink.is_on() && !native && answer.is_none())
+                    .then(|| self.active.clone());
             let early_runner = early_active.as_ref().map(|active| Runner {
                 registry,
                 steps: &*agent.steps,
@@ -426,29 +453,33 @@ impl AgentSession {
             }
             let turn_usage = response.usage;
 
+            // A typed run judges the reply first: its final answer ends the run, and a refused
+            // answer is settled here, never run as a tool (`answer.rs`).
+            let mut refused = Vec::new();
+            if let Some(answer) = answer.as_deref_mut() {
+                match answer.judge(&mut state, &mut response)? {
+                    Judgement::Answered { text } => {
+                        return Ok(self.finish(state, text, turn_usage, &emit, sink).await);
+                    }
+                    Judgement::Again => {
+                        sink.send(|| StreamEvent::TurnFinished {
+                            turn,
+                            usage: turn_usage,
+                        })
+                        .await;
+                        continue;
+                    }
+                    Judgement::Refused(results) => refused = results,
+                    Judgement::NotAnswered => {}
+                }
+            }
             if response.tool_calls.is_empty() {
                 state
                     .transcript
                     .push(Message::assistant(response.text.clone()));
-                emit(AgentEvent::Finished {
-                    turns: turn,
-                    text: &response.text,
-                    usage: state.usage,
-                });
-                sink.send(|| StreamEvent::TurnFinished {
-                    turn,
-                    usage: turn_usage,
-                })
-                .await;
-                let output = RunOutput {
-                    text: response.text,
-                    messages: state.transcript[state.start..].to_vec(),
-                    tool_calls: state.records,
-                    turns: turn,
-                    usage: state.usage,
-                };
-                self.history = state.transcript;
-                return Ok(RunOutcome::Done(output));
+                return Ok(self
+                    .finish(state, response.text, turn_usage, &emit, sink)
+                    .await);
             }
 
             let calls = response.tool_calls;
@@ -478,13 +509,22 @@ impl AgentSession {
                         .await,
                 );
             }
+            let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
+            for (index, result) in refused {
+                settled[index] = Some(Settled {
+                    result,
+                    duration: Duration::ZERO,
+                    approval: None,
+                });
+            }
+            let open = |index: &usize| settled[*index].is_none();
             let immediate: Vec<(usize, &serde_json::Value)> = (0..calls.len())
-                .filter(|&index| !needs[index])
+                .filter(|index| open(index) && !needs[*index])
                 .map(|index| (index, &calls[index].arguments))
                 .collect();
-            let waiting: Vec<usize> = (0..calls.len()).filter(|&index| needs[index]).collect();
-
-            let mut settled: Vec<Option<Settled>> = (0..calls.len()).map(|_| None).collect();
+            let waiting: Vec<usize> = (0..calls.len())
+                .filter(|index| open(index) && needs[*index])
+                .collect();
             let found = match &approvals {
                 Approvals::Ask(approver) => {
                     let (ran, decided) = tokio::join!(
@@ -570,6 +610,38 @@ impl AgentSession {
             turns: agent.config.max_turns,
             transcript: state.transcript,
         })
+    }
+
+    /// Ends the run with its answer `text`: the turn's messages are in `state.transcript`,
+    /// which becomes the session's history.
+    async fn finish(
+        &mut self,
+        state: RunState,
+        text: String,
+        turn_usage: Usage,
+        emit: &impl Fn(AgentEvent<'_>),
+        sink: &Sink,
+    ) -> RunOutcome {
+        let turn = state.turn;
+        emit(AgentEvent::Finished {
+            turns: turn,
+            text: &text,
+            usage: state.usage,
+        });
+        sink.send(|| StreamEvent::TurnFinished {
+            turn,
+            usage: turn_usage,
+        })
+        .await;
+        let output = RunOutput {
+            text,
+            messages: state.transcript[state.start..].to_vec(),
+            tool_calls: state.records,
+            turns: turn,
+            usage: state.usage,
+        };
+        self.history = state.transcript;
+        RunOutcome::Done(output)
     }
 
     async fn activate(&mut self, turn: usize, emit: &impl Fn(AgentEvent<'_>), sink: &Sink) {

@@ -5,6 +5,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::answer::Answering;
 use super::output::RunOutcome;
 use super::paused::PausedRun;
 use super::run::Approvals;
@@ -159,9 +160,19 @@ impl AgentSession {
         input: String,
         sink: &Sink,
     ) -> AgentResult<RunOutput> {
+        self.run_to_answer_with(input, sink, None).await
+    }
+
+    /// [`run_to_answer`](Self::run_to_answer), for a typed run when `answer` is given.
+    pub(super) async fn run_to_answer_with(
+        &mut self,
+        input: String,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutput> {
         let approver = self.agent.inner.approver.clone();
         match self
-            .run_input(input, Approvals::Ask(approver), sink)
+            .run_input_with(input, Approvals::Ask(approver), sink, answer)
             .await?
         {
             RunOutcome::Done(output) => Ok(output),

@@ -3,8 +3,10 @@
 //!
 //! # The success path
 //!
-//! A plain borrowed `A::deserialize(&Value)` of a JSON object: no copy of the value, no path
-//! tracking, no schema read and no validation. A call that decodes pays for nothing else.
+//! A plain borrowed `A::deserialize` of a JSON object: no copy of the value, no path tracking,
+//! no schema read and no validation. A call that decodes pays for nothing else. The deserializer
+//! is serde_json's `&Value` with one rule more ([`strict`]): a struct is read from an object
+//! only, never by position from an array, as the schema says.
 //!
 //! # The failure path
 //!
@@ -48,10 +50,14 @@
 //! A call that uses the alias decodes; if the same call has another mistake, the list reports
 //! the alias as an unknown field too, and the model, sending the main name, loses nothing.
 
+mod strict;
+#[cfg(feature = "schema-validation")]
 mod validate;
 
 use serde::de::DeserializeOwned;
+
 use serde_json::{Map, Value};
+use strict::Strict;
 
 use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
 
@@ -72,7 +78,7 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     // serde reads a struct from an array too, by position; the schema says object, and so must
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     if args.is_object()
-        && let Ok(decoded) = A::deserialize(args)
+        && let Ok(decoded) = A::deserialize(Strict(args))
     {
         return Ok(decoded);
     }
@@ -80,7 +86,7 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     let mut repaired = args.clone();
     if repaired.is_object()
         && crate::schema::integral_floats_to_integers(&schema, &mut repaired)
-        && let Ok(decoded) = A::deserialize(&repaired)
+        && let Ok(decoded) = A::deserialize(Strict(&repaired))
     {
         return Ok(decoded);
     }
@@ -90,6 +96,7 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
 /// Why `args` does not decode: every violation of `schema`, or else the decoder's first.
 #[cold]
 fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Value) -> AgentError {
+    #[cfg(feature = "schema-validation")]
     if let Some(validator) = validate::validator_for::<A>(schema) {
         let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
         if listed.len() == 1 && omitted == 0 {
@@ -108,13 +115,16 @@ fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Val
             };
         }
     }
+    // Without the validator the schema tells nothing more: the decoder's first mistake.
+    #[cfg(not(feature = "schema-validation"))]
+    let _ = schema;
     located_error::<A>(tool, args)
 }
 
 /// The decoder's own first error, at the path where it stopped.
 #[cold]
 fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
-    let (path, message) = match serde_path_to_error::deserialize::<_, A>(args) {
+    let (path, message) = match serde_path_to_error::deserialize::<_, A>(Strict(args)) {
         Err(err) => {
             // serde_path_to_error writes the root as `.`; name it the way schema errors do.
             let path = match err.path().to_string() {

@@ -235,6 +235,25 @@ pub enum AgentError {
         transcript: Vec<crate::message::Message>,
     },
 
+    /// A typed run's answer was refused more often than allowed
+    /// ([`AnswerOptions::max_retries`](crate::AnswerOptions::max_retries)): each time the model
+    /// answered in plain text or with a value that does not decode, it was told every mistake,
+    /// and it did not fix them.
+    #[error(
+        "the model's answer was refused {attempts} times and the run was stopped; last error: {last_error}; make the answer type easier to fill (descriptions, fewer constraints), or raise `AnswerOptions::max_retries` (the last attempt and the transcript are in the error)"
+    )]
+    AnswerRejected {
+        /// How many answers were refused in the run.
+        attempts: usize,
+        /// The last attempt as the model wrote it: the final-answer call's arguments as JSON,
+        /// or the reply's text.
+        last_attempt: String,
+        /// What the model was told about it (every mistake).
+        last_error: String,
+        /// The conversation up to and including the last attempt, system prompt excluded.
+        transcript: Vec<crate::message::Message>,
+    },
+
     /// A person denied the call; the model reads this as the call's result.
     #[error("a person denied this call of tool `{tool}`: {message}")]
     ApprovalDenied {

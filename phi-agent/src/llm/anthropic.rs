@@ -687,8 +687,7 @@ mod tests {
                 result("a", vec![Content::image("AAAA", "image/png")]),
                 result("b", vec![Content::text("done")]),
             ],
-            tools: Default::default(),
-            deferred_tools: Default::default(),
+            ..LlmRequest::default()
         };
         let body = client.request_body(&request);
         assert_eq!(body["system"], "sys");

@@ -86,6 +86,61 @@ fn openai_parameters(spec: &ToolSpec) -> (WireSchema<'_>, bool) {
     }
 }
 
+/// OpenAI chat completions' structured output for the answer schema `spec`:
+/// `{"type": "json_schema", "json_schema": {name, description, schema, strict}}`, the value of a
+/// request's `response_format`. The schema and the strict-mode fallback are [`openai`]'s: strict
+/// when the schema fits strict mode, else the non-strict schema with `strict: false` (the
+/// provider then does not hold the reply to it, and a typed run checks the reply anyway).
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("final_answer", "The answer", json!({
+///     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]
+/// }));
+/// let format = phi_agent::llm::definition::openai_response_format(&spec);
+/// assert_eq!(format["type"], "json_schema");
+/// assert_eq!(format["json_schema"]["name"], "final_answer");
+/// assert_eq!(format["json_schema"]["strict"], true);
+/// assert_eq!(format["json_schema"]["schema"]["additionalProperties"], false);
+/// ```
+pub fn openai_response_format(spec: &ToolSpec) -> Value {
+    let (schema, strict) = openai_parameters(spec);
+    serde_json::json!({
+        "type": "json_schema",
+        "json_schema": {
+            "name": spec.name,
+            "description": spec.description,
+            "schema": schema,
+            "strict": strict,
+        },
+    })
+}
+
+/// The Responses API's structured output for the answer schema `spec`: the value of a request's
+/// `text.format`, `{"type": "json_schema", name, description, schema, strict}` (flat, where
+/// chat completions nest it); schema and strictness as [`openai_response_format`].
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("final_answer", "The answer", json!({"type": "object", "properties": {}}));
+/// let format = phi_agent::llm::definition::openai_responses_format(&spec);
+/// assert_eq!(format["type"], "json_schema");
+/// assert_eq!(format["name"], "final_answer");
+/// assert_eq!(format["strict"], true);
+/// ```
+pub fn openai_responses_format(spec: &ToolSpec) -> Value {
+    let (schema, strict) = openai_parameters(spec);
+    serde_json::json!({
+        "type": "json_schema",
+        "name": spec.name,
+        "description": spec.description,
+        "schema": schema,
+        "strict": strict,
+    })
+}
+
 /// See [`openai_borrowed`].
 #[derive(Serialize)]
 pub(crate) struct OpenAiTool<'a> {

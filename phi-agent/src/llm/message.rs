@@ -21,6 +21,14 @@ pub struct LlmRequest {
     /// definitions, loaded into the model's context only once found. Empty otherwise; clients
     /// without a native search ignore it.
     pub deferred_tools: Arc<[ToolSpec]>,
+    /// The schema the reply's text must follow (the provider's structured output, e.g. OpenAI's
+    /// `response_format: json_schema`), as a spec for its name, description and schema. Set
+    /// only by a typed run ([`AgentSession::run_typed_with`](crate::AgentSession::run_typed_with)
+    /// in [`AnswerMode::Native`](crate::AnswerMode::Native)), only on a turn that offers no
+    /// tools, and only for a client whose
+    /// [`structured_output`](super::LlmClient::structured_output) is `true`; other clients
+    /// ignore it.
+    pub response_format: Option<ToolSpec>,
 }
 
 /// The model's answer to one request.

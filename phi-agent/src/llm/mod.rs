@@ -98,6 +98,14 @@ pub trait LlmClient: Send + Sync {
     fn native_tool_search(&self) -> bool {
         false
     }
+
+    /// Whether this client sends [`LlmRequest::response_format`] as the provider's structured
+    /// output, so that the reply's text follows that schema. Default: `false`, and a typed run
+    /// in [`AnswerMode::Native`](crate::AnswerMode::Native) then offers its final-answer tool
+    /// instead.
+    fn structured_output(&self) -> bool {
+        false
+    }
 }
 
 /// A shared model is a model, so a client chosen at run time (`Arc<dyn LlmClient>`) can be
@@ -123,6 +131,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
     fn native_tool_search(&self) -> bool {
         (**self).native_tool_search()
     }
+
+    fn structured_output(&self) -> bool {
+        (**self).structured_output()
+    }
 }
 
 /// A boxed model is a model.
@@ -146,6 +158,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 
     fn native_tool_search(&self) -> bool {
         (**self).native_tool_search()
+    }
+
+    fn structured_output(&self) -> bool {
+        (**self).structured_output()
     }
 }
 

@@ -134,6 +134,10 @@ impl OpenAiClient {
             tools: (!request.tools.is_empty())
                 .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
             max_completion_tokens: self.max_tokens,
+            response_format: request
+                .response_format
+                .as_ref()
+                .map(definition::openai_response_format),
             stream: None,
             stream_options: None,
         }
@@ -155,6 +159,9 @@ struct ChatBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    /// Structured output (`json_schema`) for a typed run's answer turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
     /// `{"include_usage": true}` on streamed requests: the usage comes in a last chunk.
@@ -582,6 +589,10 @@ impl LlmClient for OpenAiClient {
     fn model(&self) -> &str {
         &self.model
     }
+
+    fn structured_output(&self) -> bool {
+        true
+    }
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -652,8 +663,7 @@ mod tests {
                     is_error: false,
                 },
             ],
-            tools: Default::default(),
-            deferred_tools: Default::default(),
+            ..LlmRequest::default()
         };
         let body = client.request_body(&request);
         assert_eq!(body["messages"][0]["role"], "system");

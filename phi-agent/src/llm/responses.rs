@@ -251,6 +251,10 @@ impl ResponsesClient {
                 .asks_encrypted_reasoning()
                 .then_some(ENCRYPTED_REASONING),
             stream: None,
+            text: request
+                .response_format
+                .as_ref()
+                .map(|spec| json!({"format": definition::openai_responses_format(spec)})),
         }
     }
 }
@@ -342,6 +346,9 @@ struct ResponsesBody<'a> {
     tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
+    /// `{"format": json_schema}`: structured output for a typed run's answer turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Value>,
     store: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     include: Option<&'static [&'static str]>,
@@ -855,6 +862,10 @@ impl LlmClient for ResponsesClient {
     /// Whether [`with_native_tool_search`](ResponsesClient::with_native_tool_search) is on.
     fn native_tool_search(&self) -> bool {
         self.native_search
+    }
+
+    fn structured_output(&self) -> bool {
+        true
     }
 }
 

@@ -52,6 +52,8 @@ pub struct ScriptedLlm {
     piece: usize,
     /// How long each streamed delta after the first takes to arrive.
     delay: Duration,
+    /// Whether it claims the provider's structured output.
+    structured: bool,
 }
 
 impl ScriptedLlm {
@@ -76,6 +78,7 @@ impl ScriptedLlm {
             }),
             piece: usize::MAX,
             delay: Duration::ZERO,
+            structured: false,
         }
     }
 
@@ -130,6 +133,16 @@ impl ScriptedLlm {
     /// ```
     pub fn with_piece_delay(mut self, delay: Duration) -> Self {
         self.delay = delay;
+        self
+    }
+
+    /// Claims the provider's structured output
+    /// ([`LlmClient::structured_output`](super::LlmClient::structured_output)), so that a typed
+    /// run in [`AnswerMode::Native`](crate::AnswerMode::Native) sends its answer schema as
+    /// [`LlmRequest::response_format`] (on turns that offer no tools) and reads the answer from
+    /// the reply's text. The script still decides what the replies say.
+    pub fn with_structured_output(mut self) -> Self {
+        self.structured = true;
         self
     }
 
@@ -200,6 +213,10 @@ impl LlmClient for ScriptedLlm {
     fn model(&self) -> &str {
         "scripted"
     }
+
+    fn structured_output(&self) -> bool {
+        self.structured
+    }
 }
 
 impl fmt::Debug for ScriptedLlm {
@@ -214,6 +231,7 @@ impl fmt::Debug for ScriptedLlm {
             .field("requests", &lock(&self.inner.requests).len())
             .field("piece", &self.piece)
             .field("delay", &self.delay)
+            .field("structured", &self.structured)
             .finish()
     }
 }

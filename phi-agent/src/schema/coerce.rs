@@ -64,12 +64,13 @@ impl<'a> Coercion<'a> {
         changed
             | match value {
                 Value::Number(number) if integers_only(map) => {
-                    let integral = number
+                    match number
                         .as_f64()
-                        .filter(|f| number.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);
-                    match integral {
-                        Some(f) => {
-                            *value = Value::from(f as i64);
+                        .filter(|_| number.is_f64())
+                        .and_then(integer)
+                    {
+                        Some(integer) => {
+                            *value = integer;
                             true
                         }
                         None => false,
@@ -172,6 +173,26 @@ fn integers_only(map: &Map<String, Value>) -> bool {
         && !map.contains_key("oneOf")
 }
 
+/// The integer an integral float equals, when a 64-bit integer holds it exactly: every integral
+/// float from -2^63 up to (not including) 2^64. JSON Schema counts each as an integer, and bounds
+/// up to `u64::MAX` compare it by value, so the whole range is repaired: a narrower one made
+/// `-9.223372036854776e18` (the float serde_json reads `-9223372036854775809` as, equal to
+/// `i64::MIN`) valid for an `i64` schema and refused by the decoder.
+fn integer(float: f64) -> Option<Value> {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if float.fract() != 0.0 {
+        return None;
+    }
+    if (-TWO_63..0.0).contains(&float) {
+        Some(Value::from(float as i64))
+    } else if (0.0..TWO_64).contains(&float) {
+        Some(Value::from(float as u64))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -190,5 +211,35 @@ mod tests {
             !integral_floats_to_integers(&schema, &mut args),
             "nothing left to change"
         );
+    }
+
+    #[test]
+    fn every_integral_float_a_64_bit_integer_holds_is_repaired() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let repaired = |float: f64| {
+            let mut args = json!({ "n": float });
+            integral_floats_to_integers(&schema, &mut args).then(|| args["n"].clone())
+        };
+        assert_eq!(
+            repaired(-9_223_372_036_854_775_808.0),
+            Some(json!(i64::MIN))
+        );
+        assert_eq!(
+            repaired(9_223_372_036_854_775_808.0),
+            Some(json!(1_u64 << 63))
+        );
+        assert_eq!(repaired(1e17), Some(json!(100_000_000_000_000_000_u64)));
+        assert_eq!(
+            repaired(18_446_744_073_709_551_616.0),
+            None,
+            "2^64: no 64-bit integer"
+        );
+        assert_eq!(
+            repaired(-9_223_372_036_854_777_856.0),
+            None,
+            "below i64::MIN"
+        );
+        assert_eq!(repaired(0.5), None);
+        assert_eq!(repaired(-0.0), Some(json!(0)));
     }
 }

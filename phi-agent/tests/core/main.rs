@@ -23,3 +23,4 @@ mod schema_props;
 mod streaming;
 mod telemetry;
 mod tool_search;
+mod typed_answer;

@@ -9,6 +9,8 @@
 mod case;
 #[path = "schema_conformance/corpus.rs"]
 mod corpus;
+#[path = "schema_conformance/mutations.rs"]
+mod mutations;
 #[path = "schema_conformance/rules.rs"]
 mod rules;
 #[path = "schema_conformance/sample.rs"]

@@ -13,3 +13,4 @@ mod interop;
 mod network_faults;
 mod security;
 mod streaming;
+mod typed_answer;

@@ -1,0 +1,507 @@
+//! Decoding from a borrowed JSON value exactly as serde_json's `&Value` does, with one rule
+//! more: a struct (or a struct variant) is read only from a JSON object, never from an array.
+//!
+//! serde's derived `Deserialize` for a struct also reads it from a sequence, by position, and
+//! serde_json's value deserializer offers that: `[1, "a"]` decodes as `{"x": 1, "y": "a"}`. The
+//! schema the model was shown says object, and its validator refuses the array, so the decoder
+//! and the validator disagreed; the validator is right (a positional array is a mistake, the
+//! model cannot know the field order). The arguments object itself was already refused as an
+//! array; this module refuses one at any depth.
+//!
+//! Everything else is forwarded to serde_json unchanged (leaves to its `&Value` deserializer,
+//! map keys parsed as it parses them), so a value that decoded before decodes the same, at the
+//! same cost: one more match on a struct.
+//!
+//! A type that serde decodes through its own buffer (`#[serde(untagged)]`, internally tagged
+//! enums, `#[serde(flatten)]`) reads its inner structs from that buffer, which still accepts
+//! a sequence; the schema validator catches those on the failure path only when decoding fails
+//! for another reason. Their schemas are `anyOf`s whose alternatives do not admit arrays, so a
+//! model that follows the schema never sends one.
+
+use serde::de::{
+    self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Unexpected, VariantAccess, Visitor,
+};
+use serde::forward_to_deserialize_any;
+use serde_json::{Error, Map, Value};
+
+/// The deserializer of one value; see the [module documentation](self).
+#[derive(Clone, Copy)]
+pub(crate) struct Strict<'de>(pub(crate) &'de Value);
+
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (None, Some(i), _) => Unexpected::Signed(i),
+            (_, _, Some(f)) => Unexpected::Float(f),
+            _ => Unexpected::Other("number"),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+fn visit_array<'de, V: Visitor<'de>>(array: &'de [Value], visitor: V) -> Result<V::Value, Error> {
+    let len = array.len();
+    let mut seq = Seq(array.iter());
+    let value = visitor.visit_seq(&mut seq)?;
+    if seq.0.len() == 0 {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(len, &"fewer elements in array"))
+    }
+}
+
+fn visit_object<'de, V: Visitor<'de>>(
+    object: &'de Map<String, Value>,
+    visitor: V,
+) -> Result<V::Value, Error> {
+    let len = object.len();
+    let mut map = Fields {
+        iter: object.iter(),
+        value: None,
+    };
+    let value = visitor.visit_map(&mut map)?;
+    if map.iter.len() == 0 {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(len, &"fewer elements in map"))
+    }
+}
+
+macro_rules! forward_to_serde_json {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                de::Deserializer::$method(self.0, visitor)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Strict<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            Value::Object(fields) => visit_object(fields, visitor),
+            leaf => de::Deserializer::deserialize_any(leaf, visitor),
+        }
+    }
+
+    forward_to_serde_json! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_string deserialize_unit deserialize_identifier
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            other => de::Deserializer::deserialize_bytes(other, visitor),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_unit_struct(self.0, name, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        // serde_json's raw values are its own business: forwarded.
+        if name.starts_with("$serde_json") {
+            return de::Deserializer::deserialize_newtype_struct(self.0, name, visitor);
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            other => de::Deserializer::deserialize_seq(other, visitor),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Object(fields) => visit_object(fields, visitor),
+            other => de::Deserializer::deserialize_map(other, visitor),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Object(fields) => visit_object(fields, visitor),
+            // The one difference from serde_json: no struct from an array.
+            other => Err(de::Error::invalid_type(unexpected(other), &visitor)),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::String(variant) => visitor.visit_enum(Enum {
+                variant,
+                value: None,
+            }),
+            Value::Object(fields) => {
+                let mut entries = fields.iter();
+                match (entries.next(), entries.next()) {
+                    (Some((variant, value)), None) => visitor.visit_enum(Enum {
+                        variant,
+                        value: Some(value),
+                    }),
+                    _ => Err(de::Error::invalid_value(
+                        Unexpected::Map,
+                        &"map with a single key",
+                    )),
+                }
+            }
+            other => Err(de::Error::invalid_type(unexpected(other), &"string or map")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+}
+
+struct Seq<'de>(std::slice::Iter<'de, Value>);
+
+impl<'de> SeqAccess<'de> for Seq<'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        self.0
+            .next()
+            .map(|value| seed.deserialize(Strict(value)))
+            .transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct Fields<'de> {
+    iter: serde_json::map::Iter<'de>,
+    value: Option<&'de Value>,
+}
+
+impl<'de> MapAccess<'de> for Fields<'de> {
+    type Error = Error;
+
+    fn next_key_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        match self.iter.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(Key(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(Strict(value)),
+            None => Err(de::Error::custom("value is missing")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+/// A map key: a string, or (for a map keyed by numbers or booleans) the number or boolean it
+/// spells, as serde_json reads keys.
+struct Key<'de>(&'de str);
+
+macro_rules! numeric_key {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                if !self.0.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                    return Err(de::Error::invalid_type(Unexpected::Str(self.0), &visitor));
+                }
+                let mut parser = serde_json::Deserializer::from_str(self.0);
+                let number = de::Deserializer::$method(&mut parser, visitor)?;
+                parser.end()?;
+                Ok(number)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Key<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    numeric_key! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            other => Err(de::Error::invalid_type(Unexpected::Str(other), &visitor)),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        // A key is never null.
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let key = de::value::BorrowedStrDeserializer::<Error>::new(self.0);
+        de::Deserializer::deserialize_enum(key, name, variants, visitor)
+    }
+
+    forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct
+        map struct identifier ignored_any
+    }
+}
+
+/// An externally tagged enum value: the variant's name, and its content unless it is a unit.
+struct Enum<'de> {
+    variant: &'de str,
+    value: Option<&'de Value>,
+}
+
+impl<'de> EnumAccess<'de> for Enum<'de> {
+    type Error = Error;
+    type Variant = Variant<'de>;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant<'de>), Error> {
+        let variant = de::value::BorrowedStrDeserializer::<Error>::new(self.variant);
+        let value = seed.deserialize(variant)?;
+        Ok((value, Variant(self.value)))
+    }
+}
+
+struct Variant<'de>(Option<&'de Value>);
+
+impl<'de> VariantAccess<'de> for Variant<'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.0 {
+            Some(value) => de::Deserialize::deserialize(Strict(value)),
+            None => Ok(()),
+        }
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        match self.0 {
+            Some(value) => seed.deserialize(Strict(value)),
+            None => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"newtype variant",
+            )),
+        }
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Some(Value::Array(items)) if items.is_empty() => visitor.visit_unit(),
+            Some(Value::Array(items)) => visit_array(items, visitor),
+            Some(other) => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
+            None => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"tuple variant",
+            )),
+        }
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Some(Value::Object(fields)) => visit_object(fields, visitor),
+            Some(other) => Err(de::Error::invalid_type(
+                unexpected(other),
+                &"struct variant",
+            )),
+            None => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"struct variant",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::Strict;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Point {
+        x: i32,
+        y: String,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Outer {
+        point: Point,
+        points: Vec<Point>,
+        shape: Shape,
+        tags: Option<Vec<u8>>,
+        keyed: BTreeMap<u16, bool>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Shape {
+        Dot,
+        Line(u8, u8),
+        Box { w: u8 },
+        Named(String),
+    }
+
+    fn strict<'a, T: Deserialize<'a>>(value: &'a Value) -> Result<T, String> {
+        T::deserialize(Strict(value)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn what_serde_json_reads_from_an_object_it_reads_the_same() {
+        let value = json!({
+            "point": {"x": 1, "y": "a"},
+            "points": [{"x": 2, "y": "b"}],
+            "shape": {"box": {"w": 3}},
+            "tags": [1, 2],
+            "keyed": {"7": true, "8": false}
+        });
+        let ours: Outer = strict(&value).unwrap();
+        assert_eq!(ours, Outer::deserialize(&value).unwrap());
+        for shape in [json!("dot"), json!({"line": [1, 2]}), json!({"named": "n"})] {
+            assert_eq!(
+                strict::<Shape>(&shape).unwrap(),
+                Shape::deserialize(&shape).unwrap()
+            );
+        }
+        let map: HashMap<i64, f64> = strict(&json!({"-3": 1.5})).unwrap();
+        assert_eq!(map[&-3], 1.5);
+    }
+
+    #[test]
+    fn a_struct_is_never_read_from_an_array_at_any_depth() {
+        let positional = json!({"x": 1, "y": "a"});
+        assert!(
+            Point::deserialize(&json!([1, "a"])).is_ok(),
+            "serde_json would"
+        );
+        let refused = strict::<Point>(&json!([1, "a"])).unwrap_err();
+        assert!(refused.contains("invalid type: sequence"), "{refused}");
+        let nested = json!({
+            "point": [1, "a"],
+            "points": [], "shape": "dot", "tags": null, "keyed": {}
+        });
+        assert!(strict::<Outer>(&nested).is_err());
+        let listed = json!({
+            "point": positional, "points": [[2, "b"]], "shape": "dot", "tags": null, "keyed": {}
+        });
+        assert!(strict::<Outer>(&listed).is_err());
+        assert!(strict::<Shape>(&json!({"box": [3]})).is_err());
+    }
+
+    #[test]
+    fn the_errors_are_serde_json_s() {
+        let too_long = strict::<(u8, u8)>(&json!([1, 2, 3])).unwrap_err();
+        assert_eq!(
+            too_long,
+            <(u8, u8)>::deserialize(&json!([1, 2, 3]))
+                .unwrap_err()
+                .to_string()
+        );
+        let key = strict::<HashMap<u8, u8>>(&json!({"x": 1})).unwrap_err();
+        assert!(key.contains("invalid type"), "{key}");
+        let two = strict::<Shape>(&json!({"dot": null, "box": {"w": 1}})).unwrap_err();
+        assert!(two.contains("map with a single key"), "{two}");
+    }
+}
