@@ -61,17 +61,13 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 
     let boxed = items.iter().map(|(item, expr)| {
+        // A method's constructor already returns the shared tool.
+        if let Item::Method { receiver, method } = item {
+            return method_tool(&krate, receiver, method);
+        }
         let value = match item {
             Item::ToolFn { tool_type, .. } => tool_type.to_token_stream(),
-            Item::Method { receiver, method } => {
-                let constructor = crate::methods::shape::constructor_ident(method);
-                // Bound first, so that a receiver that is not an `Arc` is reported once.
-                quote_spanned! {receiver.span()=> {
-                    let __phi_receiver: ::std::sync::Arc<_> =
-                        #krate::__private::SharedReceiver::share(&#receiver);
-                    __phi_receiver.#constructor()
-                }}
-            }
+            Item::Method { .. } => TokenStream::new(),
             Item::Value(expr) => expr.to_token_stream(),
         };
         quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
@@ -90,6 +86,18 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         let __phi_tools: ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> =
             ::std::vec![#(#boxed),*];
         __phi_tools
+    }}
+}
+
+/// `store.lookup` as `Arc<dyn Tool>`: the method's hidden constructor, called on a clone of
+/// `store`'s `Arc`.
+fn method_tool(krate: &TokenStream, receiver: &Expr, method: &syn::Ident) -> TokenStream {
+    let constructor = crate::methods::shape::constructor_ident(method);
+    // Bound first, so that a receiver that is not an `Arc` is reported once.
+    quote_spanned! {receiver.span()=> {
+        let __phi_receiver: ::std::sync::Arc<_> =
+            #krate::__private::SharedReceiver::share(&#receiver);
+        __phi_receiver.#constructor()
     }}
 }
 

@@ -70,17 +70,19 @@ pub(crate) fn block_items(
     tools_fn: &Ident,
     generics: &Generics,
 ) -> TokenStream {
-    let (_, type_generics, _) = generics.split_for_impl();
+    let bound = (!generics.params.is_empty())
+        .then(|| quote!(where Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+    // Public whatever the method's visibility, and typed `Arc<dyn Tool>`, so that a block in
+    // another module can be listed in `tools![]` without naming its (private) tool types.
     let constructors = tools.iter().map(|tool| {
-        let vis = &tool.func.item.vis;
         let ident = constructor_ident(&tool.func.item.sig.ident);
         let tool_type = &tool.tool_type;
         let doc = format!(" The `{}` tool, holding `self`.", tool.name);
         quote! {
             #[doc = #doc]
             #[doc(hidden)]
-            #vis fn #ident(self: ::std::sync::Arc<Self>) -> #tool_type #type_generics {
-                #tool_type(self)
+            pub fn #ident(self: ::std::sync::Arc<Self>) -> ::std::sync::Arc<dyn #krate::Tool> #bound {
+                ::std::sync::Arc::new(#tool_type(self))
             }
         }
     });
@@ -96,8 +98,6 @@ pub(crate) fn block_items(
     let doc = format!(
         " The tools of this `#[phi_tools]` block ({names}), each holding a clone of `self`; register them with `AgentBuilder::register_tools`."
     );
-    let bound = (!generics.params.is_empty())
-        .then(|| quote!(where Self: ::core::marker::Send + ::core::marker::Sync + 'static));
     quote! {
         #(#constructors)*
         #[doc = #doc]

@@ -79,6 +79,6 @@ async fn main() {
     counter.reset();
     assert_eq!(CounterRead::NAME, "current");
     let _args = CounterAddArgs { by: 1 };
-    let _tool: CounterAdd = Arc::clone(&counter).__phi_tool_add().clone();
+    let _tool: CounterAdd = CounterAdd::clone(&CounterAdd(Arc::clone(&counter)));
     assert!(Arc::strong_count(&counter) > 1, "the tools hold the counter");
 }
