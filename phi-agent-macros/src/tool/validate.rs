@@ -105,7 +105,7 @@ fn description(attr: &ToolAttr, func: &ToolFn, name: &str, errors: &mut Errors) 
             errors.push(syn::Error::new_spanned(
                 &func.item.sig.ident,
                 format!(
-                    "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above the fn, or `#[phi_tool(description = \"...\")]`"
+                    "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above it, or the key `description = \"...\"`"
                 ),
             ));
             String::new()
