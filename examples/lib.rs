@@ -6,6 +6,7 @@
 //!   `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `GEMINI_API_KEY` is set (in that order;
 //!   `PHI_PROVIDER` names one outright).
 //! - `macro-tools`: the same kind of tools written as plain fns with `#[phi_tool]`.
+//! - `method-tools`: tools that hold state, as the methods of a struct (`#[phi_tools]`).
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
 //! - `streaming`: a streamed run, printing the model's text and tool calls as they arrive;
 //!   offline on a scripted model, or against OpenAI or Anthropic with a key.

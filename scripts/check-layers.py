@@ -73,7 +73,10 @@ def root_reexports(src: Path) -> dict:
     for match in re.finditer(r"pub\s+use\s+(\w+)::(\{[^}]*\}|\w+)\s*;", text):
         module, items = match.group(1), match.group(2)
         for item in re.findall(r"\w+", items):
-            names[item] = module
+            # A name that is also a module (the `tool` attribute macro and the `tool` module)
+            # means the module in a path: macros live in a namespace of their own.
+            if item not in ALLOWED:
+                names[item] = module
     return names
 
 

@@ -7,6 +7,7 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
+use quote::ToTokens;
 use syn::Meta;
 
 use crate::errors::Errors;
@@ -62,15 +63,74 @@ pub(crate) fn parse<A: AttributeKeys>(items: Vec<NestedMeta>, errors: &mut Error
     match A::from_list(&items) {
         Ok(attribute) => attribute,
         Err(error) => {
-            errors.push(error.into());
-            let good: Vec<NestedMeta> = items
-                .into_iter()
-                .filter(|item| A::from_list(std::slice::from_ref(item)).is_ok())
-                .collect();
+            // Each key alone, so that a value written the wrong way gets the fix in our words.
+            let mut good = Vec::new();
+            let mut explained = Vec::new();
+            for item in items {
+                match A::from_list(std::slice::from_ref(&item)) {
+                    Ok(_) => good.push(item),
+                    Err(error) => {
+                        explained.push(explain::<A>(&item).unwrap_or_else(|| error.into()))
+                    }
+                }
+            }
+            if explained.is_empty() {
+                // Only the combination is wrong (a key given twice): darling's error says so.
+                errors.push(error.into());
+            }
+            explained.into_iter().for_each(|error| errors.push(error));
             // Fails only on a key given twice, which is already reported.
             A::from_list(&good).unwrap_or_default()
         }
     }
+}
+
+/// A fix for `key = value` when the value is written the wrong way: a word where a string is
+/// expected (`exposure = deferred`), or a value other than `true`/`false` for a flag
+/// (`read_only = yes`). Found by trying the corrected forms, so it holds for every key as
+/// declared; `None` when neither applies.
+fn explain<A: AttributeKeys>(item: &NestedMeta) -> Option<syn::Error> {
+    let NestedMeta::Meta(Meta::NameValue(nv)) = item else {
+        return None;
+    };
+    let path = &nv.path;
+    let key = quote::quote!(#path).to_string().replace(' ', "");
+    let accepts = |value: proc_macro2::TokenStream| {
+        NestedMeta::parse_meta_list(quote::quote!(#path = #value)).map(|items| A::from_list(&items))
+    };
+    if let syn::Expr::Path(word) = &nv.value
+        && let Some(ident) = word.path.get_ident()
+    {
+        let quoted = syn::LitStr::new(&ident.to_string(), ident.span());
+        match accepts(quoted.to_token_stream()) {
+            Ok(Ok(_)) => {
+                return Some(syn::Error::new_spanned(
+                    &nv.value,
+                    format!(
+                        "`{key}` takes a string: put the value in quotes, `{key} = \"{ident}\"`"
+                    ),
+                ));
+            }
+            Ok(Err(error)) if !matches!(accepts(quote::quote!(true)), Ok(Ok(_))) => {
+                return Some(syn::Error::new_spanned(
+                    &nv.value,
+                    format!(
+                        "`{key}` takes a quoted string; as `\"{ident}\"` it would still be wrong: {}",
+                        syn::Error::from(error)
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    let is_flag = matches!(accepts(quote::quote!(true)), Ok(Ok(_)))
+        && !matches!(accepts(quote::quote!(some_fn)), Ok(Ok(_)));
+    is_flag.then(|| {
+        syn::Error::new_spanned(
+            &nv.value,
+            format!("`{key}` is a flag: write `{key}` (or `{key} = true`, `{key} = false`)"),
+        )
+    })
 }
 
 /// Keeps the items of `items` whose key is in `known`; reports every other one on its key.
@@ -175,6 +235,19 @@ mod tests {
                 .starts_with("unknown key `nme` in `#[test_attr(..)]`; did you mean `name`?")
         );
         assert!(attr.name.is_none() && attr.krate.is_some());
+    }
+
+    #[test]
+    fn words_and_flag_values_get_the_fix() {
+        let (attr, messages) = parse_test(quote::quote!(name = lookup, flag = yes, crate = ::x));
+        assert_eq!(
+            messages,
+            [
+                "`name` takes a string: put the value in quotes, `name = \"lookup\"`",
+                "`flag` is a flag: write `flag` (or `flag = true`, `flag = false`)",
+            ]
+        );
+        assert!(attr.krate.is_some(), "the good key is kept");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod errors;
 mod keys;
+mod methods;
 mod naming;
 mod tool;
 mod tools_list;
@@ -24,6 +25,23 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn phi_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
+}
+
+/// Makes one tool of each `#[tool]` method of an impl block; see `phi_agent::phi_tools`.
+///
+/// For `impl Store { #[tool] async fn lookup(&self, ..) }` it generates `StoreLookupArgs` and
+/// `StoreLookup` (holding an `Arc<Store>`), a hidden constructor on `Store` for
+/// `tools![store.lookup]`, and `Store::tools(self: Arc<Self>)` returning every tool of the block.
+#[proc_macro_attribute]
+pub fn phi_tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    methods::expand(attr.into(), item.into()).into()
+}
+
+/// Marks a tool method inside a `#[phi_tools]` impl block, which consumes it; anywhere else it
+/// is an error that says so.
+#[proc_macro_attribute]
+pub fn tool(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    methods::stray_tool(item.into()).into()
 }
 
 /// The implementation of `phi_agent::tools!`, which passes its own crate path first

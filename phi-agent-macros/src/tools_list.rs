@@ -1,4 +1,5 @@
-//! `tools![..]`: a `Vec<Arc<dyn Tool>>` from `#[phi_tool]` fns and tool values.
+//! `tools![..]`: a `Vec<Arc<dyn Tool>>` from `#[phi_tool]` fns, `#[tool]` methods (`store.lookup`)
+//! and tool values.
 //!
 //! The input is `krate; item, item, ..`, where `krate` is the runtime's path (`phi_agent::tools!`
 //! passes `$crate`, so a renamed dependency keeps working).
@@ -17,6 +18,9 @@ use crate::naming;
 enum Item {
     /// A path to a `#[phi_tool]` fn, rewritten to the path of its generated type.
     ToolFn { tool_type: syn::Path, label: String },
+    /// `store.lookup`: the tool of the `#[tool]` method `lookup` of the `#[phi_tools]` type
+    /// `store` (an `Arc`) points to, built by the method's hidden constructor.
+    Method { receiver: Expr, method: syn::Ident },
     /// Any expression whose value implements `Tool`.
     Value(Expr),
 }
@@ -57,8 +61,13 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 
     let boxed = items.iter().map(|(item, expr)| {
+        // A method's constructor already returns the shared tool.
+        if let Item::Method { receiver, method } = item {
+            return method_tool(&krate, receiver, method);
+        }
         let value = match item {
             Item::ToolFn { tool_type, .. } => tool_type.to_token_stream(),
+            Item::Method { .. } => TokenStream::new(),
             Item::Value(expr) => expr.to_token_stream(),
         };
         quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
@@ -80,8 +89,29 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }}
 }
 
-/// A snake_case path names a `#[phi_tool]` fn; anything else is a tool value.
+/// `store.lookup` as `Arc<dyn Tool>`: the method's hidden constructor, called on a clone of
+/// `store`'s `Arc`.
+fn method_tool(krate: &TokenStream, receiver: &Expr, method: &syn::Ident) -> TokenStream {
+    let constructor = crate::methods::shape::constructor_ident(method);
+    // Bound first, so that a receiver that is not an `Arc` is reported once.
+    quote_spanned! {receiver.span()=> {
+        let __phi_receiver: ::std::sync::Arc<_> =
+            #krate::__private::SharedReceiver::share(&#receiver);
+        __phi_receiver.#constructor()
+    }}
+}
+
+/// A snake_case path names a `#[phi_tool]` fn, `value.method` a `#[tool]` method; anything else
+/// is a tool value.
 fn classify(expr: &Expr) -> Item {
+    if let Expr::Field(field) = expr
+        && let syn::Member::Named(method) = &field.member
+    {
+        return Item::Method {
+            receiver: (*field.base).clone(),
+            method: method.clone(),
+        };
+    }
     if let Expr::Path(path) = expr
         && path.qself.is_none()
         && path.attrs.is_empty()
@@ -112,7 +142,7 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
         .iter()
         .filter_map(|(item, expr)| match item {
             Item::ToolFn { tool_type, label } => Some((tool_type, label, expr)),
-            Item::Value(_) => None,
+            Item::Method { .. } | Item::Value(_) => None,
         })
         .collect();
     if tool_fns.len() < 2 {

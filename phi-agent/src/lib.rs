@@ -149,17 +149,91 @@ pub use llm::LlmClient;
 /// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
 pub use phi_agent_macros::phi_tool;
 
+/// Makes one tool of each `#[tool]` method of an impl block, for tools that hold state (a pool,
+/// a client, a cache).
+///
+/// Each tool holds the receiver in an `Arc`; a method takes `&self` or `self: Arc<Self>`, must be
+/// `async`, and is otherwise written like a [`phi_tool`] fn: its doc comment is the description,
+/// its other parameters are the schema (with the same `#[phi(..)]`, `#[serde(..)]` and
+/// `#[schemars(..)]` attributes), a `&ToolContext` parameter is injected, `#[tool(..)]` takes
+/// every key of `#[phi_tool(..)]`, and the schema is the one the same free fn would have. Methods
+/// without `#[tool]` stay as they are. The impl may be generic (`impl<B: Backend> Store<B>`);
+/// parameter types must not name its parameters or `Self`.
+///
+/// For `impl Store { #[tool] async fn lookup(..) }` it generates, next to the impl:
+///
+/// - `StoreLookupArgs`, the arguments (the type's name, then the method's in PascalCase), and
+///   `StoreLookup`, the tool (a [`TypedTool`] holding an `Arc<Store>`, with `StoreLookup::NAME`),
+///   with the method's visibility;
+/// - `Store::tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>`, every tool of the block, for
+///   [`AgentBuilder::register_tools`]; a second `#[phi_tools]` block for the same type names its
+///   fn with `#[phi_tools(tools_fn = "admin_tools")]`;
+/// - a hidden constructor per method, which [`tools!`] calls for `store.lookup`, so that tools of
+///   several blocks (in several modules) and free fns are listed together:
+///   `tools![store.lookup, store.purge, get_weather]`.
+///
+/// A tool's name is the method's (`name = ".."` renames it), so two types with a `lookup` tool
+/// collide when registered, with the usual duplicate-name error. `#[phi_tools(crate = path)]`
+/// sets `crate` for every tool of the block.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::{Arc, Mutex};
+/// use phi_agent::{AgentResult, Tool, ToolContext, phi_tools, tools};
+///
+/// #[derive(Default)]
+/// struct Notes {
+///     notes: Mutex<HashMap<String, String>>,
+/// }
+///
+/// #[phi_tools]
+/// impl Notes {
+///     /// Read the note saved under a key.
+///     #[tool(read_only)]
+///     async fn read_note(&self, key: String) -> Option<String> {
+///         self.notes.lock().unwrap().get(&key).cloned()
+///     }
+///
+///     /// Save a note under a key.
+///     #[tool(name = "save_note")]
+///     async fn save(&self, key: String, text: String, ctx: &ToolContext) -> AgentResult<String> {
+///         self.notes.lock().unwrap().insert(key.clone(), text);
+///         Ok(format!("saved {key} (session {})", ctx.session_id()))
+///     }
+///
+///     /// Not a tool: no `#[tool]`.
+///     fn count(&self) -> usize {
+///         self.notes.lock().unwrap().len()
+///     }
+/// }
+///
+/// let notes = Arc::new(Notes::default());
+/// let all = notes.clone().tools();
+/// assert_eq!(all.iter().map(|t| t.name()).collect::<Vec<_>>(), ["read_note", "save_note"]);
+/// let some = tools![notes.read_note];
+/// assert_eq!(some[0].schema()["required"], serde_json::json!(["key"]));
+/// assert_eq!(NotesSave::NAME, "save_note");
+/// assert_eq!(notes.count(), 0);
+/// ```
+pub use phi_agent_macros::phi_tools;
+
+/// Marks a tool method inside a [`phi_tools`] impl block (see there); it takes the keys of
+/// [`phi_tool`]. Used anywhere else it is a compile error that says where it belongs.
+pub use phi_agent_macros::tool;
+
 /// Builds a `Vec<Arc<dyn Tool>>` from tools, for
 /// [`AgentBuilder::register_tools`] and [`ToolRegistry`](registry::ToolRegistry).
 ///
-/// Each item is either the path of a `#[phi_tool]` fn (its snake_case last segment names the
-/// generated tool type: `weather::get_weather` means `weather::GetWeather`) or an expression
-/// whose value implements [`Tool`] (a [`TypedTool`] or a hand-written tool). Listing one fn
+/// Each item is the path of a `#[phi_tool]` fn (its snake_case last segment names the
+/// generated tool type: `weather::get_weather` means `weather::GetWeather`), a `#[tool]` method
+/// of a [`phi_tools`] type as `value.method` where `value` is an `Arc` of that type (or a
+/// reference to one), or an expression whose value implements [`Tool`] (a [`TypedTool`] or a
+/// hand-written tool). Listing one fn
 /// twice, or two macro tools with the same literal name, is a compile error; other duplicate
 /// names are refused when the tools are registered.
 ///
-/// A bare snake_case name is read as a `#[phi_tool]` fn; to list a variable that holds a tool,
-/// write it as an expression: `tools![(my_tool)]`.
+/// A bare snake_case name is read as a `#[phi_tool]` fn and `a.b` as a method; to list a variable
+/// or a field that holds a tool, write it in parentheses: `tools![(my_tool), (self.search)]`.
 ///
 /// ```
 /// use phi_agent::{phi_tool, tools};

@@ -107,3 +107,64 @@ async fn macro_tool_and_hand_written_tool_answer_alike() {
     let by_hand = HandWritten.call(&bad, &ctx).await.unwrap_err().to_string();
     assert_eq!(by_macro, by_hand);
 }
+
+/// The same tool as `get_weather`, as a method of a type with state.
+pub struct WeatherService {
+    prefix: String,
+}
+
+#[phi_agent::phi_tools]
+impl WeatherService {
+    /// Get current weather for a city.
+    #[tool]
+    async fn get_weather(
+        &self,
+        /// City name, e.g. "Beijing"
+        city: String,
+        /// Days ahead
+        #[phi(default = 3)]
+        days: u8,
+        /// Units of the answer
+        units: Option<Units>,
+        /// Extra detail
+        #[phi(rename = "verbose")]
+        detailed: bool,
+        _ctx: &ToolContext,
+    ) -> AgentResult<String> {
+        Ok(format!("{}{city} {days} {units:?} {detailed}", self.prefix))
+    }
+}
+
+#[test]
+fn method_schema_equals_free_fn_schema() {
+    let service = std::sync::Arc::new(WeatherService {
+        prefix: String::new(),
+    });
+    let method = service.tools().remove(0);
+    assert_eq!(
+        method.schema().to_string(),
+        Tool::schema(&GetWeather).to_string(),
+        "byte-identical, property order included"
+    );
+    assert_eq!(method.name(), Tool::name(&GetWeather));
+    assert_eq!(method.description(), Tool::description(&GetWeather));
+    assert_eq!(method.output_schema(), Tool::output_schema(&GetWeather));
+}
+
+#[tokio::test]
+async fn method_tool_and_free_fn_tool_answer_alike() {
+    let service = std::sync::Arc::new(WeatherService {
+        prefix: String::new(),
+    });
+    let method = phi_agent::tools![service.get_weather].remove(0);
+    let ctx = ToolContext::default();
+    for args in [
+        json!({"city": "Oslo", "verbose": true}),
+        json!({"city": "Lima", "days": 1, "units": "fahrenheit", "verbose": false}),
+        json!({"city": 5, "verbose": true, "dayz": 1}),
+    ] {
+        let by_method = method.call(&args, &ctx).await;
+        let by_fn = GetWeather.call(&args, &ctx).await;
+        assert_eq!(format!("{by_method:?}"), format!("{by_fn:?}"));
+    }
+}

@@ -1,8 +1,9 @@
 //! `#[phi_tool]`: parse the attribute and the fn, validate them, generate the tool.
 
-mod generate;
-mod parse;
-mod validate;
+pub(crate) mod callee;
+pub(crate) mod generate;
+pub(crate) mod parse;
+pub(crate) mod validate;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -27,11 +28,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let parsed = parse::parse(attr, item, &mut errors);
     let tool = validate::validate(parsed, &mut errors);
+    let item = &tool.func.item;
     match errors.finish() {
-        Ok(()) => generate::tool(&tool),
+        Ok(()) => {
+            let generated = generate::tool(&tool);
+            quote!(#item #generated)
+        }
         Err(errors) => {
             let fallback = generate::fallback(&tool);
-            quote!(#errors #fallback)
+            quote!(#errors #item #fallback)
         }
     }
 }

@@ -136,3 +136,31 @@ fn tools_list() {
         .expect("the expansion is a valid expression");
     expect_file!["snapshots/tools_list.expanded.rs"].assert_eq(&prettyplease::unparse(&file));
 }
+
+/// A method tool goes through the same generator: only the tool type (holding the receiver),
+/// the call and the impl's generics differ from a fn tool's expansion.
+#[test]
+fn generic_impl_with_method_tools() {
+    let tokens = crate::methods::expand(
+        quote!(),
+        quote! {
+            impl<B: Backend> Store<B> {
+                /// Look a key up.
+                #[tool(read_only)]
+                pub async fn lookup(&self, key: String, ctx: &ToolContext) -> AgentResult<Option<String>> {
+                    Ok(self.backend.get(&key))
+                }
+
+                /// Hand the store to a task.
+                #[tool(name = "store_share")]
+                async fn share(self: Arc<Self>) -> String {
+                    String::new()
+                }
+
+                fn helper(&self) {}
+            }
+        },
+    );
+    let file: syn::File = syn::parse2(tokens).expect("the expansion is a valid file");
+    expect_file!["snapshots/store_methods.expanded.rs"].assert_eq(&prettyplease::unparse(&file));
+}

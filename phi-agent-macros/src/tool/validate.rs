@@ -4,6 +4,7 @@
 
 use syn::{Ident, Path};
 
+use super::callee::Callee;
 use super::parse::{Exposure, Parsed, ToolAttr, ToolFn};
 use crate::errors::Errors;
 use crate::naming;
@@ -25,6 +26,8 @@ pub(crate) struct Tool {
     pub(crate) tool_type: Ident,
     /// `GetWeatherArgs` for `get_weather`.
     pub(crate) args_type: Ident,
+    /// How the body is called: by fn name, or as a method on a receiver the tool holds.
+    pub(crate) callee: Callee,
 }
 
 /// Checks the rules on `parsed`, recording every broken one in `errors`.
@@ -47,6 +50,7 @@ pub(crate) fn validate(parsed: Parsed, errors: &mut Errors) -> Tool {
         exposure,
         tool_type: naming::tool_type_ident(fn_ident),
         args_type: naming::args_type_ident(fn_ident),
+        callee: Callee::Fn,
         attr,
         func,
     }
@@ -101,7 +105,7 @@ fn description(attr: &ToolAttr, func: &ToolFn, name: &str, errors: &mut Errors) 
             errors.push(syn::Error::new_spanned(
                 &func.item.sig.ident,
                 format!(
-                    "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above the fn, or `#[phi_tool(description = \"...\")]`"
+                    "tool `{name}` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above it, or the key `description = \"...\"`"
                 ),
             ));
             String::new()

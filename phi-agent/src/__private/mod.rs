@@ -21,6 +21,7 @@ mod blocking;
 mod checks;
 mod const_str;
 mod metadata;
+mod methods;
 mod output_schema;
 mod result;
 mod tools_list;
@@ -36,8 +37,12 @@ pub use approval::{
     SyncApprovalPredicate, ask_approval_predicate,
 };
 pub use blocking::run_blocking;
-pub use checks::{ToolOutput, ToolParameter, assert_output, assert_parameter, assert_strict};
+pub use checks::{
+    DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
+    assert_output, assert_parameter, assert_strict,
+};
 pub use metadata::tool_metadata;
+pub use methods::{Receiver, SharedReceiver, ToolReceiver};
 pub use output_schema::{OutputSchemaFromType, OutputSchemaNone, OutputSchemaProbe};
 pub use phi_agent_macros::tools as tools_with_crate;
 pub use result::ToolResult;

@@ -1,6 +1,10 @@
+use phi_agent::__private::schemars;
 use phi_agent::phi_tool;
 
-struct Point {
+// `JsonSchema` but not `Deserialize`.
+#[derive(schemars::JsonSchema)]
+#[schemars(crate = "phi_agent::__private::schemars")]
+pub struct Point {
     x: f64,
     y: f64,
 }

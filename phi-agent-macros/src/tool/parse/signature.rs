@@ -124,7 +124,7 @@ impl ToolFn {
             match input {
                 FnArg::Receiver(receiver) => errors.push(
                     syn::Error::new_spanned(receiver,
-                        "`#[phi_tool]` goes on a free fn, not a method: move the fn out of the `impl` block and take what you need from `self` as shared state (`ctx.state::<T>()`)",
+                        "`#[phi_tool]` goes on a free fn, not a method: for a method, put `#[phi_tools]` on the `impl` block and mark the method `#[tool]` (its tool then holds the receiver)",
                     ),
                 ),
                 FnArg::Typed(pat_type) => {

@@ -33,10 +33,10 @@ impl Calculate {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_parameter::<f64>();
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_parameter::<f64>();
-    const _: () = _phi::__private::assert_output::<Calculation>();
+    const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Output<Calculation>> = ::core::option::Option::None;
     #[automatically_derived]
     #[_phi::__private::async_trait]
     impl _phi::TypedTool for Calculate {

@@ -29,8 +29,8 @@ impl DeleteFile {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_output::<String>();
+    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
     #[automatically_derived]
     #[_phi::__private::async_trait]
     impl _phi::TypedTool for DeleteFile {
@@ -120,7 +120,7 @@ impl EmptyTrash {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_output::<&'static str>();
+    const _: ::core::option::Option<_phi::__private::Output<&'static str>> = ::core::option::Option::None;
     #[automatically_derived]
     #[_phi::__private::async_trait]
     impl _phi::TypedTool for EmptyTrash {

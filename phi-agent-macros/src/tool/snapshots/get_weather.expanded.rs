@@ -48,10 +48,10 @@ const _: () = {
             3
         }
     }
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_parameter::<u8>();
-    const _: () = _phi::__private::assert_parameter::<Option<Units>>();
-    const _: () = _phi::__private::assert_output::<String>();
+    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Parameter<u8>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Parameter<Option<Units>>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
     #[automatically_derived]
     #[_phi::__private::async_trait]
     impl _phi::TypedTool for GetWeather {

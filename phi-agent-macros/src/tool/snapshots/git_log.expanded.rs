@@ -30,8 +30,8 @@ impl GitLog {
 #[doc(hidden)]
 const _: () = {
     use ::agent_base as _phi;
-    const _: () = _phi::__private::assert_parameter::<u32>();
-    const _: () = _phi::__private::assert_output::<Vec<Content>>();
+    const _: ::core::option::Option<_phi::__private::Parameter<u32>> = ::core::option::Option::None;
+    const _: ::core::option::Option<_phi::__private::Output<Vec<Content>>> = ::core::option::Option::None;
     #[automatically_derived]
     #[_phi::__private::async_trait]
     impl _phi::TypedTool for GitLog {

@@ -5,7 +5,7 @@
     "a tool parameter cannot be a reference: the model's arguments are decoded into owned values; use `String` instead"
 }
 ::core::compile_error! {
-    "tool `lookup` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above the fn, or `#[phi_tool(description = \"...\")]`"
+    "tool `lookup` has no description: the model reads it to decide when to call the tool; add a doc comment (`/// What the tool does`) above it, or the key `description = \"...\"`"
 }
 async fn lookup(name: &str) -> String {
     name.to_string()
