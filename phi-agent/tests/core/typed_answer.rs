@@ -421,6 +421,38 @@ async fn a_streamed_typed_run_streams_the_answer_call_and_ends_with_its_json() {
     assert_eq!(weather.sky, Sky::Clear);
 }
 
+/// Early tool start is off for typed runs: an accepted answer ends its turn, and a call beside
+/// it, ready first in the stream, must not have run.
+#[tokio::test]
+async fn early_start_never_runs_a_call_beside_the_accepted_answer() {
+    let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![
+        ToolCall::new("t1", "thermometer", json!({"city": "Lyon"})),
+        ToolCall::new("a1", "final_answer", good_weather()),
+    ])])
+    .with_pieces(3);
+    let builder = base_agent_builder(llm).register_tool(Thermometer);
+    let agent =
+        PhiAgent::build(builder, AgentConfig::default().with_early_tool_start(true)).unwrap();
+    let mut stream = agent.run_typed_stream::<Weather>("Weather?", AnswerOptions::default());
+    let mut started = Vec::new();
+    let mut finished = None;
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            StreamEvent::ToolStarted { call, .. } => started.push(call.name),
+            StreamEvent::Finished(output) => finished = Some(output),
+            _ => {}
+        }
+    }
+    assert!(started.is_empty(), "nothing ran: {started:?}");
+    let output = finished.expect("a finished event");
+    assert!(
+        output.tool_calls[0].is_error,
+        "the thermometer call is recorded as not run"
+    );
+    let weather: Weather = serde_json::from_str(&output.text).unwrap();
+    assert_eq!(weather.celsius, good_weather()["celsius"]);
+}
+
 #[tokio::test]
 async fn a_session_goes_on_after_a_typed_answer() {
     let llm = ScriptedLlm::new([
