@@ -27,24 +27,28 @@ runs=${2:-3}
 if [[ -n "${COMPILE_TIME_DIR:-}" ]]; then
     work=$COMPILE_TIME_DIR
     mkdir -p "$work"
-    # Keep the target directory (prebuilt dependencies); regenerate the crates.
-    find "$work" -mindepth 1 -maxdepth 1 ! -name target -exec rm -rf {} +
+    # Keep the target directories (prebuilt dependencies); regenerate the crates.
+    find "$work" -mindepth 1 -maxdepth 1 ! -name target ! -name target-baseline -exec rm -rf {} +
 else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
 variants=(floor typed macro)
+mkdir -p "$work/floor/src" "$work/typed/src" "$work/macro/src"
+cp Cargo.lock "$work/Cargo.lock"
+cat > "$work/Cargo.toml" <<TOML
+[workspace]
+resolver = "3"
+members = ["floor", "typed", "macro"]
+TOML
 if [[ -n "${BASELINE:-}" ]]; then
+    # A workspace of its own (one lockfile cannot hold two phi-agents), with that checkout's
+    # lockfile and its own target directory.
     baseline=$(cd "$BASELINE" && pwd)
     variants+=(baseline)
+    mkdir -p "$work/baseline/src"
+    cp "$baseline/Cargo.lock" "$work/baseline/Cargo.lock"
 fi
-cp Cargo.lock "$work/Cargo.lock"
-{
-    echo "[workspace]"
-    echo 'resolver = "3"'
-    printf 'members = [%s]\n' "$(printf '"%s", ' "${variants[@]}" | sed 's/, $//')"
-} > "$work/Cargo.toml"
-for variant in "${variants[@]}"; do mkdir -p "$work/$variant/src"; done
 
 manifest() {
     local name=$1 deps=$2
@@ -66,7 +70,11 @@ manifest typed "phi-agent = { path = \"$repo/phi-agent\" }
 async-trait = \"0.1\"" > "$work/typed/Cargo.toml"
 manifest macro "phi-agent = { path = \"$repo/phi-agent\" }" > "$work/macro/Cargo.toml"
 if [[ -n "${baseline:-}" ]]; then
-    manifest baseline "phi-agent = { path = \"$baseline/phi-agent\" }" > "$work/baseline/Cargo.toml"
+    {
+        manifest baseline "phi-agent = { path = \"$baseline/phi-agent\" }"
+        echo
+        echo "[workspace]"
+    } > "$work/baseline/Cargo.toml"
 fi
 
 # The shared type of the odd tools' `filters`, and the fields' doc comments (schema descriptions).
@@ -226,15 +234,22 @@ if [[ -n "${baseline:-}" ]]; then cp "$work/macro/src/lib.rs" "$work/baseline/sr
 cd "$work"
 # The issue's conditions: a clean (non-incremental) debug build of the crate alone.
 export CARGO_INCREMENTAL=0
+build() {
+    if [[ $1 == baseline ]]; then
+        CARGO_TARGET_DIR="$work/target-baseline" cargo build --offline -q --manifest-path baseline/Cargo.toml
+    else
+        cargo build --offline -q -p "$1"
+    fi
+}
 echo "Prebuilding dependencies (not timed)..."
-for variant in "${variants[@]}"; do cargo build --offline -q -p "$variant"; done
+for variant in "${variants[@]}"; do build "$variant"; done
 
 declare -A times
 for run in $(seq "$runs"); do
     for variant in "${variants[@]}"; do
         touch "$variant/src/lib.rs"
         start=$(date +%s%N)
-        cargo build --offline -q -p "$variant"
+        build "$variant"
         end=$(date +%s%N)
         times[$variant]="${times[$variant]:-} $(((end - start) / 1000000))"
     done

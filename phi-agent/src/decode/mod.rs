@@ -17,7 +17,9 @@
 //!    then how many more): one turn of the model fixes them all.
 //! 3. If the schema finds nothing wrong (a type whose `Deserialize` is stricter than its
 //!    `JsonSchema`), the decoder runs again with path tracking to say where it stopped, in words
-//!    that name no Rust type.
+//!    that name no Rust type. (A `#[phi_tool]` decodes each parameter alone instead, which
+//!    names the parameter without compiling a second decoder per tool; see
+//!    `__private::argument_error`.)
 //!
 //! A missing arguments object (`null`) is read as `{}`, which models send for tools without
 //! parameters.
@@ -50,25 +52,27 @@
 
 mod validate;
 
+use std::any::TypeId;
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
 
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
-/// only when decoding fails. See the [module documentation](self).
+/// only when decoding fails, and `located` (usually [`located_error::<A>`]) says where decoding
+/// stopped when the schema finds nothing wrong. See the [module documentation](self).
+///
+/// Only what needs `A` is generic: the first decode, the retry after repair and the located
+/// error. Everything else (the repair, the validator and its cache, the error's shape) is
+/// compiled once for all tools, not once per argument type.
 pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
-    schema: impl FnOnce() -> std::sync::Arc<Value>,
+    schema: fn() -> Arc<Value>,
+    located: fn(&str, &Value) -> AgentError,
 ) -> AgentResult<A> {
-    let empty;
-    let args = if args.is_null() {
-        empty = Value::Object(Map::new());
-        &empty
-    } else {
-        args
-    };
     // serde reads a struct from an array too, by position; the schema says object, and so must
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     if args.is_object()
@@ -76,21 +80,63 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     {
         return Ok(decoded);
     }
+    let mut decoded = None;
+    let mut attempt = |value: &Value| match A::deserialize(value) {
+        Ok(value) => {
+            decoded = Some(value);
+            true
+        }
+        Err(_) => false,
+    };
+    match retry(tool, args, schema, TypeId::of::<A>(), &mut attempt, located) {
+        Ok(()) => decoded.ok_or_else(|| AgentError::tool("the arguments did not decode")),
+        Err(error) => Err(error),
+    }
+}
+
+/// The failure path of [`arguments`], for every argument type at once: `null` read as `{}`,
+/// integral floats repaired, then every mistake reported. `attempt` decodes a value into the
+/// caller's slot and says whether it did.
+#[cold]
+fn retry(
+    tool: &str,
+    args: &Value,
+    schema: fn() -> Arc<Value>,
+    args_type: TypeId,
+    attempt: &mut dyn FnMut(&Value) -> bool,
+    located: fn(&str, &Value) -> AgentError,
+) -> AgentResult<()> {
+    let empty;
+    let args = if args.is_null() {
+        empty = Value::Object(Map::new());
+        if attempt(&empty) {
+            return Ok(());
+        }
+        &empty
+    } else {
+        args
+    };
     let schema = schema();
     let mut repaired = args.clone();
     if repaired.is_object()
         && crate::schema::integral_floats_to_integers(&schema, &mut repaired)
-        && let Ok(decoded) = A::deserialize(&repaired)
+        && attempt(&repaired)
     {
-        return Ok(decoded);
+        return Ok(());
     }
-    Err(refused::<A>(tool, args, &schema))
+    Err(refused(tool, args, &schema, args_type, located))
 }
 
 /// Why `args` does not decode: every violation of `schema`, or else the decoder's first.
 #[cold]
-fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Value) -> AgentError {
-    if let Some(validator) = validate::validator_for::<A>(schema) {
+fn refused(
+    tool: &str,
+    args: &Value,
+    schema: &Value,
+    args_type: TypeId,
+    located: fn(&str, &Value) -> AgentError,
+) -> AgentError {
+    if let Some(validator) = validate::validator_for(args_type, schema) {
         let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
         if listed.len() == 1 && omitted == 0 {
             let mistake = listed.remove(0);
@@ -108,12 +154,12 @@ fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Val
             };
         }
     }
-    located_error::<A>(tool, args)
+    located(tool, args)
 }
 
 /// The decoder's own first error, at the path where it stopped.
 #[cold]
-fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
+pub(crate) fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
     let (path, message) = match serde_path_to_error::deserialize::<_, A>(args) {
         Err(err) => {
             // serde_path_to_error writes the root as `.`; name it the way schema errors do.

@@ -90,13 +90,18 @@ pub fn canonicalize(schema: Value) -> Value {
 
 /// The canonical schema of `T`, derived once per type and shared afterwards.
 pub(crate) fn cached<T: JsonSchema + ?Sized + 'static>() -> Arc<Value> {
+    cached_by(TypeId::of::<T>(), canonical_schema_for::<T>)
+}
+
+/// [`cached`] for the type `key`, derived by `derive`: the cache itself is compiled once, not
+/// once per argument type.
+fn cached_by(key: TypeId, derive: fn() -> Value) -> Arc<Value> {
     static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<T>();
     if let Some(schema) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return schema.clone();
     }
-    let schema = Arc::new(canonical_schema_for::<T>());
+    let schema = Arc::new(derive());
     cache
         .write()
         .unwrap_or_else(|e| e.into_inner())
