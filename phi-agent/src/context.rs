@@ -248,3 +248,48 @@ impl ActivationContext {
         self.current_tools.iter().any(|tool| tool == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_under_a_parent_is_cancelled_with_it_whenever_it_asks() {
+        let run = CancellationToken::new();
+        let base = ToolContext::default();
+        let early = base.for_call_under("a", &run);
+        let early_token = early.cancellation().clone();
+        let late = base.for_call_under("b", &run);
+        let never_asked = base.for_call_under("c", &run);
+        assert!(!early.is_cancelled() && !late.is_cancelled());
+        run.cancel();
+        assert!(early_token.is_cancelled() && early.is_cancelled());
+        // Asked only after the parent was cancelled: cancelled already.
+        assert!(late.cancellation().is_cancelled());
+        assert!(never_asked.is_cancelled());
+    }
+
+    #[test]
+    fn cancelling_a_call_stops_it_and_its_clones_but_not_the_parent_or_its_siblings() {
+        let run = CancellationToken::new();
+        let base = ToolContext::default().with_state(7_u8);
+        let call = base.for_call_under("a", &run);
+        let sibling = base.for_call_under("b", &run);
+        // A clone made before anything asked for the token (a blocking tool's copy).
+        let copy = call.clone();
+        call.cancellation().cancel();
+        assert!(copy.is_cancelled() && copy.cancellation().is_cancelled());
+        assert!(!run.is_cancelled() && !sibling.is_cancelled());
+        assert_eq!(copy.tool_call_id(), "a");
+        assert_eq!(*copy.state::<u8>().unwrap(), 7);
+    }
+
+    #[test]
+    fn a_given_token_is_the_calls_own() {
+        let token = CancellationToken::new();
+        let call = ToolContext::default().for_call("a", token.clone());
+        assert!(!call.is_cancelled());
+        token.cancel();
+        assert!(call.is_cancelled() && call.cancellation().is_cancelled());
+    }
+}

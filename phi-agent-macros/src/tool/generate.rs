@@ -206,11 +206,13 @@ fn tool_struct(tool: &Tool) -> TokenStream {
     }
 }
 
-/// Spanned trait-bound checks, so that a wrong type is reported on the user's own token.
+/// Spanned trait-bound checks, so that a wrong type is reported on the user's own token: one
+/// `const` item per tool with one call per type (each call spanned on its type), rather than an
+/// item per type.
 fn assertions(tool: &Tool) -> TokenStream {
     let output = tool.func.returns.ok_type().map(|ty| {
         quote_spanned! {ty.span()=>
-            const _: () = _phi::__private::assert_output::<#ty>();
+            _phi::__private::assert_output::<#ty>();
         }
     });
     let strict = tool.attr.strict;
@@ -218,17 +220,19 @@ fn assertions(tool: &Tool) -> TokenStream {
         let ty = &arg.ty;
         let strict = strict.then(|| {
             quote_spanned! {ty.span()=>
-                const _: () = _phi::__private::assert_strict::<#ty>();
+                _phi::__private::assert_strict::<#ty>();
             }
         });
         quote_spanned! {ty.span()=>
-            const _: () = _phi::__private::assert_parameter::<#ty>();
+            _phi::__private::assert_parameter::<#ty>();
             #strict
         }
     });
     quote! {
-        #(#params)*
-        #output
+        const _: () = {
+            #(#params)*
+            #output
+        };
     }
 }
 

@@ -19,7 +19,10 @@ pub type ParameterCheck = (&'static str, fn(&Value) -> Option<String>);
 
 /// The decoder's message for `value` as a `T`, if it does not decode.
 pub fn decode_error<T: DeserializeOwned>(value: &Value) -> Option<String> {
-    T::deserialize(value).err().map(|error| error.to_string())
+    match T::deserialize(value) {
+        Ok(_) => None,
+        Err(error) => Some(error.to_string()),
+    }
 }
 
 /// Picks, by method resolution on the concrete type, the check of a parameter of type `T`:

@@ -53,6 +53,7 @@
 mod validate;
 
 use std::any::TypeId;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -80,51 +81,66 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     {
         return Ok(decoded);
     }
-    let mut decoded = None;
-    let mut attempt = |value: &Value| match A::deserialize(value) {
-        Ok(value) => {
-            decoded = Some(value);
-            true
-        }
-        Err(_) => false,
-    };
-    match retry(tool, args, schema, TypeId::of::<A>(), &mut attempt, located) {
-        Ok(()) => decoded.ok_or_else(|| AgentError::tool("the arguments did not decode")),
-        Err(error) => Err(error),
+    let retry = Retry::new(args, schema);
+    if let Some(candidate) = retry.candidate()
+        && let Ok(decoded) = A::deserialize(candidate)
+    {
+        return Ok(decoded);
     }
+    Err(retry.refused(tool, TypeId::of::<A>(), located))
 }
 
-/// The failure path of [`arguments`], for every argument type at once: `null` read as `{}`,
-/// integral floats repaired, then every mistake reported. `attempt` decodes a value into the
-/// caller's slot and says whether it did.
-#[cold]
-fn retry(
-    tool: &str,
-    args: &Value,
-    schema: fn() -> Arc<Value>,
-    args_type: TypeId,
-    attempt: &mut dyn FnMut(&Value) -> bool,
-    located: fn(&str, &Value) -> AgentError,
-) -> AgentResult<()> {
-    let empty;
-    let args = if args.is_null() {
-        empty = Value::Object(Map::new());
-        if attempt(&empty) {
-            return Ok(());
+/// The failure path of [`arguments`], the same for every argument type: the one other value
+/// worth decoding (`null` read as `{}`, integral floats repaired), and the error when that fails
+/// too.
+struct Retry<'a> {
+    args: Cow<'a, Value>,
+    /// Read once decoding has failed, except for `null` (its `{}` is tried first).
+    schema: Option<Arc<Value>>,
+    read_schema: fn() -> Arc<Value>,
+    candidate: Option<Value>,
+}
+
+impl<'a> Retry<'a> {
+    #[cold]
+    fn new(args: &'a Value, read_schema: fn() -> Arc<Value>) -> Self {
+        if args.is_null() {
+            // Nothing in `{}` to repair.
+            let empty = Value::Object(Map::new());
+            return Self {
+                candidate: Some(empty.clone()),
+                args: Cow::Owned(empty),
+                schema: None,
+                read_schema,
+            };
         }
-        &empty
-    } else {
-        args
-    };
-    let schema = schema();
-    let mut repaired = args.clone();
-    if repaired.is_object()
-        && crate::schema::integral_floats_to_integers(&schema, &mut repaired)
-        && attempt(&repaired)
-    {
-        return Ok(());
+        let schema = read_schema();
+        let mut repaired = args.clone();
+        let candidate = (repaired.is_object()
+            && crate::schema::integral_floats_to_integers(&schema, &mut repaired))
+        .then_some(repaired);
+        Self {
+            args: Cow::Borrowed(args),
+            schema: Some(schema),
+            read_schema,
+            candidate,
+        }
     }
-    Err(refused(tool, args, &schema, args_type, located))
+
+    fn candidate(&self) -> Option<&Value> {
+        self.candidate.as_ref()
+    }
+
+    #[cold]
+    fn refused(
+        self,
+        tool: &str,
+        args_type: TypeId,
+        located: fn(&str, &Value) -> AgentError,
+    ) -> AgentError {
+        let schema = self.schema.unwrap_or_else(self.read_schema);
+        refused(tool, &self.args, &schema, args_type, located)
+    }
 }
 
 /// Why `args` does not decode: every violation of `schema`, or else the decoder's first.

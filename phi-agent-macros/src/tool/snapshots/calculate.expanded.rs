@@ -33,10 +33,12 @@ impl Calculate {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_parameter::<f64>();
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_parameter::<f64>();
-    const _: () = _phi::__private::assert_output::<Calculation>();
+    const _: () = {
+        _phi::__private::assert_parameter::<f64>();
+        _phi::__private::assert_parameter::<String>();
+        _phi::__private::assert_parameter::<f64>();
+        _phi::__private::assert_output::<Calculation>();
+    };
     #[automatically_derived]
     impl _phi::TypedTool for Calculate {
         type Args = CalculateArgs;

@@ -29,8 +29,10 @@ impl DeleteFile {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_output::<String>();
+    const _: () = {
+        _phi::__private::assert_parameter::<String>();
+        _phi::__private::assert_output::<String>();
+    };
     #[automatically_derived]
     impl _phi::TypedTool for DeleteFile {
         type Args = DeleteFileArgs;
@@ -150,7 +152,9 @@ impl EmptyTrash {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: () = _phi::__private::assert_output::<&'static str>();
+    const _: () = {
+        _phi::__private::assert_output::<&'static str>();
+    };
     #[automatically_derived]
     impl _phi::TypedTool for EmptyTrash {
         type Args = EmptyTrashArgs;

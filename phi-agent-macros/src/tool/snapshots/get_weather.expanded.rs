@@ -48,10 +48,12 @@ const _: () = {
             3
         }
     }
-    const _: () = _phi::__private::assert_parameter::<String>();
-    const _: () = _phi::__private::assert_parameter::<u8>();
-    const _: () = _phi::__private::assert_parameter::<Option<Units>>();
-    const _: () = _phi::__private::assert_output::<String>();
+    const _: () = {
+        _phi::__private::assert_parameter::<String>();
+        _phi::__private::assert_parameter::<u8>();
+        _phi::__private::assert_parameter::<Option<Units>>();
+        _phi::__private::assert_output::<String>();
+    };
     #[automatically_derived]
     impl _phi::TypedTool for GetWeather {
         type Args = GetWeatherArgs;

@@ -30,8 +30,10 @@ impl GitLog {
 #[doc(hidden)]
 const _: () = {
     use ::agent_base as _phi;
-    const _: () = _phi::__private::assert_parameter::<u32>();
-    const _: () = _phi::__private::assert_output::<Vec<Content>>();
+    const _: () = {
+        _phi::__private::assert_parameter::<u32>();
+        _phi::__private::assert_output::<Vec<Content>>();
+    };
     #[automatically_derived]
     impl _phi::TypedTool for GitLog {
         type Args = GitLogArgs;
