@@ -1,225 +1,330 @@
 #!/usr/bin/env bash
-# Compile-time cost of #[phi_tool]: builds a crate of 100 macro tools, a crate of the same 100
-# tools written by hand as `TypedTool`s, and a crate of the same 100 tools as `#[tool]` methods of
-# one `#[phi_tools]` impl, dependencies prebuilt, and prints the build time of each.
+# Compile-time cost of #[phi_tool], against a framework-free floor. Builds one crate per way of
+# writing the same N tools and prints each one's build time and its ratio to the floor:
+#
+# - floor: one arguments struct per tool deriving `Deserialize` + `JsonSchema`, a hand-written
+#   `match name` dispatcher and a definitions list; serde, schemars and serde_json only. The work
+#   any tool kit has to do: derive the arguments, decode, call, list definitions.
+# - typed: the same tools written by hand as phi-agent `TypedTool`s, registered into a
+#   `ToolRegistry`.
+# - macro: the same tools as `#[phi_tool]` fns, `tools![..]` into a `ToolRegistry`.
+# - methods: the same tools as `#[tool]` methods (`&self`) of one `#[phi_tools]` impl, its
+#   `tools()` into a `ToolRegistry`.
+# - baseline (only with BASELINE=<path of another phi-agent checkout>): the macro crate built
+#   against that checkout, so that a change is measured before and after in the same run.
+#
+# The tools: even ones take `{a: i64, b: i64}`, odd ones `{query: String, filters: Filters}` with
+# `Filters {tags: Vec<String>, since: Option<String>, limit: u32}`.
 #
 # Usage: scripts/macro-compile-time.sh [TOOLS=100] [RUNS=3]
-# Both crates live in a generated workspace under target/; the repo's Cargo.lock pins the versions.
+# Environment: COMPILE_TIME_DIR (where the scratch workspace goes; kept, so the next run reuses
+# its prebuilt dependencies; default: a temporary directory, removed at exit), BASELINE (above).
+# Each run builds every variant once, in turn, so that the machine's load affects them alike;
+# the figure is the median over the runs. The repo's Cargo.lock pins the versions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 tools=${1:-100}
 runs=${2:-3}
-work="$repo/target/macro-compile-time"
-rm -rf "$work"
-mkdir -p "$work/macro-tools/src" "$work/hand-tools/src" "$work/method-tools/src"
+if [[ -n "${COMPILE_TIME_DIR:-}" ]]; then
+    work=$COMPILE_TIME_DIR
+    mkdir -p "$work"
+    # Keep the target directories (prebuilt dependencies); regenerate the crates.
+    find "$work" -mindepth 1 -maxdepth 1 ! -name target ! -name target-baseline -exec rm -rf {} +
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
+variants=(floor typed macro methods)
+mkdir -p "$work/floor/src" "$work/typed/src" "$work/macro/src" "$work/methods/src"
 cp Cargo.lock "$work/Cargo.lock"
-
 cat > "$work/Cargo.toml" <<TOML
 [workspace]
 resolver = "3"
-members = ["macro-tools", "hand-tools", "method-tools"]
+members = ["floor", "typed", "macro", "methods"]
 TOML
+if [[ -n "${BASELINE:-}" ]]; then
+    # A workspace of its own (one lockfile cannot hold two phi-agents), with that checkout's
+    # lockfile and its own target directory.
+    baseline=$(cd "$BASELINE" && pwd)
+    variants+=(baseline)
+    mkdir -p "$work/baseline/src"
+    cp "$baseline/Cargo.lock" "$work/baseline/Cargo.lock"
+fi
 
-# The macro crate depends on phi-agent alone (plus tokio, unused here): serde and schemars are
-# reached through phi-agent.
-cat > "$work/macro-tools/Cargo.toml" <<TOML
+manifest() {
+    local name=$1 deps=$2
+    cat <<TOML
 [package]
-name = "macro-tools"
+name = "$name"
 version = "0.1.0"
 edition = "2024"
 
 [dependencies]
-phi-agent = { path = "$repo/phi-agent" }
-tokio = "1"
-TOML
-
-cat > "$work/method-tools/Cargo.toml" <<TOML
-[package]
-name = "method-tools"
-version = "0.1.0"
-edition = "2024"
-
-[dependencies]
-phi-agent = { path = "$repo/phi-agent" }
-tokio = "1"
-TOML
-
-cat > "$work/hand-tools/Cargo.toml" <<TOML
-[package]
-name = "hand-tools"
-version = "0.1.0"
-edition = "2024"
-
-[dependencies]
-phi-agent = { path = "$repo/phi-agent" }
-async-trait = "0.1"
 schemars = "1.2"
 serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+$deps
 TOML
+}
+manifest floor "" > "$work/floor/Cargo.toml"
+manifest typed "phi-agent = { path = \"$repo/phi-agent\" }
+async-trait = \"0.1\"" > "$work/typed/Cargo.toml"
+manifest macro "phi-agent = { path = \"$repo/phi-agent\" }" > "$work/macro/Cargo.toml"
+manifest methods "phi-agent = { path = \"$repo/phi-agent\" }" > "$work/methods/Cargo.toml"
+if [[ -n "${baseline:-}" ]]; then
+    {
+        manifest baseline "phi-agent = { path = \"$baseline/phi-agent\" }"
+        echo
+        echo "[workspace]"
+    } > "$work/baseline/Cargo.toml"
+fi
 
-{
-    echo "use phi_agent::{AgentResult, Tool, ToolContext, phi_tool, tools};"
-    echo "use std::sync::Arc;"
-    for i in $(seq 0 $((tools - 1))); do
-        cat <<RS
+# The shared type of the odd tools' `filters`, and the fields' doc comments (schema descriptions).
+filters() {
+    cat <<'RS'
 
-/// Look up the weather for a city (tool $i).
-#[phi_tool(timeout = 5_000)]
-pub async fn weather_$i(
-    /// City name, e.g. "Beijing"
-    city: String,
-    /// Days ahead
-    #[phi(default = 3)]
-    days: u8,
-    units: Option<String>,
-    ctx: &ToolContext,
-) -> AgentResult<String> {
-    Ok(format!("$i {city} {days} {units:?} {}", ctx.session_id()))
+/// Which results to keep.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Filters {
+    /// Only results with all these tags
+    pub tags: Vec<String>,
+    /// Only results newer than this date
+    pub since: Option<String>,
+    /// At most this many results
+    pub limit: u32,
 }
 RS
+}
+add_fields() {
+    printf '    /// The first addend\n    %sa: i64,\n    /// The second addend\n    %sb: i64,\n' "$1" "$1"
+}
+search_fields() {
+    printf '    /// Words to look for\n    %squery: String,\n    /// Which results to keep\n    %sfilters: Filters,\n' "$1" "$1"
+}
+add_body='Ok(a + b + $i)'
+search_body='Ok(format!("$i {query} {} {:?} {}", filters.tags.len(), filters.since, filters.limit))'
+
+{
+    echo "use schemars::JsonSchema;"
+    echo "use serde::Deserialize;"
+    echo "use serde_json::Value;"
+    filters
+    for i in $(seq 0 $((tools - 1))); do
+        echo
+        echo "#[derive(Deserialize, JsonSchema)]"
+        echo "pub struct Tool${i}Args {"
+        if ((i % 2 == 0)); then add_fields "pub "; else search_fields "pub "; fi
+        echo "}"
+        if ((i % 2 == 0)); then
+            echo "pub async fn tool_$i(a: i64, b: i64) -> Result<i64, String> { ${add_body//\$i/$i} }"
+        else
+            echo "pub async fn tool_$i(query: String, filters: Filters) -> Result<String, String> { ${search_body//\$i/$i} }"
+        fi
     done
     echo
-    echo "/// All tools."
-    echo "pub fn all() -> Vec<Arc<dyn Tool>> {"
-    echo "    tools!["
-    for i in $(seq 0 $((tools - 1))); do echo "        weather_$i,"; done
+    echo "/// Decodes the arguments of the tool called \`name\` and runs it."
+    echo "pub async fn dispatch(name: &str, args: &Value) -> Result<String, String> {"
+    echo "    match name {"
+    for i in $(seq 0 $((tools - 1))); do
+        echo "        \"tool_$i\" => {"
+        echo "            let args = Tool${i}Args::deserialize(args).map_err(|e| e.to_string())?;"
+        if ((i % 2 == 0)); then
+            echo "            tool_$i(args.a, args.b).await.map(|v| v.to_string())"
+        else
+            echo "            tool_$i(args.query, args.filters).await"
+        fi
+        echo "        }"
+    done
+    echo "        _ => Err(format!(\"no tool {name}\")),"
+    echo "    }"
+    echo "}"
+    echo
+    echo "/// Every tool's name, description and argument schema."
+    echo "pub fn definitions() -> Vec<(&'static str, &'static str, Value)> {"
+    echo "    vec!["
+    for i in $(seq 0 $((tools - 1))); do
+        if ((i % 2 == 0)); then desc="Add two integers (tool $i)."; else desc="Search the catalogue (tool $i)."; fi
+        echo "        (\"tool_$i\", \"$desc\", serde_json::to_value(schemars::schema_for!(Tool${i}Args)).unwrap()),"
+    done
     echo "    ]"
     echo "}"
-} > "$work/macro-tools/src/lib.rs"
-
-# The same tools as methods of one type (with a field, so that `&self` is used).
-{
-    echo "use phi_agent::{AgentResult, Tool, ToolContext, phi_tools};"
-    echo "use std::sync::Arc;"
-    echo
-    echo "/// The state every tool shares."
-    echo "pub struct Weather {"
-    echo "    pub prefix: String,"
-    echo "}"
-    echo
-    echo "#[phi_tools]"
-    echo "impl Weather {"
-    for i in $(seq 0 $((tools - 1))); do
-        cat <<RS
-    /// Look up the weather for a city (tool $i).
-    #[tool(timeout = 5_000)]
-    pub async fn weather_$i(
-        &self,
-        /// City name, e.g. "Beijing"
-        city: String,
-        /// Days ahead
-        #[phi(default = 3)]
-        days: u8,
-        units: Option<String>,
-        ctx: &ToolContext,
-    ) -> AgentResult<String> {
-        Ok(format!("{}$i {city} {days} {units:?} {}", self.prefix, ctx.session_id()))
-    }
-
-RS
-    done
-    echo "}"
-    echo
-    echo "/// All tools."
-    echo "pub fn all() -> Vec<Arc<dyn Tool>> {"
-    echo "    Arc::new(Weather { prefix: String::new() }).tools()"
-    echo "}"
-} > "$work/method-tools/src/lib.rs"
+} > "$work/floor/src/lib.rs"
 
 {
     echo "use async_trait::async_trait;"
-    echo "use phi_agent::{AgentResult, Tool, ToolContext, TypedTool};"
+    echo "use phi_agent::registry::ToolRegistry;"
+    echo "use phi_agent::{AgentResult, ToolContext, TypedTool};"
     echo "use schemars::JsonSchema;"
     echo "use serde::Deserialize;"
-    echo "use std::sync::Arc;"
+    filters
     for i in $(seq 0 $((tools - 1))); do
-        cat <<RS
-
-fn default_days_$i() -> u8 {
-    3
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct Weather${i}Args {
-    /// City name, e.g. "Beijing"
-    pub city: String,
-    /// Days ahead
-    #[serde(default = "default_days_$i")]
-    pub days: u8,
-    pub units: Option<String>,
-}
-
-/// Look up the weather for a city (tool $i).
-pub struct Weather$i;
-
-#[async_trait]
-impl TypedTool for Weather$i {
-    type Args = Weather${i}Args;
-    type Output = String;
-
-    fn name(&self) -> &'static str {
-        "weather_$i"
-    }
-
-    fn description(&self) -> &'static str {
-        "Look up the weather for a city (tool $i)."
-    }
-
-    fn timeout_ms(&self) -> Option<u64> {
-        Some(5_000)
-    }
-
-    async fn call_typed(&self, args: Weather${i}Args, ctx: &ToolContext) -> AgentResult<String> {
-        let Weather${i}Args { city, days, units } = args;
-        Ok(format!("$i {city} {days} {units:?} {}", ctx.session_id()))
-    }
-}
-RS
+        echo
+        echo "#[derive(Deserialize, JsonSchema)]"
+        echo "pub struct Tool${i}Args {"
+        if ((i % 2 == 0)); then add_fields "pub "; else search_fields "pub "; fi
+        echo "}"
+        echo
+        echo "pub struct Tool$i;"
+        echo
+        echo "#[async_trait]"
+        echo "impl TypedTool for Tool$i {"
+        echo "    type Args = Tool${i}Args;"
+        if ((i % 2 == 0)); then
+            echo "    type Output = i64;"
+            echo "    fn name(&self) -> &'static str { \"tool_$i\" }"
+            echo "    fn description(&self) -> &'static str { \"Add two integers (tool $i).\" }"
+            echo "    async fn call_typed(&self, args: Tool${i}Args, _ctx: &ToolContext) -> AgentResult<i64> {"
+            echo "        let Tool${i}Args { a, b } = args;"
+            echo "        ${add_body//\$i/$i}"
+        else
+            echo "    type Output = String;"
+            echo "    fn name(&self) -> &'static str { \"tool_$i\" }"
+            echo "    fn description(&self) -> &'static str { \"Search the catalogue (tool $i).\" }"
+            echo "    async fn call_typed(&self, args: Tool${i}Args, _ctx: &ToolContext) -> AgentResult<String> {"
+            echo "        let Tool${i}Args { query, filters } = args;"
+            echo "        ${search_body//\$i/$i}"
+        fi
+        echo "    }"
+        echo "}"
     done
     echo
-    echo "/// All tools."
-    echo "pub fn all() -> Vec<Arc<dyn Tool>> {"
-    echo "    vec!["
-    for i in $(seq 0 $((tools - 1))); do echo "        Arc::new(Weather$i),"; done
-    echo "    ]"
+    echo "/// Every tool, registered."
+    echo "pub fn registry() -> AgentResult<ToolRegistry> {"
+    echo "    let mut registry = ToolRegistry::default();"
+    for i in $(seq 0 $((tools - 1))); do echo "    registry.register(Tool$i)?;"; done
+    echo "    Ok(registry)"
     echo "}"
-} > "$work/hand-tools/src/lib.rs"
+} > "$work/typed/src/lib.rs"
+
+{
+    echo "use phi_agent::registry::ToolRegistry;"
+    echo "use phi_agent::{AgentResult, phi_tool, tools};"
+    echo "use schemars::JsonSchema;"
+    echo "use serde::Deserialize;"
+    filters
+    for i in $(seq 0 $((tools - 1))); do
+        echo
+        if ((i % 2 == 0)); then
+            echo "/// Add two integers (tool $i)."
+            echo "#[phi_tool]"
+            echo "pub async fn tool_$i("
+            add_fields ""
+            echo ") -> AgentResult<i64> {"
+            echo "    ${add_body//\$i/$i}"
+        else
+            echo "/// Search the catalogue (tool $i)."
+            echo "#[phi_tool]"
+            echo "pub async fn tool_$i("
+            search_fields ""
+            echo ") -> AgentResult<String> {"
+            echo "    ${search_body//\$i/$i}"
+        fi
+        echo "}"
+    done
+    echo
+    echo "/// Every tool, registered."
+    echo "pub fn registry() -> AgentResult<ToolRegistry> {"
+    echo "    let mut registry = ToolRegistry::default();"
+    echo "    registry.register_all(tools!["
+    for i in $(seq 0 $((tools - 1))); do echo "        tool_$i,"; done
+    echo "    ])?;"
+    echo "    Ok(registry)"
+    echo "}"
+} > "$work/macro/src/lib.rs"
+if [[ -n "${baseline:-}" ]]; then cp "$work/macro/src/lib.rs" "$work/baseline/src/lib.rs"; fi
+
+{
+    echo "use std::sync::Arc;"
+    echo
+    echo "use phi_agent::registry::ToolRegistry;"
+    echo "use phi_agent::{AgentResult, phi_tools};"
+    echo "use schemars::JsonSchema;"
+    echo "use serde::Deserialize;"
+    filters
+    echo
+    echo "/// The state the tools share."
+    echo "pub struct Catalogue {"
+    echo "    pub offset: i64,"
+    echo "}"
+    echo
+    echo "#[phi_tools]"
+    echo "impl Catalogue {"
+    for i in $(seq 0 $((tools - 1))); do
+        if ((i % 2 == 0)); then
+            echo "    /// Add two integers (tool $i)."
+            echo "    #[tool]"
+            echo "    pub async fn tool_$i("
+            echo "        &self,"
+            add_fields "" | sed 's/^/    /'
+            echo "    ) -> AgentResult<i64> {"
+            echo "        Ok(a + b + $i + self.offset)"
+        else
+            echo "    /// Search the catalogue (tool $i)."
+            echo "    #[tool]"
+            echo "    pub async fn tool_$i("
+            echo "        &self,"
+            search_fields "" | sed 's/^/    /'
+            echo "    ) -> AgentResult<String> {"
+            echo "        ${search_body//\$i/$i}"
+        fi
+        echo "    }"
+        echo
+    done
+    echo "}"
+    echo
+    echo "/// Every tool, registered."
+    echo "pub fn registry() -> AgentResult<ToolRegistry> {"
+    echo "    let mut registry = ToolRegistry::default();"
+    echo "    registry.register_all(Arc::new(Catalogue { offset: 0 }).tools())?;"
+    echo "    Ok(registry)"
+    echo "}"
+} > "$work/methods/src/lib.rs"
 
 cd "$work"
-# The issue's conditions: a clean (non-incremental) build of the crate, as in CI or a release.
+# The issue's conditions: a clean (non-incremental) debug build of the crate alone.
 export CARGO_INCREMENTAL=0
-echo "Prebuilding dependencies (not timed)..."
-cargo build --offline -q -p macro-tools -p hand-tools -p method-tools
-
-time_build() {
-    local crate=$1 best=""
-    for _ in $(seq "$runs"); do
-        touch "$crate/src/lib.rs"
-        local start end ms
-        start=$(date +%s%N)
-        cargo build --offline -q -p "$crate"
-        end=$(date +%s%N)
-        ms=$(((end - start) / 1000000))
-        if [[ -z "$best" || "$ms" -lt "$best" ]]; then best=$ms; fi
-    done
-    echo "$best"
+build() {
+    if [[ $1 == baseline ]]; then
+        CARGO_TARGET_DIR="$work/target-baseline" cargo build --offline -q --manifest-path baseline/Cargo.toml
+    else
+        cargo build --offline -q -p "$1"
+    fi
 }
+echo "Prebuilding dependencies (not timed)..."
+for variant in "${variants[@]}"; do build "$variant"; done
 
-# Interleaved rounds, so that a change in the machine's load hits all three alike.
-macro_ms="" hand_ms="" method_ms=""
-for _ in $(seq "$runs"); do
-    ms=$(runs=1 time_build macro-tools); if [[ -z "$macro_ms" || "$ms" -lt "$macro_ms" ]]; then macro_ms=$ms; fi
-    ms=$(runs=1 time_build hand-tools); if [[ -z "$hand_ms" || "$ms" -lt "$hand_ms" ]]; then hand_ms=$ms; fi
-    ms=$(runs=1 time_build method-tools); if [[ -z "$method_ms" || "$ms" -lt "$method_ms" ]]; then method_ms=$ms; fi
+declare -A times
+for run in $(seq "$runs"); do
+    for variant in "${variants[@]}"; do
+        touch "$variant/src/lib.rs"
+        start=$(date +%s%N)
+        build "$variant"
+        end=$(date +%s%N)
+        times[$variant]="${times[$variant]:-} $(((end - start) / 1000000))"
+    done
+    echo "  run $run/$runs done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 done
+
+median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+floor_ms=$(median "${times[floor]}")
+declare -A labels=(
+    [floor]="floor (serde + schemars, match)"
+    [typed]="hand-written TypedTools"
+    [macro]="#[phi_tool] fns + tools![]"
+    [methods]="#[tool] methods + tools()"
+    [baseline]="#[phi_tool] fns, BASELINE"
+)
 echo
-echo "Debug build of the crate alone (dependencies prebuilt, CARGO_INCREMENTAL=0), best of $runs:"
-printf '  %-28s %6d ms  (%d lines of source)\n' "$tools tools with #[phi_tool]" "$macro_ms" "$(wc -l < macro-tools/src/lib.rs)"
-printf '  %-28s %6d ms  (%d lines of source)\n' "$tools hand-written TypedTools" "$hand_ms" "$(wc -l < hand-tools/src/lib.rs)"
-printf '  %-28s %6d ms  (%d lines of source)\n' "$tools #[tool] methods" "$method_ms" "$(wc -l < method-tools/src/lib.rs)"
-printf '  ratio #[phi_tool] / hand-written %s (at most 1.2)\n' "$(awk -v m="$macro_ms" -v h="$hand_ms" 'BEGIN { printf "%.2f", m / h }')"
-printf '  ratio #[tool] methods / #[phi_tool] fns %s\n' "$(awk -v m="$method_ms" -v f="$macro_ms" 'BEGIN { printf "%.2f", m / f }')"
-echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-snapshot="$repo/phi-agent-macros/src/tool/snapshots/get_weather.expanded.rs"
-echo "  expansion of one such tool by #[phi_tool] (the get_weather snapshot: same parameters, plus deferred activation; serde/schemars derives not expanded): $(wc -l < "$snapshot") lines (see $snapshot)"
+echo "Debug build of the crate alone ($tools tools; dependencies prebuilt, CARGO_INCREMENTAL=0),"
+echo "median of $runs interleaved runs (each run's times in brackets):"
+for variant in "${variants[@]}"; do
+    ms=$(median "${times[$variant]}")
+    printf '  %-34s %6d ms  %5sx floor  [%s ]  (%d lines of source)\n' "${labels[$variant]}" "$ms" \
+        "$(awk -v m="$ms" -v f="$floor_ms" 'BEGIN { printf "%.2f", m / f }')" "${times[$variant]}" \
+        "$(wc -l < "$variant/src/lib.rs")"
+done
+echo "  goal: #[phi_tool] fns at most 1.30x the floor"
+macro_ms=$(median "${times[macro]}")
+methods_ms=$(median "${times[methods]}")
+echo "  #[tool] methods / #[phi_tool] fns: $(awk -v m="$methods_ms" -v f="$macro_ms" 'BEGIN { printf "%.2f", m / f }')"

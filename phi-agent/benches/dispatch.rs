@@ -12,6 +12,7 @@ use phi_agent::{ActivationContext, AgentResult, ToolContext, TypedTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Deserialize, JsonSchema)]
 struct AddArgs {
@@ -207,6 +208,42 @@ fn bench_dispatch(c: &mut Criterion) {
                 for _ in 0..iters {
                     let result = registry
                         .dispatch(&active, "add", black_box(&add_args), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+
+    // What the agent loop does for every call: a context of its own (call id, cancellation
+    // under the run's token), built inside the timed loop. Its cost over `add/registry` is the
+    // per-call context.
+    let run_token = CancellationToken::new();
+    group.bench_function("add/registry_per_call_context", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let call_ctx = ctx.for_call_under(black_box("call_1"), &run_token);
+                    let result = registry
+                        .dispatch(&active, "add", black_box(&add_args), &call_ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    // The same with the call's token made up front, as `for_call` takes it.
+    group.bench_function("add/registry_per_call_context_eager_token", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let call_ctx = ctx.for_call(black_box("call_1"), run_token.child_token());
+                    let result = registry
+                        .dispatch(&active, "add", black_box(&add_args), &call_ctx)
                         .await;
                     black_box(result);
                 }

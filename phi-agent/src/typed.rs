@@ -152,8 +152,32 @@ pub trait TypedTool: Send + Sync {
             self, args, ctx,
         )))
     }
+
+    /// Whether [`needs_approval`](TypedTool::needs_approval) is known to answer no to every
+    /// call: `#[phi_tool]` says so for a tool without `needs_approval`, so that its `dyn Tool`
+    /// answers without decoding, and compiles no approval future. Not part of the public API.
+    #[doc(hidden)]
+    const __NEVER_NEEDS_APPROVAL: bool = false;
+
+    /// The error for `args` that did not decode although the canonical schema found nothing
+    /// wrong; the default runs the decoder again with path tracking. `#[phi_tool]` overrides it
+    /// with a check of each parameter alone, which compiles no second decoder per tool. Not part
+    /// of the public API.
+    #[doc(hidden)]
+    fn __argument_error(tool: &str, args: &Value) -> crate::error::AgentError
+    where
+        Self: Sized,
+    {
+        decode::located_error::<Self::Args>(tool, args)
+    }
 }
 
+// The `dyn Tool` of every typed tool is this impl, instantiated once per tool type, so it is kept
+// to what needs the type: decoding `Args` and calling `call_typed`. Its async methods are written
+// as `async_trait` would expand them, so that none adds a future of its own around the one
+// `TypedTool` already boxes: `call` hands the boxed `call_typed` future to `contents`, which is
+// generic over the output type alone (shared by every tool with the same `Output`), and
+// `should_activate` returns the typed tool's future as it is.
 #[async_trait]
 impl<T> Tool for T
 where
@@ -176,12 +200,26 @@ where
         Some(schema::cached::<T::Args>())
     }
 
-    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
-        let args = decode::arguments::<T::Args>(TypedTool::name(self), args, || {
-            schema::cached::<T::Args>()
-        })?;
-        let output = self.call_typed(args, ctx).await?;
-        output::into_contents(output)
+    fn call<'life0, 'life1, 'life2, 'async_trait>(
+        &'life0 self,
+        args: &'life1 Value,
+        ctx: &'life2 ToolContext,
+    ) -> BoxFuture<'async_trait, AgentResult<Vec<Content>>>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        'life2: 'async_trait,
+        Self: 'async_trait,
+    {
+        match decode::arguments::<T::Args>(
+            TypedTool::name(self),
+            args,
+            schema::cached::<T::Args>,
+            T::__argument_error,
+        ) {
+            Ok(args) => contents(self.call_typed(args, ctx)),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
     }
 
     fn timeout_ms(&self) -> Option<u64> {
@@ -208,19 +246,54 @@ where
         TypedTool::requires_tools(self)
     }
 
-    async fn should_activate(&self, ctx: &ActivationContext) -> bool {
-        TypedTool::should_activate(self, ctx).await
+    fn should_activate<'life0, 'life1, 'async_trait>(
+        &'life0 self,
+        ctx: &'life1 ActivationContext,
+    ) -> BoxFuture<'async_trait, bool>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        Self: 'async_trait,
+    {
+        TypedTool::should_activate(self, ctx)
     }
 
     /// Decodes the arguments and asks [`TypedTool::needs_approval`]. Arguments that do not
     /// decode need no approval: the call then fails with the argument error, and no person is
     /// bothered with a call that could not run anyway.
-    async fn needs_approval(&self, args: &Value, ctx: &ToolContext) -> bool {
-        match decode::arguments::<T::Args>(TypedTool::name(self), args, || {
-            schema::cached::<T::Args>()
-        }) {
-            Ok(args) => TypedTool::__needs_approval(self, &args, ctx).await,
-            Err(_) => false,
+    fn needs_approval<'life0, 'life1, 'life2, 'async_trait>(
+        &'life0 self,
+        args: &'life1 Value,
+        ctx: &'life2 ToolContext,
+    ) -> BoxFuture<'async_trait, bool>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        'life2: 'async_trait,
+        Self: 'async_trait,
+    {
+        if T::__NEVER_NEEDS_APPROVAL {
+            return Box::pin(std::future::ready(false));
+        }
+        match decode::arguments::<T::Args>(
+            TypedTool::name(self),
+            args,
+            schema::cached::<T::Args>,
+            T::__argument_error,
+        ) {
+            // The answer borrows the decoded arguments, so they move into the future.
+            Ok(args) => {
+                Box::pin(async move { TypedTool::__needs_approval(self, &args, ctx).await })
+            }
+            Err(_) => Box::pin(std::future::ready(false)),
         }
     }
+}
+
+/// The content of a typed tool's output, once its future is done: generic over the output type
+/// only, so every tool with the same `Output` shares one copy.
+fn contents<'a, O: Serialize + Send + 'static>(
+    output: BoxFuture<'a, AgentResult<O>>,
+) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
+    Box::pin(async move { output::into_contents(output.await?) })
 }

@@ -207,7 +207,9 @@ fn tool_struct(tool: &Tool) -> TokenStream {
     }
 }
 
-/// Spanned trait-bound checks, so that a wrong type is reported on the user's own token.
+/// Spanned trait-bound checks, so that a wrong type is reported on the user's own token: one
+/// `const` item per tool with one call per type (each call spanned on its type), rather than an
+/// item per type.
 fn assertions(tool: &Tool) -> TokenStream {
     // A type that names the impl's generic parameters is checked by the `TypedTool` impl instead.
     let output = tool.func.returns.ok_type().filter(|ty| tool.callee.is_concrete(ty)).map(|ty| {
@@ -220,7 +222,7 @@ fn assertions(tool: &Tool) -> TokenStream {
         let ty = &arg.ty;
         let strict = strict.then(|| {
             quote_spanned! {ty.span()=>
-                const _: () = _phi::__private::assert_strict::<#ty>();
+                _phi::__private::assert_strict::<#ty>();
             }
         });
         quote_spanned! {ty.span()=>
@@ -229,8 +231,10 @@ fn assertions(tool: &Tool) -> TokenStream {
         }
     });
     quote! {
-        #(#params)*
-        #output
+        const _: () = {
+            #(#params)*
+            #output
+        };
     }
 }
 
@@ -275,9 +279,11 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
     let generics = tool.callee.generics();
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let where_clause = crate::methods::shape::shared_bound(&tool.callee, where_clause);
+    let argument_error = argument_error_fn(tool);
+    // No `#[async_trait]`: the async methods are written out as it would expand them (see
+    // `boxed_async_fn`), which spares the compiler an attribute macro re-reading every tool's impl.
     quote! {
         #[automatically_derived]
-        #[_phi::__private::async_trait]
         impl #impl_generics _phi::TypedTool for #tool_type #type_generics #where_clause {
             type Args = #args_type;
             type Output = #output_type;
@@ -305,26 +311,31 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             #requirement
             #activation
             #approval
+            #argument_error
         }
     }
 }
 
 /// `needs_approval`: a fixed answer (`TypedTool::needs_approval`), or the user's predicate
 /// asked through `ask_approval_predicate` (`__needs_approval`, which may await), spanned on its
-/// path so that a fn of the wrong signature is reported there with the signature expected.
-fn needs_approval_fn(tool: &Tool) -> Option<TokenStream> {
-    match tool.attr.needs_approval.as_ref()? {
-        NeedsApproval::Always(false) => None,
-        NeedsApproval::Always(true) => Some(quote! {
+/// path so that a fn of the wrong signature is reported there with the signature expected. A
+/// tool that never asks says so (`__NEVER_NEEDS_APPROVAL`), and its `dyn Tool` answers without
+/// decoding the arguments (and compiles no approval future).
+fn needs_approval_fn(tool: &Tool) -> TokenStream {
+    match tool.attr.needs_approval.as_ref() {
+        None | Some(NeedsApproval::Always(false)) => quote! {
+            const __NEVER_NEEDS_APPROVAL: bool = true;
+        },
+        Some(NeedsApproval::Always(true)) => quote! {
             fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
                 true
             }
-        }),
-        NeedsApproval::When(path) => {
+        },
+        Some(NeedsApproval::When(path)) => {
             let ask = quote_spanned! {path.span()=>
                 _phi::__private::ask_approval_predicate::<Self::Args, _, _>(&#path, __phi_args, __phi_ctx)
             };
-            Some(quote! {
+            quote! {
                 fn __needs_approval<'__phi>(
                     &'__phi self,
                     __phi_args: &'__phi Self::Args,
@@ -332,7 +343,7 @@ fn needs_approval_fn(tool: &Tool) -> Option<TokenStream> {
                 ) -> _phi::__private::ApprovalAnswer<'__phi> {
                     #ask
                 }
-            })
+            }
         }
     }
 }
@@ -390,15 +401,59 @@ fn call_body(tool: &Tool) -> TokenStream {
             .await
         }
     };
+    let body = quote! {
+        let #args_type { #(#bindings),* } = __phi_args;
+        #run
+    };
+    let call_typed = boxed_async_fn(
+        quote!(call_typed),
+        quote!(__phi_args: #args_type, __phi_ctx: &'__phi_ref _phi::ToolContext),
+        quote!(_phi::AgentResult<Self::Output>),
+        body,
+    );
     quote! {
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
-            __phi_args: #args_type,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let #args_type { #(#bindings),* } = __phi_args;
-            #run
+        #call_typed
+    }
+}
+
+/// An `async fn` of an `#[async_trait]` trait, written the way `async_trait` expands it: a fn
+/// returning the boxed future of an `async move` block, with the trait's lifetimes (`self` and
+/// every reference parameter, here one lifetime `'__phi_ref` for all of them, outlive the
+/// future). `params` follow `self` and may name `'__phi_ref`.
+fn boxed_async_fn(
+    name: TokenStream,
+    params: TokenStream,
+    output: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    boxed_fn(
+        name,
+        params,
+        output,
+        quote!(::std::boxed::Box::pin(async move { #body })),
+    )
+}
+
+/// A method of an `#[async_trait]` trait whose `body` gives the boxed future itself; see
+/// [`boxed_async_fn`].
+fn boxed_fn(
+    name: TokenStream,
+    params: TokenStream,
+    output: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    quote! {
+        fn #name<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            #params
+        ) -> _phi::__private::BoxFuture<'__phi_future, #output>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            #body
         }
     }
 }
@@ -476,7 +531,7 @@ fn requires_tools_fn(tool: &Tool) -> Option<TokenStream> {
 
 /// Active once every tool in `requires_tools` is and the `activate_when` predicate holds, checked
 /// in that order (the predicate may be costly; the names are not).
-fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
+fn should_activate_fn(tool: &Tool) -> TokenStream {
     let attr = &tool.attr;
     let required = attr
         .requires_tools
@@ -495,11 +550,61 @@ fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
         .as_ref()
         .map(|path| quote!(_phi::__private::Activation::new(#path(__phi_ctx)).resolve().await));
     let mut conditions = required.chain(predicate);
-    let first = conditions.next()?;
-    Some(quote! {
-        async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
+    let Some(first) = conditions.next() else {
+        // Always active: one shared future for every such tool, instead of the trait default's
+        // async block compiled per tool.
+        return boxed_fn(
+            quote!(should_activate),
+            quote!(_: &'__phi_ref _phi::ActivationContext),
+            quote!(bool),
+            quote!(_phi::__private::always_active()),
+        );
+    };
+    boxed_async_fn(
+        quote!(should_activate),
+        quote!(__phi_ctx: &'__phi_ref _phi::ActivationContext),
+        quote!(bool),
+        quote! {
             #probe_traits
             #first #(&& #conditions)*
+        },
+    )
+}
+
+/// Where arguments that the schema accepts but the decoder refuses went wrong: each parameter
+/// decoded alone (see `phi_agent::__private::argument_error`), so that the tool compiles no
+/// path-tracking decoder of its own. A parameter with serde attributes of the user's (`with`,
+/// `flatten`, ..) is not decoded alone: its type's decoder may not be the one that reads it.
+fn argument_error_fn(tool: &Tool) -> TokenStream {
+    let checks = tool
+        .func
+        .args()
+        .filter(|arg| {
+            !arg.field_attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("serde"))
+        })
+        .map(|arg| {
+            let ty = &arg.ty;
+            let name = match &arg.rename {
+                Some(name) => name.value(),
+                None => naming::unraw(&arg.ident),
+            };
+            quote!((#name, (&_phi::__private::ParameterProbe::<#ty>::new()).check()))
+        });
+    quote! {
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[#(#checks),*],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
-    })
+    }
 }

@@ -20,6 +20,7 @@ mod approval;
 mod blocking;
 mod checks;
 mod const_str;
+mod locate;
 mod metadata;
 mod methods;
 mod output_schema;
@@ -27,11 +28,12 @@ mod result;
 mod tools_list;
 
 pub use async_trait::async_trait;
+pub use futures_util::future::BoxFuture;
 pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use activation::{ActivateAsync, ActivateSync, Activation};
+pub use activation::{ActivateAsync, ActivateSync, Activation, always_active};
 pub use approval::{
     ApprovalAnswer, ApprovalPredicate, ApprovalPredicateFn, AsyncApprovalPredicate,
     SyncApprovalPredicate, ask_approval_predicate,
@@ -40,6 +42,9 @@ pub use blocking::run_blocking;
 pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,
+};
+pub use locate::{
+    DecodeParameter, ParameterCheck, ParameterProbe, SkipParameter, argument_error, decode_error,
 };
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolReceiver};

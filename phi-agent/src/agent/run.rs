@@ -502,7 +502,7 @@ impl AgentSession {
                     needs.push(verdict);
                     continue;
                 }
-                let ctx = base_ctx.for_call(call.id.as_str(), run_token.child_token());
+                let ctx = base_ctx.for_call_under(call.id.as_str(), &run_token);
                 needs.push(
                     registry
                         .needs_approval(&self.active, &call.name, &call.arguments, &ctx)
@@ -824,7 +824,7 @@ impl Runner<'_> {
                             let tool_step = async {
                                 let ctx = self
                                     .base_ctx
-                                    .for_call(call.id.as_str(), self.run_token.child_token())
+                                    .for_call_under(call.id.as_str(), self.run_token)
                                     .in_turn(turn);
                                 let started = Instant::now();
                                 let result =

@@ -19,7 +19,9 @@
 //!    then how many more): one turn of the model fixes them all.
 //! 3. If the schema finds nothing wrong (a type whose `Deserialize` is stricter than its
 //!    `JsonSchema`), the decoder runs again with path tracking to say where it stopped, in words
-//!    that name no Rust type.
+//!    that name no Rust type. (A `#[phi_tool]` decodes each parameter alone instead, which
+//!    names the parameter without compiling a second decoder per tool; see
+//!    `__private::argument_error`.)
 //!
 //! A missing arguments object (`null`) is read as `{}`, which models send for tools without
 //! parameters.
@@ -54,6 +56,10 @@ mod strict;
 #[cfg(feature = "schema-validation")]
 mod validate;
 
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 
 use serde_json::{Map, Value};
@@ -62,19 +68,18 @@ use strict::Strict;
 use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
 
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
-/// only when decoding fails. See the [module documentation](self).
+/// only when decoding fails, and `located` (usually [`located_error::<A>`]) says where decoding
+/// stopped when the schema finds nothing wrong. See the [module documentation](self).
+///
+/// Only what needs `A` is generic: the first decode, the retry after repair and the located
+/// error. Everything else (the repair, the validator and its cache, the error's shape) is
+/// compiled once for all tools, not once per argument type.
 pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
-    schema: impl FnOnce() -> std::sync::Arc<Value>,
+    schema: fn() -> Arc<Value>,
+    located: fn(&str, &Value) -> AgentError,
 ) -> AgentResult<A> {
-    let empty;
-    let args = if args.is_null() {
-        empty = Value::Object(Map::new());
-        &empty
-    } else {
-        args
-    };
     // serde reads a struct from an array too, by position; the schema says object, and so must
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     if args.is_object()
@@ -82,22 +87,79 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     {
         return Ok(decoded);
     }
-    let schema = schema();
-    let mut repaired = args.clone();
-    if repaired.is_object()
-        && crate::schema::integral_floats_to_integers(&schema, &mut repaired)
-        && let Ok(decoded) = A::deserialize(Strict(&repaired))
+    let retry = Retry::new(args, schema);
+    if let Some(candidate) = retry.candidate()
+        && let Ok(decoded) = A::deserialize(Strict(candidate))
     {
         return Ok(decoded);
     }
-    Err(refused::<A>(tool, args, &schema))
+    Err(retry.refused(tool, TypeId::of::<A>(), located))
+}
+
+/// The failure path of [`arguments`], the same for every argument type: the one other value
+/// worth decoding (`null` read as `{}`, integral floats repaired), and the error when that fails
+/// too.
+struct Retry<'a> {
+    args: Cow<'a, Value>,
+    /// Read once decoding has failed, except for `null` (its `{}` is tried first).
+    schema: Option<Arc<Value>>,
+    read_schema: fn() -> Arc<Value>,
+    candidate: Option<Value>,
+}
+
+impl<'a> Retry<'a> {
+    #[cold]
+    fn new(args: &'a Value, read_schema: fn() -> Arc<Value>) -> Self {
+        if args.is_null() {
+            // Nothing in `{}` to repair.
+            let empty = Value::Object(Map::new());
+            return Self {
+                candidate: Some(empty.clone()),
+                args: Cow::Owned(empty),
+                schema: None,
+                read_schema,
+            };
+        }
+        let schema = read_schema();
+        let mut repaired = args.clone();
+        let candidate = (repaired.is_object()
+            && crate::schema::integral_floats_to_integers(&schema, &mut repaired))
+        .then_some(repaired);
+        Self {
+            args: Cow::Borrowed(args),
+            schema: Some(schema),
+            read_schema,
+            candidate,
+        }
+    }
+
+    fn candidate(&self) -> Option<&Value> {
+        self.candidate.as_ref()
+    }
+
+    #[cold]
+    fn refused(
+        self,
+        tool: &str,
+        args_type: TypeId,
+        located: fn(&str, &Value) -> AgentError,
+    ) -> AgentError {
+        let schema = self.schema.unwrap_or_else(self.read_schema);
+        refused(tool, &self.args, &schema, args_type, located)
+    }
 }
 
 /// Why `args` does not decode: every violation of `schema`, or else the decoder's first.
 #[cold]
-fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Value) -> AgentError {
+fn refused(
+    tool: &str,
+    args: &Value,
+    schema: &Value,
+    args_type: TypeId,
+    located: fn(&str, &Value) -> AgentError,
+) -> AgentError {
     #[cfg(feature = "schema-validation")]
-    if let Some(validator) = validate::validator_for::<A>(schema) {
+    if let Some(validator) = validate::validator_for(args_type, schema) {
         let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
         if listed.len() == 1 && omitted == 0 {
             let mistake = listed.remove(0);
@@ -117,13 +179,13 @@ fn refused<A: DeserializeOwned + 'static>(tool: &str, args: &Value, schema: &Val
     }
     // Without the validator the schema tells nothing more: the decoder's first mistake.
     #[cfg(not(feature = "schema-validation"))]
-    let _ = schema;
-    located_error::<A>(tool, args)
+    let _ = (schema, args_type);
+    located(tool, args)
 }
 
 /// The decoder's own first error, at the path where it stopped.
 #[cold]
-fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
+pub(crate) fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
     let (path, message) = match serde_path_to_error::deserialize::<_, A>(Strict(args)) {
         Err(err) => {
             // serde_path_to_error writes the root as `.`; name it the way schema errors do.

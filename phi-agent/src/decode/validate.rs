@@ -19,10 +19,10 @@ use crate::error::mistakes::{self, ArgumentMistake, MAX_LISTED_MISTAKES};
 /// The validator of `A`'s canonical schema `schema`, built on the first failed call of a tool
 /// with that argument type and kept for the next one; `None` when the schema is not one the
 /// validator can compile (the decoder's own message is used then).
-pub(super) fn validator_for<A: 'static>(schema: &Value) -> Option<Arc<Validator>> {
+pub(super) fn validator_for(args_type: TypeId, schema: &Value) -> Option<Arc<Validator>> {
     static CACHE: OnceLock<RwLock<HashMap<TypeId, Option<Arc<Validator>>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<A>();
+    let key = args_type;
     if let Some(validator) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return validator.clone();
     }

@@ -223,11 +223,10 @@ impl ServerHandler for McpServer {
         // rmcp cancels `context.ct` when the client sends `notifications/cancelled` for this
         // request; the tool's token is a child of it, so the client's cancellation reaches the
         // tool, while the registry cancelling the tool's token on a timeout stays local.
-        let cancellation = context.ct.clone();
         let ctx = self
             .shared
             .context
-            .for_call(context.id.to_string(), cancellation.child_token());
+            .for_call_under(context.id.to_string(), &context.ct);
         let registry = &self.shared.registry;
         if registry
             .needs_approval(&active, &request.name, &arguments, &ctx)
@@ -244,7 +243,7 @@ impl ServerHandler for McpServer {
             result = dispatch => result,
             // The client gave up on the call: stop the tool (dropping its future) instead of
             // computing a result no one will read.
-            () = cancellation.cancelled() => {
+            () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error(
                     AgentError::Cancelled { tool: request.name.to_string() }.to_string(),
                     None,

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value};
 
 use super::inline::inline_definitions;
@@ -37,11 +37,15 @@ use super::walk::{for_each_schema_mut, has_type};
 /// assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
 /// ```
 pub fn canonical_schema_for<T: JsonSchema + ?Sized>() -> Value {
-    let generator = SchemaSettings::draft2020_12()
+    canonicalize(generator().into_root_schema_for::<T>().to_value())
+}
+
+/// The generator of argument schemas; not generic, so built by one function for every type.
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
         .for_deserialize()
         .with(|settings| settings.meta_schema = None)
-        .into_generator();
-    canonicalize(generator.into_root_schema_for::<T>().to_value())
+        .into_generator()
 }
 
 /// Brings any argument schema (a hand-written one too) into canonical form: no `$schema`, no
@@ -90,13 +94,18 @@ pub fn canonicalize(schema: Value) -> Value {
 
 /// The canonical schema of `T`, derived once per type and shared afterwards.
 pub(crate) fn cached<T: JsonSchema + ?Sized + 'static>() -> Arc<Value> {
+    cached_by(TypeId::of::<T>(), canonical_schema_for::<T>)
+}
+
+/// [`cached`] for the type `key`, derived by `derive`: the cache itself is compiled once, not
+/// once per argument type.
+fn cached_by(key: TypeId, derive: fn() -> Value) -> Arc<Value> {
     static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<T>();
     if let Some(schema) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return schema.clone();
     }
-    let schema = Arc::new(canonical_schema_for::<T>());
+    let schema = Arc::new(derive());
     cache
         .write()
         .unwrap_or_else(|e| e.into_inner())

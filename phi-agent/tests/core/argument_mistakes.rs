@@ -358,6 +358,57 @@ async fn when_the_schema_sees_nothing_wrong_the_decoder_says_where_in_json_terms
     }
 }
 
+/// A trip whose schema allows any object, as `LooseArgs` above, for a macro tool.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct LooseTrip {
+    to: String,
+}
+
+impl JsonSchema for LooseTrip {
+    fn schema_name() -> Cow<'static, str> {
+        "LooseTrip".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object"})
+    }
+}
+
+/// Plan a trip.
+#[phi_tool]
+fn plan_trip(trip: LooseTrip, #[phi(rename = "nights")] days: u8) -> &'static str {
+    let _ = (trip, days);
+    "planned"
+}
+
+/// A macro tool decodes each parameter alone to say where the decoder stopped (it compiles no
+/// path-tracking decoder): the parameter is named, by its JSON name, in the same words.
+#[tokio::test]
+async fn when_the_schema_sees_nothing_wrong_a_macro_tool_names_the_parameter() {
+    let registry = registry_of(tools![plan_trip]);
+    for (args, expected) in [
+        (
+            json!({"trip": {"from": "Oslo"}, "nights": 2}),
+            "at `trip`: missing field `to`",
+        ),
+        (
+            json!({"trip": {"to": 5}, "nights": 2}),
+            "at `trip`: invalid type: integer `5`, expected a string",
+        ),
+    ] {
+        let (text, is_error) = dispatch(&registry, "plan_trip", args).await;
+        assert!(is_error, "{text}");
+        assert!(text.contains(expected), "{text:?} lacks {expected:?}");
+    }
+    let (text, is_error) = dispatch(
+        &registry,
+        "plan_trip",
+        json!({"trip": {"to": "Oslo"}, "nights": 2}),
+    )
+    .await;
+    assert!(!is_error && text == "planned", "{text}");
+}
+
 /// Read a file.
 #[phi_tool]
 fn file_read(path: String) -> String {

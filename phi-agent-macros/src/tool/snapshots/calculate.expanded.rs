@@ -33,12 +33,13 @@ impl Calculate {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Output<Calculation>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Parameter<f64>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Output<Calculation>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl _phi::TypedTool for Calculate {
         type Args = CalculateArgs;
         type Output = Calculation;
@@ -49,20 +50,33 @@ const _: () = {
             "Apply an operator to two numbers."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: CalculateArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let CalculateArgs { a: __phi_arg_0, op: __phi_arg_1, b: __phi_arg_2 } = __phi_args;
-            _phi::__private::run_blocking(move || {
-                    let __phi_output = calculate(__phi_arg_0, __phi_arg_1, __phi_arg_2);
-                    <Result<
-                        Calculation,
-                        String,
-                    > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
-                })
-                .await
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let CalculateArgs { a: __phi_arg_0, op: __phi_arg_1, b: __phi_arg_2 } = __phi_args;
+                _phi::__private::run_blocking(move || {
+                        let __phi_output = calculate(
+                            __phi_arg_0,
+                            __phi_arg_1,
+                            __phi_arg_2,
+                        );
+                        <Result<
+                            Calculation,
+                            String,
+                        > as _phi::__private::ToolResult>::into_agent_result(
+                            __phi_output,
+                        )
+                    })
+                    .await
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -90,6 +104,34 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+        }
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            _: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            _phi::__private::always_active()
+        }
+        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[
+                    ("a", (&_phi::__private::ParameterProbe::<f64>::new()).check()),
+                    ("b", (&_phi::__private::ParameterProbe::<f64>::new()).check()),
+                ],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };

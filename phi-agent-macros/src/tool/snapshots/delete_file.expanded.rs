@@ -29,10 +29,11 @@ impl DeleteFile {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl _phi::TypedTool for DeleteFile {
         type Args = DeleteFileArgs;
         type Output = String;
@@ -43,14 +44,21 @@ const _: () = {
             "Delete a file."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: DeleteFileArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let DeleteFileArgs { path: __phi_arg_0 } = __phi_args;
-            let __phi_output = delete_file(__phi_arg_0).await;
-            ::core::result::Result::Ok(__phi_output)
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let DeleteFileArgs { path: __phi_arg_0 } = __phi_args;
+                let __phi_output = delete_file(__phi_arg_0).await;
+                ::core::result::Result::Ok(__phi_output)
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -75,6 +83,17 @@ const _: () = {
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            _: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            _phi::__private::always_active()
+        }
         fn __needs_approval<'__phi>(
             &'__phi self,
             __phi_args: &'__phi Self::Args,
@@ -85,6 +104,19 @@ const _: () = {
                 _,
                 _,
             >(&outside_workspace, __phi_args, __phi_ctx)
+        }
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[("path", (&_phi::__private::ParameterProbe::<String>::new()).check())],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };
@@ -120,9 +152,10 @@ impl EmptyTrash {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: ::core::option::Option<_phi::__private::Output<&'static str>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Output<&'static str>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl _phi::TypedTool for EmptyTrash {
         type Args = EmptyTrashArgs;
         type Output = &'static str;
@@ -133,17 +166,24 @@ const _: () = {
             "Empty the trash."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: EmptyTrashArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let EmptyTrashArgs {} = __phi_args;
-            _phi::__private::run_blocking(move || {
-                    let __phi_output = empty_trash();
-                    ::core::result::Result::Ok(__phi_output)
-                })
-                .await
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let EmptyTrashArgs {} = __phi_args;
+                _phi::__private::run_blocking(move || {
+                        let __phi_output = empty_trash();
+                        ::core::result::Result::Ok(__phi_output)
+                    })
+                    .await
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -161,8 +201,32 @@ const _: () = {
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            _: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            _phi::__private::always_active()
+        }
         fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
             true
+        }
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };

@@ -48,12 +48,13 @@ const _: () = {
             3
         }
     }
-    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Parameter<u8>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Parameter<Option<Units>>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Parameter<u8>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Parameter<Option<Units>>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl _phi::TypedTool for GetWeather {
         type Args = GetWeatherArgs;
         type Output = String;
@@ -64,26 +65,33 @@ const _: () = {
             "Get current weather for a city.\n\nAnswers in one line."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: GetWeatherArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let GetWeatherArgs {
-                city: __phi_arg_0,
-                days: __phi_arg_1,
-                units: __phi_arg_2,
-            } = __phi_args;
-            let __phi_output = get_weather(
-                    __phi_arg_0,
-                    __phi_arg_1,
-                    __phi_arg_2,
-                    __phi_ctx,
-                )
-                .await;
-            <AgentResult<
-                String,
-            > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let GetWeatherArgs {
+                    city: __phi_arg_0,
+                    days: __phi_arg_1,
+                    units: __phi_arg_2,
+                } = __phi_args;
+                let __phi_output = get_weather(
+                        __phi_arg_0,
+                        __phi_arg_1,
+                        __phi_arg_2,
+                        __phi_ctx,
+                    )
+                    .await;
+                <AgentResult<
+                    String,
+                > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
+            })
         }
         fn timeout_ms(&self) -> ::core::option::Option<u64> {
             ::core::option::Option::Some(30000u64)
@@ -110,8 +118,41 @@ const _: () = {
         fn requires_tools(&self) -> &'static [&'static str] {
             &["file_read"]
         }
-        async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
-            __phi_ctx.has_tool("file_read")
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            __phi_ctx: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move { __phi_ctx.has_tool("file_read") })
+        }
+        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[
+                    (
+                        "city",
+                        (&_phi::__private::ParameterProbe::<String>::new()).check(),
+                    ),
+                    ("days", (&_phi::__private::ParameterProbe::<u8>::new()).check()),
+                    (
+                        "units",
+                        (&_phi::__private::ParameterProbe::<Option<Units>>::new())
+                            .check(),
+                    ),
+                ],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };

@@ -30,10 +30,11 @@ impl GitLog {
 #[doc(hidden)]
 const _: () = {
     use ::agent_base as _phi;
-    const _: ::core::option::Option<_phi::__private::Parameter<u32>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Output<Vec<Content>>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Parameter<u32>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Output<Vec<Content>>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl _phi::TypedTool for GitLog {
         type Args = GitLogArgs;
         type Output = Vec<Content>;
@@ -44,14 +45,21 @@ const _: () = {
             "Show the latest commits."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: GitLogArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let GitLogArgs { limit: __phi_arg_0 } = __phi_args;
-            let __phi_output = git_log(__phi_arg_0).await;
-            ::core::result::Result::Ok(__phi_output)
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let GitLogArgs { limit: __phi_arg_0 } = __phi_args;
+                let __phi_output = git_log(__phi_arg_0).await;
+                ::core::result::Result::Ok(__phi_output)
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -72,10 +80,34 @@ const _: () = {
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
-        async fn should_activate(&self, __phi_ctx: &_phi::ActivationContext) -> bool {
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            __phi_ctx: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                #[allow(unused_imports)]
+                use _phi::__private::{ActivateAsync as _, ActivateSync as _};
+                _phi::__private::Activation::new(in_git_repo(__phi_ctx)).resolve().await
+            })
+        }
+        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
             #[allow(unused_imports)]
-            use _phi::__private::{ActivateAsync as _, ActivateSync as _};
-            _phi::__private::Activation::new(in_git_repo(__phi_ctx)).resolve().await
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[("limit", (&_phi::__private::ParameterProbe::<u32>::new()).check())],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };

@@ -73,10 +73,11 @@ impl<B: Backend> StoreLookup<B> {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
-    const _: ::core::option::Option<_phi::__private::Output<Option<String>>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Parameter<String>> = ::core::option::Option::None;
+        const _: ::core::option::Option<_phi::__private::Output<Option<String>>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl<B: Backend> _phi::TypedTool for StoreLookup<B>
     where
         Store<B>: ::core::marker::Send + ::core::marker::Sync + 'static,
@@ -90,17 +91,24 @@ const _: () = {
             "Look a key up."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: StoreLookupArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let StoreLookupArgs { key: __phi_arg_0 } = __phi_args;
-            let __phi_output = <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx)
-                .await;
-            <AgentResult<
-                Option<String>,
-            > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let StoreLookupArgs { key: __phi_arg_0 } = __phi_args;
+                let __phi_output = <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx)
+                    .await;
+                <AgentResult<
+                    Option<String>,
+                > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -124,6 +132,31 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+        }
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            _: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            _phi::__private::always_active()
+        }
+        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[("key", (&_phi::__private::ParameterProbe::<String>::new()).check())],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };
@@ -153,9 +186,10 @@ impl<B: Backend> StoreShare<B> {
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
-    const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    const _: () = {
+        const _: ::core::option::Option<_phi::__private::Output<String>> = ::core::option::Option::None;
+    };
     #[automatically_derived]
-    #[_phi::__private::async_trait]
     impl<B: Backend> _phi::TypedTool for StoreShare<B>
     where
         Store<B>: ::core::marker::Send + ::core::marker::Sync + 'static,
@@ -169,14 +203,22 @@ const _: () = {
             "Hand the store to a task."
         }
         #[allow(unused_variables)]
-        async fn call_typed(
-            &self,
+        fn call_typed<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
             __phi_args: StoreShareArgs,
-            __phi_ctx: &_phi::ToolContext,
-        ) -> _phi::AgentResult<Self::Output> {
-            let StoreShareArgs {} = __phi_args;
-            let __phi_output = <Store<B>>::share(::std::sync::Arc::clone(&self.0)).await;
-            ::core::result::Result::Ok(__phi_output)
+            __phi_ctx: &'__phi_ref _phi::ToolContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, _phi::AgentResult<Self::Output>>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            ::std::boxed::Box::pin(async move {
+                let StoreShareArgs {} = __phi_args;
+                let __phi_output = <Store<B>>::share(::std::sync::Arc::clone(&self.0))
+                    .await;
+                ::core::result::Result::Ok(__phi_output)
+            })
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -193,6 +235,31 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+        }
+        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
+            &'__phi_self self,
+            _: &'__phi_ref _phi::ActivationContext,
+        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
+        where
+            '__phi_self: '__phi_future,
+            '__phi_ref: '__phi_future,
+            Self: '__phi_future,
+        {
+            _phi::__private::always_active()
+        }
+        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn __argument_error(
+            __phi_tool: &str,
+            __phi_args: &_phi::__private::serde_json::Value,
+        ) -> _phi::AgentError {
+            #[allow(unused_imports)]
+            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
+            _phi::__private::argument_error(
+                __phi_tool,
+                __phi_args,
+                &[],
+                _phi::__private::decode_error::<Self::Args>,
+            )
         }
     }
 };

@@ -64,7 +64,7 @@ impl<'r, 'a> Early<'r, 'a> {
         };
         let ctx = runner
             .base_ctx
-            .for_call(call.id.as_str(), runner.run_token.child_token());
+            .for_call_under(call.id.as_str(), runner.run_token);
         let needs = runner
             .registry
             .needs_approval(runner.active, &call.name, &call.arguments, &ctx)
