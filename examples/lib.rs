@@ -9,9 +9,16 @@
 //! - `method-tools`: tools that hold state, as the methods of a struct (`#[phi_tools]`).
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
 //! - `streaming`: a streamed run, printing the model's text and tool calls as they arrive;
-//!   offline on a scripted model, or against OpenAI or Anthropic with a key.
+//!   offline on a scripted model, or against any of the providers above with a key.
 //! - `typed-answer`: `run_typed::<T>`, the answer as a Rust value after a tool call, a refused
-//!   answer fixed on the next turn; offline, or against OpenAI or Anthropic with a key.
+//!   answer fixed on the next turn; offline, or against any of the providers above with a key.
 //!
 //! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
 //! with `--features mcp-http-server`, since its tests start it as a child process.
+//!
+//! The examples that talk to a model choose it with [`choose_model`]: a provider whose key is set
+//! (precedence in [`choose_provider`]), else their own scripted model.
+
+mod provider;
+
+pub use provider::{Provider, choose_model, choose_provider};

@@ -3,22 +3,18 @@
 //!
 //! Run: `cargo run --example typed-answer [question]`
 //!
-//! - With `OPENAI_API_KEY` set it asks OpenAI (or any compatible server: `OPENAI_BASE_URL`,
-//!   ending in `/v1`; `OPENAI_MODEL`). `PHI_ANSWER_MODE=native` asks for the answer through
-//!   OpenAI's strict structured output on a last turn without tools, instead of the
-//!   final-answer tool.
-//! - Otherwise, with `ANTHROPIC_API_KEY` set, Anthropic (`ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`).
-//! - With neither it runs offline on a scripted model, and says so. That model first answers
-//!   with a mistake (a missing field and a temperature given as text), reads the mistakes the
-//!   run sends back, and fixes them.
-
-use std::sync::Arc;
+//! The model is chosen from the environment as in `custom-tool` (`PHI_PROVIDER`, else the first
+//! of `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY` that is set; see
+//! `examples/provider.rs`). `PHI_ANSWER_MODE=native` asks for the answer through the provider's
+//! structured output on a last turn without tools (OpenAI chat completions and Responses),
+//! instead of the final-answer tool.
+//!
+//! With none of them it runs offline on a scripted model, and says so. That model first answers
+//! with a mistake (a missing field and a temperature given as text), reads the mistakes the run
+//! sends back, and fixes them.
 
 use async_trait::async_trait;
-use phi_agent::llm::{
-    AnthropicClient, LlmClient, LlmRequest, LlmResponse, Message, OpenAiClient, ScriptedLlm,
-    ToolCall,
-};
+use phi_agent::llm::{LlmRequest, LlmResponse, Message, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentResult, AnswerMode, AnswerOptions, PhiAgent, ToolContext, TypedTool,
     base_agent_builder,
@@ -99,39 +95,12 @@ fn scripted_model() -> ScriptedLlm {
     })
 }
 
-/// The model to use, and a line that says which one it is.
-fn choose_model() -> AgentResult<(Arc<dyn LlmClient>, String)> {
-    let set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
-    if set("OPENAI_API_KEY") {
-        let client = OpenAiClient::from_env()?;
-        let line = format!(
-            "online: OpenAI-compatible API at {}, model {}",
-            client.base_url(),
-            client.model()
-        );
-        Ok((Arc::new(client), line))
-    } else if set("ANTHROPIC_API_KEY") {
-        let client = AnthropicClient::from_env()?;
-        let line = format!(
-            "online: Anthropic API at {}, model {}",
-            client.base_url(),
-            client.model()
-        );
-        Ok((Arc::new(client), line))
-    } else {
-        let line = "offline: neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set, so a scripted \
-                    model answers (no network calls)"
-            .to_string();
-        Ok((Arc::new(scripted_model()), line))
-    }
-}
-
 #[tokio::main]
 async fn main() -> AgentResult<()> {
     let question = std::env::args()
         .nth(1)
         .unwrap_or_else(|| QUESTION.to_string());
-    let (llm, mode) = choose_model()?;
+    let (llm, mode) = phi_agent_examples::choose_model(scripted_model, "a scripted model answers")?;
     println!("{mode}");
     println!("question: {question}");
 
