@@ -88,9 +88,21 @@ pub trait TypedTool: Send + Sync {
         &[]
     }
 
-    /// See [`Tool::should_activate`].
-    async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
-        true
+    /// See [`Tool::should_activate`]. Default: always active.
+    //
+    // Written the way `#[async_trait]` expands an `async fn` (impls still write `async fn`), so
+    // that the default is a ready future (its box shared by every tool) rather than an async block
+    // compiled per tool.
+    fn should_activate<'life0, 'life1, 'async_trait>(
+        &'life0 self,
+        _ctx: &'life1 ActivationContext,
+    ) -> BoxFuture<'async_trait, bool>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        Self: 'async_trait,
+    {
+        Box::pin(std::future::ready(true))
     }
 
     /// Whether a person must approve this call before it runs (see [`Tool::needs_approval`]).

@@ -369,20 +369,37 @@ fn call_body(tool: &Tool) -> TokenStream {
             }
         }
     }
-    let result = match &tool.func.returns {
-        // Spanned on the return type: an error type without `Display` is reported there.
-        Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
-            <#ty as _phi::__private::ToolResult>::into_agent_result(__phi_output)
-        },
-        Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok(__phi_output)),
-    };
     let call = tool.callee.call(fn_ident, &call_args);
-    let run = if is_async {
-        quote! {
-            let __phi_output = #call.await;
-            #result
-        }
+    let params = quote!(__phi_args: #args_type, __phi_ctx: &'__phi_ref _phi::ToolContext);
+    let output = quote!(_phi::AgentResult<Self::Output>);
+    let call_typed = if is_async {
+        // The fn's own future, handed to a shared generic fn that boxes it and converts its
+        // output: no `async move` block per tool for the compiler to check (see
+        // `phi_agent::__private::boxed_call`). The conversion is spanned on the return type: an
+        // error type without `Display` is reported there.
+        let convert = match &tool.func.returns {
+            Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
+                _phi::__private::ToolResult::into_agent_result
+            },
+            Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok),
+        };
+        boxed_fn(
+            quote!(call_typed),
+            params,
+            output,
+            quote! {
+                let #args_type { #(#bindings),* } = __phi_args;
+                _phi::__private::boxed_call(#call, #convert)
+            },
+        )
     } else {
+        let result = match &tool.func.returns {
+            // Spanned on the return type: an error type without `Display` is reported there.
+            Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
+                <#ty as _phi::__private::ToolResult>::into_agent_result(__phi_output)
+            },
+            Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok(__phi_output)),
+        };
         // The error is converted on the blocking thread, so it need not be `Send`
         // (`Box<dyn Error>` is common in plain fns).
         let takes_context = tool
@@ -392,25 +409,21 @@ fn call_body(tool: &Tool) -> TokenStream {
             .any(|param| matches!(param, Param::Context));
         let context =
             takes_context.then(|| quote!(let __phi_ctx = ::core::clone::Clone::clone(__phi_ctx);));
-        quote! {
-            #context
-            _phi::__private::run_blocking(move || {
-                let __phi_output = #call;
-                #result
-            })
-            .await
-        }
+        boxed_async_fn(
+            quote!(call_typed),
+            params,
+            output,
+            quote! {
+                let #args_type { #(#bindings),* } = __phi_args;
+                #context
+                _phi::__private::run_blocking(move || {
+                    let __phi_output = #call;
+                    #result
+                })
+                .await
+            },
+        )
     };
-    let body = quote! {
-        let #args_type { #(#bindings),* } = __phi_args;
-        #run
-    };
-    let call_typed = boxed_async_fn(
-        quote!(call_typed),
-        quote!(__phi_args: #args_type, __phi_ctx: &'__phi_ref _phi::ToolContext),
-        quote!(_phi::AgentResult<Self::Output>),
-        body,
-    );
     quote! {
         #[allow(unused_variables)]
         #call_typed
@@ -531,7 +544,7 @@ fn requires_tools_fn(tool: &Tool) -> Option<TokenStream> {
 
 /// Active once every tool in `requires_tools` is and the `activate_when` predicate holds, checked
 /// in that order (the predicate may be costly; the names are not).
-fn should_activate_fn(tool: &Tool) -> TokenStream {
+fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
     let attr = &tool.attr;
     let required = attr
         .requires_tools
@@ -550,17 +563,9 @@ fn should_activate_fn(tool: &Tool) -> TokenStream {
         .as_ref()
         .map(|path| quote!(_phi::__private::Activation::new(#path(__phi_ctx)).resolve().await));
     let mut conditions = required.chain(predicate);
-    let Some(first) = conditions.next() else {
-        // Always active: one shared future for every such tool, instead of the trait default's
-        // async block compiled per tool.
-        return boxed_fn(
-            quote!(should_activate),
-            quote!(_: &'__phi_ref _phi::ActivationContext),
-            quote!(bool),
-            quote!(_phi::__private::always_active()),
-        );
-    };
-    boxed_async_fn(
+    // Always active: the trait's default (one shared ready future).
+    let first = conditions.next()?;
+    Some(boxed_async_fn(
         quote!(should_activate),
         quote!(__phi_ctx: &'__phi_ref _phi::ActivationContext),
         quote!(bool),
@@ -568,7 +573,7 @@ fn should_activate_fn(tool: &Tool) -> TokenStream {
             #probe_traits
             #first #(&& #conditions)*
         },
-    )
+    ))
 }
 
 /// Where arguments that the schema accepts but the decoder refuses went wrong: each parameter

@@ -9,14 +9,6 @@
 
 use std::future::{Future, Ready, ready};
 
-use futures_util::future::BoxFuture;
-
-/// The answer of a `#[phi_tool]` without activation conditions: always active. One function for
-/// every such tool, instead of the trait default's async block compiled once per tool.
-pub fn always_active<'a>() -> BoxFuture<'a, bool> {
-    Box::pin(ready(true))
-}
-
 /// Wraps the value of an `activate_when` predicate, so that a `bool` and a `Future<Output = bool>`
 /// are both accepted (chosen by method resolution on the concrete type).
 pub struct Activation<T>(Option<T>);

@@ -18,6 +18,7 @@
 mod activation;
 mod approval;
 mod blocking;
+mod boxed;
 mod checks;
 mod const_str;
 mod locate;
@@ -33,12 +34,13 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use activation::{ActivateAsync, ActivateSync, Activation, always_active};
+pub use activation::{ActivateAsync, ActivateSync, Activation};
 pub use approval::{
     ApprovalAnswer, ApprovalPredicate, ApprovalPredicateFn, AsyncApprovalPredicate,
     SyncApprovalPredicate, ask_approval_predicate,
 };
 pub use blocking::run_blocking;
+pub use boxed::boxed_call;
 pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,

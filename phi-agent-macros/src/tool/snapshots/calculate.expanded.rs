@@ -105,17 +105,6 @@ const _: () = {
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
-        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
-            &'__phi_self self,
-            _: &'__phi_ref _phi::ActivationContext,
-        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
-        where
-            '__phi_self: '__phi_future,
-            '__phi_ref: '__phi_future,
-            Self: '__phi_future,
-        {
-            _phi::__private::always_active()
-        }
         const __NEVER_NEEDS_APPROVAL: bool = true;
         fn __argument_error(
             __phi_tool: &str,

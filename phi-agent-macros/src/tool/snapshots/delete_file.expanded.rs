@@ -54,11 +54,11 @@ const _: () = {
             '__phi_ref: '__phi_future,
             Self: '__phi_future,
         {
-            ::std::boxed::Box::pin(async move {
-                let DeleteFileArgs { path: __phi_arg_0 } = __phi_args;
-                let __phi_output = delete_file(__phi_arg_0).await;
-                ::core::result::Result::Ok(__phi_output)
-            })
+            let DeleteFileArgs { path: __phi_arg_0 } = __phi_args;
+            _phi::__private::boxed_call(
+                delete_file(__phi_arg_0),
+                ::core::result::Result::Ok,
+            )
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -82,17 +82,6 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
-        }
-        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
-            &'__phi_self self,
-            _: &'__phi_ref _phi::ActivationContext,
-        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
-        where
-            '__phi_self: '__phi_future,
-            '__phi_ref: '__phi_future,
-            Self: '__phi_future,
-        {
-            _phi::__private::always_active()
         }
         fn __needs_approval<'__phi>(
             &'__phi self,
@@ -200,17 +189,6 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
-        }
-        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
-            &'__phi_self self,
-            _: &'__phi_ref _phi::ActivationContext,
-        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
-        where
-            '__phi_self: '__phi_future,
-            '__phi_ref: '__phi_future,
-            Self: '__phi_future,
-        {
-            _phi::__private::always_active()
         }
         fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
             true

@@ -75,23 +75,15 @@ const _: () = {
             '__phi_ref: '__phi_future,
             Self: '__phi_future,
         {
-            ::std::boxed::Box::pin(async move {
-                let GetWeatherArgs {
-                    city: __phi_arg_0,
-                    days: __phi_arg_1,
-                    units: __phi_arg_2,
-                } = __phi_args;
-                let __phi_output = get_weather(
-                        __phi_arg_0,
-                        __phi_arg_1,
-                        __phi_arg_2,
-                        __phi_ctx,
-                    )
-                    .await;
-                <AgentResult<
-                    String,
-                > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
-            })
+            let GetWeatherArgs {
+                city: __phi_arg_0,
+                days: __phi_arg_1,
+                units: __phi_arg_2,
+            } = __phi_args;
+            _phi::__private::boxed_call(
+                get_weather(__phi_arg_0, __phi_arg_1, __phi_arg_2, __phi_ctx),
+                _phi::__private::ToolResult::into_agent_result,
+            )
         }
         fn timeout_ms(&self) -> ::core::option::Option<u64> {
             ::core::option::Option::Some(30000u64)

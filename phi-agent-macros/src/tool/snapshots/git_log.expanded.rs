@@ -55,11 +55,8 @@ const _: () = {
             '__phi_ref: '__phi_future,
             Self: '__phi_future,
         {
-            ::std::boxed::Box::pin(async move {
-                let GitLogArgs { limit: __phi_arg_0 } = __phi_args;
-                let __phi_output = git_log(__phi_arg_0).await;
-                ::core::result::Result::Ok(__phi_output)
-            })
+            let GitLogArgs { limit: __phi_arg_0 } = __phi_args;
+            _phi::__private::boxed_call(git_log(__phi_arg_0), ::core::result::Result::Ok)
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(

@@ -101,14 +101,11 @@ const _: () = {
             '__phi_ref: '__phi_future,
             Self: '__phi_future,
         {
-            ::std::boxed::Box::pin(async move {
-                let StoreLookupArgs { key: __phi_arg_0 } = __phi_args;
-                let __phi_output = <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx)
-                    .await;
-                <AgentResult<
-                    Option<String>,
-                > as _phi::__private::ToolResult>::into_agent_result(__phi_output)
-            })
+            let StoreLookupArgs { key: __phi_arg_0 } = __phi_args;
+            _phi::__private::boxed_call(
+                <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx),
+                _phi::__private::ToolResult::into_agent_result,
+            )
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -132,17 +129,6 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
-        }
-        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
-            &'__phi_self self,
-            _: &'__phi_ref _phi::ActivationContext,
-        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
-        where
-            '__phi_self: '__phi_future,
-            '__phi_ref: '__phi_future,
-            Self: '__phi_future,
-        {
-            _phi::__private::always_active()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
         fn __argument_error(
@@ -213,12 +199,11 @@ const _: () = {
             '__phi_ref: '__phi_future,
             Self: '__phi_future,
         {
-            ::std::boxed::Box::pin(async move {
-                let StoreShareArgs {} = __phi_args;
-                let __phi_output = <Store<B>>::share(::std::sync::Arc::clone(&self.0))
-                    .await;
-                ::core::result::Result::Ok(__phi_output)
-            })
+            let StoreShareArgs {} = __phi_args;
+            _phi::__private::boxed_call(
+                <Store<B>>::share(::std::sync::Arc::clone(&self.0)),
+                ::core::result::Result::Ok,
+            )
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(
@@ -235,17 +220,6 @@ const _: () = {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
-        }
-        fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
-            &'__phi_self self,
-            _: &'__phi_ref _phi::ActivationContext,
-        ) -> _phi::__private::BoxFuture<'__phi_future, bool>
-        where
-            '__phi_self: '__phi_future,
-            '__phi_ref: '__phi_future,
-            Self: '__phi_future,
-        {
-            _phi::__private::always_active()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
         fn __argument_error(
