@@ -246,6 +246,15 @@ impl AgentSession {
             agent.workspace.clone(),
             agent.state.clone(),
         );
+        let parts = RunParts {
+            registry,
+            steps: &*agent.steps,
+            observer,
+            base_ctx: &base_ctx,
+            run_token: &run_token,
+            parallel: agent.config.max_parallel_tools,
+            sink,
+        };
         let mut budget = RetryBudget::new(agent.config.max_repeated_failures);
         for record in &state.records {
             budget.replay(&record.name, &record.arguments, record.is_error);
@@ -254,20 +263,8 @@ impl AgentSession {
         if let Some((text, calls)) = resumed {
             let turn = state.turn;
             let (tool_calls, settled) = {
-                let runner = Runner {
-                    registry,
-                    steps: &*agent.steps,
-                    active: &self.active,
-                    observer,
-                    base_ctx: &base_ctx,
-                    run_token: &run_token,
-                    parallel: agent.config.max_parallel_tools,
-                    turn,
-                    // A paused turn's searches ran, and were revealed, before the pause.
-                    search: None,
-                    found: Mutex::default(),
-                    sink,
-                };
+                // A paused turn's searches ran, and were revealed, before the pause.
+                let runner = parts.runner(&self.active, turn, None);
                 runner.finish_paused(calls).await?
             };
             complete_turn(
@@ -369,19 +366,9 @@ impl AgentSession {
             let early_active =
                 (agent.config.early_tool_start && sink.is_on() && !native && answer.is_none())
                     .then(|| self.active.clone());
-            let early_runner = early_active.as_ref().map(|active| Runner {
-                registry,
-                steps: &*agent.steps,
-                active,
-                observer,
-                base_ctx: &base_ctx,
-                run_token: &run_token,
-                parallel: agent.config.max_parallel_tools,
-                turn,
-                search: searching.then_some(&*agent),
-                found: Mutex::default(),
-                sink,
-            });
+            let early_runner = early_active
+                .as_ref()
+                .map(|active| parts.runner(active, turn, searching.then_some(&*agent)));
             let mut early = early::Early::new(early_runner.as_ref());
             let mut readied = reply::Readied::new();
             let model_step = async {
@@ -483,19 +470,7 @@ impl AgentSession {
             }
 
             let calls = response.tool_calls;
-            let runner = Runner {
-                registry,
-                steps: &*agent.steps,
-                active: &self.active,
-                observer,
-                base_ctx: &base_ctx,
-                run_token: &run_token,
-                parallel: agent.config.max_parallel_tools,
-                turn,
-                search: searching.then_some(&*agent),
-                found: Mutex::default(),
-                sink,
-            };
+            let runner = parts.runner(&self.active, turn, searching.then_some(&*agent));
             let mut needs = Vec::with_capacity(calls.len());
             for (index, call) in calls.iter().enumerate() {
                 if let Some(verdict) = early.verdict(index) {
@@ -756,6 +731,43 @@ fn complete_turn(
 }
 
 /// What one turn's calls need to run.
+/// What every [`Runner`] of one run shares: built once per run, a runner per turn.
+#[derive(Clone, Copy)]
+struct RunParts<'a> {
+    registry: &'a ToolRegistry,
+    steps: &'a dyn StepExecutor,
+    observer: Option<&'a dyn AgentObserver>,
+    base_ctx: &'a ToolContext,
+    run_token: &'a CancellationToken,
+    parallel: usize,
+    sink: &'a Sink,
+}
+
+impl<'a> RunParts<'a> {
+    /// The runner of turn `turn`'s calls over `active`; `search` when the session finds its
+    /// Deferred tools with `search_tools`.
+    fn runner(
+        self,
+        active: &'a ActiveTools,
+        turn: usize,
+        search: Option<&'a AgentInner>,
+    ) -> Runner<'a> {
+        Runner {
+            registry: self.registry,
+            steps: self.steps,
+            active,
+            observer: self.observer,
+            base_ctx: self.base_ctx,
+            run_token: self.run_token,
+            parallel: self.parallel,
+            turn,
+            search,
+            found: Mutex::default(),
+            sink: self.sink,
+        }
+    }
+}
+
 struct Runner<'a> {
     registry: &'a ToolRegistry,
     steps: &'a dyn StepExecutor,
