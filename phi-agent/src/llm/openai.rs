@@ -398,6 +398,18 @@ impl ChatStream {
     }
 }
 
+/// The HTTP status an OpenAI error code met inside a stream stands for (both APIs name their
+/// errors the same way), so that a retry is tried where the status would have been retried;
+/// 200 (not retried) for any other code.
+pub(super) fn stream_error_status(code: Option<&str>) -> u16 {
+    match code {
+        Some("rate_limit_exceeded") => 429,
+        Some("server_error" | "internal_error") => 500,
+        Some("overloaded" | "server_is_overloaded" | "service_unavailable") => 503,
+        _ => 200,
+    }
+}
+
 impl Decoder for ChatStream {
     fn feed(
         &mut self,
@@ -415,16 +427,12 @@ impl Decoder for ChatStream {
             .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
         if let Some(error) = chunk.get("error") {
             // An error after a 200: its `code` or `type` decides whether a retry may help.
-            let status = match error
-                .get("code")
-                .or(error.get("type"))
-                .and_then(Value::as_str)
-            {
-                Some("rate_limit_exceeded") => 429,
-                Some("server_error") => 500,
-                Some("overloaded" | "service_unavailable") => 503,
-                _ => 200,
-            };
+            let status = stream_error_status(
+                error
+                    .get("code")
+                    .or(error.get("type"))
+                    .and_then(Value::as_str),
+            );
             let message = provider_message(&chunk);
             return Err(Failure::provider(PROVIDER, status, message));
         }

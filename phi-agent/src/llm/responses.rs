@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::definition;
 use super::http::{ApiKey, JsonPoster};
-use super::openai::{parse_arguments, replayed_arguments, tool_result_text};
+use super::openai::{parse_arguments, replayed_arguments, stream_error_status, tool_result_text};
 use super::settings::{EnvSettings, process_env};
 use super::sse::{Decoder, Failure};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
@@ -781,12 +781,7 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
                     _ => event.pointer("/response/error").unwrap_or(&Value::Null),
                 };
                 // Its `code` decides whether a retry may help, as the status would have.
-                let status = match error.get("code").and_then(Value::as_str) {
-                    Some("rate_limit_exceeded") => 429,
-                    Some("server_error" | "internal_error") => 500,
-                    Some("server_is_overloaded" | "service_unavailable") => 503,
-                    _ => 200,
-                };
+                let status = stream_error_status(error.get("code").and_then(Value::as_str));
                 let message = error.get("message").and_then(Value::as_str).map_or_else(
                     || snippet(data),
                     |message| message.chars().take(500).collect(),
