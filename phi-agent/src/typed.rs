@@ -170,18 +170,6 @@ pub trait TypedTool: Send + Sync {
     /// answers without decoding, and compiles no approval future. Not part of the public API.
     #[doc(hidden)]
     const __NEVER_NEEDS_APPROVAL: bool = false;
-
-    /// The error for `args` that did not decode although the canonical schema found nothing
-    /// wrong; the default runs the decoder again with path tracking. `#[phi_tool]` overrides it
-    /// with a check of each parameter alone, which compiles no second decoder per tool. Not part
-    /// of the public API.
-    #[doc(hidden)]
-    fn __argument_error(tool: &str, args: &Value) -> crate::error::AgentError
-    where
-        Self: Sized,
-    {
-        decode::located_error::<Self::Args>(tool, args)
-    }
 }
 
 // The `dyn Tool` of every typed tool is this impl, instantiated once per tool type, so it is kept
@@ -223,12 +211,7 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
-        match decode::arguments::<T::Args>(
-            TypedTool::name(self),
-            args,
-            schema::cached::<T::Args>,
-            T::__argument_error,
-        ) {
+        match decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>) {
             Ok(args) => contents(self.call_typed(args, ctx)),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
@@ -287,12 +270,7 @@ where
         if T::__NEVER_NEEDS_APPROVAL {
             return Box::pin(std::future::ready(false));
         }
-        match decode::arguments::<T::Args>(
-            TypedTool::name(self),
-            args,
-            schema::cached::<T::Args>,
-            T::__argument_error,
-        ) {
+        match decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>) {
             // The answer borrows the decoded arguments, so they move into the future.
             Ok(args) => {
                 Box::pin(async move { TypedTool::__needs_approval(self, &args, ctx).await })

@@ -279,7 +279,6 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
     let generics = tool.callee.generics();
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let where_clause = crate::methods::shape::shared_bound(&tool.callee, where_clause);
-    let argument_error = argument_error_fn(tool);
     // No `#[async_trait]`: the async methods are written out as it would expand them (see
     // `boxed_async_fn`), which spares the compiler an attribute macro re-reading every tool's impl.
     quote! {
@@ -311,7 +310,6 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             #requirement
             #activation
             #approval
-            #argument_error
         }
     }
 }
@@ -574,42 +572,4 @@ fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
             #first #(&& #conditions)*
         },
     ))
-}
-
-/// Where arguments that the schema accepts but the decoder refuses went wrong: each parameter
-/// decoded alone (see `phi_agent::__private::argument_error`), so that the tool compiles no
-/// path-tracking decoder of its own. A parameter with serde attributes of the user's (`with`,
-/// `flatten`, ..) is not decoded alone: its type's decoder may not be the one that reads it.
-fn argument_error_fn(tool: &Tool) -> TokenStream {
-    let checks = tool
-        .func
-        .args()
-        .filter(|arg| {
-            !arg.field_attrs
-                .iter()
-                .any(|attr| attr.path().is_ident("serde"))
-        })
-        .map(|arg| {
-            let ty = &arg.ty;
-            let name = match &arg.rename {
-                Some(name) => name.value(),
-                None => naming::unraw(&arg.ident),
-            };
-            quote!((#name, (&_phi::__private::ParameterProbe::<#ty>::new()).check()))
-        });
-    quote! {
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[#(#checks),*],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
-    }
 }

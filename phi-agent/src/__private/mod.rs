@@ -21,7 +21,6 @@ mod blocking;
 mod boxed;
 mod checks;
 mod const_str;
-mod locate;
 mod metadata;
 mod methods;
 mod output_schema;
@@ -44,9 +43,6 @@ pub use boxed::boxed_call;
 pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,
-};
-pub use locate::{
-    DecodeParameter, ParameterCheck, ParameterProbe, SkipParameter, argument_error, decode_error,
 };
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolReceiver};

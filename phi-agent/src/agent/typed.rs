@@ -123,21 +123,15 @@ fn decode_as<T: DeserializeOwned + JsonSchema + Send + 'static>(
     tool: &str,
     args: &serde_json::Value,
 ) -> AgentResult<Box<dyn std::any::Any + Send>> {
-    decode::arguments::<T>(tool, args, schema::cached::<T>, decode::located_error::<T>)
-        .map(|value| Box::new(value) as _)
+    decode::arguments::<T>(tool, args, schema::cached::<T>).map(|value| Box::new(value) as _)
 }
 
 fn decode_wrapped<T: DeserializeOwned + JsonSchema + Send + 'static>(
     tool: &str,
     args: &serde_json::Value,
 ) -> AgentResult<Box<dyn std::any::Any + Send>> {
-    decode::arguments::<Wrapped<T>>(
-        tool,
-        args,
-        schema::cached::<Wrapped<T>>,
-        decode::located_error::<Wrapped<T>>,
-    )
-    .map(|wrapped| Box::new(wrapped.value) as _)
+    decode::arguments::<Wrapped<T>>(tool, args, schema::cached::<Wrapped<T>>)
+        .map(|wrapped| Box::new(wrapped.value) as _)
 }
 
 /// Whether the canonical schema `schema` is an object schema, which tool arguments can be as

@@ -18,10 +18,10 @@
 //!    violation is reported, each with its JSON path and what was expected there (at most ten,
 //!    then how many more): one turn of the model fixes them all.
 //! 3. If the schema finds nothing wrong (a type whose `Deserialize` is stricter than its
-//!    `JsonSchema`), the decoder runs again with path tracking to say where it stopped, in words
-//!    that name no Rust type. (A `#[phi_tool]` decodes each parameter alone instead, which
-//!    names the parameter without compiling a second decoder per tool; see
-//!    `__private::argument_error`.)
+//!    `JsonSchema`), the decoder's own first error is reported, at the path where it stopped, in
+//!    words that name no Rust type. The decoder records that path as its error leaves each
+//!    field and element ([`strict::Error`]), so nothing runs a second time and no second decoder
+//!    is compiled per argument type.
 //!
 //! A missing arguments object (`null`) is read as `{}`, which models send for tools without
 //! parameters.
@@ -68,32 +68,33 @@ use strict::Strict;
 use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
 
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
-/// only when decoding fails, and `located` (usually [`located_error::<A>`]) says where decoding
-/// stopped when the schema finds nothing wrong. See the [module documentation](self).
+/// only when decoding fails. See the [module documentation](self).
 ///
-/// Only what needs `A` is generic: the first decode, the retry after repair and the located
-/// error. Everything else (the repair, the validator and its cache, the error's shape) is
-/// compiled once for all tools, not once per argument type.
+/// Only the two decodes (the arguments, and the repaired arguments when there are any) need
+/// `A`; everything else (the repair, the validator and its cache, the error's shape) is compiled
+/// once for all tools, not once per argument type.
 pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
     schema: fn() -> Arc<Value>,
-    located: fn(&str, &Value) -> AgentError,
 ) -> AgentResult<A> {
-    // serde reads a struct from an array too, by position; the schema says object, and so must
+    // serde reads a tuple or a sequence from an array; the schema says object, and so must
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
-    if args.is_object()
-        && let Ok(decoded) = A::deserialize(Strict(args))
-    {
-        return Ok(decoded);
+    let mut failure = None;
+    if args.is_object() {
+        match A::deserialize(Strict(args)) {
+            Ok(decoded) => return Ok(decoded),
+            Err(error) => failure = Some(error),
+        }
     }
     let retry = Retry::new(args, schema);
-    if let Some(candidate) = retry.candidate()
-        && let Ok(decoded) = A::deserialize(Strict(candidate))
-    {
-        return Ok(decoded);
+    if let Some(candidate) = retry.candidate() {
+        match A::deserialize(Strict(candidate)) {
+            Ok(decoded) => return Ok(decoded),
+            Err(error) => failure = Some(error),
+        }
     }
-    Err(retry.refused(tool, TypeId::of::<A>(), located))
+    Err(retry.refused(tool, TypeId::of::<A>(), failure))
 }
 
 /// The failure path of [`arguments`], the same for every argument type: the one other value
@@ -137,15 +138,11 @@ impl<'a> Retry<'a> {
         self.candidate.as_ref()
     }
 
+    /// The error, given the decoder's last one (`None` when the arguments are not an object).
     #[cold]
-    fn refused(
-        self,
-        tool: &str,
-        args_type: TypeId,
-        located: fn(&str, &Value) -> AgentError,
-    ) -> AgentError {
+    fn refused(self, tool: &str, args_type: TypeId, failure: Option<strict::Error>) -> AgentError {
         let schema = self.schema.unwrap_or_else(self.read_schema);
-        refused(tool, &self.args, &schema, args_type, located)
+        refused(tool, &self.args, &schema, args_type, failure)
     }
 }
 
@@ -156,7 +153,7 @@ fn refused(
     args: &Value,
     schema: &Value,
     args_type: TypeId,
-    located: fn(&str, &Value) -> AgentError,
+    failure: Option<strict::Error>,
 ) -> AgentError {
     #[cfg(feature = "schema-validation")]
     if let Some(validator) = validate::validator_for(args_type, schema) {
@@ -180,24 +177,12 @@ fn refused(
     // Without the validator the schema tells nothing more: the decoder's first mistake.
     #[cfg(not(feature = "schema-validation"))]
     let _ = (schema, args_type);
-    located(tool, args)
-}
-
-/// The decoder's own first error, at the path where it stopped.
-#[cold]
-pub(crate) fn located_error<A: DeserializeOwned>(tool: &str, args: &Value) -> AgentError {
-    let (path, message) = match serde_path_to_error::deserialize::<_, A>(Strict(args)) {
-        Err(err) => {
-            // serde_path_to_error writes the root as `.`; name it the way schema errors do.
-            let path = match err.path().to_string() {
-                path if path == "." => ROOT_PATH.to_string(),
-                path => path,
-            };
-            let message = mistakes::reword_decoder_message(&err.into_inner().to_string());
-            (path, message)
-        }
-        // Path tracking decoded what the plain decoder refused; report without a path.
-        Ok(_) => (ROOT_PATH.to_string(), mistakes::arguments_not_decoded()),
+    let (path, message) = match failure {
+        Some(error) => (
+            error.path(),
+            mistakes::reword_decoder_message(error.message()),
+        ),
+        None => (ROOT_PATH.to_string(), mistakes::not_an_object(args)),
     };
     AgentError::InvalidArguments {
         tool: tool.to_string(),

@@ -12,6 +12,11 @@
 //! map keys parsed as it parses them), so a value that decoded before decodes the same, at the
 //! same cost: one more match on a struct.
 //!
+//! Its [`Error`] says where decoding stopped (`filters.tags[1]`), in the words serde_json uses.
+//! The path is written only on the way out of a failure (each field, element and variant that
+//! an error passes through adds its name), so a call that decodes pays nothing for it, and a
+//! call that fails needs no second, path-tracking decoder compiled per argument type.
+//!
 //! A type that serde decodes through its own buffer (`#[serde(untagged)]`, internally tagged
 //! enums, `#[serde(flatten)]`) reads its inner structs from that buffer, which still accepts
 //! a sequence; the schema validator catches those on the failure path only when decoding fails
@@ -22,11 +27,110 @@ use serde::de::{
     self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Unexpected, VariantAccess, Visitor,
 };
 use serde::forward_to_deserialize_any;
-use serde_json::{Error, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::error::ROOT_PATH;
 
 /// The deserializer of one value; see the [module documentation](self).
 #[derive(Clone, Copy)]
 pub(crate) struct Strict<'de>(pub(crate) &'de Value);
+
+/// Why a value did not decode, and where: serde_json's message, and the path from the decoded
+/// value to the one that failed.
+#[derive(Debug)]
+pub(crate) struct Error(Box<Failure>);
+
+#[derive(Debug)]
+struct Failure {
+    message: String,
+    /// Innermost first: each step is added as the error leaves it.
+    path: Vec<Step>,
+}
+
+#[derive(Debug)]
+enum Step {
+    Field(String),
+    Index(usize),
+}
+
+impl Error {
+    fn new(message: String) -> Self {
+        Self(Box::new(Failure {
+            message,
+            path: Vec::new(),
+        }))
+    }
+
+    #[cold]
+    fn in_field(mut self, name: &str) -> Self {
+        self.0.path.push(Step::Field(name.to_string()));
+        self
+    }
+
+    #[cold]
+    fn in_element(mut self, index: usize) -> Self {
+        self.0.path.push(Step::Index(index));
+        self
+    }
+
+    /// serde_json's words for the failure, without the path.
+    pub(crate) fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// Where it failed, written as schema errors write paths: `filters.tags[1]`, or
+    /// [`ROOT_PATH`] for the decoded value itself.
+    pub(crate) fn path(&self) -> String {
+        if self.0.path.is_empty() {
+            return ROOT_PATH.to_string();
+        }
+        let mut path = String::new();
+        for step in self.0.path.iter().rev() {
+            match step {
+                Step::Field(name) if path.is_empty() => path.push_str(name),
+                Step::Field(name) => {
+                    path.push('.');
+                    path.push_str(name);
+                }
+                Step::Index(index) => path.push_str(&format!("[{index}]")),
+            }
+        }
+        path
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<serde_json::Error> for Error {
+    #[cold]
+    fn from(error: serde_json::Error) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+impl de::Error for Error {
+    #[cold]
+    fn custom<T: std::fmt::Display>(message: T) -> Self {
+        Self::new(message.to_string())
+    }
+
+    // serde_json words these its own way (`null`, not `unit value`; floats as JSON writes them).
+    #[cold]
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        serde_json::Error::invalid_type(unexpected, expected).into()
+    }
+
+    #[cold]
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        serde_json::Error::invalid_value(unexpected, expected).into()
+    }
+}
 
 fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
@@ -46,9 +150,12 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 
 fn visit_array<'de, V: Visitor<'de>>(array: &'de [Value], visitor: V) -> Result<V::Value, Error> {
     let len = array.len();
-    let mut seq = Seq(array.iter());
+    let mut seq = Seq {
+        items: array.iter(),
+        index: 0,
+    };
     let value = visitor.visit_seq(&mut seq)?;
-    if seq.0.len() == 0 {
+    if seq.items.len() == 0 {
         Ok(value)
     } else {
         Err(de::Error::invalid_length(len, &"fewer elements in array"))
@@ -76,7 +183,7 @@ macro_rules! forward_to_serde_json {
     ($($method:ident)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                de::Deserializer::$method(self.0, visitor)
+                Ok(de::Deserializer::$method(self.0, visitor)?)
             }
         )*
     };
@@ -89,7 +196,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         match self.0 {
             Value::Array(items) => visit_array(items, visitor),
             Value::Object(fields) => visit_object(fields, visitor),
-            leaf => de::Deserializer::deserialize_any(leaf, visitor),
+            leaf => Ok(de::Deserializer::deserialize_any(leaf, visitor)?),
         }
     }
 
@@ -103,7 +210,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
             Value::Array(items) => visit_array(items, visitor),
-            other => de::Deserializer::deserialize_bytes(other, visitor),
+            other => Ok(de::Deserializer::deserialize_bytes(other, visitor)?),
         }
     }
 
@@ -123,7 +230,9 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_unit_struct(self.0, name, visitor)
+        Ok(de::Deserializer::deserialize_unit_struct(
+            self.0, name, visitor,
+        )?)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -133,7 +242,9 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     ) -> Result<V::Value, Error> {
         // serde_json's raw values are its own business: forwarded.
         if name.starts_with("$serde_json") {
-            return de::Deserializer::deserialize_newtype_struct(self.0, name, visitor);
+            return Ok(de::Deserializer::deserialize_newtype_struct(
+                self.0, name, visitor,
+            )?);
         }
         visitor.visit_newtype_struct(self)
     }
@@ -141,7 +252,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
             Value::Array(items) => visit_array(items, visitor),
-            other => de::Deserializer::deserialize_seq(other, visitor),
+            other => Ok(de::Deserializer::deserialize_seq(other, visitor)?),
         }
     }
 
@@ -165,7 +276,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.0 {
             Value::Object(fields) => visit_object(fields, visitor),
-            other => de::Deserializer::deserialize_map(other, visitor),
+            other => Ok(de::Deserializer::deserialize_map(other, visitor)?),
         }
     }
 
@@ -215,7 +326,11 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     }
 }
 
-struct Seq<'de>(std::slice::Iter<'de, Value>);
+struct Seq<'de> {
+    items: std::slice::Iter<'de, Value>,
+    /// The index of the next element.
+    index: usize,
+}
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
     type Error = Error;
@@ -224,20 +339,26 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        self.0
-            .next()
-            .map(|value| seed.deserialize(Strict(value)))
-            .transpose()
+        let Some(value) = self.items.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        match seed.deserialize(Strict(value)) {
+            Ok(element) => Ok(Some(element)),
+            Err(error) => Err(error.in_element(index)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
 struct Fields<'de> {
     iter: serde_json::map::Iter<'de>,
-    value: Option<&'de Value>,
+    /// The field whose key was read last, and its value until that is read.
+    value: Option<(&'de str, &'de Value)>,
 }
 
 impl<'de> MapAccess<'de> for Fields<'de> {
@@ -249,7 +370,7 @@ impl<'de> MapAccess<'de> for Fields<'de> {
     ) -> Result<Option<T::Value>, Error> {
         match self.iter.next() {
             Some((key, value)) => {
-                self.value = Some(value);
+                self.value = Some((key, value));
                 seed.deserialize(Key(key)).map(Some)
             }
             None => Ok(None),
@@ -258,7 +379,10 @@ impl<'de> MapAccess<'de> for Fields<'de> {
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
         match self.value.take() {
-            Some(value) => seed.deserialize(Strict(value)),
+            Some((key, value)) => match seed.deserialize(Strict(value)) {
+                Ok(value) => Ok(value),
+                Err(error) => Err(error.in_field(key)),
+            },
             None => Err(de::Error::custom("value is missing")),
         }
     }
@@ -354,25 +478,35 @@ impl<'de> EnumAccess<'de> for Enum<'de> {
     ) -> Result<(V::Value, Variant<'de>), Error> {
         let variant = de::value::BorrowedStrDeserializer::<Error>::new(self.variant);
         let value = seed.deserialize(variant)?;
-        Ok((value, Variant(self.value)))
+        let content = self.value.map(|value| (self.variant, value));
+        Ok((value, Variant(content)))
     }
 }
 
-struct Variant<'de>(Option<&'de Value>);
+/// A variant's content, under its name (`{"box": {"w": 3}}`), which is then a step of the path
+/// of what fails inside it; `None` for a variant written as a string.
+struct Variant<'de>(Option<(&'de str, &'de Value)>);
+
+/// `result` of decoding the content of `variant`, its error one step deeper.
+fn in_variant<T>(variant: &str, result: Result<T, Error>) -> Result<T, Error> {
+    result.map_err(|error| error.in_field(variant))
+}
 
 impl<'de> VariantAccess<'de> for Variant<'de> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
         match self.0 {
-            Some(value) => de::Deserialize::deserialize(Strict(value)),
+            Some((variant, value)) => {
+                in_variant(variant, de::Deserialize::deserialize(Strict(value)))
+            }
             None => Ok(()),
         }
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         match self.0 {
-            Some(value) => seed.deserialize(Strict(value)),
+            Some((variant, value)) => in_variant(variant, seed.deserialize(Strict(value))),
             None => Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"newtype variant",
@@ -381,15 +515,20 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Some(Value::Array(items)) if items.is_empty() => visitor.visit_unit(),
-            Some(Value::Array(items)) => visit_array(items, visitor),
-            Some(other) => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
-            None => Err(de::Error::invalid_type(
+        let Some((variant, content)) = self.0 else {
+            return Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"tuple variant",
-            )),
-        }
+            ));
+        };
+        in_variant(
+            variant,
+            match content {
+                Value::Array(items) if items.is_empty() => visitor.visit_unit(),
+                Value::Array(items) => visit_array(items, visitor),
+                other => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
+            },
+        )
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -397,17 +536,22 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Some(Value::Object(fields)) => visit_object(fields, visitor),
-            Some(other) => Err(de::Error::invalid_type(
-                unexpected(other),
-                &"struct variant",
-            )),
-            None => Err(de::Error::invalid_type(
+        let Some((variant, content)) = self.0 else {
+            return Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"struct variant",
-            )),
-        }
+            ));
+        };
+        in_variant(
+            variant,
+            match content {
+                Value::Object(fields) => visit_object(fields, visitor),
+                other => Err(de::Error::invalid_type(
+                    unexpected(other),
+                    &"struct variant",
+                )),
+            },
+        )
     }
 }
 
@@ -419,6 +563,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::Strict;
+    use crate::error::ROOT_PATH;
 
     #[derive(Debug, PartialEq, Deserialize)]
     struct Point {
@@ -503,5 +648,48 @@ mod tests {
         assert!(key.contains("invalid type"), "{key}");
         let two = strict::<Shape>(&json!({"dot": null, "box": {"w": 1}})).unwrap_err();
         assert!(two.contains("map with a single key"), "{two}");
+    }
+
+    fn failure<'a, T: Deserialize<'a>>(value: &'a Value) -> (String, String) {
+        match T::deserialize(Strict(value)) {
+            Ok(_) => panic!("{value} decoded"),
+            Err(error) => (error.path(), error.message().to_string()),
+        }
+    }
+
+    #[test]
+    fn an_error_says_where_it_happened_as_a_json_path() {
+        let valid = json!({
+            "point": {"x": 1, "y": "a"},
+            "points": [{"x": 2, "y": "b"}, {"x": 3, "y": "c"}],
+            "shape": {"box": {"w": 3}}, "tags": [1], "keyed": {"7": true}
+        });
+        let at = |pointer: &str, bad: Value| {
+            let mut value = valid.clone();
+            *value.pointer_mut(pointer).unwrap() = bad;
+            failure::<Outer>(&value)
+        };
+        assert_eq!(
+            at("/points/1/x", json!("three")),
+            (
+                "points[1].x".to_string(),
+                "invalid type: string \"three\", expected i32".to_string()
+            )
+        );
+        assert_eq!(at("/tags/0", json!(-1)).0, "tags[0]");
+        assert_eq!(at("/shape/box/w", json!(300)).0, "shape.box.w");
+        assert_eq!(at("/keyed/7", json!(null)).0, "keyed.7");
+        assert_eq!(
+            at("/keyed/7", json!(null)).1,
+            "invalid type: null, expected a boolean"
+        );
+        // What a struct itself lacks is reported at the struct.
+        assert_eq!(
+            at("/point", json!({"x": 1})),
+            ("point".to_string(), "missing field `y`".to_string())
+        );
+        assert_eq!(failure::<Outer>(&json!({})).0, ROOT_PATH);
+        // An unknown variant is the enum's own mistake, not its content's.
+        assert_eq!(at("/shape", json!({"circle": 1})).0, "shape");
     }
 }

@@ -87,9 +87,14 @@ pub(crate) fn arguments_too_deep(max_depth: usize) -> String {
     format!("the arguments nest more than {max_depth} levels deep; send flatter arguments")
 }
 
-/// Decoding failed where path tracking, run to say where, succeeded: nothing more is known.
-pub(crate) fn arguments_not_decoded() -> String {
-    "the arguments could not be decoded".to_string()
+/// The arguments are not an object, in the words the registry uses for each shape (for a tool
+/// called without the registry's checks).
+pub(crate) fn not_an_object(args: &Value) -> String {
+    match args {
+        Value::String(raw) => arguments_are_text(raw),
+        Value::Array(_) => arguments_are_an_array(),
+        scalar => arguments_are_a_scalar(scalar),
+    }
 }
 
 /// A field the object does not have; `known` are the fields it has, in declaration order.
@@ -1006,9 +1011,10 @@ mod tests {
             arguments_too_deep(128),
             "the arguments nest more than 128 levels deep; send flatter arguments"
         );
+        assert_eq!(not_an_object(&json!([1])), arguments_are_an_array());
         assert_eq!(
-            arguments_not_decoded(),
-            "the arguments could not be decoded"
+            not_an_object(&json!(true)),
+            arguments_are_a_scalar(&json!(true))
         );
     }
 }

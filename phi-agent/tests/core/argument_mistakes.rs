@@ -350,6 +350,14 @@ async fn when_the_schema_sees_nothing_wrong_the_decoder_says_where_in_json_terms
             json!({"trip": {"to": "Oslo"}, "start": "here"}),
             "at `start`: invalid type: string \"here\", expected a JSON array",
         ),
+        (
+            json!({"trip": {"to": ["Oslo"]}}),
+            "at `trip.to`: invalid type: an array, expected a string",
+        ),
+        (
+            json!({"trip": {"to": "Oslo"}, "start": [1.5, "north"]}),
+            "at `start[1]`: invalid type: string \"north\", expected a number",
+        ),
         (json!({}), "at `(root)`: missing field `trip`"),
     ] {
         let (text, is_error) = dispatch(&registry, "loose", args).await;
@@ -381,10 +389,10 @@ fn plan_trip(trip: LooseTrip, #[phi(rename = "nights")] days: u8) -> &'static st
     "planned"
 }
 
-/// A macro tool decodes each parameter alone to say where the decoder stopped (it compiles no
-/// path-tracking decoder): the parameter is named, by its JSON name, in the same words.
+/// The decoder's error says where it stopped, through the fields and elements the value passed:
+/// the same for a macro tool as for a hand-written one, with the JSON names (`nights`).
 #[tokio::test]
-async fn when_the_schema_sees_nothing_wrong_a_macro_tool_names_the_parameter() {
+async fn when_the_schema_sees_nothing_wrong_a_macro_tool_says_where_in_json_terms() {
     let registry = registry_of(tools![plan_trip]);
     for (args, expected) in [
         (
@@ -393,7 +401,7 @@ async fn when_the_schema_sees_nothing_wrong_a_macro_tool_names_the_parameter() {
         ),
         (
             json!({"trip": {"to": 5}, "nights": 2}),
-            "at `trip`: invalid type: integer `5`, expected a string",
+            "at `trip.to`: invalid type: integer `5`, expected a string",
         ),
     ] {
         let (text, is_error) = dispatch(&registry, "plan_trip", args).await;

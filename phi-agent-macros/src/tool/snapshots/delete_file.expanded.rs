@@ -94,19 +94,6 @@ const _: () = {
                 _,
             >(&outside_workspace, __phi_args, __phi_ctx)
         }
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[("path", (&_phi::__private::ParameterProbe::<String>::new()).check())],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
     }
 };
 
@@ -192,19 +179,6 @@ const _: () = {
         }
         fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
             true
-        }
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[],
-                _phi::__private::decode_error::<Self::Args>,
-            )
         }
     }
 };

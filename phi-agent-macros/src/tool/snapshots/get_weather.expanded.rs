@@ -122,29 +122,5 @@ const _: () = {
             ::std::boxed::Box::pin(async move { __phi_ctx.has_tool("file_read") })
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[
-                    (
-                        "city",
-                        (&_phi::__private::ParameterProbe::<String>::new()).check(),
-                    ),
-                    ("days", (&_phi::__private::ParameterProbe::<u8>::new()).check()),
-                    (
-                        "units",
-                        (&_phi::__private::ParameterProbe::<Option<Units>>::new())
-                            .check(),
-                    ),
-                ],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
     }
 };

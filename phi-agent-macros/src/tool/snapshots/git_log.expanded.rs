@@ -93,18 +93,5 @@ const _: () = {
             })
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[("limit", (&_phi::__private::ParameterProbe::<u32>::new()).check())],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
     }
 };

@@ -131,19 +131,6 @@ const _: () = {
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[("key", (&_phi::__private::ParameterProbe::<String>::new()).check())],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
     }
 };
 #[allow(missing_docs)]
@@ -222,18 +209,5 @@ const _: () = {
             (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
-        fn __argument_error(
-            __phi_tool: &str,
-            __phi_args: &_phi::__private::serde_json::Value,
-        ) -> _phi::AgentError {
-            #[allow(unused_imports)]
-            use _phi::__private::{DecodeParameter as _, SkipParameter as _};
-            _phi::__private::argument_error(
-                __phi_tool,
-                __phi_args,
-                &[],
-                _phi::__private::decode_error::<Self::Args>,
-            )
-        }
     }
 };
