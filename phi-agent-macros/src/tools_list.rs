@@ -157,13 +157,20 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
         .map(|(index, (_, _, expr))| {
             // Every token of the check carries the item's span, so the error points at the item.
             quote_spanned! {expr.span()=>
-                const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, #index);
+                const _: () = __phi_check_unique_name(
+                    __PHI_NAMES, __PHI_LABELS, &__PHI_EARLIER, #index
+                );
             }
         });
+    let count = tool_fns.len();
+    // The table's size: a power of two, at least twice the names, so that probes stay short.
+    let slots = (2 * count).next_power_of_two();
     quote! {
         use #krate::__private::check_unique_name as __phi_check_unique_name;
-        const __PHI_NAMES: &[&str] = &[#(#names),*];
+        const __PHI_NAMES: &[&str; #count] = &[#(#names),*];
         const __PHI_LABELS: &[&str] = &[#(#labels),*];
+        const __PHI_EARLIER: [usize; #count] =
+            #krate::__private::earlier_duplicates::<#count, #slots>(__PHI_NAMES);
         #(#checks)*
     }
 }

@@ -193,7 +193,7 @@ where
     }
 
     fn schema(&self) -> Value {
-        schema::cached::<T::Args>().as_ref().clone()
+        copy_of(schema::cached::<T::Args>)
     }
 
     fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
@@ -213,7 +213,7 @@ where
     {
         match decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>) {
             Ok(args) => contents(self.call_typed(args, ctx)),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
+            Err(error) => refused(error),
         }
     }
 
@@ -267,17 +267,44 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
+        // A constant: the branch not taken is not compiled for this tool.
         if T::__NEVER_NEEDS_APPROVAL {
-            return Box::pin(std::future::ready(false));
-        }
-        match decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>) {
-            // The answer borrows the decoded arguments, so they move into the future.
-            Ok(args) => {
-                Box::pin(async move { TypedTool::__needs_approval(self, &args, ctx).await })
-            }
-            Err(_) => Box::pin(std::future::ready(false)),
+            no_approval()
+        } else {
+            ask_approval(self, args, ctx)
         }
     }
+}
+
+/// [`Tool::needs_approval`] of a typed tool that may need it: the decoded arguments move into
+/// the future, since the answer borrows them.
+fn ask_approval<'a, T>(tool: &'a T, args: &Value, ctx: &'a ToolContext) -> BoxFuture<'a, bool>
+where
+    T: TypedTool,
+    T::Args: 'static,
+{
+    match decode::arguments::<T::Args>(TypedTool::name(tool), args, schema::cached::<T::Args>) {
+        Ok(args) => Box::pin(async move { TypedTool::__needs_approval(tool, &args, ctx).await }),
+        Err(_) => no_approval(),
+    }
+}
+
+// The parts of the blanket impl that do not need the tool's type, compiled once: each per-type
+// method above is then a call and little else.
+
+/// The answer of a tool that needs no approval.
+fn no_approval<'a>() -> BoxFuture<'a, bool> {
+    Box::pin(std::future::ready(false))
+}
+
+/// A call refused before it ran.
+fn refused<'a>(error: crate::error::AgentError) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
+    Box::pin(std::future::ready(Err(error)))
+}
+
+/// A copy of the shared schema `cached` returns.
+fn copy_of(cached: fn() -> std::sync::Arc<Value>) -> Value {
+    cached().as_ref().clone()
 }
 
 /// The content of a typed tool's output, once its future is done: generic over the output type

@@ -49,4 +49,4 @@ pub use methods::{Receiver, SharedReceiver, ToolReceiver};
 pub use output_schema::{OutputSchemaFromType, OutputSchemaNone, OutputSchemaProbe};
 pub use phi_agent_macros::tools as tools_with_crate;
 pub use result::ToolResult;
-pub use tools_list::{IntoTool, check_unique_name, into_tool};
+pub use tools_list::{IntoTool, check_unique_name, earlier_duplicates, into_tool};

@@ -32,13 +32,60 @@ pub fn into_tool<T: IntoTool>(tool: T) -> Arc<dyn Tool> {
     tool.into_tool()
 }
 
-/// Fails compilation (const evaluation) when the tool at `index` has the name of an earlier one;
-/// the message names both fns and the shared name.
-pub const fn check_unique_name(names: &[&str], labels: &[&str], index: usize) {
-    if let Some(earlier) = earlier_duplicate(names, index) {
+/// No earlier tool has this one's name.
+const NONE: usize = usize::MAX;
+
+/// For each tool, the index of the first earlier one with the same name, or [`NONE`]. One pass
+/// over an open-addressing table of `SLOTS` slots (a power of two, more than `N`): const
+/// evaluation is an interpreter, and comparing every pair of 100 names cost it a sixth of a
+/// second per `tools![]`; hashing each name once costs a few milliseconds.
+pub const fn earlier_duplicates<const N: usize, const SLOTS: usize>(
+    names: &[&str; N],
+) -> [usize; N] {
+    assert!(SLOTS.is_power_of_two() && SLOTS > N);
+    let mut earlier = [NONE; N];
+    // The index of the first tool whose name hashed to the slot (or probed on to it).
+    let mut table = [NONE; SLOTS];
+    let mut index = 0;
+    while index < N {
+        let mut slot = (hash(names[index]) as usize) & (SLOTS - 1);
+        loop {
+            let held = table[slot];
+            if held == NONE {
+                table[slot] = index;
+                break;
+            }
+            if str_eq(names[held], names[index]) {
+                earlier[index] = held;
+                break;
+            }
+            slot = (slot + 1) & (SLOTS - 1);
+        }
+        index += 1;
+    }
+    earlier
+}
+
+/// FNV-1a, which a `const fn` can compute.
+const fn hash(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash = (hash ^ bytes[i] as u64).wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// Fails compilation (const evaluation) when the tool at `index` has the name of an earlier one
+/// (`earlier`, from [`earlier_duplicates`]); the message names both fns and the shared name.
+pub const fn check_unique_name(names: &[&str], labels: &[&str], earlier: &[usize], index: usize) {
+    let first = earlier[index];
+    if first != NONE {
         let message = ConstMessage::new()
             .push("tools `")
-            .push(labels[earlier])
+            .push(labels[first])
             .push("` and `")
             .push(labels[index])
             .push("` in `tools![]` share the name `")
@@ -46,18 +93,6 @@ pub const fn check_unique_name(names: &[&str], labels: &[&str], index: usize) {
             .push("`; give one of them another name with `#[phi_tool(name = \"...\")]`");
         panic!("{}", message.as_str());
     }
-}
-
-/// The index of the first item before `index` whose name equals `names[index]`, if any.
-const fn earlier_duplicate(names: &[&str], index: usize) -> Option<usize> {
-    let mut earlier = 0;
-    while earlier < index {
-        if str_eq(names[earlier], names[index]) {
-            return Some(earlier);
-        }
-        earlier += 1;
-    }
-    None
 }
 
 // The implementation of `phi_agent::tools!`, documented at its re-export in the crate root. It
@@ -77,19 +112,26 @@ mod tests {
 
     #[test]
     fn earlier_duplicates_are_found() {
-        let names = ["a", "b", "a", "c"];
-        assert_eq!(earlier_duplicate(&names, 0), None);
-        assert_eq!(earlier_duplicate(&names, 1), None);
-        assert_eq!(earlier_duplicate(&names, 2), Some(0));
-        assert_eq!(earlier_duplicate(&names, 3), None);
-        let labels = ["x", "y", "z", "w"];
-        let clash = std::panic::catch_unwind(|| check_unique_name(&names, &labels, 2))
+        const NAMES: [&str; 5] = ["a", "b", "a", "c", "a"];
+        const EARLIER: [usize; 5] = earlier_duplicates::<5, 8>(&NAMES);
+        assert_eq!(EARLIER, [NONE, NONE, 0, NONE, 0]);
+        // A table barely larger than the list: every name probes past the others.
+        let many: Vec<String> = (0..63).map(|i| format!("tool_{}", i % 40)).collect();
+        let names: Vec<&str> = many.iter().map(String::as_str).collect();
+        let names: [&str; 63] = names.try_into().unwrap();
+        let earlier = earlier_duplicates::<63, 64>(&names);
+        for (index, first) in earlier.iter().enumerate() {
+            let expected = if index < 40 { NONE } else { index - 40 };
+            assert_eq!(*first, expected, "{index}");
+        }
+        let labels = ["x", "y", "z", "w", "v"];
+        let clash = std::panic::catch_unwind(|| check_unique_name(&NAMES, &labels, &EARLIER, 2))
             .expect_err("a clash fails");
         let message = clash.downcast_ref::<String>().expect("a formatted message");
         assert!(
             message.contains("`x` and `z`") && message.contains("name `a`"),
             "{message}"
         );
-        check_unique_name(&names, &labels, 3);
+        check_unique_name(&NAMES, &labels, &EARLIER, 3);
     }
 }

@@ -70,31 +70,78 @@ use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
 /// only when decoding fails. See the [module documentation](self).
 ///
-/// Only the two decodes (the arguments, and the repaired arguments when there are any) need
-/// `A`; everything else (the repair, the validator and its cache, the error's shape) is compiled
-/// once for all tools, not once per argument type.
+/// Only the decode itself needs `A` ([`Slot::decode`]); which values to try, the repair, the
+/// validator and its cache and the error's shape ([`decode_with`]) are compiled once for all
+/// tools, not once per argument type. A call that decodes pays one indirect call for it.
 pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
     schema: fn() -> Arc<Value>,
 ) -> AgentResult<A> {
+    let mut slot = Slot(None);
+    decode_with(tool, args, schema, TypeId::of::<A>(), &mut slot)?;
+    match slot.0 {
+        Some(decoded) => Ok(decoded),
+        // `decode_with` answers `Ok` only once a value decoded into the slot.
+        None => Err(not_decoded(tool)),
+    }
+}
+
+/// Where [`arguments`] keeps what decoded.
+struct Slot<A>(Option<A>);
+
+/// One value decoded into a [`Slot`], behind a `dyn` so that [`decode_with`] is not generic.
+trait Decode {
+    fn decode(&mut self, value: &Value) -> Result<(), strict::Error>;
+}
+
+impl<A: DeserializeOwned> Decode for Slot<A> {
+    fn decode(&mut self, value: &Value) -> Result<(), strict::Error> {
+        match A::deserialize(Strict(value)) {
+            Ok(decoded) => {
+                self.0 = Some(decoded);
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+#[cold]
+fn not_decoded(tool: &str) -> AgentError {
+    AgentError::InvalidArguments {
+        tool: tool.to_string(),
+        path: ROOT_PATH.to_string(),
+        message: "the arguments could not be decoded".to_string(),
+    }
+}
+
+/// [`arguments`] for any type: `slot` decodes one value and keeps it; this says which values to
+/// try, and why none decoded.
+fn decode_with(
+    tool: &str,
+    args: &Value,
+    schema: fn() -> Arc<Value>,
+    args_type: TypeId,
+    slot: &mut dyn Decode,
+) -> AgentResult<()> {
     // serde reads a tuple or a sequence from an array; the schema says object, and so must
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     let mut failure = None;
     if args.is_object() {
-        match A::deserialize(Strict(args)) {
-            Ok(decoded) => return Ok(decoded),
+        match slot.decode(args) {
+            Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
         }
     }
     let retry = Retry::new(args, schema);
     if let Some(candidate) = retry.candidate() {
-        match A::deserialize(Strict(candidate)) {
-            Ok(decoded) => return Ok(decoded),
+        match slot.decode(candidate) {
+            Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
         }
     }
-    Err(retry.refused(tool, TypeId::of::<A>(), failure))
+    Err(retry.refused(tool, args_type, failure))
 }
 
 /// The failure path of [`arguments`], the same for every argument type: the one other value

@@ -1,9 +1,21 @@
 fn tools() {
     let _ = {
         use ::phi_agent::__private::check_unique_name as __phi_check_unique_name;
-        const __PHI_NAMES: &[&str] = &[GetWeather::NAME, weather::Forecast::NAME];
+        const __PHI_NAMES: &[&str; 2usize] = &[
+            GetWeather::NAME,
+            weather::Forecast::NAME,
+        ];
         const __PHI_LABELS: &[&str] = &["get_weather", "weather::forecast"];
-        const _: () = __phi_check_unique_name(__PHI_NAMES, __PHI_LABELS, 1usize);
+        const __PHI_EARLIER: [usize; 2usize] = ::phi_agent::__private::earlier_duplicates::<
+            2usize,
+            4usize,
+        >(__PHI_NAMES);
+        const _: () = __phi_check_unique_name(
+            __PHI_NAMES,
+            __PHI_LABELS,
+            &__PHI_EARLIER,
+            1usize,
+        );
         let __phi_tools: ::std::vec::Vec<::std::sync::Arc<dyn ::phi_agent::Tool>> = ::std::vec![
             ::phi_agent::__private::into_tool(GetWeather),
             ::phi_agent::__private::into_tool(weather::Forecast),
