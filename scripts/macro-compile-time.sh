@@ -315,14 +315,21 @@ declare -A labels=(
     [methods]="#[tool] methods + tools()"
     [baseline]="#[phi_tool] fns, BASELINE"
 )
+# Each run's ratio to the floor of the same run, then their median: the machine's speed drifts
+# over minutes (a shared host), and a ratio within one run cancels most of that.
+paired_ratio() {
+    paste -d' ' <(tr ' ' '\n' <<<"$1" | sed '/^$/d') <(tr ' ' '\n' <<<"${times[floor]}" | sed '/^$/d') |
+        awk '{ printf "%.4f\n", $1 / $2 }' | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'
+}
 echo
 echo "Debug build of the crate alone ($tools tools; dependencies prebuilt, CARGO_INCREMENTAL=0),"
-echo "median of $runs interleaved runs (each run's times in brackets):"
+echo "median of $runs interleaved runs (each run's times in brackets); 'paired' is the median of"
+echo "each run's own ratio to that run's floor:"
 for variant in "${variants[@]}"; do
     ms=$(median "${times[$variant]}")
-    printf '  %-34s %6d ms  %5sx floor  [%s ]  (%d lines of source)\n' "${labels[$variant]}" "$ms" \
-        "$(awk -v m="$ms" -v f="$floor_ms" 'BEGIN { printf "%.2f", m / f }')" "${times[$variant]}" \
-        "$(wc -l < "$variant/src/lib.rs")"
+    printf '  %-34s %6d ms  %5sx floor  paired %5sx  [%s ]  (%d lines of source)\n' \
+        "${labels[$variant]}" "$ms" "$(awk -v m="$ms" -v f="$floor_ms" 'BEGIN { printf "%.2f", m / f }')" \
+        "$(paired_ratio "${times[$variant]}")" "${times[$variant]}" "$(wc -l < "$variant/src/lib.rs")"
 done
 echo "  goal: #[phi_tool] fns at most 1.30x the floor"
 macro_ms=$(median "${times[macro]}")

@@ -217,10 +217,28 @@ fn bench_dispatch(c: &mut Criterion) {
     });
 
     // What the agent loop does for every call: a context of its own (call id, cancellation
-    // under the run's token), built inside the timed loop. Its cost over `add/registry` is the
-    // per-call context.
+    // under the run's token), built inside the timed loop from the run's context. Its cost over
+    // `add/registry` is the per-call context.
     let run_token = CancellationToken::new();
+    let run_ctx = ctx.for_run(run_token.clone());
     group.bench_function("add/registry_per_call_context", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let call_ctx = run_ctx.for_call_in_run(black_box("call_1"));
+                    let result = registry
+                        .dispatch(&active, "add", black_box(&add_args), &call_ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    // The same under a token the call holds (what the MCP server does per request): cloning a
+    // token locks its mutex, and dropping the clone again.
+    group.bench_function("add/registry_per_call_context_under", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
                 let start = Instant::now();

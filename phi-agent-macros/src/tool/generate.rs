@@ -375,11 +375,24 @@ fn call_body(tool: &Tool) -> TokenStream {
         // output: no `async move` block per tool for the compiler to check (see
         // `phi_agent::__private::boxed_call`). The conversion is spanned on the return type: an
         // error type without `Display` is reported there.
-        let convert = match &tool.func.returns {
-            Returns::Result { ty, .. } => quote_spanned! {ty.span()=>
-                _phi::__private::ToolResult::into_agent_result
-            },
-            Returns::Unit | Returns::Plain(_) => quote!(::core::result::Result::Ok),
+        let boxed = match &tool.func.returns {
+            // The return type picks how (see `phi_agent::__private::ReturnProbe`): a fn that
+            // returns `AgentResult<T>` has its future boxed as it is, with no future around it.
+            // The conversion is spanned on the return type: an error type without `Display` is
+            // reported there.
+            Returns::Result { ty, .. } => {
+                let convert = quote_spanned! {ty.span()=>
+                    _phi::__private::ToolResult::into_agent_result
+                };
+                quote! {{
+                    #[allow(unused_imports)]
+                    use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
+                    (&_phi::__private::ReturnProbe::<#ty>::new()).boxing().boxed(#call, #convert)
+                }}
+            }
+            Returns::Unit | Returns::Plain(_) => {
+                quote!(_phi::__private::boxed_call(#call, ::core::result::Result::Ok))
+            }
         };
         boxed_fn(
             quote!(call_typed),
@@ -387,7 +400,7 @@ fn call_body(tool: &Tool) -> TokenStream {
             output,
             quote! {
                 let #args_type { #(#bindings),* } = __phi_args;
-                _phi::__private::boxed_call(#call, #convert)
+                #boxed
             },
         )
     } else {

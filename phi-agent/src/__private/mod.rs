@@ -39,7 +39,7 @@ pub use approval::{
     SyncApprovalPredicate, ask_approval_predicate,
 };
 pub use blocking::run_blocking;
-pub use boxed::boxed_call;
+pub use boxed::{AsIs, Converted, ReturnProbe, ReturnsAgentResult, ReturnsOther, boxed_call};
 pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,

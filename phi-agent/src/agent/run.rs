@@ -241,17 +241,18 @@ impl AgentSession {
         // Cancelled when this future completes or is dropped, so every tool's token fires.
         let run_token = CancellationToken::new();
         let _cancel_on_drop = run_token.clone().drop_guard();
+        // The calls' contexts share the run's token through this one (see `for_call_in_run`).
         let base_ctx = ToolContext::new(
             self.id.clone(),
             agent.workspace.clone(),
             agent.state.clone(),
-        );
+        )
+        .for_run(run_token.clone());
         let parts = RunParts {
             registry,
             steps: &*agent.steps,
             observer,
             base_ctx: &base_ctx,
-            run_token: &run_token,
             parallel: agent.config.max_parallel_tools,
             sink,
         };
@@ -477,7 +478,7 @@ impl AgentSession {
                     needs.push(verdict);
                     continue;
                 }
-                let ctx = base_ctx.for_call_under(call.id.as_str(), &run_token);
+                let ctx = base_ctx.for_call_in_run(call.id.as_str());
                 needs.push(
                     registry
                         .needs_approval(&self.active, &call.name, &call.arguments, &ctx)
@@ -738,7 +739,6 @@ struct RunParts<'a> {
     steps: &'a dyn StepExecutor,
     observer: Option<&'a dyn AgentObserver>,
     base_ctx: &'a ToolContext,
-    run_token: &'a CancellationToken,
     parallel: usize,
     sink: &'a Sink,
 }
@@ -758,7 +758,6 @@ impl<'a> RunParts<'a> {
             active,
             observer: self.observer,
             base_ctx: self.base_ctx,
-            run_token: self.run_token,
             parallel: self.parallel,
             turn,
             search,
@@ -774,7 +773,6 @@ struct Runner<'a> {
     active: &'a ActiveTools,
     observer: Option<&'a dyn AgentObserver>,
     base_ctx: &'a ToolContext,
-    run_token: &'a CancellationToken,
     parallel: usize,
     turn: usize,
     /// The agent, when this session's model finds its Deferred tools with `search_tools`.
@@ -836,7 +834,7 @@ impl Runner<'_> {
                             let tool_step = async {
                                 let ctx = self
                                     .base_ctx
-                                    .for_call_under(call.id.as_str(), self.run_token)
+                                    .for_call_in_run(call.id.as_str())
                                     .in_turn(turn);
                                 let started = Instant::now();
                                 let result =

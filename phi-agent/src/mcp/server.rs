@@ -226,7 +226,7 @@ impl ServerHandler for McpServer {
         let ctx = self
             .shared
             .context
-            .for_call_under(context.id.to_string(), &context.ct);
+            .for_call_under(&context.id.to_string(), &context.ct);
         let registry = &self.shared.registry;
         if registry
             .needs_approval(&active, &request.name, &arguments, &ctx)

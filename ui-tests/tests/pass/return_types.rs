@@ -65,6 +65,24 @@ fn string_failure() -> Result<u8, String> {
     Err("nope".into())
 }
 
+/// A crate's own `AgentResult`, with an error of its own: converted like any `Result`, although
+/// it is spelled like phi-agent's.
+mod own {
+    pub type AgentResult<T> = Result<T, String>;
+}
+
+/// An own result type that happens to share the name.
+#[phi_tool]
+async fn own_result(fail: bool) -> own::AgentResult<u8> {
+    if fail { Err("own error".into()) } else { Ok(3) }
+}
+
+/// phi-agent's own result, spelled out: passes through unchanged.
+#[phi_tool]
+async fn renamed_result() -> std::result::Result<u8, AgentError> {
+    Err(AgentError::Config("renamed".into()))
+}
+
 async fn run(tool: &dyn Tool, args: Value) -> AgentResult<Vec<Content>> {
     tool.call(&args, &ToolContext::default()).await
 }
@@ -82,6 +100,10 @@ async fn main() {
     assert_eq!(err.to_string(), "disk full; free some space");
     assert!(matches!(run(&AgentFailure, json!({})).await, Err(AgentError::Config(_))));
     assert_eq!(run(&StringFailure, json!({})).await.unwrap_err().to_string(), "nope");
+    assert_eq!(run(&OwnResult, json!({"fail": false})).await.unwrap(), vec![Content::json(json!(3))]);
+    let err = run(&OwnResult, json!({"fail": true})).await.unwrap_err();
+    assert_eq!(err.to_string(), "own error");
+    assert!(matches!(run(&RenamedResult, json!({})).await, Err(AgentError::Config(_))));
 
     // Only structured (object) outputs have an output schema.
     for tool in [&OwnedText as &dyn Tool, &StaticText, &OneContent, &ManyContents, &RawJson, &Count] {

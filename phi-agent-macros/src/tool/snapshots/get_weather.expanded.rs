@@ -80,10 +80,16 @@ const _: () = {
                 days: __phi_arg_1,
                 units: __phi_arg_2,
             } = __phi_args;
-            _phi::__private::boxed_call(
-                get_weather(__phi_arg_0, __phi_arg_1, __phi_arg_2, __phi_ctx),
-                _phi::__private::ToolResult::into_agent_result,
-            )
+            {
+                #[allow(unused_imports)]
+                use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
+                (&_phi::__private::ReturnProbe::<AgentResult<String>>::new())
+                    .boxing()
+                    .boxed(
+                        get_weather(__phi_arg_0, __phi_arg_1, __phi_arg_2, __phi_ctx),
+                        _phi::__private::ToolResult::into_agent_result,
+                    )
+            }
         }
         fn timeout_ms(&self) -> ::core::option::Option<u64> {
             ::core::option::Option::Some(30000u64)

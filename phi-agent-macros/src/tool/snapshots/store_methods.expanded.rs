@@ -102,10 +102,16 @@ const _: () = {
             Self: '__phi_future,
         {
             let StoreLookupArgs { key: __phi_arg_0 } = __phi_args;
-            _phi::__private::boxed_call(
-                <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx),
-                _phi::__private::ToolResult::into_agent_result,
-            )
+            {
+                #[allow(unused_imports)]
+                use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
+                (&_phi::__private::ReturnProbe::<AgentResult<Option<String>>>::new())
+                    .boxing()
+                    .boxed(
+                        <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx),
+                        _phi::__private::ToolResult::into_agent_result,
+                    )
+            }
         }
         fn metadata(&self) -> _phi::ToolMetadata {
             _phi::__private::tool_metadata(

@@ -62,9 +62,7 @@ impl<'r, 'a> Early<'r, 'a> {
         let Some(runner) = self.runner else {
             return;
         };
-        let ctx = runner
-            .base_ctx
-            .for_call_under(call.id.as_str(), runner.run_token);
+        let ctx = runner.base_ctx.for_call_in_run(call.id.as_str());
         let needs = runner
             .registry
             .needs_approval(runner.active, &call.name, &call.arguments, &ctx)

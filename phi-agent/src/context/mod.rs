@@ -1,12 +1,17 @@
 //! What a tool and an activation predicate know about the run they are part of.
 
+mod call_id;
+mod token;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::error::AgentResult;
 use crate::state::SharedState;
+use call_id::CallId;
+use token::CallToken;
 
 /// The context of one tool call: session, workspace, call id, cancellation and shared state.
 ///
@@ -22,12 +27,12 @@ use crate::state::SharedState;
 /// assert_eq!(ctx.state::<Db>().unwrap().url, "sqlite::memory:");
 /// assert!(!ctx.is_cancelled());
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ToolContext {
-    /// What every call of a session shares, behind one `Arc`: a context per call then costs one
-    /// reference count for all of it.
+    /// What every call of a session (and of a run) shares, behind one `Arc`: a context per call
+    /// then costs one reference count for all of it.
     session: Arc<Session>,
-    tool_call_id: Arc<str>,
+    tool_call_id: CallId,
     /// The turn of the call, from 1; 0 outside an agent run.
     turn: usize,
     cancellation: CallToken,
@@ -38,6 +43,22 @@ struct Session {
     session_id: Arc<str>,
     workspace: Arc<Path>,
     state: SharedState,
+    /// The token of the run (or client request) the calls made with
+    /// [`ToolContext::for_call_in_run`] belong to: their tokens are its children.
+    run: Option<CancellationToken>,
+}
+
+impl Clone for ToolContext {
+    /// A clone shares the call's token (so a timeout that cancels it reaches the clone, which a
+    /// blocking tool holds): the token is made now if it was not yet.
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            turn: self.turn,
+            cancellation: self.cancellation.share(self.session.run.as_ref()),
+        }
+    }
 }
 
 impl Default for ToolContext {
@@ -59,8 +80,9 @@ impl ToolContext {
                 session_id: session_id.into(),
                 workspace: Arc::from(workspace.into()),
                 state,
+                run: None,
             }),
-            tool_call_id: Arc::from(""),
+            tool_call_id: CallId::new(""),
             turn: 0,
             cancellation: CallToken::own(CancellationToken::new()),
         }
@@ -74,7 +96,7 @@ impl ToolContext {
     ) -> Self {
         Self {
             session: self.session.clone(),
-            tool_call_id: tool_call_id.into(),
+            tool_call_id: CallId::from(tool_call_id.into()),
             turn: self.turn,
             cancellation: CallToken::own(cancellation),
         }
@@ -86,7 +108,10 @@ impl ToolContext {
     /// `for_call(id, parent.child_token())`, but made only when something asks for it
     /// ([`cancellation`](Self::cancellation), or a clone of this context), so that a call whose
     /// tool never asks costs no token. Asked after `parent` was cancelled, the token is
-    /// cancelled already. What the agent loop and the MCP server use for every call.
+    /// cancelled already. What the MCP server uses for every request. For many calls under one
+    /// parent (a run's), [`for_run`](Self::for_run) once and
+    /// [`for_call_in_run`](Self::for_call_in_run) per call cost less: cloning a
+    /// `CancellationToken` locks its mutex, and the run's token is then shared instead.
     ///
     /// ```
     /// use phi_agent::ToolContext;
@@ -98,16 +123,56 @@ impl ToolContext {
     /// run.cancel();
     /// assert!(ctx.is_cancelled() && ctx.cancellation().is_cancelled());
     /// ```
-    pub fn for_call_under(
-        &self,
-        tool_call_id: impl Into<Arc<str>>,
-        parent: &CancellationToken,
-    ) -> Self {
+    pub fn for_call_under(&self, tool_call_id: &str, parent: &CancellationToken) -> Self {
         Self {
             session: self.session.clone(),
-            tool_call_id: tool_call_id.into(),
+            tool_call_id: CallId::new(tool_call_id),
             turn: self.turn,
             cancellation: CallToken::under(parent),
+        }
+    }
+
+    /// This context for a run cancelled by `run`: it is cancelled with `run`, and the calls made
+    /// from it with [`for_call_in_run`](Self::for_call_in_run) are too. Made once per run (it
+    /// copies the session's shared part); what the agent loop does.
+    ///
+    /// ```
+    /// use phi_agent::ToolContext;
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// let run = CancellationToken::new();
+    /// let in_run = ToolContext::default().for_run(run.clone());
+    /// let call = in_run.for_call_in_run("call_1");
+    /// assert_eq!(call.tool_call_id(), "call_1");
+    /// assert!(!call.is_cancelled());
+    /// run.cancel();
+    /// assert!(call.is_cancelled() && call.cancellation().is_cancelled());
+    /// ```
+    pub fn for_run(&self, run: CancellationToken) -> Self {
+        let session = Session {
+            run: Some(run.clone()),
+            ..Session::clone(&self.session)
+        };
+        Self {
+            session: Arc::new(session),
+            tool_call_id: self.tool_call_id.clone(),
+            turn: self.turn,
+            cancellation: CallToken::own(run),
+        }
+    }
+
+    /// The context of the call `tool_call_id` of this context's run (see
+    /// [`for_run`](Self::for_run)): cancelled when the run is, or by itself (its timeout), as
+    /// with [`for_call_under`](Self::for_call_under) the run's token, but without holding a
+    /// handle of it: the call shares the run's through the context's one `Arc`, so that a
+    /// context per call costs a reference count and a copy of the id. On a context made
+    /// otherwise, the call has no parent to be cancelled with.
+    pub fn for_call_in_run(&self, tool_call_id: &str) -> Self {
+        Self {
+            session: self.session.clone(),
+            tool_call_id: CallId::new(tool_call_id),
+            turn: self.turn,
+            cancellation: CallToken::in_run(),
         }
     }
 
@@ -136,7 +201,7 @@ impl ToolContext {
 
     /// The provider's id for this tool call (empty outside an agent run).
     pub fn tool_call_id(&self) -> &str {
-        &self.tool_call_id
+        self.tool_call_id.as_str()
     }
 
     /// The stable key of this call's step in its run, `turn/<n>/tool/<call id>` (e.g.
@@ -156,19 +221,19 @@ impl ToolContext {
         if self.turn == 0 {
             return String::new();
         }
-        format!("turn/{}/tool/{}", self.turn, self.tool_call_id)
+        format!("turn/{}/tool/{}", self.turn, self.tool_call_id.as_str())
     }
 
     /// The token that is cancelled when the call should stop (run dropped, timeout, client cancel).
     ///
     /// Long-running tools should `select!` on [`CancellationToken::cancelled`].
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation.token()
+        self.cancellation.token(self.session.run.as_ref())
     }
 
     /// Whether this call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.cancellation.is_cancelled(self.session.run.as_ref())
     }
 
     /// The shared value of type `T` the program provided, or an error that says how to provide it.
@@ -179,55 +244,6 @@ impl ToolContext {
     /// All shared state.
     pub fn shared_state(&self) -> &SharedState {
         &self.session.state
-    }
-}
-
-/// The token of one call: its own, or made from its parent's on first use.
-#[derive(Debug)]
-struct CallToken {
-    /// The token to make the call's own from; `None` when it was given.
-    parent: Option<CancellationToken>,
-    token: OnceLock<CancellationToken>,
-}
-
-impl CallToken {
-    fn own(token: CancellationToken) -> Self {
-        Self {
-            parent: None,
-            token: OnceLock::from(token),
-        }
-    }
-
-    fn under(parent: &CancellationToken) -> Self {
-        Self {
-            parent: Some(parent.clone()),
-            token: OnceLock::new(),
-        }
-    }
-
-    fn token(&self) -> &CancellationToken {
-        self.token.get_or_init(|| match &self.parent {
-            Some(parent) => parent.child_token(),
-            None => CancellationToken::new(),
-        })
-    }
-
-    /// A token not made yet is cancelled exactly when its parent is: only the call's own token
-    /// can be cancelled apart from the parent, and cancelling it makes it.
-    fn is_cancelled(&self) -> bool {
-        match (self.token.get(), &self.parent) {
-            (Some(token), _) => token.is_cancelled(),
-            (None, Some(parent)) => parent.is_cancelled(),
-            (None, None) => false,
-        }
-    }
-}
-
-impl Clone for CallToken {
-    /// A clone shares the call's token (so a timeout that cancels it reaches the clone, which a
-    /// blocking tool holds): the token is made now if it was not yet.
-    fn clone(&self) -> Self {
-        Self::own(self.token().clone())
     }
 }
 
@@ -282,6 +298,29 @@ mod tests {
         assert!(!run.is_cancelled() && !sibling.is_cancelled());
         assert_eq!(copy.tool_call_id(), "a");
         assert_eq!(*copy.state::<u8>().unwrap(), 7);
+    }
+
+    #[test]
+    fn the_calls_of_a_run_are_cancelled_with_it_and_alone_without_it() {
+        let run = CancellationToken::new();
+        let in_run = ToolContext::default().with_state(7_u8).for_run(run.clone());
+        let asked_early = in_run.for_call_in_run("a");
+        let token = asked_early.cancellation().clone();
+        let copy = in_run.for_call_in_run("b").clone();
+        let sibling = in_run.for_call_in_run("c");
+        copy.cancellation().cancel();
+        assert!(copy.is_cancelled() && !sibling.is_cancelled() && !run.is_cancelled());
+        assert!(!in_run.is_cancelled());
+        run.cancel();
+        assert!(token.is_cancelled() && sibling.is_cancelled() && in_run.is_cancelled());
+        assert!(in_run.for_call_in_run("d").cancellation().is_cancelled());
+        assert_eq!(*copy.state::<u8>().unwrap(), 7);
+        assert_eq!(sibling.tool_call_id(), "c");
+        // Outside a run, a call has no parent: never cancelled but by itself.
+        let alone = ToolContext::default().for_call_in_run("e");
+        assert!(!alone.is_cancelled());
+        alone.cancellation().cancel();
+        assert!(alone.is_cancelled());
     }
 
     #[test]
