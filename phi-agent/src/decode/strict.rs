@@ -148,17 +148,23 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
     }
 }
 
+/// A sequence or map the visitor stopped reading before its end.
+#[cold]
+fn too_long(len: usize, what: &str) -> Error {
+    de::Error::invalid_length(len, &format!("fewer elements in {what}").as_str())
+}
+
 fn visit_array<'de, V: Visitor<'de>>(array: &'de [Value], visitor: V) -> Result<V::Value, Error> {
     let len = array.len();
     let mut seq = Seq {
         items: array.iter(),
         index: 0,
     };
-    let value = visitor.visit_seq(&mut seq)?;
-    if seq.items.len() == 0 {
-        Ok(value)
-    } else {
-        Err(de::Error::invalid_length(len, &"fewer elements in array"))
+    // `match`, not `?`: this is compiled once per type that decodes, and so is each `?`.
+    match visitor.visit_seq(&mut seq) {
+        Ok(value) if seq.items.len() == 0 => Ok(value),
+        Ok(_) => Err(too_long(len, "array")),
+        Err(error) => Err(error),
     }
 }
 
@@ -171,11 +177,10 @@ fn visit_object<'de, V: Visitor<'de>>(
         iter: object.iter(),
         value: None,
     };
-    let value = visitor.visit_map(&mut map)?;
-    if map.iter.len() == 0 {
-        Ok(value)
-    } else {
-        Err(de::Error::invalid_length(len, &"fewer elements in map"))
+    match visitor.visit_map(&mut map) {
+        Ok(value) if map.iter.len() == 0 => Ok(value),
+        Ok(_) => Err(too_long(len, "map")),
+        Err(error) => Err(error),
     }
 }
 
