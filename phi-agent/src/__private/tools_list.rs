@@ -35,7 +35,7 @@ pub fn into_tool<T: IntoTool>(tool: T) -> Arc<dyn Tool> {
 /// No earlier tool has this one's name.
 const NONE: usize = usize::MAX;
 
-/// For each tool, the index of the first earlier one with the same name, or [`NONE`]. One pass
+/// For each tool, the index of the first earlier one with the same name, or `usize::MAX`. One pass
 /// over an open-addressing table of `SLOTS` slots (a power of two, more than `N`): const
 /// evaluation is an interpreter, and comparing every pair of 100 names cost it a sixth of a
 /// second per `tools![]`; hashing each name once costs a few milliseconds.
