@@ -304,7 +304,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
                 #[allow(unused_imports)]
                 use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-                (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+                (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
             }
 
             #requirement
@@ -376,7 +376,7 @@ fn call_body(tool: &Tool) -> TokenStream {
         // `phi_agent::__private::boxed_call`). The conversion is spanned on the return type: an
         // error type without `Display` is reported there.
         let boxed = match &tool.func.returns {
-            // The return type picks how (see `phi_agent::__private::ReturnProbe`): a fn that
+            // The return type picks how (see `phi_agent::__private::Probe`): a fn that
             // returns `AgentResult<T>` has its future boxed as it is, with no future around it.
             // The conversion is spanned on the return type: an error type without `Display` is
             // reported there.
@@ -387,7 +387,7 @@ fn call_body(tool: &Tool) -> TokenStream {
                 quote! {{
                     #[allow(unused_imports)]
                     use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
-                    (&_phi::__private::ReturnProbe::<#ty>::new()).boxing().boxed(#call, #convert)
+                    (&_phi::__private::Probe::<#ty>::new()).boxed(#call, #convert)
                 }}
             }
             Returns::Unit | Returns::Plain(_) => {

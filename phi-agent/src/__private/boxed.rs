@@ -5,14 +5,14 @@
 //! `async move` block per tool: the block below is type-checked and borrow-checked once, here,
 //! and only instantiated per tool (an async block in the expansion is checked anew for every
 //! tool, which was a large part of what a `#[phi_tool]` cost to compile). A fn that returns
-//! `AgentResult<T>` needs no conversion, and its future is boxed as it is ([`AsIs`], chosen by
-//! [`ReturnProbe`]): no second future per tool to compile.
+//! `AgentResult<T>` needs no conversion, and its future is boxed as it is
+//! ([`ReturnsAgentResult`], chosen by [`Probe`]): no second future per tool to compile.
 
 use std::future::Future;
-use std::marker::PhantomData;
 
 use futures_util::future::BoxFuture;
 
+use super::probe::Probe;
 use crate::error::AgentResult;
 
 /// The boxed future of a tool fn: `future` awaited, its output turned into the tool's result by
@@ -30,65 +30,28 @@ where
     Box::pin(async move { convert(future.await) })
 }
 
-/// Picks, by method resolution on a tool fn's concrete return type, how its future becomes the
-/// tool's: [`AsIs`] when it returns `AgentResult<T>` already (however the type is spelled),
-/// [`Converted`] otherwise. Generated code calls
-/// `(&ReturnProbe::<R>::new()).boxing().boxed(future, convert)` with both traits in scope.
-pub struct ReturnProbe<R>(PhantomData<fn() -> R>);
-
-impl<R> ReturnProbe<R> {
-    /// A probe for the return type `R`.
-    pub const fn new() -> Self {
-        Self(PhantomData)
-    }
-}
-
-impl<R> Default for ReturnProbe<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-// Copy, so that the fallback (which takes the probe by value through auto-deref) compiles.
-impl<R> Clone for ReturnProbe<R> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<R> Copy for ReturnProbe<R> {}
-
-/// Chosen for `AgentResult<T>`.
+/// How the future of a tool fn that returns `AgentResult<T>` (however the type is spelled)
+/// becomes the tool's, picked by [`Probe`] on the fn's return type: boxed as it is, with no
+/// second future per tool to compile. Generated code calls
+/// `(&Probe::<R>::new()).boxed(future, convert)` with this trait and [`ReturnsOther`] in scope.
 pub trait ReturnsAgentResult {
-    /// How to box the future.
-    fn boxing(self) -> AsIs;
-}
+    /// The tool's output type.
+    type Ok;
 
-impl<T> ReturnsAgentResult for &ReturnProbe<AgentResult<T>> {
-    fn boxing(self) -> AsIs {
-        AsIs
-    }
-}
-
-/// Chosen for any other return type.
-pub trait ReturnsOther {
-    /// How to box the future.
-    fn boxing(self) -> Converted;
-}
-
-impl<R> ReturnsOther for ReturnProbe<R> {
-    fn boxing(self) -> Converted {
-        Converted
-    }
-}
-
-/// The future of a fn that returns `AgentResult<T>` is the tool's already: boxed as it is, with
-/// no second future per tool to compile.
-pub struct AsIs;
-
-impl AsIs {
     /// `future` boxed; `convert` is not needed.
-    pub fn boxed<'a, F, T>(
+    fn boxed<'a, F>(
+        self,
+        future: F,
+        convert: fn(F::Output) -> AgentResult<Self::Ok>,
+    ) -> BoxFuture<'a, AgentResult<Self::Ok>>
+    where
+        F: Future<Output = AgentResult<Self::Ok>> + Send + 'a;
+}
+
+impl<T> ReturnsAgentResult for &Probe<AgentResult<T>> {
+    type Ok = T;
+
+    fn boxed<'a, F>(
         self,
         future: F,
         _convert: fn(F::Output) -> AgentResult<T>,
@@ -100,19 +63,27 @@ impl AsIs {
     }
 }
 
-/// The future of any other fn: its output converted by [`boxed_call`].
-pub struct Converted;
-
-impl Converted {
+/// How the future of any other tool fn becomes the tool's: its output converted by `convert`
+/// ([`boxed_call`]). The fallback of [`ReturnsAgentResult`].
+pub trait ReturnsOther {
     /// `future` boxed, its output converted by `convert`.
-    pub fn boxed<'a, F, T>(
+    fn boxed<'a, F, T: 'a>(
+        self,
+        future: F,
+        convert: fn(F::Output) -> AgentResult<T>,
+    ) -> BoxFuture<'a, AgentResult<T>>
+    where
+        F: Future + Send + 'a;
+}
+
+impl<R> ReturnsOther for Probe<R> {
+    fn boxed<'a, F, T: 'a>(
         self,
         future: F,
         convert: fn(F::Output) -> AgentResult<T>,
     ) -> BoxFuture<'a, AgentResult<T>>
     where
         F: Future + Send + 'a,
-        T: 'a,
     {
         boxed_call(future, convert)
     }
@@ -120,17 +91,25 @@ impl Converted {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     // The borrow picks the `AgentResult` impl by autoref; clippy cannot see that.
     #[allow(clippy::needless_borrow)]
-    #[test]
-    fn the_probe_tells_agent_results_from_other_returns() {
-        let _: AsIs = (&ReturnProbe::<AgentResult<u8>>::new()).boxing();
+    #[tokio::test]
+    async fn the_probe_boxes_agent_results_as_they_are_and_converts_other_results() {
+        use crate::__private::ToolResult;
         type Alias<T> = Result<T, crate::error::AgentError>;
-        let _: AsIs = (&ReturnProbe::<Alias<u8>>::new()).boxing();
-        let _: Converted = (&ReturnProbe::<Result<u8, String>>::new()).boxing();
+        let as_is = (&Probe::<Alias<u8>>::new()).boxed(
+            async { Ok::<u8, crate::error::AgentError>(6) },
+            ToolResult::into_agent_result,
+        );
+        assert_eq!(as_is.await.unwrap(), 6);
+        let converted = (&Probe::<Result<u8, String>>::new()).boxed(
+            async { Err::<u8, String>("no".into()) },
+            ToolResult::into_agent_result,
+        );
+        assert_eq!(converted.await.unwrap_err().to_string(), "no");
     }
-
-    use super::*;
 
     #[tokio::test]
     async fn results_keep_their_value_or_become_agent_errors() {
@@ -144,7 +123,5 @@ mod tests {
         .await;
         assert_eq!(failed.unwrap_err().to_string(), "nope");
         assert_eq!(boxed_call(async { 5u8 }, Ok).await.unwrap(), 5);
-        let as_is = AsIs.boxed(async { Ok(6u8) }, ToolResult::into_agent_result);
-        assert_eq!(as_is.await.unwrap(), 6);
     }
 }

@@ -9,7 +9,8 @@
 //! - compile-time checks whose traits carry `#[diagnostic::on_unimplemented]`, so that a misuse
 //!   is reported in phi-agent's words, on the user's own type;
 //! - probes that pick an implementation by method resolution on the concrete type (a tool's
-//!   output schema, the kind of its `activate_when` and `needs_approval` predicates);
+//!   output schema and how its future is boxed, through [`Probe`]; the kind of its
+//!   `activate_when` and `needs_approval` predicates);
 //! - small runtime helpers each generated tool would otherwise repeat.
 //!
 //! Each file below does one of these things; this module only re-exports them, so the paths
@@ -24,6 +25,7 @@ mod const_str;
 mod metadata;
 mod methods;
 mod output_schema;
+mod probe;
 mod result;
 mod tools_list;
 
@@ -39,14 +41,15 @@ pub use approval::{
     SyncApprovalPredicate, ask_approval_predicate,
 };
 pub use blocking::run_blocking;
-pub use boxed::{AsIs, Converted, ReturnProbe, ReturnsAgentResult, ReturnsOther, boxed_call};
+pub use boxed::{ReturnsAgentResult, ReturnsOther, boxed_call};
 pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,
 };
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolReceiver};
-pub use output_schema::{OutputSchemaFromType, OutputSchemaNone, OutputSchemaProbe};
+pub use output_schema::{OutputSchemaFromType, OutputSchemaNone};
 pub use phi_agent_macros::tools as tools_with_crate;
+pub use probe::Probe;
 pub use result::ToolResult;
 pub use tools_list::{IntoTool, check_unique_name, earlier_duplicates, into_tool};

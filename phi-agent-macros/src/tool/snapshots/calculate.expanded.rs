@@ -103,7 +103,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
     }

@@ -81,7 +81,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         fn __needs_approval<'__phi>(
             &'__phi self,
@@ -175,7 +175,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
             true

@@ -83,8 +83,7 @@ const _: () = {
             {
                 #[allow(unused_imports)]
                 use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
-                (&_phi::__private::ReturnProbe::<AgentResult<String>>::new())
-                    .boxing()
+                (&_phi::__private::Probe::<AgentResult<String>>::new())
                     .boxed(
                         get_weather(__phi_arg_0, __phi_arg_1, __phi_arg_2, __phi_ctx),
                         _phi::__private::ToolResult::into_agent_result,
@@ -111,7 +110,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         fn requires_tools(&self) -> &'static [&'static str] {
             &["file_read"]

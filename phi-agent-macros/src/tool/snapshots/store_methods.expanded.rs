@@ -105,8 +105,7 @@ const _: () = {
             {
                 #[allow(unused_imports)]
                 use _phi::__private::{ReturnsAgentResult as _, ReturnsOther as _};
-                (&_phi::__private::ReturnProbe::<AgentResult<Option<String>>>::new())
-                    .boxing()
+                (&_phi::__private::Probe::<AgentResult<Option<String>>>::new())
                     .boxed(
                         <Store<B>>::lookup(&*self.0, __phi_arg_0, __phi_ctx),
                         _phi::__private::ToolResult::into_agent_result,
@@ -134,7 +133,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
     }
@@ -212,7 +211,7 @@ const _: () = {
         ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::OutputSchemaProbe::<Self::Output>::new()).output_schema()
+            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
         }
         const __NEVER_NEEDS_APPROVAL: bool = true;
     }
