@@ -9,7 +9,9 @@
 
 use std::marker::PhantomData;
 
-/// A probe for `T`; see the [module documentation](self).
+/// A probe for `T`: generated code calls a method on `&Probe<T>`, and method resolution on the
+/// concrete `T` picks the impl (on `&Probe<T>` for the types it picks out, else the fallback on
+/// `Probe<T>`).
 pub struct Probe<T: ?Sized>(PhantomData<fn() -> T>);
 
 impl<T: ?Sized> Probe<T> {
