@@ -57,7 +57,9 @@ pub mod search;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
-pub use agent::{AnswerMode, AnswerOptions, RunStream, StreamEvent, TypedOutput};
+pub use agent::{
+    AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
+};
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use config::ToolConfig;
