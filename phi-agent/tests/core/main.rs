@@ -24,3 +24,4 @@ mod streaming;
 mod telemetry;
 mod tool_search;
 mod typed_answer;
+mod typed_pause;
