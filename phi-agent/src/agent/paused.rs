@@ -44,7 +44,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
 /// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
-/// | `answer` | only in a typed run ([`AgentSession::start_typed`](crate::AgentSession::start_typed)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
+/// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
 /// system prompt, no configuration. A paused run is resumed on an agent built anew with the
@@ -275,8 +275,8 @@ impl PausedRun {
     }
 
     /// The name of the final-answer tool when this is a paused typed run
-    /// ([`AgentSession::start_typed`](crate::AgentSession::start_typed)), which resumes with
-    /// [`AgentSession::resume_typed`](crate::AgentSession::resume_typed); `None` for a plain run.
+    /// ([`Typed::start`](crate::Typed::start)), which resumes with
+    /// [`Typed::resume`](crate::Typed::resume); `None` for a plain run.
     pub fn answer_tool(&self) -> Option<&str> {
         self.answer.as_ref().map(|note| note.tool.as_str())
     }

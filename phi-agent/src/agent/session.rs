@@ -272,7 +272,7 @@ impl fmt::Debug for AgentSession {
 impl PhiAgent {
     /// Answers `input` in a fresh session (no history): the model may call tools for several
     /// turns before it answers. Calls that need approval go to the builder's
-    /// [`Approver`]; with none set they are denied (the model is told a person must approve
+    /// [`Approver`](crate::Approver); with none set they are denied (the model is told a person must approve
     /// them).
     pub async fn run(&self, input: impl Into<String>) -> AgentResult<RunOutput> {
         self.session().run(input).await
@@ -299,7 +299,8 @@ impl PhiAgent {
     }
 
     /// [`start`](Self::start) as a stream of events, ending with
-    /// [`StreamEvent::Finished`] or [`StreamEvent::Paused`]; see
+    /// [`StreamEvent::Finished`](crate::StreamEvent::Finished) or
+    /// [`StreamEvent::Paused`](crate::StreamEvent::Paused); see
     /// [`AgentSession::start_stream`].
     pub fn start_stream(&self, input: impl Into<String>) -> RunStream<'static> {
         let mut session = self.session();
@@ -308,7 +309,8 @@ impl PhiAgent {
     }
 
     /// [`resume`](Self::resume) as a stream of events, ending with
-    /// [`StreamEvent::Finished`] or [`StreamEvent::Paused`]; see
+    /// [`StreamEvent::Finished`](crate::StreamEvent::Finished) or
+    /// [`StreamEvent::Paused`](crate::StreamEvent::Paused); see
     /// [`AgentSession::resume_stream`].
     pub fn resume_stream(&self, paused: PausedRun) -> RunStream<'static> {
         let mut session = self.session();

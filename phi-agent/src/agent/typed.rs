@@ -96,7 +96,7 @@ impl AnswerOptions {
     }
 }
 
-/// What a typed run returns: the answer, and the run as [`run`](AgentSession::run) reports it.
+/// What a typed run returns: the answer, and the run as [`run`](crate::AgentSession::run) reports it.
 ///
 /// In [`run`](Self::run), `text` is the answer as compact JSON (`value` serialized as the model
 /// sent it), `tool_calls` include the final-answer calls (refused ones with their errors, the

@@ -38,14 +38,13 @@ use crate::error::AgentResult;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> phi_agent::AgentResult<()> {
-/// let build = || {
-///     let llm = ScriptedLlm::new([
-///         LlmResponse::tool_calls(vec![ToolCall::new("c1", "delete_file", json!({"path": "a.txt"}))]),
-///         LlmResponse::tool_calls(vec![ToolCall::new("c2", "final_answer", json!({"deleted": ["a.txt"]}))]),
-///     ]);
+/// let build = |replies: Vec<LlmResponse>| {
+///     let llm = ScriptedLlm::new(replies);
 ///     PhiAgent::build(base_agent_builder(llm).register_tool(DeleteFile), AgentConfig::default())
 /// };
-/// let TypedOutcome::Paused(paused) = build()?.typed::<Report>().start("Delete a.txt").await? else {
+/// let delete = ToolCall::new("c1", "delete_file", json!({"path": "a.txt"}));
+/// let first = build(vec![LlmResponse::tool_calls(vec![delete])])?;
+/// let TypedOutcome::Paused(paused) = first.typed::<Report>().start("Delete a.txt").await? else {
 ///     unreachable!()
 /// };
 /// let stored = serde_json::to_string(&paused).unwrap();
@@ -53,7 +52,9 @@ use crate::error::AgentResult;
 /// // Later, in another process, on an agent built anew:
 /// let mut paused: PausedRun = serde_json::from_str(&stored).unwrap();
 /// paused.approve("c1")?;
-/// let done = build()?.typed::<Report>().resume(paused).await?.done().unwrap();
+/// let answer = ToolCall::new("c2", "final_answer", json!({"deleted": ["a.txt"]}));
+/// let again = build(vec![LlmResponse::tool_calls(vec![answer])])?;
+/// let done = again.typed::<Report>().resume(paused).await?.done().unwrap();
 /// assert_eq!(done.value, Report { deleted: vec!["a.txt".into()] });
 /// # Ok(())
 /// # }

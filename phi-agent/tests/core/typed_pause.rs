@@ -172,7 +172,7 @@ async fn typed_and_plain_paused_runs_resume_only_as_what_they_are() {
         .resume(typed.clone())
         .await
         .expect_err("a typed paused run resumes typed");
-    assert!(error.to_string().contains("resume_typed"), "{error}");
+    assert!(error.to_string().contains("typed::<T>().resume"), "{error}");
     let renamed = AnswerOptions::default().with_tool_name("report");
     let error = agent(second_turn())
         .typed::<Report>()

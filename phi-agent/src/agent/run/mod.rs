@@ -320,11 +320,12 @@ fn check_answer(note: Option<&AnswerNote>, answer: Option<&Answering>) -> AgentR
             answer.tool_name()
         ),
         (Some(note), None) => format!(
-            "the run is a typed run (its final-answer tool is `{}`); resume it with `resume_typed`",
+            "the run is a typed run (its final-answer tool is `{}`); resume it with `typed::<T>().resume`",
             note.tool
         ),
         (None, Some(_)) => {
-            "the run is not a typed run; resume it with `resume`, not `resume_typed`".to_string()
+            "the run is not a typed run; resume it with `resume`, not `typed::<T>().resume`"
+                .to_string()
         }
     };
     Err(AgentError::Resume { reason })
