@@ -130,6 +130,12 @@ class ItemPage(html.parser.HTMLParser):
             self.capture[2].append(data)
 
 
+def spaced(text):
+    """`#[non_exhaustive]pub struct` (rustdoc puts the attribute in an element of its own) as
+    `#[non_exhaustive] pub struct`."""
+    return re.sub(r"(#\[[^\]]*\])(?=[A-Za-z])", r"\1 ", text)
+
+
 def item_path(crate_dir, crate, path):
     relative = os.path.relpath(path, crate_dir)
     parts = relative.split(os.sep)
@@ -156,9 +162,14 @@ def listing(doc_dir):
                     continue  # a redirect left for an old path
                 parser = ItemPage()
                 parser.feed(page)
-                lines.append(f"{path} | {kind} | {parser.decl or ''}")
+                lines.append(f"{path} | {kind} | {spaced(parser.decl or '')}")
                 seen = set()
                 for ident, text in parser.members:
+                    if re.search(r"-\d+$", ident):
+                        # `method.model-1`: the same member again, in an implementation of a
+                        # trait for a foreign type (listed on the trait's page) or a second impl.
+                        continue
+                    text = spaced(text)
                     prefix, _, name = ident.partition(".")
                     member = MEMBER_PREFIXES.get(prefix)
                     if member is None:
