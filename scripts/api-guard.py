@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The public API of phi-agent as a text listing, and a guard that every change to it is named
+"""The public API of phi-agent (and phi-agent-restate) as a text listing, and a guard that every change to it is named
 in CHANGELOG.md.
 
 The listing is read from `cargo doc` HTML (stable rustdoc: its JSON output needs nightly, and so
@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["phi_agent"]
+CRATES = ["phi_agent", "phi_agent_restate"]
 LISTING = os.path.join(ROOT, "api", "phi-agent.txt")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
 
@@ -227,7 +227,11 @@ def key(line):
 def unnamed_changes(old, new, changelog_text):
     entries = unreleased_entries(changelog_text)
     old_set, new_set = set(old), set(new)
-    changed = sorted((old_set ^ new_set), key=key)
+    # A crate the base did not list yet is newly listed, not changed.
+    listed = {line.split("::", 1)[0] for line in old}
+    changed = sorted(
+        (line for line in old_set ^ new_set if line.split("::", 1)[0] in listed), key=key
+    )
     return [line for line in changed if not named(line, entries)], changed
 
 
