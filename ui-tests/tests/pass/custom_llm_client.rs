@@ -10,7 +10,7 @@ use phi_agent::llm::{
 use phi_agent::{AgentConfig, AgentResult, PhiAgent, ToolConfig, base_agent_builder, phi_tool};
 // A user's crate depends on async-trait and serde_json; this one depends on phi-agent alone
 // (so that the macro cases prove the generated code needs nothing else), and borrows them.
-use phi_agent::__private::async_trait::async_trait;
+use phi_agent::__private::async_trait;
 use phi_agent::__private::serde_json::json;
 
 /// Add two integers.
