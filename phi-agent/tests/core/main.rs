@@ -23,4 +23,5 @@ mod schema_props;
 mod streaming;
 mod telemetry;
 mod tool_search;
+mod tool_search_heldout;
 mod typed_answer;
