@@ -84,7 +84,6 @@ def read_lines(wheel, member):
 def bfcl(path):
     wheel = zipfile.ZipFile(path)
     tools = {}
-    texts = {}
     queries = []
     for category in BFCL_CATEGORIES:
         questions = read_lines(wheel, f"bfcl_eval/data/BFCL_v4_{category}.json")
@@ -92,29 +91,22 @@ def bfcl(path):
             a["id"]: a for a in read_lines(wheel, f"bfcl_eval/data/possible_answer/BFCL_v4_{category}.json")
         }
         for q in questions:
-            # The same name comes with different texts (live categories above all): each text
-            # is a tool of its own, the later ones renamed `name_2`, `name_3`, ...; a question
-            # expects the one it was asked with.
-            local = {}
+            # The same name comes with different texts (the live categories above all, one API
+            # documented by several users): one tool per name, with its longest text, since a
+            # registry holds one tool per name and the texts describe the same function.
             for f in q["function"]:
-                base = tool_name(f["name"])
+                name = tool_name(f["name"])
                 entry = {
+                    "name": name,
                     "description": f.get("description") or "",
                     "params": params_of(f.get("parameters") or {}),
                 }
-                key = json.dumps(entry, sort_keys=True)
-                variants = texts.setdefault(base, {})
-                if key not in variants:
-                    n = len(variants) + 1
-                    name = base if n == 1 else f"{base[: 64 - len(str(n)) - 1]}_{n}"
-                    variants[key] = name
-                    tools[name] = {"name": name, **entry}
-                local[base] = variants[key]
+                old = tools.get(name)
+                if old is None or len(json.dumps(entry)) > len(json.dumps(old)):
+                    tools[name] = entry
             turn = q["question"][0]
             text = " ".join(m["content"] for m in turn if m.get("role") == "user").strip()
-            expected = sorted(
-                {local.get(tool_name(next(iter(call))), "") for call in answers[q["id"]]["ground_truth"]} - {""}
-            )
+            expected = sorted({tool_name(next(iter(call))) for call in answers[q["id"]]["ground_truth"]})
             if not text or not expected:
                 continue
             queries.append(
