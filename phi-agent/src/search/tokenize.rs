@@ -60,7 +60,8 @@ pub(crate) fn for_each_term(text: &str, analysis: Analysis, mut each: impl FnMut
 
 fn terms_into(text: &str, analysis: Analysis, each: &mut dyn FnMut(String)) {
     for word in split_words(text) {
-        if analysis.unspaced_bigrams && word.chars().any(is_unspaced) {
+        // ASCII first: almost every word is, and the check is one pass over bytes.
+        if analysis.unspaced_bigrams && !word.is_ascii() && word.chars().any(is_unspaced) {
             unspaced_terms(word, analysis, each);
             continue;
         }
