@@ -18,6 +18,7 @@
 //! Every part and number was chosen on the tuning parts of held-out sets built from public
 //! function-calling data (BFCL, AgentDojo); `BENCHMARKS.md` reports their test parts.
 
+mod embed;
 mod index;
 mod synonyms;
 mod tokenize;
@@ -30,6 +31,7 @@ use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
 use tokenize::Stemming;
 
+pub use embed::{Embedder, EmbeddingCache, HybridConfig, HybridIndex, SemanticIndex};
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 
@@ -193,6 +195,15 @@ impl ToolIndex {
     /// Number of tools indexed.
     pub fn len(&self) -> usize {
         self.tools.len()
+    }
+
+    /// The indexed tool registered at `index`: (index, name, description).
+    fn tool(&self, index: usize) -> Option<(usize, &'static str, &'static str)> {
+        let at = self
+            .tools
+            .binary_search_by_key(&index, |tool| tool.0)
+            .ok()?;
+        Some(self.tools[at])
     }
 
     /// Whether no tool is indexed.
