@@ -631,3 +631,42 @@ async fn what_a_paused_turn_found_is_callable_after_resuming_in_another_agent() 
         "the resumed run's first request offers the found tool"
     );
 }
+
+/// CJK and Thai write no spaces between words: a query in those scripts still finds the tool
+/// whose description says it, among the fixture's 329 English tools.
+#[test]
+fn a_cjk_or_thai_query_finds_its_tool() {
+    let (mut tools, _) = fixture();
+    let localized = [
+        ("zh_weather_forecast", "查询城市未来七天的天气预报。"),
+        ("ja_train_timetable", "駅の電車の時刻表を調べます。"),
+        ("ko_restaurant_booking", "식당 예약을 합니다."),
+        ("th_currency_rate", "ดูอัตราแลกเปลี่ยนเงินตราต่างประเทศ"),
+    ];
+    for (name, description) in localized {
+        tools.push(Listed {
+            name,
+            description,
+            schema: json!({"type": "object", "properties": {}}),
+            exposure: ToolExposure::Deferred,
+        });
+    }
+    let mut registry = ToolRegistry::default();
+    for tool in tools {
+        registry.register(tool).unwrap();
+    }
+    let index = ToolIndex::build(&registry);
+    for (query, expected) in [
+        ("北京明天的天气怎么样？", "zh_weather_forecast"),
+        ("東京駅の時刻表", "ja_train_timetable"),
+        ("오늘 저녁 식당 예약", "ko_restaurant_booking"),
+        ("อัตราแลกเปลี่ยนวันนี้", "th_currency_rate"),
+    ] {
+        let hits = index.search(query, 5);
+        assert_eq!(
+            hits.first().map(|hit| hit.name),
+            Some(expected),
+            "{query}: {hits:?}"
+        );
+    }
+}
