@@ -10,6 +10,8 @@ pub mod definition;
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod lenient;
 mod message;
 #[cfg(feature = "openai")]
 mod openai;
