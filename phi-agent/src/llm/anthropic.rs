@@ -3,12 +3,16 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::definition;
-use super::http::{ApiKey, JsonPoster};
+use super::http::{ApiKey, JsonPoster, WireError};
+use super::lenient::{self, Listed};
 use super::settings::{EnvSettings, process_env};
 use super::sse::{Decoder, Failure};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
@@ -262,87 +266,153 @@ fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
     result
 }
 
+/// A message, as far as this adapter reads it.
+#[derive(Deserialize, Default)]
+struct Reply<'a> {
+    #[serde(default, borrow)]
+    content: Listed<Block<'a>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    stop_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+/// A content block of a message.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Block<'a> {
+    #[serde(rename = "text")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "tool_use")]
+    ToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The arguments: any JSON the model wrote.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// A call of a server tool (the tool search among them).
+    #[serde(rename = "server_tool_use")]
+    ServerToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The search's input, kept as it came to be replayed.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    #[serde(rename = "tool_search_tool_result")]
+    ToolSearchResult {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        tool_use_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        content: Option<SearchResult<'a>>,
+    },
+    /// Thinking, and block kinds added later: not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+/// A tool search's result: the tools it found (none for `tool_search_tool_result_error`).
+#[derive(Deserialize)]
+struct SearchResult<'a> {
+    #[serde(default, borrow)]
+    tool_references: Listed<ToolReference<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolReference<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    tool_name: Option<Cow<'a, str>>,
+}
+
+/// `usage`, in a message and in `message_delta` events (cumulative counts).
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default, deserialize_with = "lenient::count")]
+    input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    output_tokens: Option<u64>,
+}
+
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
     };
-    let blocks = body
-        .get("content")
-        .and_then(Value::as_array)
+    let reply: Reply =
+        lenient::reply(body).map_err(|error| invalid(format!("unexpected shape: {error}")))?;
+    let blocks = reply
+        .content
+        .array()
         .ok_or_else(|| invalid("it has no `content` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
     let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
-    for (index, block) in blocks.iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
+    for (index, block) in blocks.into_iter().enumerate() {
+        match block {
             // The server's own tool search: its call, then its result (in that order).
-            Some("server_tool_use")
-                if block["name"]
-                    .as_str()
+            Block::ServerToolUse { id, name, input }
+                if name
+                    .as_deref()
                     .is_some_and(|name| name.starts_with("tool_search_tool")) =>
             {
                 tool_searches.push(ToolSearchCall {
-                    id: block["id"].as_str().unwrap_or_default().to_string(),
-                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                    id: id.unwrap_or_default().into_owned(),
+                    input: input.unwrap_or(Value::Null),
                     tools: Vec::new(),
                     provider_state: Default::default(),
                 });
             }
-            Some("tool_search_tool_result") => {
-                let id = block["tool_use_id"].as_str().unwrap_or_default();
+            Block::ToolSearchResult {
+                tool_use_id,
+                content,
+            } => {
+                let id = tool_use_id.unwrap_or_default();
                 // An error result (`tool_search_tool_result_error`) found nothing.
-                let found = block
-                    .pointer("/content/tool_references")
-                    .and_then(Value::as_array)
-                    .map(|references| {
-                        references
-                            .iter()
-                            .filter_map(|r| r["tool_name"].as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let found: Vec<String> = content
+                    .map(|content| content.tool_references.array().unwrap_or_default())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|r| r.tool_name.map(Cow::into_owned))
+                    .collect();
                 match tool_searches.iter_mut().find(|search| search.id == id) {
                     Some(search) => search.tools = found,
                     None => tool_searches.push(ToolSearchCall {
-                        id: id.to_string(),
+                        id: id.into_owned(),
                         input: Value::Null,
                         tools: found,
                         provider_state: Default::default(),
                     }),
                 }
             }
-            Some("text") => text.push_str(block["text"].as_str().unwrap_or_default()),
-            Some("tool_use") => {
-                let field = |name: &str| block.get(name).and_then(Value::as_str);
-                let (Some(id), Some(name)) = (field("id"), field("name")) else {
+            Block::Text { text: piece } => text.push_str(piece.as_deref().unwrap_or_default()),
+            Block::ToolUse { id, name, input } => {
+                let (Some(id), Some(name)) = (id, name) else {
                     return Err(invalid(format!(
                         "tool_use block {index} lacks `id` or `name`"
                     )));
                 };
-                let input = block.get("input").cloned().unwrap_or(Value::Null);
-                tool_calls.push(ToolCall::new(id, name, input));
+                tool_calls.push(ToolCall::new(id, name, input.unwrap_or(Value::Null)));
             }
-            // Thinking and other blocks are not part of the answer.
-            _ => {}
+            Block::ServerToolUse { .. } | Block::Other => {}
         }
     }
-    let stop_reason = stop_reason(
-        body.get("stop_reason").and_then(Value::as_str),
-        !tool_calls.is_empty(),
-    );
-    let count = |name: &str| {
-        body.pointer(&format!("/usage/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let stop_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
+    let usage = reply.usage.unwrap_or_default();
     Ok(LlmResponse {
         tool_searches,
         text,
         tool_calls,
         usage: Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
+            input_tokens: usage.input_tokens.unwrap_or(0),
+            output_tokens: usage.output_tokens.unwrap_or(0),
         },
         stop_reason,
     })
@@ -440,11 +510,114 @@ impl MessageStream {
         }
     }
 
-    /// The place in `calls` of the tool_use block an event names, if it is one.
-    fn call_of(&self, value: &Value) -> Option<usize> {
-        let block = value.get("index").and_then(Value::as_u64)?;
+    /// The place in `calls` of the tool_use block at `block` (an event's `index`), if it is one.
+    fn call_of(&self, block: Option<u64>) -> Option<usize> {
+        let block = block?;
         self.blocks.iter().position(|b| *b == block)
     }
+}
+
+/// One event of a streamed message.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Event<'a> {
+    #[serde(rename = "message_start")]
+    MessageStart {
+        #[serde(default)]
+        message: Option<StartedMessage>,
+    },
+    #[serde(rename = "content_block_start")]
+    BlockStart {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+        #[serde(default, borrow)]
+        content_block: Option<StartedBlock<'a>>,
+    },
+    #[serde(rename = "content_block_delta")]
+    BlockDelta {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+        #[serde(default, borrow)]
+        delta: Option<Delta<'a>>,
+    },
+    #[serde(rename = "content_block_stop")]
+    BlockStop {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+    },
+    #[serde(rename = "message_delta")]
+    MessageDelta {
+        #[serde(default, borrow)]
+        delta: Option<MessageChange<'a>>,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    #[serde(rename = "message_stop")]
+    MessageStop,
+    #[serde(rename = "error")]
+    Error {
+        #[serde(default, borrow)]
+        error: Option<WireError<'a>>,
+    },
+    /// `ping`, and event kinds added later.
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct StartedMessage {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+/// The block a `content_block_start` opens.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum StartedBlock<'a> {
+    #[serde(rename = "text")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "tool_use")]
+    ToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The arguments of a call without `partial_json` (`{}`): any JSON.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// Thinking and other blocks are not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+/// A `content_block_delta`'s delta.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Delta<'a> {
+    #[serde(rename = "text_delta")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "input_json_delta")]
+    InputJson {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        partial_json: Option<Cow<'a, str>>,
+    },
+    /// Thinking, signatures, and kinds added later.
+    #[serde(other)]
+    Other,
+}
+
+/// A `message_delta`'s delta.
+#[derive(Deserialize)]
+struct MessageChange<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    stop_reason: Option<Cow<'a, str>>,
 }
 
 impl Decoder for MessageStream {
@@ -457,141 +630,115 @@ impl Decoder for MessageStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let value: Value = serde_json::from_str(data)
+        let event: Event = serde_json::from_str(data)
             .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let count = |usage: &Value, name: &str| usage.get(name).and_then(Value::as_u64);
-        match kind {
-            "message_start" => {
-                if let Some(usage) = value.pointer("/message/usage") {
-                    self.usage.input_tokens = count(usage, "input_tokens").unwrap_or(0);
-                    self.usage.output_tokens = count(usage, "output_tokens").unwrap_or(0);
+        match event {
+            Event::MessageStart { message } => {
+                if let Some(usage) = message.and_then(|message| message.usage) {
+                    self.usage.input_tokens = usage.input_tokens.unwrap_or(0);
+                    self.usage.output_tokens = usage.output_tokens.unwrap_or(0);
                 }
             }
-            "content_block_start" => {
-                let block = value.get("content_block").unwrap_or(&Value::Null);
-                match block.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        let text = block
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !text.is_empty() {
-                            self.text.push_str(text);
-                            out.push_back(StreamDelta::Text(text.to_string()));
-                        }
+            Event::BlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                Some(StartedBlock::Text { text: Some(text) }) if !text.is_empty() => {
+                    self.text.push_str(&text);
+                    out.push_back(StreamDelta::Text(text.into_owned()));
+                }
+                Some(StartedBlock::ToolUse { id, name, input }) => {
+                    let (Some(id), Some(name), Some(index)) = (id, name, index) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "a tool_use block start lacks `index`, `id` or `name`",
+                            data,
+                        ));
+                    };
+                    self.blocks.push(index);
+                    self.calls.push(StreamedCall {
+                        id: id.to_string(),
+                        name: name.to_string(),
+                        start_input: input.unwrap_or_else(|| json!({})),
+                        json: String::new(),
+                        ready: false,
+                    });
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index: self.calls.len() - 1,
+                        id: id.into_owned(),
+                        name: name.into_owned(),
+                    });
+                }
+                _ => {}
+            },
+            Event::BlockDelta { index, delta } => match delta {
+                Some(Delta::Text { text: Some(text) }) if !text.is_empty() => {
+                    self.text.push_str(&text);
+                    out.push_back(StreamDelta::Text(text.into_owned()));
+                }
+                Some(Delta::InputJson { partial_json }) => {
+                    let Some(index) = self.call_of(index) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "arguments for a block that is no started tool_use",
+                            data,
+                        ));
+                    };
+                    if self.calls[index].ready {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "arguments for a tool_use block that has stopped",
+                            data,
+                        ));
                     }
-                    Some("tool_use") => {
-                        let field = |name: &str| block.get(name).and_then(Value::as_str);
-                        let (Some(id), Some(name), Some(index)) = (
-                            field("id"),
-                            field("name"),
-                            value.get("index").and_then(Value::as_u64),
-                        ) else {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "a tool_use block start lacks `index`, `id` or `name`",
-                                data,
-                            ));
-                        };
-                        self.blocks.push(index);
-                        self.calls.push(StreamedCall {
-                            id: id.to_string(),
-                            name: name.to_string(),
-                            start_input: block.get("input").cloned().unwrap_or_else(|| json!({})),
-                            json: String::new(),
-                            ready: false,
+                    if let Some(fragment) = partial_json
+                        && !fragment.is_empty()
+                    {
+                        self.calls[index].json.push_str(&fragment);
+                        out.push_back(StreamDelta::ToolArguments {
+                            index,
+                            fragment: fragment.into_owned(),
                         });
-                        out.push_back(StreamDelta::ToolCallStarted {
-                            index: self.calls.len() - 1,
-                            id: id.to_string(),
-                            name: name.to_string(),
-                        });
                     }
-                    // Thinking and other blocks are not part of the answer.
-                    _ => {}
                 }
-            }
-            "content_block_delta" => {
-                let delta = value.get("delta").unwrap_or(&Value::Null);
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => {
-                        let text = delta
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !text.is_empty() {
-                            self.text.push_str(text);
-                            out.push_back(StreamDelta::Text(text.to_string()));
-                        }
-                    }
-                    Some("input_json_delta") => {
-                        let Some(index) = self.call_of(&value) else {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "arguments for a block that is no started tool_use",
-                                data,
-                            ));
-                        };
-                        if self.calls[index].ready {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "arguments for a tool_use block that has stopped",
-                                data,
-                            ));
-                        }
-                        let fragment = delta
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !fragment.is_empty() {
-                            self.calls[index].json.push_str(fragment);
-                            out.push_back(StreamDelta::ToolArguments {
-                                index,
-                                fragment: fragment.to_string(),
-                            });
-                        }
-                    }
-                    _ => {}
+                _ => {}
+            },
+            Event::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.and_then(|delta| delta.stop_reason) {
+                    self.stop_reason = Some(reason.into_owned());
                 }
-            }
-            "message_delta" => {
-                if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    self.stop_reason = Some(reason.to_string());
-                }
-                if let Some(usage) = value.get("usage") {
+                if let Some(usage) = usage {
                     // Cumulative counts: the last one is the message's.
-                    if let Some(output) = count(usage, "output_tokens") {
+                    if let Some(output) = usage.output_tokens {
                         self.usage.output_tokens = output;
                     }
-                    if let Some(input) = count(usage, "input_tokens") {
+                    if let Some(input) = usage.input_tokens {
                         self.usage.input_tokens = input;
                     }
                 }
             }
-            "content_block_stop" => {
+            Event::BlockStop { index } => {
                 // A tool_use block's arguments are complete: its call can run.
-                if let Some(index) = self.call_of(&value) {
+                if let Some(index) = self.call_of(index) {
                     self.ready(index, out);
                 }
             }
-            "message_stop" => return Ok(Some(self.reply(out))),
-            "error" => {
-                let status = match value.pointer("/error/type").and_then(Value::as_str) {
+            Event::MessageStop => return Ok(Some(self.reply(out))),
+            Event::Error { error } => {
+                let error = error.unwrap_or_default();
+                let status = match error.kind.as_deref() {
                     Some("overloaded_error") => 529,
                     Some("api_error") => 500,
                     Some("rate_limit_error") => 429,
                     Some("invalid_request_error") => 400,
                     _ => 200,
                 };
-                let message = super::http::provider_message(data.as_bytes());
+                let message = error
+                    .describe()
+                    .unwrap_or_else(|| super::http::provider_message(data.as_bytes()));
                 return Err(Failure::provider(PROVIDER, status, message));
             }
-            // `ping`, and event kinds added later.
-            _ => {}
+            Event::Unknown => {}
         }
         Ok(None)
     }
