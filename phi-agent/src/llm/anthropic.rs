@@ -14,7 +14,7 @@ use super::definition;
 use super::http::{ApiKey, JsonPoster, WireError};
 use super::lenient::{self, Listed};
 use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
     DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
@@ -630,8 +630,7 @@ impl Decoder for MessageStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let event: Event = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let event: Event = read_event(PROVIDER, data)?;
         match event {
             Event::MessageStart { message } => {
                 if let Some(usage) = message.and_then(|message| message.usage) {

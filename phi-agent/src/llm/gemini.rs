@@ -14,7 +14,7 @@ use super::definition;
 use super::http::{ApiKey, ErrorCode, JsonPoster, WireError};
 use super::lenient::{self, Listed};
 use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
     DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
@@ -558,8 +558,7 @@ impl Decoder for GeminiStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let mut chunk: GenerateResponse = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let mut chunk: GenerateResponse = read_event(PROVIDER, data)?;
         if let Some(error) = chunk.error.take() {
             // An error after a 200, in the shape of an error body: its code is an HTTP status.
             let status = match error.code {

@@ -145,21 +145,15 @@ pub(crate) fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D
 }
 
 /// A field that should be an array: what it held.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) enum Listed<T> {
     /// Absent or `null`.
+    #[default]
     Absent,
     /// Something other than an array.
     Mistyped,
     /// An array, its elements read as `T`.
     Items(Vec<T>),
-}
-
-// By hand: the derive would ask `T: Default`.
-impl<T> Default for Listed<T> {
-    fn default() -> Self {
-        Listed::Absent
-    }
 }
 
 impl<T> Listed<T> {

@@ -14,7 +14,7 @@ use super::definition;
 use super::http::{ApiKey, JsonPoster, WireError};
 use super::lenient::{self, Listed};
 use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
     DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
@@ -530,8 +530,7 @@ impl Decoder for ChatStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let chunk: Chunk = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
+        let chunk: Chunk = read_event(PROVIDER, data)?;
         if let Some(error) = chunk.error {
             // An error after a 200: its `code` or `type` decides whether a retry may help.
             let status = stream_error_status(error.code.name().or(error.kind.as_deref()));
