@@ -10,15 +10,16 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster, WireError};
+use super::http::WireError;
 use super::lenient::{self, Listed};
-use super::settings::{EnvSettings, process_env};
+use super::settings::process_env;
 use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
-    ToolCall, ToolSearchCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta, ToolCall,
+    ToolSearchCall, Usage,
 };
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
@@ -46,11 +47,7 @@ const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
 /// ```
 #[derive(Clone)]
 pub struct AnthropicClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: u32,
+    core: AdapterCore,
     tools: ToolJsonCache,
     native: DeferredJsonCache,
 }
@@ -60,15 +57,20 @@ impl AnthropicClient {
     pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
     /// The model used when `ANTHROPIC_MODEL` is not set.
     pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
+    /// The reply cap sent when [`with_max_tokens`](Self::with_max_tokens) set none (this API
+    /// requires one).
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
-    /// A client for `model` using `api_key`, against the public API, with `max_tokens` 4096.
+    /// A client for `model` using `api_key`, against the public API, with `max_tokens`
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: 4096,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
             native: DeferredJsonCache::default(),
         })
@@ -81,57 +83,26 @@ impl AnthropicClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("ANTHROPIC", "Anthropic", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "the part before `/v1/messages`",
+        max_tokens: "`max_tokens`, which this API requires",
+    );
 
-    /// Sends requests to `base_url` instead (the part before `/v1/messages`).
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_tokens`, which this API requires).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!("{}/v1/messages", self.core.base_url)
     }
 
     /// The headers of `request`: the key, the API version, and the tool search's beta when the
     /// request has deferred tools.
     fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert("x-api-key", self.key.header("")?);
+        headers.insert("x-api-key", self.core.key.header("")?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         if !request.deferred_tools.is_empty() {
             headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
         }
         Ok(headers)
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
     }
 
     fn body(&self, request: &LlmRequest) -> MessagesBody<'_> {
@@ -180,8 +151,8 @@ impl AnthropicClient {
             }
         }
         MessagesBody {
-            model: &self.model,
-            max_tokens: self.max_tokens,
+            model: &self.core.model,
+            max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
             tools: if !request.deferred_tools.is_empty() {
@@ -754,12 +725,29 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<MessageStream>(PROVIDER, chunks)
 }
 
+impl FromSettings for AnthropicClient {
+    const PREFIX: &'static str = "ANTHROPIC";
+    const NAME: &'static str = "Anthropic";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
         let headers = self.headers(request)?;
-        let url = format!("{}/v1/messages", self.base_url);
-        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        let body = self
+            .core
+            .http
+            .post(&self.endpoint(), &headers, &self.body(request))
+            .await?;
         parse_response(&body)
     }
 
@@ -775,8 +763,9 @@ impl LlmClient for AnthropicClient {
         body.stream = Some(true);
         // Serializing JSON values and strings to memory cannot fail.
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let url = format!("{}/v1/messages", self.base_url);
-        self.http.stream::<MessageStream>(url, headers, body)
+        self.core
+            .http
+            .stream::<MessageStream>(self.endpoint(), headers, body)
     }
 
     fn provider(&self) -> &str {
@@ -784,7 +773,7 @@ impl LlmClient for AnthropicClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     /// The messages API's tool search (`tool_search_tool_bm25`): deferred tools are sent with
@@ -797,10 +786,10 @@ impl LlmClient for AnthropicClient {
 impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnthropicClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
+            .field("base_url", &self.core.base_url)
+            .field("model", &self.core.model)
+            .field("api_key", &self.core.key)
+            .field("http", self.core.http_config())
             .finish()
     }
 }

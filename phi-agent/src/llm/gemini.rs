@@ -10,15 +10,16 @@ use reqwest::header::HeaderMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, ErrorCode, JsonPoster, WireError};
+use super::http::{ErrorCode, WireError};
 use super::lenient::{self, Listed};
-use super::settings::{EnvSettings, process_env};
+use super::settings::process_env;
 use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
-    StopReason, StreamDelta, ToolCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason,
+    StreamDelta, ToolCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -74,11 +75,7 @@ pub enum GeminiSchemaForm {
 /// ```
 #[derive(Clone)]
 pub struct GeminiClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     form: GeminiSchemaForm,
     tools: ToolJsonCache,
 }
@@ -95,11 +92,7 @@ impl GeminiClient {
         let model = model.into();
         let model = model.strip_prefix("models/").unwrap_or(&model).to_string();
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model,
-            max_tokens: None,
+            core: AdapterCore::new(PROVIDER, api_key.into(), model, Self::DEFAULT_BASE_URL)?,
             form: GeminiSchemaForm::default(),
             tools: ToolJsonCache::default(),
         })
@@ -112,36 +105,10 @@ impl GeminiClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("GEMINI", "Gemini", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
-
-    /// Sends requests to `base_url` instead (the part before `/v1beta/models/...`).
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`generationConfig.maxOutputTokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
+    adapter_setters!(
+        base_url: "the part before `/v1beta/models/...`",
+        max_tokens: "`generationConfig.maxOutputTokens`",
+    );
 
     /// Declares tools' schemas in `form` (default [`GeminiSchemaForm::JsonSchema`]).
     pub fn with_schema_form(mut self, form: GeminiSchemaForm) -> Self {
@@ -151,33 +118,12 @@ impl GeminiClient {
         self
     }
 
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
         format!(
             "{}/v1beta/models/{}:generateContent",
-            self.base_url, self.model
+            self.core.base_url, self.core.model
         )
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
-    }
-
-    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
-    /// serialized, the declarations copied from the text kept for the last tool list.
-    ///
-    /// Hidden: the conformance tests compare the schemas in it, byte for byte, with the
-    /// dialects; a program sends requests through [`LlmClient::complete`].
-    #[doc(hidden)]
-    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
-        // Serializing JSON values and strings to memory cannot fail.
-        serde_json::to_vec(&self.body(request)).unwrap_or_default()
     }
 
     fn body(&self, request: &LlmRequest) -> GenerateBody {
@@ -242,7 +188,10 @@ impl GeminiClient {
                     function_declarations: declarations,
                 }]
             }),
-            generation_config: self.max_tokens.map(|max| json!({"maxOutputTokens": max})),
+            generation_config: self
+                .core
+                .max_tokens
+                .map(|max| json!({"maxOutputTokens": max})),
         }
     }
 }
@@ -592,7 +541,7 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
 impl GeminiClient {
     fn headers(&self) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert("x-goog-api-key", self.key.header("")?);
+        headers.insert("x-goog-api-key", self.core.key.header("")?);
         Ok(headers)
     }
 
@@ -600,8 +549,22 @@ impl GeminiClient {
     pub fn stream_endpoint(&self) -> String {
         format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            self.base_url, self.model
+            self.core.base_url, self.core.model
         )
+    }
+}
+
+impl FromSettings for GeminiClient {
+    const PREFIX: &'static str = "GEMINI";
+    const NAME: &'static str = "Gemini";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
     }
 }
 
@@ -610,6 +573,7 @@ impl LlmClient for GeminiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
         let headers = self.headers()?;
         let body = self
+            .core
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
@@ -626,7 +590,8 @@ impl LlmClient for GeminiClient {
         };
         // Serializing JSON values and strings to memory cannot fail.
         let body = serde_json::to_vec(&self.body(request)).unwrap_or_default();
-        self.http
+        self.core
+            .http
             .stream::<GeminiStream>(self.stream_endpoint(), headers, body)
     }
 
@@ -636,18 +601,18 @@ impl LlmClient for GeminiClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 }
 
 impl fmt::Debug for GeminiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GeminiClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
+            .field("base_url", &self.core.base_url)
+            .field("model", &self.core.model)
             .field("schema_form", &self.form)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
+            .field("api_key", &self.core.key)
+            .field("http", self.core.http_config())
             .finish()
     }
 }

@@ -3,6 +3,8 @@
 //! Responses API), `AnthropicClient` (feature `anthropic`), `GeminiClient` (feature `gemini`) and
 //! the offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
 
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod adapter;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 pub mod definition;

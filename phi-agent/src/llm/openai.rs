@@ -10,15 +10,16 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster, WireError};
+use super::http::WireError;
 use super::lenient::{self, Listed};
-use super::settings::{EnvSettings, process_env};
+use super::settings::process_env;
 use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
-    ToolCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta, ToolCall,
+    Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -39,11 +40,7 @@ const PROVIDER: &str = "openai";
 /// ```
 #[derive(Clone)]
 pub struct OpenAiClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     tools: ToolJsonCache,
 }
 
@@ -56,11 +53,12 @@ impl OpenAiClient {
     /// A client for `model` using `api_key`, against the public API.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: None,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
         })
     }
@@ -72,58 +70,14 @@ impl OpenAiClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("OPENAI", "OpenAI", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "e.g. `http://localhost:11434/v1`, with the `/v1`",
+        max_tokens: "`max_completion_tokens`",
+    );
 
-    /// Sends requests to `base_url` (e.g. `http://localhost:11434/v1`) instead.
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_completion_tokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
-    }
-
-    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
-    /// serialized. The tools part is copied from the bytes kept for the last tool list when the
-    /// request shares it (`Arc::ptr_eq`), as every turn of a session does while its active set is
-    /// unchanged.
-    ///
-    /// Hidden: the tool-list benchmarks time it to measure what a request costs without a
-    /// network; a program sends requests through [`LlmClient::complete`](super::LlmClient::complete).
-    #[doc(hidden)]
-    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
-        // Serializing JSON values and strings to memory cannot fail.
-        serde_json::to_vec(&self.body(request)).unwrap_or_default()
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.core.base_url)
     }
 
     fn body(&self, request: &LlmRequest) -> ChatBody<'_> {
@@ -133,11 +87,11 @@ impl OpenAiClient {
         }
         messages.extend(request.messages.iter().filter_map(openai_message));
         ChatBody {
-            model: &self.model,
+            model: &self.core.model,
             messages,
             tools: (!request.tools.is_empty())
                 .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
-            max_completion_tokens: self.max_tokens,
+            max_completion_tokens: self.core.max_tokens,
             response_format: request
                 .response_format
                 .as_ref()
@@ -149,7 +103,7 @@ impl OpenAiClient {
 
     fn headers(&self) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
         Ok(headers)
     }
 }
@@ -656,12 +610,29 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<ChatStream>(PROVIDER, chunks)
 }
 
+impl FromSettings for OpenAiClient {
+    const PREFIX: &'static str = "OPENAI";
+    const NAME: &'static str = "OpenAI";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
         let headers = self.headers()?;
-        let url = format!("{}/chat/completions", self.base_url);
-        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        let body = self
+            .core
+            .http
+            .post(&self.endpoint(), &headers, &self.body(request))
+            .await?;
         parse_response(&body)
     }
 
@@ -678,8 +649,9 @@ impl LlmClient for OpenAiClient {
         body.stream_options = Some(json!({"include_usage": true}));
         // Serializing JSON values and strings to memory cannot fail.
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let url = format!("{}/chat/completions", self.base_url);
-        self.http.stream::<ChatStream>(url, headers, body)
+        self.core
+            .http
+            .stream::<ChatStream>(self.endpoint(), headers, body)
     }
 
     fn provider(&self) -> &str {
@@ -687,7 +659,7 @@ impl LlmClient for OpenAiClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     fn structured_output(&self) -> bool {
@@ -698,10 +670,10 @@ impl LlmClient for OpenAiClient {
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
+            .field("base_url", &self.core.base_url)
+            .field("model", &self.core.model)
+            .field("api_key", &self.core.key)
+            .field("http", self.core.http_config())
             .finish()
     }
 }

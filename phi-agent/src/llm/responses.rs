@@ -10,16 +10,17 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster, WireError};
+use super::http::WireError;
 use super::lenient::{self, Listed};
 use super::openai::{parse_arguments, replayed_arguments, stream_error_status, tool_result_text};
-use super::settings::{EnvSettings, process_env};
+use super::settings::process_env;
 use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
-    StopReason, StreamDelta, ToolCall, ToolSearchCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason,
+    StreamDelta, ToolCall, ToolSearchCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -64,11 +65,7 @@ const ENCRYPTED_REASONING: &[&str] = &["reasoning.encrypted_content"];
 /// ```
 #[derive(Clone)]
 pub struct ResponsesClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     tools: ToolJsonCache,
     store: bool,
     encrypted_reasoning: Option<bool>,
@@ -89,11 +86,12 @@ impl ResponsesClient {
     /// A client for `model` using `api_key`, against the public API.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: None,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
             store: false,
             encrypted_reasoning: None,
@@ -109,44 +107,18 @@ impl ResponsesClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("OPENAI", "OpenAI", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "e.g. `http://localhost:8000/v1`, with the `/v1`",
+        max_tokens: "`max_output_tokens`",
+    );
 
-    /// Sends requests to `base_url` (e.g. `http://localhost:8000/v1`) instead.
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_output_tokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// Lets the server keep each response (`store: true`) and continues from the last one
+    /// With `true`, lets the server keep each response (`store: true`) and continues from the last one
     /// (`previous_response_id`), sending only what came after it: the tool results and new
     /// messages. The id travels with the reply's calls ([`ToolCall::provider_state`]); after a
     /// reply without calls, the next request sends the whole conversation again (still
     /// stored). Reasoning items then stay on the server.
-    pub fn with_stored_responses(mut self) -> Self {
-        self.store = true;
+    pub fn with_stored_responses(mut self, on: bool) -> Self {
+        self.store = on;
         self
     }
 
@@ -176,22 +148,12 @@ impl ResponsesClient {
         !self.store
             && self
                 .encrypted_reasoning
-                .unwrap_or_else(|| is_reasoning_model(&self.model))
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
+                .unwrap_or_else(|| is_reasoning_model(&self.core.model))
     }
 
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
-        format!("{}/responses", self.base_url)
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
+        format!("{}/responses", self.core.base_url)
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
@@ -232,7 +194,7 @@ impl ResponsesClient {
             }
         }
         ResponsesBody {
-            model: &self.model,
+            model: &self.core.model,
             instructions: request.system.as_deref(),
             previous_response_id,
             input,
@@ -249,7 +211,7 @@ impl ResponsesClient {
                         .get(&request.tools, definition::openai_responses_borrowed)
                 })
             },
-            max_output_tokens: self.max_tokens,
+            max_output_tokens: self.core.max_tokens,
             store: self.store,
             include: self
                 .asks_encrypted_reasoning()
@@ -1029,12 +991,27 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<ResponsesStream<false>>(PROVIDER, chunks)
 }
 
+impl FromSettings for ResponsesClient {
+    const PREFIX: &'static str = "OPENAI";
+    const NAME: &'static str = "OpenAI";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for ResponsesClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
         let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
         let body = self
+            .core
             .http
             .post(&self.endpoint(), &headers, &self.body(request))
             .await?;
@@ -1044,7 +1021,7 @@ impl LlmClient for ResponsesClient {
     /// Streams the response (`stream: true`; the body is otherwise the one `complete` sends).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
         let mut headers = HeaderMap::new();
-        match self.key.header("Bearer ") {
+        match self.core.key.header("Bearer ") {
             Ok(value) => headers.insert(AUTHORIZATION, value),
             Err(error) => {
                 return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
@@ -1056,11 +1033,14 @@ impl LlmClient for ResponsesClient {
         let body = serde_json::to_vec(&body).unwrap_or_default();
         match self.store {
             true => self
+                .core
                 .http
                 .stream::<ResponsesStream<true>>(self.endpoint(), headers, body),
-            false => self
-                .http
-                .stream::<ResponsesStream<false>>(self.endpoint(), headers, body),
+            false => {
+                self.core
+                    .http
+                    .stream::<ResponsesStream<false>>(self.endpoint(), headers, body)
+            }
         }
     }
 
@@ -1069,7 +1049,7 @@ impl LlmClient for ResponsesClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     /// Whether [`with_native_tool_search`](ResponsesClient::with_native_tool_search) is on.
@@ -1085,12 +1065,12 @@ impl LlmClient for ResponsesClient {
 impl fmt::Debug for ResponsesClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResponsesClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
+            .field("base_url", &self.core.base_url)
+            .field("model", &self.core.model)
             .field("store", &self.store)
             .field("native_tool_search", &self.native_search)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
+            .field("api_key", &self.core.key)
+            .field("http", self.core.http_config())
             .finish()
     }
 }
@@ -1289,7 +1269,7 @@ mod tests {
         assert!(asks(client("local").with_encrypted_reasoning(true)));
         assert!(!asks(client("o3").with_encrypted_reasoning(false)));
         assert!(
-            !asks(client("o3").with_stored_responses()),
+            !asks(client("o3").with_stored_responses(true)),
             "stored: kept on the server"
         );
     }
@@ -1298,7 +1278,7 @@ mod tests {
     fn stored_responses_continue_from_the_last_reply_with_what_came_after() {
         let client = ResponsesClient::new("k", "o3")
             .unwrap()
-            .with_stored_responses();
+            .with_stored_responses(true);
         let reply = parse_reply(&reasoning_reply(), true).unwrap();
         let first = client.request_body(&LlmRequest {
             messages: vec![Message::user("add")],
