@@ -128,6 +128,11 @@ fn body_retry_delay(bytes: &[u8]) -> Option<Duration> {
 /// `error`, or (some compatible servers, Anthropic's stream events) at the top level; its kind
 /// in `type` (OpenAI, Anthropic) or `status` (Google), its `code` a string (OpenAI) or the HTTP
 /// status (Google).
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct WireError<'a> {
     #[serde(default, borrow)]
@@ -146,6 +151,11 @@ pub(crate) struct WireError<'a> {
 }
 
 /// An error's `code`: OpenAI's name for it, or Google's HTTP status.
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 #[derive(serde::Deserialize, Default)]
 #[serde(untagged)]
 pub(crate) enum ErrorCode<'a> {
@@ -158,6 +168,11 @@ pub(crate) enum ErrorCode<'a> {
     Other(serde::de::IgnoredAny),
 }
 
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 impl ErrorCode<'_> {
     /// The code as a name, if it is one.
     pub(crate) fn name(&self) -> Option<&str> {
