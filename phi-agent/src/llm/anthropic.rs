@@ -802,6 +802,36 @@ mod tests {
     use crate::llm::ToolSpec;
 
     #[test]
+    fn kinds_added_later_are_skipped_and_an_event_without_type_is_refused() {
+        let body = concat!(
+            "event: ping\ndata: {\"type\":\"ping\"}\n\n",
+            "event: x\ndata: {\"type\":\"content_block_future\",\"index\":0,\"any\":[1,{}]}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_thing\",\"x\":1}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        let deltas = decode_stream(&[body.as_bytes()]).unwrap();
+        assert_eq!(deltas[0], StreamDelta::Text("hi".into()));
+        assert_eq!(deltas.len(), 2, "{deltas:?}");
+        let error = decode_stream(&[b"data: {\"index\": 0}\n\n"]).unwrap_err();
+        assert!(error.to_string().contains("without `type`"), "{error}");
+
+        let reply = parse_response(&json!({"content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "c2ln"},
+            {"type": "redacted_thinking", "data": "x"},
+            {"type": "text", "text": "hi"}
+        ], "usage": {"input_tokens": null, "output_tokens": 3}}))
+        .unwrap();
+        assert_eq!(reply.text, "hi");
+        assert_eq!(reply.usage.output_tokens, 3);
+        assert_eq!(
+            reply.usage.input_tokens, 0,
+            "a count of another type reads as none"
+        );
+    }
+
+    #[test]
     fn results_of_one_turn_share_a_user_message_and_keep_images() {
         let client = AnthropicClient::new("k", "m").unwrap();
         let call = |id: &str| ToolCall::new(id, "shot", json!({}));

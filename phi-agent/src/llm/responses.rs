@@ -772,6 +772,7 @@ enum AddedItem<'a> {
 
 #[derive(Deserialize)]
 struct CreatedResponse {
+    /// Kept as it came, as [`WireResponse::id`].
     #[serde(default)]
     id: Option<Value>,
 }
