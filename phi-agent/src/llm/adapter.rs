@@ -3,9 +3,17 @@
 //! arguments or from the environment, and the public setters they all offer, written once so
 //! that they read and behave the same on every adapter.
 
-use super::HttpConfig;
+use std::fmt;
+
+use futures_util::StreamExt;
+use reqwest::header::HeaderMap;
+use serde::Serialize;
+use serde_json::Value;
+
 use super::http::{ApiKey, JsonPoster};
 use super::settings::EnvSettings;
+use super::sse::Decoder;
+use super::{DeltaStream, HttpConfig};
 use crate::error::AgentResult;
 
 /// The common state of an HTTP adapter.
@@ -45,6 +53,49 @@ impl AdapterCore {
 
     pub(crate) fn http_config(&self) -> &HttpConfig {
         &self.http.config
+    }
+
+    /// POSTs `body` to `url` with `headers` (the key among them), retrying as configured: the
+    /// JSON of the 2xx answer, for the adapter's reply type to read.
+    pub(crate) async fn post(
+        &self,
+        url: &str,
+        headers: AgentResult<HeaderMap>,
+        body: &(impl Serialize + Sync),
+    ) -> AgentResult<Value> {
+        self.http.post(url, &headers?, body).await
+    }
+
+    /// POSTs `body` (a request that asks for a stream) to `url` with `headers`, and yields the
+    /// reply as `D` reads its events; a stream of one error if the headers could not be made.
+    pub(crate) fn stream<D: Decoder + 'static>(
+        &self,
+        url: String,
+        headers: AgentResult<HeaderMap>,
+        body: &impl Serialize,
+    ) -> DeltaStream<'_> {
+        let headers = match headers {
+            Ok(headers) => headers,
+            Err(error) => return futures_util::stream::iter([Err(error)]).boxed(),
+        };
+        // Serializing JSON values and strings to memory cannot fail.
+        let body = serde_json::to_vec(body).unwrap_or_default();
+        self.http.stream::<D>(url, headers, body)
+    }
+
+    /// The `Debug` of adapter `name`: the base URL, the model, the key (redacted) and the HTTP
+    /// config, for the adapter to add its own fields to.
+    pub(crate) fn debug<'a, 'b>(
+        &self,
+        f: &'a mut fmt::Formatter<'b>,
+        name: &str,
+    ) -> fmt::DebugStruct<'a, 'b> {
+        let mut out = f.debug_struct(name);
+        out.field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.key)
+            .field("http", &self.http.config);
+        out
     }
 }
 

@@ -742,30 +742,19 @@ impl FromSettings for AnthropicClient {
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers(request)?;
         let body = self
             .core
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .post(&self.endpoint(), self.headers(request), &self.body(request))
             .await?;
         parse_response(&body)
     }
 
     /// Streams the message (`stream: true`).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers(request) {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
         self.core
-            .http
-            .stream::<MessageStream>(self.endpoint(), headers, body)
+            .stream::<MessageStream>(self.endpoint(), self.headers(request), &body)
     }
 
     fn provider(&self) -> &str {
@@ -785,12 +774,7 @@ impl LlmClient for AnthropicClient {
 
 impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicClient")
-            .field("base_url", &self.core.base_url)
-            .field("model", &self.core.model)
-            .field("api_key", &self.core.key)
-            .field("http", self.core.http_config())
-            .finish()
+        self.core.debug(f, "AnthropicClient").finish()
     }
 }
 

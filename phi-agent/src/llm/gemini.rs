@@ -571,28 +571,20 @@ impl FromSettings for GeminiClient {
 #[async_trait]
 impl LlmClient for GeminiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers()?;
         let body = self
             .core
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .post(&self.endpoint(), self.headers(), &self.body(request))
             .await?;
         parse_response(&body)
     }
 
     /// Streams the reply (`streamGenerateContent?alt=sse`; the body is the one `complete` sends).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers() {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&self.body(request)).unwrap_or_default();
-        self.core
-            .http
-            .stream::<GeminiStream>(self.stream_endpoint(), headers, body)
+        self.core.stream::<GeminiStream>(
+            self.stream_endpoint(),
+            self.headers(),
+            &self.body(request),
+        )
     }
 
     fn provider(&self) -> &str {
@@ -607,12 +599,9 @@ impl LlmClient for GeminiClient {
 
 impl fmt::Debug for GeminiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiClient")
-            .field("base_url", &self.core.base_url)
-            .field("model", &self.core.model)
+        self.core
+            .debug(f, "GeminiClient")
             .field("schema_form", &self.form)
-            .field("api_key", &self.core.key)
-            .field("http", self.core.http_config())
             .finish()
     }
 }

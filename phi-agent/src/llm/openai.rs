@@ -627,31 +627,20 @@ impl FromSettings for OpenAiClient {
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers()?;
         let body = self
             .core
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .post(&self.endpoint(), self.headers(), &self.body(request))
             .await?;
         parse_response(&body)
     }
 
     /// Streams the chat completion (`stream: true`, with the usage in a last chunk).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers() {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
         body.stream_options = Some(json!({"include_usage": true}));
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
         self.core
-            .http
-            .stream::<ChatStream>(self.endpoint(), headers, body)
+            .stream::<ChatStream>(self.endpoint(), self.headers(), &body)
     }
 
     fn provider(&self) -> &str {
@@ -669,12 +658,7 @@ impl LlmClient for OpenAiClient {
 
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiClient")
-            .field("base_url", &self.core.base_url)
-            .field("model", &self.core.model)
-            .field("api_key", &self.core.key)
-            .field("http", self.core.http_config())
-            .finish()
+        self.core.debug(f, "OpenAiClient").finish()
     }
 }
 

@@ -156,6 +156,12 @@ impl ResponsesClient {
         format!("{}/responses", self.core.base_url)
     }
 
+    fn headers(&self) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
+        Ok(headers)
+    }
+
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
         // Stored: continue from the last reply whose id is known, with what came after it.
         let (previous_response_id, messages) = match self.store {
@@ -1009,39 +1015,25 @@ impl FromSettings for ResponsesClient {
 #[async_trait]
 impl LlmClient for ResponsesClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
         let body = self
             .core
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .post(&self.endpoint(), self.headers(), &self.body(request))
             .await?;
         parse_reply(&body, self.store)
     }
 
     /// Streams the response (`stream: true`; the body is otherwise the one `complete` sends).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let mut headers = HeaderMap::new();
-        match self.core.key.header("Bearer ") {
-            Ok(value) => headers.insert(AUTHORIZATION, value),
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let (url, headers) = (self.endpoint(), self.headers());
         match self.store {
             true => self
                 .core
-                .http
-                .stream::<ResponsesStream<true>>(self.endpoint(), headers, body),
-            false => {
-                self.core
-                    .http
-                    .stream::<ResponsesStream<false>>(self.endpoint(), headers, body)
-            }
+                .stream::<ResponsesStream<true>>(url, headers, &body),
+            false => self
+                .core
+                .stream::<ResponsesStream<false>>(url, headers, &body),
         }
     }
 
@@ -1065,13 +1057,10 @@ impl LlmClient for ResponsesClient {
 
 impl fmt::Debug for ResponsesClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponsesClient")
-            .field("base_url", &self.core.base_url)
-            .field("model", &self.core.model)
+        self.core
+            .debug(f, "ResponsesClient")
             .field("store", &self.store)
             .field("native_tool_search", &self.native_search)
-            .field("api_key", &self.core.key)
-            .field("http", self.core.http_config())
             .finish()
     }
 }
