@@ -35,12 +35,17 @@ mod stdio;
 pub use rmcp;
 
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool};
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
 pub use http::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use names::ProviderSafeNames;
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use server::{McpServer, serve_stdio};

@@ -35,12 +35,9 @@ pub(crate) use tool::{SearchArguments, found_text};
 /// ```
 /// use phi_agent::{AgentConfig, ToolSearch};
 ///
-/// let config = AgentConfig {
-///     tool_search: ToolSearch::Auto { threshold: 50 },
-///     ..AgentConfig::default()
-/// };
+/// let config = AgentConfig::default().with_tool_search(ToolSearch::Auto { threshold: 50 });
+/// assert_eq!(config.tool_search, ToolSearch::Auto { threshold: 50 });
 /// assert_eq!(AgentConfig::default().tool_search, ToolSearch::Off);
-/// # let _ = config;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
