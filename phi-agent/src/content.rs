@@ -81,7 +81,11 @@ pub enum ResourceBody {
 
 impl ResourceContents {
     /// A text resource.
-    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         Self {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),
@@ -90,7 +94,11 @@ impl ResourceContents {
     }
 
     /// A binary resource from base64 `data`.
-    pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, data: impl Into<String>) -> Self {
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        data: impl Into<String>,
+    ) -> Self {
         Self {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),

@@ -306,7 +306,8 @@ impl ToolContext {
     /// set (`logging/setLevel`; `info` until it does); elsewhere it is a tracing event. Never
     /// fails the call.
     pub async fn log(&self, level: LogLevel, data: impl Serialize) {
-        let data = serde_json::to_value(data).unwrap_or_else(|error| Value::String(error.to_string()));
+        let data =
+            serde_json::to_value(data).unwrap_or_else(|error| Value::String(error.to_string()));
         match &self.peer {
             Some(peer) => peer.log(level, data).await,
             None => talk::no_peer_log(self.tool_call_id(), level, &data),

@@ -253,7 +253,13 @@ pub(super) fn form_schema<T: JsonSchema>() -> Value {
         .to_value();
     inline_refs(&mut schema);
     if let Value::Object(map) = &mut schema {
-        for key in ["$schema", "$defs", "definitions", "title", "additionalProperties"] {
+        for key in [
+            "$schema",
+            "$defs",
+            "definitions",
+            "title",
+            "additionalProperties",
+        ] {
             map.remove(key);
         }
         if let Some(Value::Object(properties)) = map.get_mut("properties") {

@@ -250,7 +250,9 @@ fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
             })),
             // A PDF resource is a document block; audio, other binary resources and resource
             // links become a text note (`to_model_text`), as the API takes neither.
-            Content::Resource { resource } if resource.mime_type.as_deref() == Some("application/pdf") => {
+            Content::Resource { resource }
+                if resource.mime_type.as_deref() == Some("application/pdf") =>
+            {
                 let crate::content::ResourceBody::Blob(data) = &resource.body else {
                     return Some(json!({"type": "text", "text": piece.to_model_text()}));
                 };

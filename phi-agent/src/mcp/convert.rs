@@ -103,7 +103,9 @@ pub(crate) fn resource_contents(
 
 /// MCP's resource contents as ours.
 #[cfg(feature = "mcp-client")]
-fn resource_from_mcp(resource: rmcp::model::ResourceContents) -> Option<crate::content::ResourceContents> {
+fn resource_from_mcp(
+    resource: rmcp::model::ResourceContents,
+) -> Option<crate::content::ResourceContents> {
     match resource {
         rmcp::model::ResourceContents::TextResourceContents {
             uri,
@@ -146,14 +148,14 @@ pub(crate) fn contents_from_mcp(result: CallToolResult) -> Vec<Content> {
             }
             ContentBlock::Image(image) => Some(Content::image(image.data, image.mime_type)),
             ContentBlock::Audio(audio) => Some(Content::audio(audio.data, audio.mime_type)),
-            ContentBlock::Resource(resource) => Some(
-                match resource_from_mcp(resource.resource.clone()) {
+            ContentBlock::Resource(resource) => {
+                Some(match resource_from_mcp(resource.resource.clone()) {
                     Some(resource) => Content::resource(resource),
-                    None => Content::text(
-                        serde_json::to_string(&resource.resource).unwrap_or_default(),
-                    ),
-                },
-            ),
+                    None => {
+                        Content::text(serde_json::to_string(&resource.resource).unwrap_or_default())
+                    }
+                })
+            }
             ContentBlock::ResourceLink(link) => Some(Content::ResourceLink {
                 uri: link.uri,
                 name: link.name,

@@ -26,6 +26,12 @@ mod http;
 #[cfg(feature = "mcp-client")]
 mod names;
 #[cfg(feature = "mcp-server")]
+mod peer;
+#[cfg(feature = "mcp-server")]
+mod prompts;
+#[cfg(feature = "mcp-server")]
+mod resources;
+#[cfg(feature = "mcp-server")]
 mod screen;
 #[cfg(feature = "mcp-server")]
 mod server;
@@ -43,4 +49,8 @@ pub use http::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-client")]
 pub use names::ProviderSafeNames;
 #[cfg(feature = "mcp-server")]
-pub use server::{McpServer, serve_stdio};
+pub use prompts::{Prompt, PromptMessage};
+#[cfg(feature = "mcp-server")]
+pub use resources::{Resource, ResourceTemplate};
+#[cfg(feature = "mcp-server")]
+pub use server::{CompletionTarget, McpServer, serve_stdio};
