@@ -46,11 +46,46 @@ impl LogThreshold {
     }
 }
 
+/// Which log messages of a call the client hears.
+#[derive(Debug)]
+pub(crate) enum LogFilter {
+    /// The session's level (`logging/setLevel`; protocols up to 2025-11-25).
+    Session(Arc<LogThreshold>),
+    /// The level the request opted in to with `_meta["io.modelcontextprotocol/logLevel"]`, or
+    /// none without it (protocol 2026-07-28 and later, which has no `logging/setLevel`).
+    Request(Option<LogLevel>),
+}
+
+impl LogFilter {
+    /// The filter of a request with `meta`, on `protocol`.
+    pub(crate) fn for_request(
+        session: &Arc<LogThreshold>,
+        meta: &rmcp::model::RequestMetaObject,
+        modern: bool,
+    ) -> Self {
+        if !modern {
+            return LogFilter::Session(session.clone());
+        }
+        let level = meta
+            .get("io.modelcontextprotocol/logLevel")
+            .and_then(|level| serde_json::from_value::<LoggingLevel>(level.clone()).ok())
+            .map(from_mcp_level);
+        LogFilter::Request(level)
+    }
+
+    fn allows(&self, level: LogLevel) -> bool {
+        match self {
+            LogFilter::Session(threshold) => threshold.allows(level),
+            LogFilter::Request(min) => min.is_some_and(|min| level >= min),
+        }
+    }
+}
+
 /// The client of one `tools/call`.
 pub(crate) struct ClientPeer {
     pub(crate) peer: Peer<RoleServer>,
     pub(crate) progress_token: Option<ProgressToken>,
-    pub(crate) threshold: Arc<LogThreshold>,
+    pub(crate) logs: LogFilter,
     pub(crate) tool: String,
 }
 
@@ -79,7 +114,7 @@ impl ToolPeer for ClientPeer {
     }
 
     async fn log(&self, level: LogLevel, data: Value) {
-        if !self.threshold.allows(level) {
+        if !self.logs.allows(level) {
             return;
         }
         let mut params = LoggingMessageNotificationParam::new(to_mcp_level(level), data);

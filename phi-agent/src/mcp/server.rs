@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::convert;
-use super::peer::{ClientPeer, LogThreshold};
+use super::peer::{ClientPeer, LogFilter, LogThreshold};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
 use super::stdio::ScreenedLines;
@@ -337,10 +337,13 @@ impl ServerHandler for McpServer {
         // rmcp cancels `context.ct` when the client sends `notifications/cancelled` for this
         // request; the tool's token is a child of it, so the client's cancellation reaches the
         // tool, while the registry cancelling the tool's token on a timeout stays local.
+        let modern = context.protocol_version().is_some_and(|version| {
+            version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        });
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
-            threshold: self.session.threshold.clone(),
+            logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
             tool: request.name.to_string(),
         };
         let ctx = self
