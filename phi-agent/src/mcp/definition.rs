@@ -137,3 +137,38 @@ pub(crate) fn tool_definition(tool: &RegisteredTool) -> McpToolDef {
         McpToolDef::new(tool.name(), tool.description(), Arc::new(JsonObject::new()))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::drop_unknown_formats;
+
+    #[test]
+    fn only_unknown_formats_go_and_a_property_named_format_stays() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "format": {"type": "string", "format": "date-time"},
+                "count": {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295u64},
+                "items": {"type": "array", "items": {"type": "number", "format": "double"}},
+                "tag": {"const": {"format": "uint8"}}
+            },
+            "$defs": {"Id": {"type": "integer", "format": "int64"}}
+        });
+        drop_unknown_formats(&mut schema, 0);
+        assert_eq!(schema["properties"]["format"]["format"], "date-time");
+        assert!(schema["properties"]["count"].get("format").is_none());
+        assert_eq!(schema["properties"]["count"]["maximum"], 4294967295u64);
+        assert!(
+            schema["properties"]["items"]["items"]
+                .get("format")
+                .is_none()
+        );
+        assert_eq!(
+            schema["properties"]["tag"]["const"]["format"], "uint8",
+            "values are not schemas"
+        );
+        assert!(schema["$defs"]["Id"].get("format").is_none());
+    }
+}
