@@ -9,6 +9,7 @@ with a bearer token. Exits non-zero on the first failure.
 
 import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -104,8 +105,21 @@ def http_server(url: str, token: str | None):
     return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
+class Warnings(logging.Handler):
+    """Collects what the SDK logs at warning level and above (e.g. a refused session DELETE)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 async def main() -> None:
     binary = sys.argv[1]
+    warnings = Warnings()
+    logging.getLogger().addHandler(warnings)
     for mode in ("auto", "legacy"):
         await run(StdioServerParameters(command=binary, args=[]), "stdio", mode)
 
@@ -132,6 +146,9 @@ async def main() -> None:
             response = await http.post(url, json={}, headers={"Accept": "application/json, text/event-stream"})
             check(response.status_code == 401, f"a request without the token got {response.status_code}")
         print("python-sdk http without token: refused with 401")
+        terminations = [message for message in warnings.messages if "termination" in message.lower()]
+        check(not terminations, f"the SDK could not end its HTTP sessions: {terminations}")
+        print("python-sdk http sessions ended with DELETE: no SDK warning")
     finally:
         process.terminate()
         process.wait(timeout=10)
