@@ -508,6 +508,62 @@ async fn served_schemas_carry_no_format_validators_do_not_know() {
     client.cancel().await.unwrap();
 }
 
+/// A tool whose hand-written schema declares JSON Schema 2020-12 and uses `$defs`.
+struct Declared;
+
+#[async_trait::async_trait]
+impl phi_agent::Tool for Declared {
+    fn name(&self) -> &'static str {
+        "declared"
+    }
+    fn description(&self) -> &'static str {
+        "A tool with a declared dialect"
+    }
+    fn schema(&self) -> Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            "properties": {"address": {"$ref": "#/$defs/address"}},
+            "additionalProperties": false
+        })
+    }
+    async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("ok")])
+    }
+}
+
+#[tokio::test]
+async fn a_schema_that_declares_its_dialect_is_served_as_declared() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Declared).unwrap();
+    registry.register_all(tools![chatty]).unwrap();
+    let server = McpServer::new(registry);
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(tokio::io::split(server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(tokio::io::split(client_io)).await.unwrap();
+    let tools = serde_json::to_value(client.peer().list_all_tools().await.unwrap()).unwrap();
+    let declared = &tools[0]["inputSchema"];
+    assert_eq!(
+        declared["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        declared["$defs"]["address"]["properties"]["city"]["type"],
+        "string"
+    );
+    assert_eq!(declared["properties"]["address"]["$ref"], "#/$defs/address");
+    assert!(
+        tools[1]["inputSchema"].get("$schema").is_none(),
+        "a derived schema stays canonical"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_context_without_a_peer_keeps_quiet_and_refuses_questions() {
     let ctx = ToolContext::default();
