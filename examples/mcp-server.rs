@@ -62,12 +62,10 @@ impl TypedTool for Calculator {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(false),
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_idempotent(true)
+            .with_open_world(false)
     }
 
     async fn call_typed(&self, args: CalculatorArgs, _ctx: &ToolContext) -> AgentResult<f64> {
@@ -117,11 +115,9 @@ impl TypedTool for GetWeather {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: Some(true),
-            open_world: Some(true),
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_open_world(true)
     }
 
     fn output_schema(&self) -> Option<Value> {
@@ -269,22 +265,23 @@ async fn run() -> AgentResult<()> {
                     "`{address}` is not a socket address ({error}); use e.g. 127.0.0.1:8808"
                 ))
             })?;
-            let mut options = HttpOptions::default().bind(address);
+            let mut options = HttpOptions::default().with_bind(address);
             if let Ok(token) = std::env::var("PHI_MCP_TOKEN") {
-                options = options.bearer_token(token);
+                options = options.with_bearer_token(token);
             }
             if let Some(max) = env_number("PHI_MCP_MAX_SESSIONS")? {
-                options = options.max_sessions(max as usize);
+                options = options.with_max_sessions(max as usize);
             }
             if let Some(seconds) = env_number("PHI_MCP_SESSION_IDLE_SECS")? {
-                options = options.session_idle_timeout(std::time::Duration::from_secs(seconds));
+                options =
+                    options.with_session_idle_timeout(std::time::Duration::from_secs(seconds));
             }
             if std::env::var("PHI_MCP_STATELESS").is_ok_and(|value| value == "1") {
-                options = options.stateless(true);
+                options = options.with_stateless(true);
             }
             if let Ok(origins) = std::env::var("PHI_MCP_ALLOWED_ORIGINS") {
                 for origin in origins.split(',').map(str::trim).filter(|o| !o.is_empty()) {
-                    options = options.allow_origin(origin);
+                    options = options.with_allowed_origin(origin);
                 }
             }
             let http = server.serve_http(options).await?;

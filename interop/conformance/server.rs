@@ -384,7 +384,9 @@ async fn run() -> AgentResult<()> {
         AgentError::Config(format!("`{address}` is not a socket address ({error})"))
     })?;
     let stateless = args.iter().any(|arg| arg == "--stateless");
-    let options = HttpOptions::default().bind(address).stateless(stateless);
+    let options = HttpOptions::default()
+        .with_bind(address)
+        .with_stateless(stateless);
     let http = server(registry()?).serve_http(options).await?;
     eprintln!(
         "conformance fixture: {} (stateless: {stateless})",

@@ -33,6 +33,10 @@
 //! With `default-features = false` the crate builds tools, the registry, schemas, the agent loop
 //! and [`llm::ScriptedLlm`] (or your own [`LlmClient`]) without any HTTP client.
 
+// docs.rs builds with `--cfg docsrs` on nightly (`[package.metadata.docs.rs]`), and then labels
+// each feature-gated item with its feature; a stable build never sees the attribute.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod agent;
 mod config;
 mod content;
@@ -50,6 +54,7 @@ mod typed;
 pub mod __private;
 pub mod llm;
 #[cfg(any(feature = "mcp-server", feature = "mcp-client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "mcp-server", feature = "mcp-client"))))]
 pub mod mcp;
 pub mod registry;
 pub mod schema;

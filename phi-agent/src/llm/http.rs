@@ -17,13 +17,18 @@ use crate::limits::snippet;
 
 /// Timeout and retry policy of an HTTP adapter.
 ///
+/// `#[non_exhaustive]`: start from [`HttpConfig::default`] and change fields with the `with_*`
+/// setters; the fields stay public to read.
+///
 /// ```
 /// use std::time::Duration;
 /// use phi_agent::llm::HttpConfig;
-/// let config = HttpConfig { max_retries: 5, ..HttpConfig::default() };
+/// let config = HttpConfig::default().with_max_retries(5);
+/// assert_eq!(config.max_retries, 5);
 /// assert_eq!(config.timeout, Duration::from_secs(120));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// Limit for one attempt, from sending the request to the end of the body (for a streamed
     /// reply, to its headers; see `stream_idle_timeout`). Default: 120 s.
@@ -53,6 +58,37 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// This configuration with [`timeout`](Self::timeout) set to `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// This configuration with [`max_retries`](Self::max_retries) set to `retries`.
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// This configuration with [`initial_backoff`](Self::initial_backoff) set to `backoff`.
+    pub fn with_initial_backoff(mut self, backoff: Duration) -> Self {
+        self.initial_backoff = backoff;
+        self
+    }
+
+    /// This configuration with [`max_backoff`](Self::max_backoff) set to `backoff`.
+    pub fn with_max_backoff(mut self, backoff: Duration) -> Self {
+        self.max_backoff = backoff;
+        self
+    }
+
+    /// This configuration with [`stream_idle_timeout`](Self::stream_idle_timeout) set to
+    /// `timeout`.
+    pub fn with_stream_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.stream_idle_timeout = timeout;
+        self
+    }
+
     /// The wait before retry number `retry` (0 for the first retry): the server's `Retry-After`
     /// when it gave one no longer than `max_backoff`, otherwise exponential backoff with jitter
     /// (between half and all of `initial_backoff * 2^retry`, capped at `max_backoff`).

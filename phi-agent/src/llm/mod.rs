@@ -36,15 +36,23 @@ use crate::error::AgentResult;
 pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::AnthropicClient;
 #[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use gemini::{GeminiClient, GeminiSchemaForm};
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
 pub use http::HttpConfig;
 pub use message::{LlmRequest, LlmResponse, StopReason, Usage};
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiClient;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
 pub use stream::{DeltaStream, StreamDelta};
@@ -52,6 +60,10 @@ pub use stream::{DeltaStream, StreamDelta};
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
 pub use wire::parse_stream_body;
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.

@@ -46,16 +46,23 @@ mod stdio;
 pub use rmcp;
 
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool};
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
 pub use http::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use names::ProviderSafeNames;
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use prompts::{Prompt, PromptMessage};
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use resources::{Resource, ResourceTemplate};
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use server::{CompletionTarget, McpServer, serve_stdio};
