@@ -68,8 +68,11 @@ pub use agent::{
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use config::ToolConfig;
-pub use content::Content;
-pub use context::{ActivationContext, ToolContext};
+pub use content::{Content, ResourceBody, ResourceContents};
+pub use context::{
+    ActivationContext, Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled,
+    ToolContext, ToolPeer,
+};
 pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH};
 pub use llm::LlmClient;
 /// Turns a doc-commented fn into a tool.

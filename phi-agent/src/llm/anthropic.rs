@@ -223,6 +223,19 @@ fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
                 "type": "image",
                 "source": {"type": "base64", "media_type": mime_type, "data": data},
             })),
+            // A PDF resource is a document block; audio, other binary resources and resource
+            // links become a text note (`to_model_text`), as the API takes neither.
+            Content::Resource { resource }
+                if resource.mime_type.as_deref() == Some("application/pdf") =>
+            {
+                let crate::content::ResourceBody::Blob(data) = &resource.body else {
+                    return Some(json!({"type": "text", "text": piece.to_model_text()}));
+                };
+                Some(json!({
+                    "type": "document",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": data},
+                }))
+            }
             // Empty text blocks are rejected by the API.
             other => {
                 let text = other.to_model_text();

@@ -46,10 +46,13 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 /// Where and how [`serve_http`] listens.
 ///
 /// The defaults are safe for a local server: bind to `127.0.0.1` on a free port, serve at
-/// `/mcp`, accept only loopback `Host` headers, and refuse every request that carries an `Origin`
-/// header (browsers send one; MCP clients that are programs do not). Allow a browser-based client
-/// with [`with_allowed_origin`](Self::with_allowed_origin), and require a token with
-/// [`with_bearer_token`](Self::with_bearer_token).
+/// `/mcp`, accept only loopback `Host` headers, and accept an `Origin` header only from the
+/// server's own origins: `http://localhost`, `http://127.0.0.1` and `http://[::1]` on the port it
+/// listens on, the bound address itself, and the [allowed hosts](Self::with_allowed_hosts) on
+/// that port. Requests from any other origin (a web page's, against DNS rebinding) get 403; MCP
+/// clients that are programs send no `Origin` and are accepted. Allow a browser-based client on
+/// another origin with [`with_allowed_origin`](Self::with_allowed_origin), and require a token
+/// with [`with_bearer_token`](Self::with_bearer_token).
 ///
 /// Sessions are bounded: one idle for [`with_session_idle_timeout`](Self::with_session_idle_timeout)
 /// (default 30 minutes) is closed and its memory freed, and at most
@@ -268,8 +271,11 @@ impl fmt::Debug for HttpOptions {
     }
 }
 
-/// A running streamable HTTP server. Dropping it (or [`shutdown`](Self::shutdown)) stops it.
+/// A running streamable HTTP server. Dropping it (or [`shutdown`](Self::shutdown)) stops it:
+/// keep it alive for as long as you serve, e.g. by awaiting Ctrl-C before calling
+/// [`shutdown`](Self::shutdown).
 #[derive(Debug)]
+#[must_use = "the server stops when this value is dropped: keep it (e.g. await Ctrl-C, then `shutdown().await`)"]
 pub struct HttpServer {
     local_addr: SocketAddr,
     path: String,
@@ -312,6 +318,7 @@ impl Drop for HttpServer {
 }
 
 /// Serves `registry` over streamable HTTP with `options`; returns once the socket is bound.
+/// The server runs until the returned [`HttpServer`] is dropped or shut down, so keep it:
 ///
 /// ```no_run
 /// # async fn run(registry: phi_agent::registry::ToolRegistry) -> phi_agent::AgentResult<()> {
@@ -319,6 +326,8 @@ impl Drop for HttpServer {
 ///
 /// let server = serve_http(registry, HttpOptions::default().with_bearer_token("s3cret")).await?;
 /// println!("MCP endpoint: {}", server.url());
+/// tokio::signal::ctrl_c().await.ok(); // serve until Ctrl-C
+/// server.shutdown().await;
 /// # Ok(())
 /// # }
 /// ```
@@ -346,8 +355,10 @@ impl McpServer {
             .local_addr()
             .map_err(|error| http_error(&options, error.to_string()))?;
         let stop = CancellationToken::new();
+        let mut origins = options.allowed_origins.clone();
+        origins.extend(own_origins(local_addr, options.allowed_hosts.as_deref()));
         let mut config = StreamableHttpServerConfig::default()
-            .with_allowed_origins(options.allowed_origins.clone())
+            .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_legacy_session_mode(!options.stateless)
             // Stateless answers need no stream: plain JSON is simpler for clients and proxies.
@@ -380,6 +391,31 @@ impl McpServer {
             sessions,
         })
     }
+}
+
+/// The origins a page served by this server itself has: the loopback names and the bound
+/// address on the port it listens on, and each allowed host (on that port unless it names one).
+fn own_origins(local_addr: SocketAddr, allowed_hosts: Option<&[String]>) -> Vec<String> {
+    let port = local_addr.port();
+    let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect();
+    let bound = format!("http://{local_addr}");
+    if !origins.contains(&bound) && !local_addr.ip().is_unspecified() {
+        origins.push(bound);
+    }
+    for host in allowed_hosts.unwrap_or_default() {
+        let origin = if host.contains(':') && !host.ends_with(']') {
+            format!("http://{host}")
+        } else {
+            format!("http://{host}:{port}")
+        };
+        if !origins.contains(&origin) {
+            origins.push(origin);
+        }
+    }
+    origins
 }
 
 /// The largest POST body read (rmcp's own default): a larger one gets `413`.
@@ -423,8 +459,17 @@ impl Endpoint {
                 &format!("Not found: the MCP endpoint is {}", self.path),
             );
         }
+        if request.method() == Method::DELETE {
+            // rmcp answers a session's DELETE with 202; the official SDKs accept 200 or 204
+            // (the Python SDK logs "Session termination failed: 202"): nothing follows, so 204.
+            let mut response = self.service.handle(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            return response;
+        }
         if request.method() != Method::POST || !is_json(request.headers()) {
-            // Nothing to screen: rmcp answers these (streams, DELETE, a wrong media type).
+            // Nothing to screen: rmcp answers these (streams, a wrong media type).
             return self.service.handle(request).await;
         }
         let (parts, body) = request.into_parts();

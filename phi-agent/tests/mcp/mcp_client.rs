@@ -68,7 +68,7 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
     let names: Vec<_> = client.tools().iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
-        ["calculator", "get_weather"],
+        ["calculator", "get_weather", "import_rows"],
         "the hidden audit_log is not imported"
     );
     let calculator = &client.tools()[0];
@@ -173,7 +173,7 @@ async fn our_mcp_client_feeds_our_mcp_servers_tools_to_an_agent_run() {
         .collect();
     assert_eq!(
         offered,
-        ["calculator", "get_weather"],
+        ["calculator", "get_weather", "import_rows"],
         "the hidden tool is never offered"
     );
     assert_eq!(output.turns, 3);
