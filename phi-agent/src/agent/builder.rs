@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{AgentObserver, Approver, InProcess, StepExecutor};
+use super::{AgentObserver, Approver, ElicitationHandler, InProcess, StepExecutor};
 
 use crate::llm::LlmClient;
 use crate::state::SharedState;
@@ -36,6 +36,8 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         approver: None,
         workspace: PathBuf::from("."),
         steps: Arc::new(InProcess),
+        sampler: None,
+        elicitation: None,
     }
 }
 
@@ -50,6 +52,8 @@ pub struct AgentBuilder {
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) workspace: PathBuf,
     pub(crate) steps: Arc<dyn StepExecutor>,
+    pub(crate) sampler: Option<Arc<dyn LlmClient>>,
+    pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
 }
 
 impl AgentBuilder {
@@ -128,6 +132,23 @@ impl AgentBuilder {
         self
     }
 
+    /// The model a tool's [`ToolContext::sample`](crate::ToolContext::sample) asks during a
+    /// run. Default: the agent's own model. The request has the tool's messages and system
+    /// prompt and no tools.
+    pub fn sampling_model(mut self, llm_client: impl LlmClient + 'static) -> Self {
+        self.sampler = Some(Arc::new(llm_client));
+        self
+    }
+
+    /// Answers the questions a tool asks the user during a run
+    /// ([`ToolContext::elicit`](crate::ToolContext::elicit)); an async closure
+    /// `Fn(ElicitationRequest) -> impl Future<Output = Elicitation<Value>>` will do. Without
+    /// one, the question is an error result the model reads.
+    pub fn elicitation_handler(mut self, handler: impl ElicitationHandler + 'static) -> Self {
+        self.elicitation = Some(Arc::new(handler));
+        self
+    }
+
     /// The working directory tools and activation predicates see. Default: `.`.
     pub fn workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
         self.workspace = workspace.into();
@@ -146,6 +167,8 @@ impl fmt::Debug for AgentBuilder {
             .field("state", &self.state)
             .field("observer", &self.observer.is_some())
             .field("approver", &self.approver.is_some())
+            .field("sampling_model", &self.sampler.is_some())
+            .field("elicitation_handler", &self.elicitation.is_some())
             .field("workspace", &self.workspace)
             .finish_non_exhaustive()
     }

@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
+
 use super::approval::Approval;
+use crate::context::{LogLevel, Progress};
 use crate::llm::{LlmResponse, ToolCall, ToolSpec, Usage};
 use crate::registry::ToolCallResult;
 
@@ -43,6 +46,26 @@ pub enum AgentEvent<'a> {
         result: &'a ToolCallResult,
         /// How long the call took.
         duration: Duration,
+    },
+    /// A running call reported progress ([`ToolContext::progress`](crate::ToolContext::progress)).
+    ToolProgress {
+        /// The turn's number.
+        turn: usize,
+        /// The provider's id of the call.
+        call_id: &'a str,
+        /// What the call reported.
+        progress: &'a Progress,
+    },
+    /// A running call wrote a log message ([`ToolContext::log`](crate::ToolContext::log)).
+    ToolLog {
+        /// The turn's number.
+        turn: usize,
+        /// The provider's id of the call.
+        call_id: &'a str,
+        /// How serious the message is.
+        level: LogLevel,
+        /// The message: a string, or any JSON.
+        data: &'a Value,
     },
     /// A call needs a person's approval: the run's [`Approver`](crate::Approver) is asked now,
     /// or (in [`PhiAgent::start`](crate::PhiAgent::start) and

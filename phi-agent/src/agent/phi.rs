@@ -54,6 +54,9 @@ pub(super) struct AgentInner {
     /// sessions that can discover the same tools share one list (and the adapter's text of it).
     pub(super) deferred_list: tool_list::SharedDeferred,
     pub(super) steps: Arc<dyn StepExecutor>,
+    /// The model tools' sampling asks, when not the agent's own.
+    pub(super) sampler: Option<Arc<dyn LlmClient>>,
+    pub(super) elicitation: Option<Arc<dyn super::ElicitationHandler>>,
 }
 
 impl AgentInner {
@@ -102,6 +105,8 @@ impl PhiAgent {
                 search_list: OnceLock::new(),
                 deferred_list: std::sync::Mutex::new(None),
                 steps: builder.steps,
+                sampler: builder.sampler,
+                elicitation: builder.elicitation,
             }),
         })
     }

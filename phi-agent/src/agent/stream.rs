@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::output::{RunOutcome, RunOutput};
 use super::paused::PausedRun;
+use crate::context::{LogLevel, Progress};
 use crate::error::AgentResult;
 use crate::llm::{ToolCall, Usage};
 use crate::registry::ToolCallResult;
@@ -106,6 +107,28 @@ pub enum StreamEvent {
         /// How long the call took.
         duration: Duration,
     },
+    /// A running call reported progress ([`ToolContext::progress`](crate::ToolContext::progress)),
+    /// between its [`ToolStarted`](Self::ToolStarted) and [`ToolFinished`](Self::ToolFinished).
+    ToolProgress {
+        /// The turn's number.
+        turn: usize,
+        /// The provider's id of the call.
+        call_id: String,
+        /// What the call reported.
+        progress: Progress,
+    },
+    /// A running call wrote a log message ([`ToolContext::log`](crate::ToolContext::log)),
+    /// between its [`ToolStarted`](Self::ToolStarted) and [`ToolFinished`](Self::ToolFinished).
+    ToolLog {
+        /// The turn's number.
+        turn: usize,
+        /// The provider's id of the call.
+        call_id: String,
+        /// How serious the message is.
+        level: LogLevel,
+        /// The message: a string, or any JSON.
+        data: serde_json::Value,
+    },
     /// Deferred tools became visible; the model sees them from the next turn on.
     ToolsActivated {
         /// The turn after which they were activated (0: before the first turn).
@@ -150,6 +173,11 @@ impl Sink {
 
     pub(super) fn is_on(&self) -> bool {
         self.0.is_some()
+    }
+
+    /// A handle on the stream for what the run's tools say while they run.
+    pub(super) fn sender(&self) -> Option<mpsc::Sender<StreamEvent>> {
+        self.0.clone()
     }
 
     /// Hands `event()` to the consumer, waiting while the buffer is full; builds nothing when

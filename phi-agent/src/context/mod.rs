@@ -1,6 +1,7 @@
 //! What a tool and an activation predicate know about the run they are part of.
 
 mod call_id;
+mod run_peer;
 mod talk;
 mod token;
 
@@ -17,6 +18,7 @@ use serde_json::Value;
 use crate::error::AgentResult;
 use crate::state::SharedState;
 use call_id::CallId;
+pub(crate) use run_peer::{RunPeer, Speaker};
 pub use talk::{Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer};
 use token::CallToken;
 
@@ -56,6 +58,9 @@ struct Session {
     /// The token of the run (or client request) the calls made with
     /// [`ToolContext::for_call_in_run`] belong to: their tokens are its children.
     run: Option<CancellationToken>,
+    /// Where the calls of the run talk back when they have no peer of their own
+    /// ([`ToolContext::with_run_peer`]).
+    run_peer: Option<Arc<dyn RunPeer>>,
 }
 
 impl Clone for ToolContext {
@@ -92,6 +97,7 @@ impl ToolContext {
                 workspace: Arc::from(workspace.into()),
                 state,
                 run: None,
+                run_peer: None,
             }),
             tool_call_id: CallId::new(""),
             turn: 0,
@@ -270,10 +276,27 @@ impl ToolContext {
         self
     }
 
+    /// This run context (see [`for_run`](Self::for_run)) with `peer` as where its calls talk
+    /// back, told which call speaks: set once per run, it costs the calls nothing.
+    pub(crate) fn with_run_peer(mut self, peer: Arc<dyn RunPeer>) -> Self {
+        Arc::make_mut(&mut self.session).run_peer = Some(peer);
+        self
+    }
+
+    /// The run's peer and this call, when the call has no peer of its own.
+    fn run_peer(&self) -> Option<(&dyn RunPeer, Speaker<'_>)> {
+        let peer = self.session.run_peer.as_deref()?;
+        let speaker = Speaker {
+            call_id: self.tool_call_id(),
+            turn: self.turn,
+        };
+        Some((peer, speaker))
+    }
+
     /// Whether something hears this call's progress and questions (else they go to tracing,
     /// and questions are refused).
     pub fn has_peer(&self) -> bool {
-        self.peer.is_some()
+        self.peer.is_some() || self.session.run_peer.is_some()
     }
 
     /// Reports progress: `done` so far (it should grow with every report), out of `total` when
@@ -295,9 +318,12 @@ impl ToolContext {
             total,
             message: message.map(str::to_string),
         };
-        match &self.peer {
-            Some(peer) => peer.progress(progress).await,
-            None => talk::no_peer_progress(self.tool_call_id(), &progress).await,
+        if let Some(peer) = &self.peer {
+            peer.progress(progress).await;
+        } else if let Some((peer, call)) = self.run_peer() {
+            peer.progress(call, progress).await;
+        } else {
+            talk::no_peer_progress(self.tool_call_id(), &progress).await;
         }
     }
 
@@ -308,9 +334,12 @@ impl ToolContext {
     pub async fn log(&self, level: LogLevel, data: impl Serialize) {
         let data =
             serde_json::to_value(data).unwrap_or_else(|error| Value::String(error.to_string()));
-        match &self.peer {
-            Some(peer) => peer.log(level, data).await,
-            None => talk::no_peer_log(self.tool_call_id(), level, &data),
+        if let Some(peer) = &self.peer {
+            peer.log(level, data).await;
+        } else if let Some((peer, call)) = self.run_peer() {
+            peer.log(call, level, data).await;
+        } else {
+            talk::no_peer_log(self.tool_call_id(), level, &data);
         }
     }
 
@@ -361,9 +390,12 @@ impl ToolContext {
         message: &str,
         schema: Value,
     ) -> AgentResult<Elicitation<Value>> {
-        match &self.peer {
-            Some(peer) => peer.elicit(message, schema).await,
-            None => Err(talk::not_connected("ask the user a question")),
+        if let Some(peer) = &self.peer {
+            peer.elicit(message, schema).await
+        } else if let Some((peer, call)) = self.run_peer() {
+            peer.elicit(call, message, schema).await
+        } else {
+            Err(talk::not_connected("ask the user a question"))
         }
     }
 
@@ -371,9 +403,12 @@ impl ToolContext {
     /// does not support sampling); without a peer an error result saying it cannot be asked
     /// here.
     pub async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
-        match &self.peer {
-            Some(peer) => peer.sample(request).await,
-            None => Err(talk::not_connected("ask a model")),
+        if let Some(peer) = &self.peer {
+            peer.sample(request).await
+        } else if let Some((peer, call)) = self.run_peer() {
+            peer.sample(call, request).await
+        } else {
+            Err(talk::not_connected("ask a model"))
         }
     }
 }

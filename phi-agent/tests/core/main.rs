@@ -21,6 +21,7 @@ mod schema_conformance;
 mod schema_definitions;
 mod schema_props;
 mod streaming;
+mod talk_back;
 mod telemetry;
 mod tool_search;
 mod tool_search_embed;

@@ -42,6 +42,7 @@ use super::phi::AgentInner;
 use super::plan::{Pausing, Plan, Policy, Search};
 use super::step::{self, StepOutput};
 use super::stream::{Sink, StreamEvent};
+use super::talk::RunTalk;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{ToolCall, Usage};
@@ -69,7 +70,7 @@ pub(super) async fn fresh<P: Policy>(
     let span = invoke_span(&conv.id);
     let state = RunState::fresh(&conv.history, input, agent.config.max_repeated_failures);
     async {
-        let (token, base_ctx) = run_context(agent, conv);
+        let (token, base_ctx) = run_context(agent, conv, sink);
         let _cancel_on_drop = token.drop_guard();
         let (plan, activated) = Plan::fresh(agent, conv, sink.is_on(), answer).await;
         let mut run = Run {
@@ -116,7 +117,7 @@ pub(super) async fn resumed(
     let state = RunState::resumed(transcript, run_start, turn, usage, records, limit);
     let span = invoke_span(&conv.id);
     let outcome = async {
-        let (token, base_ctx) = run_context(agent, conv);
+        let (token, base_ctx) = run_context(agent, conv, sink);
         let _cancel_on_drop = token.drop_guard();
         let plan = Plan::resumed(agent, conv, sink.is_on(), answer);
         let mut run = Run {
@@ -332,15 +333,28 @@ fn check_answer(note: Option<&AnswerNote>, answer: Option<&Answering>) -> AgentR
 }
 
 /// The run's cancellation token (cancelled when the run completes or is dropped, so every
-/// tool's token fires) and the context its calls derive theirs from.
-fn run_context(agent: &AgentInner, conv: &Conversation) -> (CancellationToken, ToolContext) {
+/// tool's token fires) and the context its calls derive theirs from, with the run's peer for
+/// what its tools say back.
+fn run_context(
+    agent: &AgentInner,
+    conv: &Conversation,
+    sink: &Sink,
+) -> (CancellationToken, ToolContext) {
     let token = CancellationToken::new();
+    let talk = RunTalk {
+        session_id: conv.id.clone(),
+        observer: agent.observer.clone(),
+        events: sink.sender(),
+        sampler: agent.sampler.clone().unwrap_or_else(|| agent.llm.clone()),
+        elicitation: agent.elicitation.clone(),
+    };
     let ctx = ToolContext::new(
         conv.id.clone(),
         agent.workspace.clone(),
         agent.state.clone(),
     )
-    .for_run(token.clone());
+    .for_run(token.clone())
+    .with_run_peer(Arc::new(talk));
     (token, ctx)
 }
 

@@ -1,0 +1,209 @@
+//! What the tools of a run say back while they run: progress and log messages become events
+//! (observer, stream, span), questions to a model go to the agent's own (or its sampling
+//! model), questions to the user to the builder's [`ElicitationHandler`].
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::events::{AgentEvent, AgentObserver};
+use super::stream::StreamEvent;
+use crate::context::{
+    Elicitation, LogLevel, Progress, RunPeer, SampleRequest, SampleRole, Sampled, Speaker,
+};
+use crate::error::{AgentError, AgentResult};
+use crate::llm::{LlmClient, LlmRequest, StopReason};
+use crate::message::Message;
+
+/// A question a tool of a run asks the user
+/// ([`ToolContext::elicit`](crate::ToolContext::elicit)), as an [`ElicitationHandler`] gets it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ElicitationRequest {
+    /// The session the run belongs to.
+    pub session_id: String,
+    /// The turn of the call that asks, from 1.
+    pub turn: usize,
+    /// The provider's id of the call that asks.
+    pub call_id: String,
+    /// The question, for a person to read.
+    pub message: String,
+    /// The form to fill in: a flat JSON Schema object of primitive properties.
+    pub schema: Value,
+}
+
+impl ElicitationRequest {
+    /// The question `message` with the form `schema`, asked by the call `call_id` of `turn`
+    /// (to test a handler without an agent).
+    pub fn new(
+        session_id: impl Into<String>,
+        turn: usize,
+        call_id: impl Into<String>,
+        message: impl Into<String>,
+        schema: Value,
+    ) -> Self {
+        Self {
+            session_id: session_id.into(),
+            turn,
+            call_id: call_id.into(),
+            message: message.into(),
+            schema,
+        }
+    }
+}
+
+/// Answers the questions the tools of a run ask the user; set it with
+/// [`AgentBuilder::elicitation_handler`](crate::AgentBuilder::elicitation_handler). An async
+/// closure `Fn(ElicitationRequest) -> impl Future<Output = Elicitation<Value>>` is a handler.
+///
+/// ```
+/// use phi_agent::{Elicitation, ElicitationHandler, ElicitationRequest};
+///
+/// // Every question is answered with the same form.
+/// let handler = |_request: ElicitationRequest| async move {
+///     Elicitation::Accept(serde_json::json!({"ship": true}))
+/// };
+/// fn takes(_: impl ElicitationHandler) {}
+/// takes(handler);
+/// ```
+#[async_trait]
+pub trait ElicitationHandler: Send + Sync {
+    /// The user's answer to `request`: the filled-in form, or declined, or cancelled.
+    async fn answer(&self, request: ElicitationRequest) -> Elicitation<Value>;
+}
+
+#[async_trait]
+impl<F, Fut> ElicitationHandler for F
+where
+    F: Fn(ElicitationRequest) -> Fut + Send + Sync,
+    Fut: Future<Output = Elicitation<Value>> + Send,
+{
+    async fn answer(&self, request: ElicitationRequest) -> Elicitation<Value> {
+        self(request).await
+    }
+}
+
+/// The peer of every call of one run, set once on the run's context.
+pub(super) struct RunTalk {
+    pub(super) session_id: Arc<str>,
+    pub(super) observer: Option<Arc<dyn AgentObserver>>,
+    /// The run's stream, when it is streamed.
+    pub(super) events: Option<mpsc::Sender<StreamEvent>>,
+    /// The model `ctx.sample` asks: the agent's own unless the builder set another.
+    pub(super) sampler: Arc<dyn LlmClient>,
+    pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
+}
+
+impl fmt::Debug for RunTalk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunTalk")
+            .field("session_id", &self.session_id)
+            .field("observer", &self.observer.is_some())
+            .field("streamed", &self.events.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunTalk {
+    fn emit(&self, event: AgentEvent<'_>) {
+        if let Some(observer) = &self.observer {
+            observer.on_event(&event);
+        }
+    }
+
+    /// Hands `event` to the stream's consumer. It waits, as every event of the run does, only
+    /// while the consumer's buffer is full; a consumer gone (the run is being dropped) is no
+    /// error of the tool's.
+    async fn send(&self, event: impl FnOnce() -> StreamEvent) {
+        if let Some(events) = &self.events {
+            let _ = events.send(event()).await;
+        }
+    }
+}
+
+#[async_trait]
+impl RunPeer for RunTalk {
+    async fn progress(&self, call: Speaker<'_>, progress: Progress) {
+        // Inside the call's `execute_tool` span: a span event there.
+        tracing::info!(
+            tool_call_id = call.call_id,
+            done = progress.done,
+            total = progress.total,
+            message = progress.message.as_deref(),
+            "tool progress"
+        );
+        self.emit(AgentEvent::ToolProgress {
+            turn: call.turn,
+            call_id: call.call_id,
+            progress: &progress,
+        });
+        self.send(|| StreamEvent::ToolProgress {
+            turn: call.turn,
+            call_id: call.call_id.to_string(),
+            progress,
+        })
+        .await;
+    }
+
+    async fn log(&self, call: Speaker<'_>, level: LogLevel, data: Value) {
+        tracing::info!(tool_call_id = call.call_id, ?level, %data, "tool log");
+        self.emit(AgentEvent::ToolLog {
+            turn: call.turn,
+            call_id: call.call_id,
+            level,
+            data: &data,
+        });
+        self.send(|| StreamEvent::ToolLog {
+            turn: call.turn,
+            call_id: call.call_id.to_string(),
+            level,
+            data,
+        })
+        .await;
+    }
+
+    async fn elicit(
+        &self,
+        call: Speaker<'_>,
+        message: &str,
+        schema: Value,
+    ) -> AgentResult<Elicitation<Value>> {
+        let Some(handler) = &self.elicitation else {
+            return Err(AgentError::tool(
+                "this tool asks the user a question, and the agent has no elicitation handler \
+                 to answer it (set one with `AgentBuilder::elicitation_handler`)",
+            ));
+        };
+        let request =
+            ElicitationRequest::new(&*self.session_id, call.turn, call.call_id, message, schema);
+        Ok(handler.answer(request).await)
+    }
+
+    async fn sample(&self, _call: Speaker<'_>, request: SampleRequest) -> AgentResult<Sampled> {
+        let messages = request
+            .messages
+            .into_iter()
+            .map(|(role, text)| match role {
+                SampleRole::User => Message::user(text),
+                SampleRole::Assistant => Message::assistant(text),
+            })
+            .collect();
+        let mut llm_request = LlmRequest::new(messages);
+        if let Some(system) = request.system {
+            llm_request = llm_request.with_system(system);
+        }
+        let reply = self.sampler.complete(&llm_request).await?;
+        let stop = match reply.stop_reason {
+            StopReason::EndTurn => "endTurn".to_string(),
+            StopReason::ToolUse => "toolUse".to_string(),
+            StopReason::MaxTokens => "maxTokens".to_string(),
+            StopReason::Other(other) => other,
+        };
+        Ok(Sampled::new(reply.text, self.sampler.model()).with_stop_reason(stop))
+    }
+}
