@@ -66,7 +66,7 @@ pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
-pub use agent::{ElicitationHandler, ElicitationRequest};
+pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use config::ToolConfig;
 pub use content::{Content, ResourceBody, ResourceContents};

@@ -34,6 +34,7 @@
 
 mod answer;
 mod approval;
+mod asking;
 mod builder;
 mod config;
 mod conversation;
@@ -42,6 +43,7 @@ mod output;
 mod paused;
 mod phi;
 mod plan;
+mod question;
 mod record;
 mod retry_budget;
 mod run;
@@ -60,6 +62,7 @@ pub use events::{AgentEvent, AgentObserver};
 pub use output::{RunOutcome, RunOutput};
 pub use paused::{PausedRun, PendingCall};
 pub use phi::PhiAgent;
+pub use question::PendingQuestion;
 pub use record::ToolCallRecord;
 pub use session::AgentSession;
 pub use step::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
+use super::question::PendingQuestion;
 use super::record::ToolCallRecord;
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
@@ -43,7 +44,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 /// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
@@ -143,6 +144,8 @@ pub(super) enum TurnCall {
     Ran(RanCall),
     /// It waits for a decision.
     Pending(PendingCall),
+    /// It asked the user a question, and runs again once answered.
+    Asking(PendingQuestion),
 }
 
 /// A call of the paused turn that already ran, with the result the model will read.
@@ -207,6 +210,7 @@ impl TurnCall {
         match self {
             TurnCall::Ran(call) => &call.id,
             TurnCall::Pending(call) => &call.id,
+            TurnCall::Asking(call) => &call.id,
         }
     }
 
@@ -217,6 +221,7 @@ impl TurnCall {
                 .with_provider_state(call.provider_state.clone()),
             TurnCall::Pending(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone())
                 .with_provider_state(call.provider_state.clone()),
+            TurnCall::Asking(call) => call.to_tool_call(),
         }
     }
 }
@@ -342,7 +347,7 @@ impl PausedRun {
             .iter()
             .filter_map(|call| match call {
                 TurnCall::Pending(call) => Some(call),
-                TurnCall::Ran(_) => None,
+                TurnCall::Ran(_) | TurnCall::Asking(_) => None,
             })
             .collect()
     }
@@ -452,9 +457,10 @@ impl PausedRun {
                 pair[0]
             ));
         }
+        self.check_questions(&tool_exists)?;
         let pending = self.pending();
-        if pending.is_empty() {
-            return refuse("no call of the paused turn waits for a decision".into());
+        if pending.is_empty() && self.questions().is_empty() {
+            return refuse("no call of the paused turn waits for a decision or an answer".into());
         }
         let undecided: Vec<String> = pending
             .iter()

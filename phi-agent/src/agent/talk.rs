@@ -2,9 +2,11 @@
 //! (observer, stream, span), questions to a model go to the agent's own (or its sampling
 //! model), questions to the user to the builder's [`ElicitationHandler`].
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -96,6 +98,15 @@ pub(super) struct RunTalk {
     /// The model `ctx.sample` asks: the agent's own unless the builder set another.
     pub(super) sampler: Arc<dyn LlmClient>,
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Whether a question without a handler pauses the run (a run that may pause) rather than
+    /// failing the call. Off while a resumed run finishes its paused turn: that turn cannot
+    /// pause again.
+    pub(super) pausing: AtomicBool,
+    /// The answers a resumed run brings, by call id: the call that asked gets its answer at
+    /// once when it runs again.
+    pub(super) answers: HashMap<String, Elicitation<Value>>,
+    /// The questions asked this turn that pause the run: (call id, message, schema).
+    pub(super) asked: Mutex<Vec<(String, String, Value)>>,
 }
 
 impl fmt::Debug for RunTalk {
@@ -105,11 +116,22 @@ impl fmt::Debug for RunTalk {
             .field("observer", &self.observer.is_some())
             .field("streamed", &self.events.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("pausing", &self.pausing.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
 }
 
 impl RunTalk {
+    /// Whether questions without a handler pause the run from now on.
+    pub(super) fn set_pausing(&self, pausing: bool) {
+        self.pausing.store(pausing, Ordering::Relaxed);
+    }
+
+    /// The questions asked since the last call, which pause the run.
+    pub(super) fn take_asked(&self) -> Vec<(String, String, Value)> {
+        std::mem::take(&mut *self.asked.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     fn emit(&self, event: AgentEvent<'_>) {
         if let Some(observer) = &self.observer {
             observer.on_event(&event);
@@ -173,10 +195,30 @@ impl RunPeer for RunTalk {
         message: &str,
         schema: Value,
     ) -> AgentResult<Elicitation<Value>> {
+        if let Some(answer) = self.answers.get(call.call_id) {
+            return Ok(answer.clone());
+        }
         let Some(handler) = &self.elicitation else {
+            if self.pausing.load(Ordering::Relaxed) {
+                tracing::info!(
+                    tool_call_id = call.call_id,
+                    "tool asks the user a question; the run pauses"
+                );
+                let question = (call.call_id.to_string(), message.to_string(), schema);
+                self.asked
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(question);
+                return Err(AgentError::tool(
+                    "the run pauses: this question waits for the user's answer",
+                ));
+            }
             return Err(AgentError::tool(
                 "this tool asks the user a question, and the agent has no elicitation handler \
-                 to answer it (set one with `AgentBuilder::elicitation_handler`)",
+                 to answer it, and this run cannot pause on it (set a handler with \
+                 `AgentBuilder::elicitation_handler`, or start the run with `start`, which \
+                 pauses on the question; a paused turn's calls that run on resume cannot pause \
+                 it again)",
             ));
         };
         let request =

@@ -9,7 +9,8 @@ use futures_util::StreamExt;
 use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentEvent, AgentResult, Content, Elicitation, ElicitationRequest, LogLevel,
-    PhiAgent, SampleRequest, StreamEvent, Tool, ToolContext, base_agent_builder,
+    PausedRun, PhiAgent, RunOutcome, SampleRequest, StreamEvent, Tool, ToolContext,
+    base_agent_builder,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -291,4 +292,146 @@ async fn without_a_handler_an_awaited_run_gets_an_error_result() {
     assert!(call.is_error);
     let text = call.result[0].as_text().unwrap();
     assert!(text.contains("elicitation_handler"), "{text}");
+}
+
+#[tokio::test]
+async fn without_a_handler_a_run_that_may_pause_pauses_on_the_question_and_resumes_with_the_answer()
+{
+    let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![
+        ToolCall::new("c1", "order", json!({})),
+        ToolCall::new("c2", "chatty", json!({})),
+    ])]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm)
+            .register_tool(Order)
+            .register_tool(Chatty),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let RunOutcome::Paused(paused) = agent.start("Order").await.unwrap() else {
+        panic!("the run should pause on the question");
+    };
+    assert!(paused.pending().is_empty(), "no call needs approval");
+    let questions = paused.questions();
+    assert_eq!(questions.len(), 1);
+    assert_eq!((questions[0].id(), questions[0].tool()), ("c1", "order"));
+    assert_eq!(questions[0].message(), "Ship this order?");
+    assert_eq!(
+        questions[0].schema()["properties"]["ship"]["type"],
+        "boolean"
+    );
+    assert_eq!(questions[0].answer(), None);
+
+    let stored = serde_json::to_value(&paused).unwrap();
+    assert_eq!(stored["calls"][0]["state"], "asking");
+    assert_eq!(stored["calls"][0]["message"], "Ship this order?");
+    assert_eq!(
+        stored["calls"][1]["state"], "ran",
+        "the other call ran before the pause"
+    );
+    let mut paused: PausedRun = serde_json::from_value(stored).unwrap();
+
+    // Later, in a fresh agent: an unanswered question cannot resume.
+    let llm = ScriptedLlm::new([LlmResponse::text("Shipped it.")]);
+    let fresh = PhiAgent::build(
+        base_agent_builder(llm.clone())
+            .register_tool(Order)
+            .register_tool(Chatty),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let error = fresh.resume(paused.clone()).await.unwrap_err();
+    assert!(error.to_string().contains("not answered"), "{error}");
+    assert!(
+        paused.answer("c2", Elicitation::Decline).is_err(),
+        "c2 asked nothing"
+    );
+
+    paused
+        .answer("c1", Elicitation::Accept(json!({"ship": true})))
+        .unwrap();
+    let output = fresh.resume(paused).await.unwrap().done().unwrap();
+    assert_eq!(output.text, "Shipped it.");
+    let results: Vec<_> = output
+        .tool_calls
+        .iter()
+        .map(|call| (call.id.as_str(), call.result[0].as_text(), call.is_error))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("c1", Some("shipped"), false),
+            ("c2", Some("worked"), false)
+        ]
+    );
+    // The model read the answered call's result, not the pause.
+    let request = &llm.requests()[0];
+    let read = serde_json::to_string(&request.messages).unwrap();
+    assert!(
+        read.contains("shipped") && !read.contains("pauses"),
+        "{read}"
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_run_pauses_on_a_question_too() {
+    let agent = PhiAgent::build(
+        base_agent_builder(one_call("order")).register_tool(Order),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let events: Vec<StreamEvent> = agent
+        .start_stream("Order")
+        .map(|event| event.unwrap())
+        .collect()
+        .await;
+    let Some(StreamEvent::Paused(paused)) = events.last() else {
+        panic!("the stream should end paused: {events:?}");
+    };
+    assert_eq!(paused.questions()[0].id(), "c1");
+}
+
+/// Asks the user, and needs approval first.
+struct GuardedOrder;
+
+#[async_trait]
+impl Tool for GuardedOrder {
+    fn name(&self) -> &'static str {
+        "guarded_order"
+    }
+    fn description(&self) -> &'static str {
+        "Place the order once approved, asking the user first"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
+        true
+    }
+    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Order.call(args, ctx).await
+    }
+}
+
+#[tokio::test]
+async fn a_question_asked_while_a_paused_turn_finishes_is_an_error_result_not_a_second_pause() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "guarded_order", json!({}))]),
+        LlmResponse::text("Could not ask."),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(GuardedOrder),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let RunOutcome::Paused(mut paused) = agent.start("Order").await.unwrap() else {
+        panic!("the run should pause on the approval");
+    };
+    assert!(paused.questions().is_empty());
+    paused.approve("c1").unwrap();
+    let output = agent.resume(paused).await.unwrap().done().unwrap();
+    let call = &output.tool_calls[0];
+    assert!(call.is_error);
+    let text = call.result[0].as_text().unwrap();
+    assert!(text.contains("cannot pause on it"), "{text}");
 }

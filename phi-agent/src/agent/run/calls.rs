@@ -16,6 +16,7 @@ use crate::agent::events::{AgentEvent, Observer};
 use crate::agent::phi::AgentInner;
 use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
 use crate::agent::stream::{Sink, StreamEvent};
+use crate::agent::talk::RunTalk;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
@@ -35,6 +36,7 @@ pub(in crate::agent) struct RunParts<'a> {
     pub(in crate::agent) agent: &'a AgentInner,
     pub(in crate::agent) base_ctx: &'a ToolContext,
     pub(in crate::agent) sink: &'a Sink,
+    pub(in crate::agent) talk: &'a RunTalk,
 }
 
 impl<'a> RunParts<'a> {
@@ -57,6 +59,7 @@ impl<'a> RunParts<'a> {
             search: searching.then_some(self.agent),
             found: Mutex::default(),
             sink: self.sink,
+            talk: self.talk,
         }
     }
 }
@@ -77,6 +80,8 @@ pub(in crate::agent) struct Runner<'a> {
     /// awaits while holding it.
     found: Mutex<Vec<(usize, Found)>>,
     pub(in crate::agent) sink: &'a Sink,
+    /// The run's peer: the questions its calls asked that pause the run.
+    pub(in crate::agent) talk: &'a RunTalk,
 }
 
 impl Runner<'_> {

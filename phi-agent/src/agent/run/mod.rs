@@ -21,7 +21,9 @@ mod settle;
 mod spans;
 mod state;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -39,13 +41,14 @@ use super::events::{AgentEvent, Observer};
 use super::output::{RunOutcome, RunOutput};
 use super::paused::{AnswerNote, PausedRun, TurnCall};
 use super::phi::AgentInner;
-use super::plan::{Pausing, Plan, Policy, Search};
+use super::plan::{Approvals, Pausing, Plan, Policy, Search};
 use super::step::{self, StepOutput};
 use super::stream::{Sink, StreamEvent};
 use super::talk::RunTalk;
-use crate::context::ToolContext;
+use crate::context::{Elicitation, ToolContext};
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{ToolCall, Usage};
+use serde_json::Value;
 
 /// What the steps of one run share: the agent, the conversation it borrows, its sink and the
 /// context its calls derive theirs from.
@@ -54,6 +57,7 @@ struct Run<'r> {
     conv: &'r mut Conversation,
     sink: &'r Sink,
     base_ctx: &'r ToolContext,
+    talk: &'r RunTalk,
 }
 
 /// Runs `input` in `conv` to an answer, or to a pause when `policy` may pause; a typed run
@@ -70,7 +74,9 @@ pub(super) async fn fresh<P: Policy>(
     let span = invoke_span(&conv.id);
     let state = RunState::fresh(&conv.history, input, agent.config.max_repeated_failures);
     async {
-        let (token, base_ctx) = run_context(agent, conv, sink);
+        let pausing = matches!(policy.approvals(), Approvals::Pause(_));
+        let talk = run_talk(agent, conv, sink, pausing, HashMap::new());
+        let (token, base_ctx, talk) = run_context(agent, conv, talk);
         let _cancel_on_drop = token.drop_guard();
         let (plan, activated) = Plan::fresh(agent, conv, sink.is_on(), answer).await;
         let mut run = Run {
@@ -78,6 +84,7 @@ pub(super) async fn fresh<P: Policy>(
             conv,
             sink,
             base_ctx: &base_ctx,
+            talk: &talk,
         };
         report_activated(&run, 0, activated).await;
         drive(&mut run, policy, state, plan).await
@@ -99,6 +106,7 @@ pub(super) async fn resumed(
     paused.check(|name| agent.registry.get(name).is_some())?;
     check_answer(paused.answer.as_ref(), answer.as_deref())?;
     let records = paused.records()?;
+    let answers = paused.answers();
     let PausedRun {
         session_id,
         run_start,
@@ -117,7 +125,8 @@ pub(super) async fn resumed(
     let state = RunState::resumed(transcript, run_start, turn, usage, records, limit);
     let span = invoke_span(&conv.id);
     let outcome = async {
-        let (token, base_ctx) = run_context(agent, conv, sink);
+        let talk = run_talk(agent, conv, sink, true, answers);
+        let (token, base_ctx, talk) = run_context(agent, conv, talk);
         let _cancel_on_drop = token.drop_guard();
         let plan = Plan::resumed(agent, conv, sink.is_on(), answer);
         let mut run = Run {
@@ -125,6 +134,7 @@ pub(super) async fn resumed(
             conv,
             sink,
             base_ctx: &base_ctx,
+            talk: &talk,
         };
         let mut state = state;
         close_paused_turn(&mut run, &mut state, assistant_text, calls).await?;
@@ -152,6 +162,7 @@ async fn drive<P: Policy>(
         agent,
         base_ctx,
         sink,
+        talk: run.talk,
     };
     let searching = plan.search == Search::Local;
     while state.turn < agent.config.max_turns {
@@ -257,6 +268,7 @@ async fn close_paused_turn(
         agent: run.agent,
         base_ctx: run.base_ctx,
         sink: run.sink,
+        talk: run.talk,
     };
     let (calls, settled) = {
         // A paused turn's searches ran, and were revealed, before the pause.
@@ -334,28 +346,43 @@ fn check_answer(note: Option<&AnswerNote>, answer: Option<&Answering>) -> AgentR
 
 /// The run's cancellation token (cancelled when the run completes or is dropped, so every
 /// tool's token fires) and the context its calls derive theirs from, with the run's peer for
-/// what its tools say back.
+/// what its tools say back (`talk`).
 fn run_context(
     agent: &AgentInner,
     conv: &Conversation,
-    sink: &Sink,
-) -> (CancellationToken, ToolContext) {
+    talk: RunTalk,
+) -> (CancellationToken, ToolContext, Arc<RunTalk>) {
     let token = CancellationToken::new();
-    let talk = RunTalk {
-        session_id: conv.id.clone(),
-        observer: agent.observer.clone(),
-        events: sink.sender(),
-        sampler: agent.sampler.clone().unwrap_or_else(|| agent.llm.clone()),
-        elicitation: agent.elicitation.clone(),
-    };
+    let talk = Arc::new(talk);
     let ctx = ToolContext::new(
         conv.id.clone(),
         agent.workspace.clone(),
         agent.state.clone(),
     )
     .for_run(token.clone())
-    .with_run_peer(Arc::new(talk));
-    (token, ctx)
+    .with_run_peer(talk.clone());
+    (token, ctx, talk)
+}
+
+/// The peer of the run's calls: its events go to the agent's observer and to `sink`; `pausing`
+/// for a run that may pause, resumed with `answers`.
+fn run_talk(
+    agent: &AgentInner,
+    conv: &Conversation,
+    sink: &Sink,
+    pausing: bool,
+    answers: HashMap<String, Elicitation<Value>>,
+) -> RunTalk {
+    RunTalk {
+        session_id: conv.id.clone(),
+        observer: agent.observer.clone(),
+        events: sink.sender(),
+        sampler: agent.sampler.clone().unwrap_or_else(|| agent.llm.clone()),
+        elicitation: agent.elicitation.clone(),
+        pausing: AtomicBool::new(pausing),
+        answers,
+        asked: Mutex::default(),
+    }
 }
 
 async fn report_activated(run: &Run<'_>, turn: usize, activated: Vec<&'static str>) {

@@ -17,6 +17,7 @@ use crate::agent::approval::{Approval, ApprovalRequest, Approver};
 use crate::agent::events::AgentEvent;
 use crate::agent::paused::{PendingCall, RanCall, TurnCall};
 use crate::agent::plan::Approvals;
+use crate::agent::question::PendingQuestion;
 use crate::agent::stream::StreamEvent;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
@@ -123,11 +124,12 @@ pub(in crate::agent) async fn settle<P>(
             let ran = early.run(runner, calls, &immediate).await?;
             place(&mut slots, &immediate, ran);
             let found = early.take_found(runner);
-            if waiting.is_empty() {
+            let questions = questions(runner, calls, &mut slots);
+            if waiting.is_empty() && questions.is_empty() {
                 let settled = filled(slots)?;
                 return Ok(Settle::Done { settled, found });
             }
-            let calls = paused_turn(runner, calls, slots);
+            let calls = paused_turn(runner, calls, slots, questions);
             pause_events(runner, &calls).await;
             Ok(Settle::Paused {
                 proof,
@@ -138,13 +140,44 @@ pub(in crate::agent) async fn settle<P>(
     }
 }
 
-/// The paused turn's calls: those that ran with their results, the others pending.
-fn paused_turn(runner: &Runner<'_>, calls: &[ToolCall], slots: Slots) -> Vec<TurnCall> {
+/// The questions the turn's calls asked the user with no one to answer: each such call's
+/// result is dropped (it runs again with the answer), and the run pauses on its question.
+fn questions(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    slots: &mut Slots,
+) -> Vec<Option<PendingQuestion>> {
+    let mut questions: Vec<Option<PendingQuestion>> = calls.iter().map(|_| None).collect();
+    for (id, message, schema) in runner.talk.take_asked() {
+        let Some(index) = calls.iter().position(|call| call.id == id) else {
+            continue;
+        };
+        // A call that asked twice waits on its first question.
+        if questions[index].is_none() {
+            slots[index] = None;
+            questions[index] = Some(PendingQuestion::new(&calls[index], message, schema));
+        }
+    }
+    if questions.iter().all(Option::is_none) {
+        questions.clear();
+    }
+    questions
+}
+
+/// The paused turn's calls: those that ran with their results, those that asked a question,
+/// the others pending.
+fn paused_turn(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    slots: Slots,
+    mut questions: Vec<Option<PendingQuestion>>,
+) -> Vec<TurnCall> {
     let turn = runner.turn;
     calls
         .iter()
         .zip(slots)
-        .map(|(call, settled)| match settled {
+        .enumerate()
+        .map(|(index, (call, settled))| match settled {
             Some(settled) => TurnCall::Ran(RanCall {
                 id: call.id.clone(),
                 tool: call.name.clone(),
@@ -154,6 +187,9 @@ fn paused_turn(runner: &Runner<'_>, calls: &[ToolCall], slots: Slots) -> Vec<Tur
                 is_error: settled.result.is_error,
                 duration: settled.duration,
             }),
+            None if questions.get(index).is_some_and(Option::is_some) => {
+                TurnCall::Asking(questions[index].take().expect("checked just above"))
+            }
             None => {
                 runner
                     .observer
@@ -335,6 +371,7 @@ pub(in crate::agent) async fn finish_paused(
     let tool_calls: Vec<ToolCall> = calls.iter().map(TurnCall::to_tool_call).collect();
     let mut slots: Slots = Vec::with_capacity(calls.len());
     let mut decided = Vec::new();
+    let mut answered = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {
         match call {
             TurnCall::Ran(ran) => slots.push(Some(Settled {
@@ -354,10 +391,29 @@ pub(in crate::agent) async fn finish_paused(
                     .map_or(Decision::NoApprover, Decision::Person);
                 decided.push((index, decision));
             }
+            TurnCall::Asking(_) => {
+                // It runs again, and finds its answer.
+                slots.push(None);
+                answered.push((index, &tool_calls[index].arguments));
+            }
         }
     }
-    for (index, outcome) in carry_out(runner, &tool_calls, decided, true).await? {
+    // The turn paused once already: a question asked now (by a call that had none answered)
+    // is that call's error result.
+    runner.talk.set_pausing(false);
+    let decided = carry_out(runner, &tool_calls, decided, true).await;
+    let ran = match decided {
+        Ok(decided) => runner
+            .run_calls(&tool_calls, &answered)
+            .await
+            .map(|ran| (decided, ran)),
+        Err(error) => Err(error),
+    };
+    runner.talk.set_pausing(true);
+    let (decided, ran) = ran?;
+    for (index, outcome) in decided {
         slots[index] = Some(outcome);
     }
+    place(&mut slots, &answered, ran);
     Ok((tool_calls, filled(slots)?))
 }
