@@ -21,8 +21,10 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// Decide every [`pending`](Self::pending) call ([`approve`](Self::approve),
 /// [`approve_with`](Self::approve_with), [`deny`](Self::deny)), then resume. The calls of the
 /// paused turn that needed no approval have already run; their results are kept here and go
-/// back to the model, in call order, with those of the decided calls. The value is
-/// `Serialize + Deserialize` in the versioned format below.
+/// back to the model, in call order, with those of the decided calls. A run also pauses on a
+/// tool's question to the user when the agent has no elicitation handler: answer each of its
+/// [`questions`](Self::questions) with [`answer`](Self::answer), and resuming runs that call
+/// again with its answer. The value is `Serialize + Deserialize` in the versioned format below.
 ///
 /// Resuming consumes the value, but a stored copy can be resumed again: every resume of the same
 /// paused state runs its approved calls once more (the calls that ran before the pause do not
