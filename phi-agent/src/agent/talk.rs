@@ -156,7 +156,7 @@ impl RunPeer for RunTalk {
             tool_call_id = call.call_id,
             done = progress.done,
             total = progress.total,
-            message = progress.message.as_deref(),
+            progress_message = progress.message.as_deref(),
             "tool progress"
         );
         self.emit(AgentEvent::ToolProgress {

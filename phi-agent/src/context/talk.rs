@@ -219,7 +219,7 @@ pub(super) async fn no_peer_progress(tool_call_id: &str, progress: &Progress) {
         tool_call_id,
         done = progress.done,
         total = progress.total,
-        message = progress.message.as_deref(),
+        progress_message = progress.message.as_deref(),
         "tool progress"
     );
 }

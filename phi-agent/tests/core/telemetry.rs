@@ -20,11 +20,14 @@ use tracing::{Event, Metadata, Subscriber};
 
 type Fields = BTreeMap<String, String>;
 
-/// Records every span (name and fields, including fields recorded later) and every event.
+/// Records every span (name and fields, including fields recorded later) and every event (with
+/// the name of the span it happened in as `in_span`).
 #[derive(Clone, Default)]
 struct Recorder {
     spans: Arc<Mutex<Vec<(String, Fields)>>>,
     events: Arc<Mutex<Vec<Fields>>>,
+    /// The spans entered and not yet exited, innermost last.
+    entered: Arc<Mutex<Vec<u64>>>,
 }
 
 struct Collect<'a>(&'a mut Fields);
@@ -59,10 +62,21 @@ impl Subscriber for Recorder {
     fn event(&self, event: &Event<'_>) {
         let mut fields = Fields::new();
         event.record(&mut Collect(&mut fields));
+        if let Some(&span) = self.entered.lock().unwrap().last() {
+            let name = self.spans.lock().unwrap()[span as usize - 1].0.clone();
+            fields.insert("in_span".to_string(), name);
+        }
         self.events.lock().unwrap().push(fields);
     }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
+    fn enter(&self, span: &Id) {
+        self.entered.lock().unwrap().push(span.into_u64());
+    }
+    fn exit(&self, span: &Id) {
+        let mut entered = self.entered.lock().unwrap();
+        if let Some(at) = entered.iter().rposition(|id| *id == span.into_u64()) {
+            entered.remove(at);
+        }
+    }
 }
 
 struct Echo;
@@ -309,5 +323,63 @@ async fn approvals_are_spans_and_events() {
             "tool call approval resolved",
             "tool call awaits approval; the run pauses"
         ]
+    );
+}
+
+/// Reports progress and writes a log message.
+struct Chatty;
+
+#[async_trait]
+impl Tool for Chatty {
+    fn name(&self) -> &'static str {
+        "chatty"
+    }
+    fn description(&self) -> &'static str {
+        "Say how far it got"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        ctx.progress(1.0, Some(2.0), Some("half")).await;
+        ctx.log(phi_agent::LogLevel::Info, "note").await;
+        Ok(vec![Content::text("done")])
+    }
+}
+
+#[tokio::test]
+async fn a_tools_progress_and_log_are_events_of_its_execute_tool_span() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c-1", "chatty", json!({}))]),
+        LlmResponse::text("ok"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_tool(Chatty),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    agent.run("go").await.unwrap();
+
+    let events = recorder.events.lock().unwrap().clone();
+    let said: Vec<(&str, &str, &str)> = events
+        .iter()
+        .filter(|fields| fields.get("tool_call_id").map(String::as_str) == Some("c-1"))
+        .map(|fields| {
+            (
+                fields["message"].as_str(),
+                fields.get("in_span").map_or("", String::as_str),
+                fields.get("progress_message").map_or("", String::as_str),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("tool progress", "execute_tool", "half"),
+            ("tool log", "execute_tool", "")
+        ],
+        "{events:?}"
     );
 }
