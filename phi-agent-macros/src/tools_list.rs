@@ -117,11 +117,13 @@ fn method_tool(krate: &TokenStream, receiver: &Expr, method: &syn::Ident) -> Tok
     };
     quote_spanned! {method.span()=> {
         #call
+        // Unused whenever the name is right: then the real constructor is called.
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        #[allow(non_camel_case_types)]
+        #[allow(non_camel_case_types, dead_code)]
         trait #bound {
             type Tool;
         }
+        #[allow(dead_code)]
         trait __PhiStandIn {
             fn #constructor(self: ::std::sync::Arc<Self>) -> <Self as #bound>::Tool
             where
