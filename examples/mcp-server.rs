@@ -1,20 +1,25 @@
-//! An MCP server with three tools: `calculator` and `get_weather` are listed; `audit_log` is
-//! Hidden, so MCP clients neither see nor may call it (the program itself still can).
+//! An MCP server with four tools: `calculator`, `get_weather` and `import_rows` are listed
+//! (`import_rows` reports progress and writes log messages while it runs); `audit_log` is
+//! Hidden, so MCP clients neither see nor may call it (the program itself still can). It also
+//! serves a resource (`example://units`) and a prompt (`weather_report`).
 //!
 //! Run over stdio (what Claude Desktop, Cursor and the MCP Inspector launch):
 //!     cargo run --example mcp-server --features mcp
 //! or over streamable HTTP on loopback, optionally with a bearer token:
 //!     PHI_MCP_TOKEN=s3cret cargo run --example mcp-server --features mcp -- --http 127.0.0.1:8808
 //! Over HTTP, `PHI_MCP_MAX_SESSIONS` (default 1000) and `PHI_MCP_SESSION_IDLE_SECS` (default
-//! 1800) bound the sessions, and `PHI_MCP_STATELESS=1` serves without sessions.
+//! 1800) bound the sessions, `PHI_MCP_STATELESS=1` serves without sessions, and
+//! `PHI_MCP_ALLOWED_ORIGINS` (comma-separated, e.g. `http://localhost:6274`) allows browser
+//! pages on other origins than the server's own.
 //!
 //! stdout carries the protocol: everything else goes to stderr.
 
 use async_trait::async_trait;
-use phi_agent::mcp::{HttpOptions, McpServer};
+use phi_agent::mcp::{HttpOptions, McpServer, Prompt, PromptMessage, Resource};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::{
-    AgentError, AgentResult, ToolAnnotations, ToolConfig, ToolContext, ToolExposure, TypedTool,
+    AgentError, AgentResult, LogLevel, ToolAnnotations, ToolConfig, ToolContext, ToolExposure,
+    TypedTool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -57,12 +62,10 @@ impl TypedTool for Calculator {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(false),
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_idempotent(true)
+            .with_open_world(false)
     }
 
     async fn call_typed(&self, args: CalculatorArgs, _ctx: &ToolContext) -> AgentResult<f64> {
@@ -112,11 +115,9 @@ impl TypedTool for GetWeather {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: Some(true),
-            open_world: Some(true),
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_open_world(true)
     }
 
     fn output_schema(&self) -> Option<Value> {
@@ -178,10 +179,47 @@ impl TypedTool for AuditLog {
     }
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct ImportArgs {
+    /// How many rows to import (at most 20)
+    rows: u8,
+}
+
+/// A long task that says how far it got: progress for clients that extend their timeout on
+/// it, and a log line per row.
+struct ImportRows;
+
+#[async_trait]
+impl TypedTool for ImportRows {
+    type Args = ImportArgs;
+    type Output = String;
+
+    fn name(&self) -> &'static str {
+        "import_rows"
+    }
+
+    fn description(&self) -> &'static str {
+        "Import rows into the example table, reporting progress"
+    }
+
+    async fn call_typed(&self, args: ImportArgs, ctx: &ToolContext) -> AgentResult<String> {
+        let rows = args.rows.min(20);
+        for row in 1..=rows {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            ctx.log(LogLevel::Info, format!("row {row} imported")).await;
+            let message = format!("{row} of {rows} rows");
+            ctx.progress(f64::from(row), Some(f64::from(rows)), Some(&message))
+                .await;
+        }
+        Ok(format!("imported {rows} rows"))
+    }
+}
+
 fn registry() -> AgentResult<ToolRegistry> {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register(Calculator)?;
     registry.register(GetWeather)?;
+    registry.register(ImportRows)?;
     registry.register(AuditLog)?;
     Ok(registry)
 }
@@ -199,7 +237,25 @@ async fn main() -> std::process::ExitCode {
 
 async fn run() -> AgentResult<()> {
     let server = McpServer::new(registry()?)
-        .with_server_info("phi-agent-example", env!("CARGO_PKG_VERSION"));
+        .with_server_info("phi-agent-example", env!("CARGO_PKG_VERSION"))
+        .with_resource(
+            Resource::text(
+                "example://units",
+                "units",
+                "Temperatures are in degrees Celsius.",
+            )
+            .with_description("The units get_weather answers in"),
+        )
+        .with_prompt(
+            Prompt::new("weather_report", |args| async move {
+                Ok(vec![PromptMessage::user(format!(
+                    "Write a short weather report for {}, using get_weather.",
+                    args["city"]
+                ))])
+            })
+            .with_description("Ask for a weather report")
+            .with_argument("city", "The city to report on", true),
+        );
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [] => server.serve_stdio().await,
@@ -209,18 +265,24 @@ async fn run() -> AgentResult<()> {
                     "`{address}` is not a socket address ({error}); use e.g. 127.0.0.1:8808"
                 ))
             })?;
-            let mut options = HttpOptions::default().bind(address);
+            let mut options = HttpOptions::default().with_bind(address);
             if let Ok(token) = std::env::var("PHI_MCP_TOKEN") {
-                options = options.bearer_token(token);
+                options = options.with_bearer_token(token);
             }
             if let Some(max) = env_number("PHI_MCP_MAX_SESSIONS")? {
-                options = options.max_sessions(max as usize);
+                options = options.with_max_sessions(max as usize);
             }
             if let Some(seconds) = env_number("PHI_MCP_SESSION_IDLE_SECS")? {
-                options = options.session_idle_timeout(std::time::Duration::from_secs(seconds));
+                options =
+                    options.with_session_idle_timeout(std::time::Duration::from_secs(seconds));
             }
             if std::env::var("PHI_MCP_STATELESS").is_ok_and(|value| value == "1") {
-                options = options.stateless(true);
+                options = options.with_stateless(true);
+            }
+            if let Ok(origins) = std::env::var("PHI_MCP_ALLOWED_ORIGINS") {
+                for origin in origins.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+                    options = options.with_allowed_origin(origin);
+                }
             }
             let http = server.serve_http(options).await?;
             eprintln!("MCP endpoint: {} (Ctrl-C to stop)", http.url());

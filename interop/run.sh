@@ -5,12 +5,15 @@
 # every exchange is validated by the official Python SDKs' types.
 #
 # Self-installing: creates target/interop-venv with fakellm, openai, anthropic and google-genai
-# from PyPI.
+# from PyPI (under $CARGO_TARGET_DIR when it is set, so worktrees that share a target directory
+# share the venv too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/interop-venv
-WORK=target/interop
+TARGET=${CARGO_TARGET_DIR:-target}
+case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
+VENV=$TARGET/interop-venv
+WORK=$TARGET/interop
 mkdir -p "$WORK"
 if [ ! -x "$VENV/bin/fakellm" ] || ! "$VENV/bin/python" -c "import openai, anthropic, google.genai" 2>/dev/null; then
     echo "== interop: installing fakellm, openai, anthropic, google-genai into $VENV"
@@ -29,7 +32,7 @@ APIS_PROXY_PORT=$(free_port)
 CAPTURE="$WORK/exchanges.jsonl"
 : > "$CAPTURE"
 # What our adapters assembled from each streamed reply (tests/http/interop.rs writes it).
-ASSEMBLED="$PWD/$WORK/assembled.jsonl"
+ASSEMBLED="$WORK/assembled.jsonl"
 : > "$ASSEMBLED"
 
 PIDS=()

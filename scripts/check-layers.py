@@ -22,6 +22,11 @@ The layers, lowest first (a layer may name its own modules and everything below 
     llm                                          models, their requests and adapters
     agent, mcp                                   the loop; the MCP bridge (neither names the other)
     __private                                    what generated code reaches (anything but the top)
+
+Inside `agent/`, the files name each other without a circle: each file is a node (a `mod.rs` is
+its folder's), every path to another file of `agent/` is an edge (a name re-exported by a
+`mod.rs` counts as the file it comes from; a `mod.rs`'s own `pub use` lines are its facade, no
+edge), and the graph must have no cycle.
 """
 
 import re
@@ -165,6 +170,150 @@ def violations(src: Path) -> list:
     return found
 
 
+FULL_PATH = re.compile(r"(?<![\w$])((?:crate|super|self)(?:::super)*)((?:::\w+)+)")
+USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]*);", re.S)
+CIRCLE_ROOT = "agent"
+CHILD_PATH = re.compile(r"(?<![\w:$])[a-z_]\w*(?:::\w+)+")
+
+
+def expand(tree: str) -> list:
+    """The paths of a `use` tree: `a::{b, c::{d, e}}` -> ['a::b', 'a::c::d', 'a::c::e']."""
+    tree = re.sub(r"\s+", "", tree)
+    brace = tree.find("{")
+    if brace < 0:
+        return [re.sub(r"\bas\w+$", "", tree)] if tree else []
+    prefix, inner = tree[:brace], tree[brace + 1 : tree.rindex("}")]
+    parts, depth, item = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(item)
+            item = ""
+            continue
+        depth += (char == "{") - (char == "}")
+        item += char
+    parts.append(item)
+    paths = []
+    for part in parts:
+        for tail in expand(part):
+            paths.append(prefix + tail if tail != "self" else prefix.rstrip(":"))
+    return [path for path in paths if path]
+
+
+def absolute(anchor_and_rest: str, here: list):
+    """The segments of a `crate::`/`super::`/`self::` path from the crate root, or None."""
+    segments = anchor_and_rest.split("::")
+    if segments[0] == "crate":
+        return segments[1:]
+    base = list(here)
+    while segments and segments[0] in ("super", "self"):
+        if segments.pop(0) == "super":
+            if not base:
+                return None
+            base.pop()
+    return base + segments
+
+
+def agent_graph(src: Path) -> dict:
+    """The edges between the files of `agent/`: module path -> set of module paths it names."""
+    root = src / CIRCLE_ROOT
+    files = sorted(root.rglob("*.rs"))
+    modules = {tuple(module_of(src, file)) for file in files}
+    reexports = {}
+    for file in files:
+        if file.name != "mod.rs":
+            continue
+        module = tuple(module_of(src, file))
+        for match in USE.finditer(strip(file.read_text())):
+            if not match.group(1):
+                continue
+            for path in expand(match.group(2)):
+                segments = [seg for seg in path.split("::") if seg]
+                if segments and segments[0] not in ("crate", "super", "self"):
+                    name = re.sub(r"^.*\bas", "", segments[-1])
+                    reexports[(module, name)] = module + tuple(segments[:-1])
+
+    def resolve(segments: list):
+        path = tuple(segments)
+        for length in range(len(path), 0, -1):
+            prefix = path[:length]
+            if prefix in modules:
+                if length < len(path) and (prefix, path[length]) in reexports:
+                    return resolve(list(reexports[(prefix, path[length])]) + list(path[length + 1 :]))
+                return prefix
+        return None
+
+    graph = {module: set() for module in modules}
+    for file in files:
+        module = tuple(module_of(src, file))
+        text = strip(file.read_text())
+        # Visibility paths (`pub(in crate::agent)`) name no item.
+        text = re.sub(r"\bpub\(in\s+[^)]*\)", "pub", text)
+        if file.name == "mod.rs":
+            # A facade's `pub use` lines re-export; they are not uses.
+            text = re.sub(r"\bpub(?:\([^)]*\))?\s+use\s+[^;]*;", lambda m: "\n" * m.group(0).count("\n"), text)
+        here = inline_modules(text, list(module))
+        line_of = lambda offset: text.count("\n", 0, offset)
+        paths = []
+        for match in USE.finditer(text):
+            paths += [(path, here[line_of(match.start())]) for path in expand(match.group(2))]
+        text_without_uses = USE.sub(lambda m: " " * len(m.group(0).replace("\n", "")) + "\n" * m.group(0).count("\n"), text)
+        for match in FULL_PATH.finditer(text_without_uses):
+            paths.append((match.group(1) + match.group(2), here[line_of(match.start())]))
+        # A path may also begin with a child module's name (`early::Early`).
+        for match in CHILD_PATH.finditer(text_without_uses):
+            paths.append((match.group(0), here[line_of(match.start())]))
+        for path, at in paths:
+            first = path.split("::")[0]
+            if first not in ("crate", "super", "self"):
+                if tuple(at) + (first,) not in modules:
+                    continue
+                path = "self::" + path
+            segments = absolute(path, at)
+            if not segments or segments[0] != CIRCLE_ROOT:
+                continue
+            target = resolve(segments)
+            if target and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def inline_modules(text: str, file_module: list) -> list:
+    """Per line of `text`, the module path there: the file's, nested by inline `mod x { .. }`."""
+    stack, depth, here = [], 0, []
+    for line in text.split("\n"):
+        inline = INLINE_MOD.match(line)
+        if inline:
+            stack.append((inline.group(1), depth))
+        here.append(file_module + [name for name, _ in stack])
+        depth += line.count("{") - line.count("}")
+        while stack and depth <= stack[-1][1]:
+            stack.pop()
+    return here
+
+
+def circles(src: Path) -> list:
+    """One message per import circle among the files of `agent/`."""
+    graph = agent_graph(src)
+    found, state, stack = [], {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == "open":
+                cycle = stack[stack.index(target) :] + [target]
+                found.append("import circle in agent/: " + " -> ".join("::".join(n) for n in cycle))
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
 def self_test(src: Path) -> int:
     plants = [
         ("schema/walk.rs", "use crate::registry::ToolRegistry;\n", "schema names registry"),
@@ -172,6 +321,11 @@ def self_test(src: Path) -> int:
         ("limits.rs", "use crate::{content::Content, error::AgentError};\n", "limits names content in a group"),
         ("registry/dispatch.rs", "use super::super::llm::Message;\n", "registry names llm through super::super"),
         ("mcp/server.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
+    ]
+    circle_plants = [
+        ("agent/answer.rs", "use super::run::RunState;\n", "answer names run, which names answer"),
+        ("agent/paused.rs", "fn planted() { let _ = crate::agent::RunOutcome::done; }\n", "paused names output through the facade"),
+        ("agent/run/early.rs", "use super::Run;\n", "a file of run/ names its folder's mod.rs, which names it"),
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as scratch:
@@ -190,6 +344,19 @@ def self_test(src: Path) -> int:
             else:
                 print(f"self-test: NOT refused: {what} ({file}: {line.strip()})")
                 failures += 1
+        for number, (file, line, what) in enumerate(circle_plants):
+            planted = Path(scratch) / f"circle{number}"
+            shutil.copytree(src, planted)
+            target = planted / file
+            target.write_text(line + target.read_text())
+            if circles(planted):
+                print(f"self-test: refused as it must: {what}")
+            else:
+                print(f"self-test: NOT refused: {what} ({file}: {line.strip()})")
+                failures += 1
+        if circles(clean):
+            print("self-test: the unchanged tree must have no circle in agent/, but has:", *circles(clean), sep="\n  ")
+            failures += 1
         allowed_plant = Path(scratch) / "allowed"
         shutil.copytree(src, allowed_plant)
         walk = allowed_plant / "schema/walk.rs"
@@ -197,7 +364,7 @@ def self_test(src: Path) -> int:
         if violations(allowed_plant):
             print("self-test: a comment naming an upper layer was refused; comments must be ignored")
             failures += 1
-    print(f"self-test: {len(plants) + 2 - failures} passed, {failures} failed")
+    print(f"self-test: {len(plants) + len(circle_plants) + 3 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
@@ -207,7 +374,7 @@ def main() -> int:
     if args == ["--self-test"]:
         return self_test(repo / "phi-agent" / "src")
     src = Path(args[0]) if args else repo / "phi-agent" / "src"
-    found = violations(src)
+    found = violations(src) + circles(src)
     for line in found:
         print(line)
     files = len(list(src.rglob("*.rs")))

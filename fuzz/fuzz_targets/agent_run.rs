@@ -87,11 +87,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let script: LlmResponse = reply;
     let llm = ScriptedLlm::from_fn(move |_| Ok(script.clone()));
-    let config = AgentConfig {
-        max_turns: MAX_TURNS,
-        max_repeated_failures: 1 + usize::from(selector % 3),
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default()
+        .with_max_turns(MAX_TURNS)
+        .with_max_repeated_failures(1 + usize::from(selector % 3));
     let agent = PhiAgent::build(
         base_agent_builder(llm.clone())
             .register_tool(Echo)

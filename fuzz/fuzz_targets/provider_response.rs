@@ -47,11 +47,9 @@ fuzz_target!(|data: &[u8]| {
             },
         ];
         messages.extend(results);
-        let request = LlmRequest {
-            system: Some("fuzz".into()),
-            messages,
-            ..LlmRequest::default()
-        };
+        let request = LlmRequest::default()
+            .with_system("fuzz")
+            .with_messages(messages);
         let (openai, anthropic, gemini, responses) = clients();
         let openai = openai.request_body(&request);
         let anthropic = anthropic.request_body(&request);

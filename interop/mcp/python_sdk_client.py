@@ -9,6 +9,7 @@ with a bearer token. Exits non-zero on the first failure.
 
 import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 TOKEN = "interop-token-5d1c"
 
-EXPECTED_TOOLS = ["calculator", "get_weather"]
+EXPECTED_TOOLS = ["calculator", "get_weather", "import_rows"]
 
 
 def text_of(result) -> str:
@@ -32,7 +33,14 @@ def check(condition: bool, message: str) -> None:
 
 
 async def run(server, transport: str, mode: str) -> None:
-    async with Client(server, mode=mode) as client:
+    events = []
+
+    async def on_log(params) -> None:
+        events.append(("log", params.data))
+
+    # On 2026-07-28 a request opts in to log messages with `log_level`; earlier protocols use the
+    # session's level (info by default on our server).
+    async with Client(server, mode=mode, logging_callback=on_log, log_level="info") as client:
         version = client.protocol_version
         listed = await client.list_tools()
         names = [tool.name for tool in listed.tools]
@@ -72,7 +80,24 @@ async def run(server, transport: str, mode: str) -> None:
         check(result.is_error is True, f"the hidden tool was callable: {message}")
         check(message.startswith("tool `audit_log` is not available"), f"hidden tool refusal: {message!r}")
         check("calculator, get_weather" in message, f"refusal does not list the available tools: {message!r}")
-        print(f"python-sdk {transport} mode={mode} protocol={version}: ok ({len(names)} tools, 5 calls)")
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            events.append(("progress", (progress, total, message)))
+
+        result = await client.call_tool("import_rows", {"rows": 3}, progress_callback=on_progress)
+        check(not result.is_error and text_of(result) == "imported 3 rows", f"import_rows: {text_of(result)}")
+        await asyncio.sleep(0.3)  # over HTTP, log messages may ride another stream than the result
+        progress = [event for kind, event in events if kind == "progress"]
+        logs = [event for kind, event in events if kind == "log"]
+        check(progress == [(1.0, 3.0, "1 of 3 rows"), (2.0, 3.0, "2 of 3 rows"), (3.0, 3.0, "3 of 3 rows")],
+              f"progress reports: {progress}")
+        check(logs == ["row 1 imported", "row 2 imported", "row 3 imported"], f"log messages: {logs}")
+        if transport == "stdio":
+            # One pipe: the client hears everything in the order the tool said it.
+            expected = [kind for _ in range(3) for kind in ("log", "progress")]
+            check([kind for kind, _ in events] == expected, f"progress and logs out of order: {events}")
+        print(f"python-sdk {transport} mode={mode} protocol={version}: ok ({len(names)} tools, 6 calls, "
+              f"{len(progress)} progress reports and {len(logs)} log messages in order)")
 
 
 def http_server(url: str, token: str | None):
@@ -80,8 +105,21 @@ def http_server(url: str, token: str | None):
     return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
+class Warnings(logging.Handler):
+    """Collects what the SDK logs at warning level and above (e.g. a refused session DELETE)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 async def main() -> None:
     binary = sys.argv[1]
+    warnings = Warnings()
+    logging.getLogger().addHandler(warnings)
     for mode in ("auto", "legacy"):
         await run(StdioServerParameters(command=binary, args=[]), "stdio", mode)
 
@@ -108,6 +146,9 @@ async def main() -> None:
             response = await http.post(url, json={}, headers={"Accept": "application/json, text/event-stream"})
             check(response.status_code == 401, f"a request without the token got {response.status_code}")
         print("python-sdk http without token: refused with 401")
+        terminations = [message for message in warnings.messages if "termination" in message.lower()]
+        check(not terminations, f"the SDK could not end its HTTP sessions: {terminations}")
+        print("python-sdk http sessions ended with DELETE: no SDK warning")
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -187,25 +187,10 @@ fn retain_known(
 fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     known
         .iter()
-        .map(|candidate| (edit_distance(key, candidate), *candidate))
+        .map(|candidate| (strsim::levenshtein(key, candidate), *candidate))
         .filter(|(distance, candidate)| *distance <= (candidate.len().max(key.len()) / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -282,10 +267,13 @@ mod tests {
         assert_eq!(closest("colour", &known), None);
     }
 
+    /// `closest`'s thresholds were set for plain Levenshtein distance over chars (a swapped
+    /// pair costs two), which is what strsim's `levenshtein` is.
     #[test]
     fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(strsim::levenshtein("kitten", "sitting"), 3);
+        assert_eq!(strsim::levenshtein("", "abc"), 3);
+        assert_eq!(strsim::levenshtein("same", "same"), 0);
+        assert_eq!(strsim::levenshtein("timeuot", "timeout"), 2);
     }
 }

@@ -23,10 +23,7 @@ fn main() {
     let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
     let region = Region::new(ALLOCATOR);
     let tools: Arc<[ToolSpec]> = registry.iter().map(|tool| tool.spec()).collect();
-    let request = LlmRequest {
-        tools,
-        ..LlmRequest::default()
-    };
+    let request = LlmRequest::default().with_tools(tools);
     // The body itself is the request's, not the registry's: only what stays is counted (parsed
     // schemas, dialect schemas, the tool list and the adapter's cached tools bytes).
     drop(client.request_bytes(&request));

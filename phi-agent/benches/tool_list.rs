@@ -161,12 +161,10 @@ fn registry_with(direct: usize, deferred: usize, hidden: usize, kind: SchemaKind
 }
 
 fn request(tools: Arc<[ToolSpec]>) -> LlmRequest {
-    LlmRequest {
-        system: Some("You are a search assistant.".into()),
-        messages: Vec::new(),
-        tools,
-        ..LlmRequest::default()
-    }
+    LlmRequest::default()
+        .with_system("You are a search assistant.")
+        .with_messages(Vec::new())
+        .with_tools(tools)
 }
 
 fn tool_list(registry: &ToolRegistry, active: &ActiveTools) -> Arc<[ToolSpec]> {

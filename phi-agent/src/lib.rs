@@ -33,6 +33,10 @@
 //! With `default-features = false` the crate builds tools, the registry, schemas, the agent loop
 //! and [`llm::ScriptedLlm`] (or your own [`LlmClient`]) without any HTTP client.
 
+// docs.rs builds with `--cfg docsrs` on nightly (`[package.metadata.docs.rs]`), and then labels
+// each feature-gated item with its feature; a stable build never sees the attribute.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod agent;
 mod config;
 mod content;
@@ -50,6 +54,7 @@ mod typed;
 pub mod __private;
 pub mod llm;
 #[cfg(any(feature = "mcp-server", feature = "mcp-client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "mcp-server", feature = "mcp-client"))))]
 pub mod mcp;
 pub mod registry;
 pub mod schema;
@@ -57,12 +62,17 @@ pub mod search;
 
 pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
-pub use agent::{AnswerMode, AnswerOptions, RunStream, StreamEvent, TypedOutput};
+pub use agent::{
+    AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
+};
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use config::ToolConfig;
-pub use content::Content;
-pub use context::{ActivationContext, ToolContext};
+pub use content::{Content, ResourceBody, ResourceContents};
+pub use context::{
+    ActivationContext, Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled,
+    ToolContext, ToolPeer,
+};
 pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH};
 pub use llm::LlmClient;
 /// Turns a doc-commented fn into a tool.

@@ -46,7 +46,10 @@ pub enum Message {
 }
 
 /// One tool search a provider ran for the model, and what it found.
+///
+/// `#[non_exhaustive]`: build one with [`ToolSearchCall::new`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolSearchCall {
     /// The provider's id of the search.
     pub id: String,
@@ -62,6 +65,33 @@ pub struct ToolSearchCall {
 }
 
 impl ToolSearchCall {
+    /// The search `id` with `input`, which found `tools` (best first), with no provider state.
+    ///
+    /// ```
+    /// use phi_agent::llm::ToolSearchCall;
+    /// let search = ToolSearchCall::new("srv_1", serde_json::json!({"query": "weather"}), ["get_weather"]);
+    /// assert_eq!(search.query(), "weather");
+    /// assert_eq!(search.tools, ["get_weather"]);
+    /// ```
+    pub fn new(
+        id: impl Into<String>,
+        input: Value,
+        tools: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            input,
+            tools: tools.into_iter().map(Into::into).collect(),
+            provider_state: ProviderState::default(),
+        }
+    }
+
+    /// This search with `state` as its [`provider_state`](Self::provider_state).
+    pub fn with_provider_state(mut self, state: ProviderState) -> Self {
+        self.provider_state = state;
+        self
+    }
+
     /// The search's query, when its input has one.
     pub fn query(&self) -> &str {
         self.input
@@ -93,7 +123,10 @@ impl Message {
 }
 
 /// A model's request to run one tool.
+///
+/// `#[non_exhaustive]`: build one with [`ToolCall::new`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The provider's id for the call.
     pub id: String,

@@ -209,7 +209,17 @@ impl ToolMetadata {
 
 /// Hints about what a tool does, as MCP clients read them. `None` leaves the protocol default
 /// (not read-only, destructive, not idempotent, open world).
+///
+/// `#[non_exhaustive]`: start from [`Default`] and set hints with the `with_*` setters.
+///
+/// ```
+/// use phi_agent::ToolAnnotations;
+/// let hints = ToolAnnotations::default().with_read_only(true);
+/// assert_eq!(hints.read_only, Some(true));
+/// assert_eq!(hints.destructive, None);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// The tool does not change its environment.
     pub read_only: Option<bool>,
@@ -219,6 +229,32 @@ pub struct ToolAnnotations {
     pub idempotent: Option<bool>,
     /// The tool talks to an open world (the internet) rather than a closed domain.
     pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// These hints with [`read_only`](Self::read_only) set to `on`.
+    pub fn with_read_only(mut self, on: bool) -> Self {
+        self.read_only = Some(on);
+        self
+    }
+
+    /// These hints with [`destructive`](Self::destructive) set to `on`.
+    pub fn with_destructive(mut self, on: bool) -> Self {
+        self.destructive = Some(on);
+        self
+    }
+
+    /// These hints with [`idempotent`](Self::idempotent) set to `on`.
+    pub fn with_idempotent(mut self, on: bool) -> Self {
+        self.idempotent = Some(on);
+        self
+    }
+
+    /// These hints with [`open_world`](Self::open_world) set to `on`.
+    pub fn with_open_world(mut self, on: bool) -> Self {
+        self.open_world = Some(on);
+        self
+    }
 }
 
 /// `text` as a `&'static str`, for the name or description of a tool made at run time

@@ -105,8 +105,8 @@ fn abandoned_mcp_sessions_give_their_heap_back() {
         .unwrap();
     runtime.block_on(async {
         let options = HttpOptions::default()
-            .max_sessions(ABANDONED)
-            .session_idle_timeout(IDLE);
+            .with_max_sessions(ABANDONED)
+            .with_session_idle_timeout(IDLE);
         let server = McpServer::new(ToolRegistry::default())
             .serve_http(options)
             .await

@@ -520,17 +520,15 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
     if hints.iter().all(|(_, value)| value.is_none()) {
         return None;
     }
-    let fields = hints.iter().filter_map(|(field, value)| {
-        let field = Ident::new(field, Span::call_site());
-        value.map(|value| quote!(#field: ::core::option::Option::Some(#value)))
+    // Setters, not a struct literal: `ToolAnnotations` is `#[non_exhaustive]`, and this code
+    // expands in the user's crate.
+    let setters = hints.iter().filter_map(|(field, value)| {
+        let setter = Ident::new(&format!("with_{field}"), Span::call_site());
+        value.map(|value| quote!(.#setter(#value)))
     });
     Some(quote! {
-        #[allow(clippy::needless_update)]
         fn annotations(&self) -> _phi::ToolAnnotations {
-            _phi::ToolAnnotations {
-                #(#fields,)*
-                ..::core::default::Default::default()
-            }
+            <_phi::ToolAnnotations as ::core::default::Default>::default() #(#setters)*
         }
     })
 }

@@ -58,9 +58,6 @@ impl LlmClient for InstantModel {
 /// An agent whose runs take `turns` turns, each but the last calling `add` once.
 pub fn agent(turns: usize) -> PhiAgent {
     let builder = base_agent_builder(InstantModel { turns }).register_tool(Add);
-    let config = AgentConfig {
-        max_turns: turns,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_turns(turns);
     PhiAgent::build(builder, config).expect("valid agent")
 }

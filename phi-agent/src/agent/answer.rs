@@ -1,5 +1,5 @@
-//! The final answer of a typed run, as the loop of `run.rs` sees it: what each turn offers for
-//! it, and how each reply is judged.
+//! The final answer of a typed run, as the loop sees it: what each turn offers for it, and how
+//! each reply is judged. Judging says what the turn leaves; the run's state writes it.
 //!
 //! In tool mode every turn offers the final-answer tool beside the agent's tools, so the model
 //! calls tools as it needs and answers by calling that one; no request carries a response
@@ -23,15 +23,12 @@
 
 use std::any::Any;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use super::output::ToolCallRecord;
-use super::run::RunState;
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult, mistakes};
-use crate::llm::{LlmResponse, Message, ToolSpec};
+use crate::llm::{LlmResponse, Message, ToolCall, ToolSpec};
 use crate::registry::ToolCallResult;
 
 /// Decodes an answer object (the final-answer call's arguments) into the run's answer type, for
@@ -57,22 +54,53 @@ pub(super) struct Answering {
     value: Option<Box<dyn Any + Send>>,
 }
 
-/// What a reply means for a typed run.
+/// What a reply means for a typed run, and what its turn leaves in the transcript.
 pub(super) enum Judgement {
     /// Tool calls without the final answer: the turn goes on as in any run.
     NotAnswered,
-    /// Accepted: the messages and records of the turn are in the run's state; `text` is the
-    /// answer as JSON (the value itself, unwrapped).
+    /// Accepted; `json` is the answer as compact JSON (the value itself, unwrapped).
     Answered {
         /// The answer as compact JSON.
-        text: String,
+        json: String,
+        /// How the reply closes the turn.
+        reply: Accepted,
     },
-    /// A text reply refused: the reply and what the model is told are in the transcript; the
-    /// next turn begins.
-    Again,
+    /// A text reply refused: the reply and what the model is told (`feedback`) close the turn;
+    /// the next turn begins.
+    Again {
+        /// The reply.
+        text: String,
+        /// What the model is told.
+        feedback: String,
+    },
     /// Every final-answer call of the turn refused, with their results (by call index); the
     /// turn's other calls run as usual.
     Refused(Vec<(usize, ToolCallResult)>),
+    /// One refusal more than allowed: the run ends with [`AgentError::AnswerRejected`], its
+    /// transcript ending with `said`.
+    Rejected {
+        /// The refused reply.
+        said: Message,
+        /// How many answers were refused.
+        attempts: usize,
+        /// The last answer, as the model sent it.
+        last_attempt: String,
+        /// What was wrong with it.
+        last_error: String,
+    },
+}
+
+/// An accepted answer, as its turn closes.
+pub(super) enum Accepted {
+    /// A text reply (native mode, or JSON text in tool mode).
+    Text(String),
+    /// A final-answer call: the reply's calls, each with its result (the answer's "received",
+    /// the others "not run"), so a session's history stays a valid conversation.
+    Calls {
+        text: String,
+        calls: Vec<ToolCall>,
+        results: Vec<ToolCallResult>,
+    },
 }
 
 impl Answering {
@@ -118,30 +146,35 @@ impl Answering {
         (with, None)
     }
 
-    /// Judges the reply of turn `state.turn`; fails with [`AgentError::AnswerRejected`] once
-    /// more answers were refused than allowed.
-    pub(super) fn judge(
-        &mut self,
-        state: &mut RunState,
-        response: &mut LlmResponse,
-    ) -> AgentResult<Judgement> {
-        let name = self.spec.name;
+    /// Judges one reply; past the refusals allowed, [`Judgement::Rejected`].
+    pub(super) fn judge(&mut self, response: &mut LlmResponse) -> Judgement {
         if response.tool_calls.is_empty() {
             let text = std::mem::take(&mut response.text);
-            let verdict = self.read_text(&text);
-            state.transcript.push(Message::assistant(text.clone()));
-            return match verdict {
+            return match self.read_text(&text) {
                 Ok((value, json)) => {
                     self.value = Some(value);
-                    Ok(Judgement::Answered { text: json })
+                    Judgement::Answered {
+                        json,
+                        reply: Accepted::Text(text),
+                    }
                 }
-                Err(feedback) => {
-                    self.count_refusal(state, &text, &feedback)?;
-                    state.transcript.push(Message::user(feedback));
-                    Ok(Judgement::Again)
-                }
+                Err(feedback) => match self.count_refusal() {
+                    Some(attempts) => Judgement::Rejected {
+                        said: Message::assistant(text.clone()),
+                        attempts,
+                        last_attempt: text,
+                        last_error: feedback,
+                    },
+                    None => Judgement::Again { text, feedback },
+                },
             };
         }
+        self.judge_calls(response)
+    }
+
+    /// Judges a reply with tool calls: the first final-answer call that decodes is the answer.
+    fn judge_calls(&mut self, response: &mut LlmResponse) -> Judgement {
+        let name = self.spec.name;
         let mut refused = Vec::new();
         for (index, call) in response.tool_calls.iter().enumerate() {
             if call.name != name {
@@ -150,49 +183,61 @@ impl Answering {
             match (self.decode)(name, &call.arguments) {
                 Ok(value) => {
                     self.value = Some(value);
-                    let text = self.answer_json(&call.arguments);
-                    self.accept_call(state, response, index);
-                    return Ok(Judgement::Answered { text });
+                    let json = self.answer_json(&call.arguments);
+                    return Judgement::Answered {
+                        json,
+                        reply: self.accept_call(response, index),
+                    };
                 }
                 Err(error) => refused.push((index, ToolCallResult::error(&error))),
             }
         }
         let Some((last, result)) = refused.last() else {
-            return Ok(Judgement::NotAnswered);
+            return Judgement::NotAnswered;
         };
-        let attempt = response.tool_calls[*last].arguments.to_string();
-        let error = result.to_model_text();
-        if self.refused >= self.max_retries {
-            state.transcript.push(Message::Assistant {
-                text: response.text.clone(),
-                tool_calls: response.tool_calls.clone(),
-            });
+        let last_attempt = response.tool_calls[*last].arguments.to_string();
+        let last_error = result.to_model_text();
+        match self.count_refusal() {
+            Some(attempts) => Judgement::Rejected {
+                said: Message::Assistant {
+                    text: response.text.clone(),
+                    tool_calls: response.tool_calls.clone(),
+                },
+                attempts,
+                last_attempt,
+                last_error,
+            },
+            None => Judgement::Refused(refused),
         }
-        self.count_refusal(state, &attempt, &error)?;
-        Ok(Judgement::Refused(refused))
     }
 
-    /// Counts one refused answer; past the limit, the run's error.
-    fn count_refusal(
-        &mut self,
-        state: &mut RunState,
-        attempt: &str,
-        error: &str,
-    ) -> AgentResult<()> {
+    /// Counts one refused answer; past the limit, the number of attempts that ends the run.
+    fn count_refusal(&mut self) -> Option<usize> {
         self.refused += 1;
         if self.refused <= self.max_retries {
-            return Ok(());
+            return None;
         }
         tracing::warn!(
             attempts = self.refused,
             "the model's answer was refused too often; run stopped"
         );
-        Err(AgentError::AnswerRejected {
-            attempts: self.refused,
-            last_attempt: attempt.to_string(),
-            last_error: error.to_string(),
-            transcript: std::mem::take(&mut state.transcript),
-        })
+        Some(self.refused)
+    }
+
+    /// The final-answer tool's name.
+    pub(super) fn tool_name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// The answers refused so far.
+    pub(super) fn refused(&self) -> usize {
+        self.refused
+    }
+
+    /// These answers, as a resumed run's: `refused` answers refused before the pause.
+    pub(super) fn resumed_with(mut self, refused: usize) -> Self {
+        self.refused = refused;
+        self
     }
 
     /// A text reply read as the answer: JSON (in a code fence or not) that decodes. Otherwise
@@ -231,38 +276,27 @@ impl Answering {
         value.to_string()
     }
 
-    /// Closes the turn whose call `index` gave the accepted answer: the reply, the answer's
-    /// result and a "not run" result for each other call go to the transcript and the records,
-    /// so that a session's history stays a valid conversation for its next run.
-    fn accept_call(&self, state: &mut RunState, response: &mut LlmResponse, index: usize) {
+    /// The turn whose call `index` gave the accepted answer: the reply, the answer's result
+    /// and a "not run" result for each other call.
+    fn accept_call(&self, response: &mut LlmResponse, index: usize) -> Accepted {
         let calls = std::mem::take(&mut response.tool_calls);
-        state.transcript.push(Message::Assistant {
+        let results = (0..calls.len())
+            .map(|position| {
+                let (text, is_error) = if position == index {
+                    (mistakes::answer_accepted().to_string(), false)
+                } else {
+                    (mistakes::not_run_after_answer(self.spec.name), true)
+                };
+                ToolCallResult {
+                    content: vec![Content::text(text)],
+                    is_error,
+                }
+            })
+            .collect();
+        Accepted::Calls {
             text: std::mem::take(&mut response.text),
-            tool_calls: calls.clone(),
-        });
-        for (position, call) in calls.into_iter().enumerate() {
-            let (text, is_error) = if position == index {
-                (mistakes::answer_accepted().to_string(), false)
-            } else {
-                (mistakes::not_run_after_answer(self.spec.name), true)
-            };
-            let content = vec![Content::text(text)];
-            state.transcript.push(Message::Tool {
-                tool_call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: content.clone(),
-                is_error,
-            });
-            state.records.push(ToolCallRecord {
-                id: call.id,
-                name: call.name,
-                arguments: call.arguments,
-                result: content,
-                is_error,
-                duration: Duration::ZERO,
-                turn: state.turn,
-                approval: None,
-            });
+            calls,
+            results,
         }
     }
 }

@@ -4,7 +4,22 @@ use crate::config::ToolConfig;
 use crate::search::ToolSearch;
 
 /// Configuration of a [`PhiAgent`](crate::PhiAgent): tool limits and loop limits.
+///
+/// `#[non_exhaustive]`: start from [`AgentConfig::default`] and change what you need with the
+/// `with_*` setters, so that a field added later breaks no one. The fields stay public to read.
+///
+/// ```
+/// use phi_agent::{AgentConfig, ToolConfig, ToolSearch};
+/// let config = AgentConfig::default()
+///     .with_max_turns(5)
+///     .with_tools(ToolConfig { default_tool_timeout_ms: 5_000, ..ToolConfig::default() })
+///     .with_tool_search(ToolSearch::Local);
+/// assert_eq!(config.max_turns, 5);
+/// assert_eq!(config.tools.default_tool_timeout_ms, 5_000);
+/// assert_eq!(config.max_parallel_tools, AgentConfig::default().max_parallel_tools);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AgentConfig {
     /// Limits applied to every tool call.
     pub tools: ToolConfig,
@@ -39,6 +54,37 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
+    /// This configuration with [`tools`](Self::tools) set to `tools`.
+    pub fn with_tools(mut self, tools: ToolConfig) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// This configuration with [`max_turns`](Self::max_turns) set to `turns`.
+    pub fn with_max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = turns;
+        self
+    }
+
+    /// This configuration with [`max_parallel_tools`](Self::max_parallel_tools) set to `tools`.
+    pub fn with_max_parallel_tools(mut self, tools: usize) -> Self {
+        self.max_parallel_tools = tools;
+        self
+    }
+
+    /// This configuration with [`max_repeated_failures`](Self::max_repeated_failures) set to
+    /// `failures`.
+    pub fn with_max_repeated_failures(mut self, failures: usize) -> Self {
+        self.max_repeated_failures = failures;
+        self
+    }
+
+    /// This configuration with [`tool_search`](Self::tool_search) set to `search`.
+    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
+        self.tool_search = search;
+        self
+    }
+
     /// This configuration with [`early_tool_start`](Self::early_tool_start) set to `on`.
     ///
     /// ```

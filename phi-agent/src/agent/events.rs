@@ -118,3 +118,16 @@ where
         self(event)
     }
 }
+
+/// The run's observer, if any: events handed to it as they happen.
+#[derive(Clone, Copy)]
+pub(super) struct Observer<'a>(pub(super) Option<&'a dyn AgentObserver>);
+
+impl Observer<'_> {
+    /// Hands `event` to the observer.
+    pub(super) fn emit(self, event: AgentEvent<'_>) {
+        if let Some(observer) = self.0 {
+            observer.on_event(&event);
+        }
+    }
+}

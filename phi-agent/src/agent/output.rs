@@ -1,13 +1,7 @@
 //! What a run returns.
 
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::approval::Approval;
 use super::paused::PausedRun;
-use crate::content::Content;
+use super::record::ToolCallRecord;
 use crate::llm::{Message, Usage};
 
 /// The outcome of one run: the answer and how it came about.
@@ -24,33 +18,6 @@ pub struct RunOutput {
     pub turns: usize,
     /// Tokens used over the run.
     pub usage: Usage,
-}
-
-/// One tool call of a run.
-///
-/// Serializable, as part of a [`PausedRun`]'s format: the duration as `{"secs", "nanos"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCallRecord {
-    /// The provider's id for the call.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments the model sent.
-    pub arguments: Value,
-    /// What the model read back.
-    pub result: Vec<Content>,
-    /// Whether the call failed.
-    pub is_error: bool,
-    /// How long it took.
-    pub duration: Duration,
-    /// The turn it belongs to, from 1.
-    pub turn: usize,
-    /// What a person decided, for a call that needed approval; `None` when it needed none.
-    /// [`Approval::ApproveWith`] holds the arguments the call ran with, beside the model's in
-    /// [`arguments`](Self::arguments). A call denied because no one could approve it (a run
-    /// without an approver) shows [`Approval::Deny`] with the message the model read.
-    #[serde(default)]
-    pub approval: Option<Approval>,
 }
 
 /// How [`PhiAgent::start`](crate::PhiAgent::start) and

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
-use super::output::ToolCallRecord;
+use super::record::ToolCallRecord;
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{Message, ProviderState, ToolCall, Usage};
@@ -44,6 +44,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
 /// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result) or `"state": "pending"` (with `decision`, `null` until decided), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
 /// system prompt, no configuration. A paused run is resumed on an agent built anew with the
@@ -96,6 +97,33 @@ pub struct PausedRun {
     pub(super) tool_calls: Vec<CallNote>,
     pub(super) assistant_text: String,
     pub(super) calls: Vec<TurnCall>,
+    /// A typed run's answer so far; `None` for a plain run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) answer: Option<AnswerNote>,
+}
+
+/// What a paused typed run keeps of its answer: the run resumes with the same final-answer tool
+/// and the refusals it has had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct AnswerNote {
+    /// The final-answer tool's name.
+    pub(super) tool: String,
+    /// The answers refused so far.
+    pub(super) refused: usize,
+}
+
+/// Everything a paused run is made of, by name: what [`PausedRun::new`] takes.
+pub(super) struct PauseParts {
+    pub(super) session_id: String,
+    pub(super) run_start: usize,
+    pub(super) transcript: Vec<Message>,
+    pub(super) turn: usize,
+    pub(super) active_tools: Vec<String>,
+    pub(super) usage: Usage,
+    pub(super) records: Vec<ToolCallRecord>,
+    pub(super) assistant_text: String,
+    pub(super) calls: Vec<TurnCall>,
+    pub(super) answer: Option<AnswerNote>,
 }
 
 /// What the record of an earlier call holds beyond the transcript.
@@ -211,18 +239,19 @@ impl PausedRun {
     /// The version of the serialized format this phi-agent writes and reads.
     pub const FORMAT_VERSION: u32 = 1;
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        session_id: String,
-        run_start: usize,
-        transcript: Vec<Message>,
-        turn: usize,
-        active_tools: Vec<String>,
-        usage: Usage,
-        tool_calls: Vec<ToolCallRecord>,
-        assistant_text: String,
-        calls: Vec<TurnCall>,
-    ) -> Self {
+    pub(super) fn new(parts: PauseParts) -> Self {
+        let PauseParts {
+            session_id,
+            run_start,
+            transcript,
+            turn,
+            active_tools,
+            usage,
+            records,
+            assistant_text,
+            calls,
+            answer,
+        } = parts;
         Self {
             version: Self::FORMAT_VERSION,
             session_id,
@@ -231,7 +260,7 @@ impl PausedRun {
             turn,
             active_tools,
             usage,
-            tool_calls: tool_calls
+            tool_calls: records
                 .into_iter()
                 .map(|record| CallNote {
                     turn: record.turn,
@@ -241,7 +270,15 @@ impl PausedRun {
                 .collect(),
             assistant_text,
             calls,
+            answer,
         }
+    }
+
+    /// The name of the final-answer tool when this is a paused typed run
+    /// ([`Typed::start`](crate::Typed::start)), which resumes with
+    /// [`Typed::resume`](crate::Typed::resume); `None` for a plain run.
+    pub fn answer_tool(&self) -> Option<&str> {
+        self.answer.as_ref().map(|note| note.tool.as_str())
     }
 
     /// The records of the run's earlier calls, read back from the transcript and the notes.

@@ -1,4 +1,5 @@
-//! A conversation with an agent: its id, history and activated tools, kept across inputs.
+//! A conversation with an agent, and the public run methods: each is a thin call into the
+//! loop (`run/`), naming its plan (approvals asked or pausing, streamed or not, typed or not).
 
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
@@ -6,17 +7,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::answer::Answering;
-use super::output::RunOutcome;
+use super::conversation::Conversation;
+use super::output::{RunOutcome, RunOutput};
 use super::paused::PausedRun;
-use super::run::Approvals;
+use super::phi::PhiAgent;
+use super::plan::{Inline, Pausing};
+use super::run;
 use super::stream::{RunStream, Sink};
-use super::tool_list::ToolListCache;
-use super::{PhiAgent, RunOutput};
-use crate::context::ActivationContext;
-use crate::error::{AgentError, AgentResult};
+use crate::error::AgentResult;
 use crate::llm::Message;
 use crate::registry::ActiveTools;
-use crate::search::ToolSearch;
 
 /// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
 ///
@@ -40,38 +40,7 @@ use crate::search::ToolSearch;
 /// ```
 pub struct AgentSession {
     pub(super) agent: PhiAgent,
-    pub(super) id: Arc<str>,
-    pub(super) history: Vec<Message>,
-    pub(super) active: ActiveTools,
-    pub(super) tool_list: ToolListCache,
-    pub(super) search: SessionSearch,
-}
-
-/// Whether a session's model searches for its Deferred tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum SessionSearch {
-    /// Deferred tools are sent once active.
-    Off,
-    /// Automatic mode before the session's first activation round, which decides.
-    Undecided {
-        /// Most discoverable tools sent without searching.
-        threshold: usize,
-    },
-    /// Deferred tools are found with `search_tools`.
-    On,
-    /// Deferred tools are sent deferred, for the provider's own search to find.
-    Native,
-}
-
-impl SessionSearch {
-    /// Searching: the provider's own search when the model's client has one, else the local one.
-    pub(super) fn on(agent: &PhiAgent) -> Self {
-        if agent.inner.llm.native_tool_search() {
-            SessionSearch::Native
-        } else {
-            SessionSearch::On
-        }
-    }
+    pub(super) conv: Conversation,
 }
 
 impl AgentSession {
@@ -80,29 +49,8 @@ impl AgentSession {
     }
 
     pub(super) fn restore(agent: PhiAgent, id: Arc<str>, history: Vec<Message>) -> Self {
-        let context = ActivationContext {
-            session_id: id.to_string(),
-            current_tools: Vec::new(),
-            workspace: agent.inner.workspace.clone(),
-        };
-        let mut active = agent.inner.registry.active_tools(&context);
-        let search = match agent.inner.config.tool_search {
-            ToolSearch::Off => SessionSearch::Off,
-            ToolSearch::Local => SessionSearch::On,
-            ToolSearch::Native => SessionSearch::on(&agent),
-            ToolSearch::Auto { threshold } => SessionSearch::Undecided { threshold },
-        };
-        if search != SessionSearch::Off {
-            active.start_discovery();
-        }
-        Self {
-            agent,
-            id,
-            history,
-            active,
-            tool_list: ToolListCache::default(),
-            search,
-        }
+        let conv = Conversation::new(&agent.inner, id, history);
+        Self { agent, conv }
     }
 
     /// Answers `input` in this conversation.
@@ -113,7 +61,7 @@ impl AgentSession {
     /// A call that needs approval is put to the agent's [`Approver`](crate::Approver); with
     /// none set, it is denied and the model is told that a person must approve it.
     pub async fn run(&mut self, input: impl Into<String>) -> AgentResult<RunOutput> {
-        self.run_to_answer(input.into(), &Sink::off()).await
+        self.answer(input.into(), &Sink::off(), None).await
     }
 
     /// Answers `input` in this conversation as [`run`](Self::run) does (approvals included),
@@ -150,40 +98,8 @@ impl AgentSession {
     pub fn run_stream(&mut self, input: impl Into<String>) -> RunStream<'_> {
         let input = input.into();
         RunStream::new(move |sink| async move {
-            self.run_to_answer(input, &sink).await.map(RunOutcome::Done)
+            self.answer(input, &sink, None).await.map(RunOutcome::Done)
         })
-    }
-
-    /// Runs `input` with the agent's approver until the model answers.
-    pub(super) async fn run_to_answer(
-        &mut self,
-        input: String,
-        sink: &Sink,
-    ) -> AgentResult<RunOutput> {
-        self.run_to_answer_with(input, sink, None).await
-    }
-
-    /// [`run_to_answer`](Self::run_to_answer), for a typed run when `answer` is given.
-    pub(super) async fn run_to_answer_with(
-        &mut self,
-        input: String,
-        sink: &Sink,
-        answer: Option<&mut Answering>,
-    ) -> AgentResult<RunOutput> {
-        let approver = self.agent.inner.approver.clone();
-        match self
-            .run_input_with(input, Approvals::Ask(approver), sink, answer)
-            .await?
-        {
-            RunOutcome::Done(output) => Ok(output),
-            // `Approvals::Ask` settles every call within its turn, so this arm is never taken;
-            // an error rather than a panic keeps that promise cheap to break safely.
-            RunOutcome::Paused(paused) => Err(AgentError::Config(format!(
-                "the run paused on {} call(s) although it was asked to settle every approval \
-                 itself; use `start`/`resume` to pause runs",
-                paused.pending().len()
-            ))),
-        }
     }
 
     /// Answers `input` in this conversation, pausing instead of asking anyone when a call needs
@@ -193,7 +109,7 @@ impl AgentSession {
     /// The session's history changes only when the run is done; a paused run carries the
     /// conversation with it.
     pub async fn start(&mut self, input: impl Into<String>) -> AgentResult<RunOutcome> {
-        self.start_with(input.into(), &Sink::off()).await
+        self.begin(input.into(), &Sink::off(), None).await
     }
 
     /// [`start`](Self::start) as a stream of events, as [`run_stream`](Self::run_stream) yields
@@ -245,16 +161,7 @@ impl AgentSession {
     /// ```
     pub fn start_stream(&mut self, input: impl Into<String>) -> RunStream<'_> {
         let input = input.into();
-        RunStream::new(move |sink| async move { self.start_with(input, &sink).await })
-    }
-
-    /// Runs `input` to an answer or a pause, handing events to `sink`.
-    pub(super) async fn start_with(
-        &mut self,
-        input: String,
-        sink: &Sink,
-    ) -> AgentResult<RunOutcome> {
-        self.run_input(input, Approvals::Pause, sink).await
+        RunStream::new(move |sink| async move { self.begin(input, &sink, None).await })
     }
 
     /// Resumes `paused` once each of its [`pending`](PausedRun::pending) calls is decided: runs
@@ -268,7 +175,7 @@ impl AgentSession {
     /// call, a call of a tool this agent does not have, or a damaged state. Resuming one stored
     /// state twice runs its approved calls twice; see [`PausedRun`].
     pub async fn resume(&mut self, paused: PausedRun) -> AgentResult<RunOutcome> {
-        self.resume_paused(paused, &Sink::off()).await
+        self.go_on(paused, &Sink::off(), None).await
     }
 
     /// [`resume`](Self::resume) as a stream of events: the paused turn's decided calls as they
@@ -280,22 +187,69 @@ impl AgentSession {
     /// (an undecided call, a damaged state) end the stream before any event. See
     /// [`start_stream`](Self::start_stream) for an example.
     pub fn resume_stream(&mut self, paused: PausedRun) -> RunStream<'_> {
-        RunStream::new(move |sink| async move { self.resume_paused(paused, &sink).await })
+        RunStream::new(move |sink| async move { self.go_on(paused, &sink, None).await })
+    }
+
+    /// A run to the answer, its approvals put to the agent's approver (denied with none).
+    pub(super) async fn answer(
+        &mut self,
+        input: String,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutput> {
+        let policy = Inline(self.agent.inner.approver.clone());
+        run::fresh(
+            &self.agent.inner,
+            &mut self.conv,
+            input,
+            &policy,
+            sink,
+            answer,
+        )
+        .await
+    }
+
+    /// A run to the answer or a pause.
+    pub(super) async fn begin(
+        &mut self,
+        input: String,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutcome> {
+        run::fresh(
+            &self.agent.inner,
+            &mut self.conv,
+            input,
+            &Pausing,
+            sink,
+            answer,
+        )
+        .await
+    }
+
+    /// A paused run, resumed to the answer or the next pause.
+    pub(super) async fn go_on(
+        &mut self,
+        paused: PausedRun,
+        sink: &Sink,
+        answer: Option<&mut Answering>,
+    ) -> AgentResult<RunOutcome> {
+        run::resumed(&self.agent.inner, &mut self.conv, paused, sink, answer).await
     }
 
     /// The session's id, also given to tools and activation predicates.
     pub fn id(&self) -> &str {
-        &self.id
+        &self.conv.id
     }
 
     /// The conversation so far (the system prompt is not part of it).
     pub fn history(&self) -> &[Message] {
-        &self.history
+        &self.conv.history
     }
 
     /// The tools the model may currently see and call.
     pub fn active_tools(&self) -> &ActiveTools {
-        &self.active
+        &self.conv.active
     }
 
     /// The agent this session talks to.
@@ -307,10 +261,77 @@ impl AgentSession {
 impl fmt::Debug for AgentSession {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentSession")
-            .field("id", &self.id)
-            .field("messages", &self.history.len())
-            .field("active_tools", &self.active.names())
+            .field("id", &self.conv.id)
+            .field("messages", &self.conv.history.len())
+            .field("active_tools", &self.conv.active.names())
             .finish_non_exhaustive()
+    }
+}
+
+/// The run methods of an agent: each in a fresh session.
+impl PhiAgent {
+    /// Answers `input` in a fresh session (no history): the model may call tools for several
+    /// turns before it answers. Calls that need approval go to the builder's
+    /// [`Approver`](crate::Approver); with none set they are denied (the model is told a person must approve
+    /// them).
+    pub async fn run(&self, input: impl Into<String>) -> AgentResult<RunOutput> {
+        self.session().run(input).await
+    }
+
+    /// Answers `input` in a fresh session as [`run`](Self::run) does, as a stream of events: the
+    /// model's text and calls as they are written, the tools as they run, and last the
+    /// [`RunOutput`]. Dropping the stream cancels the run; see [`AgentSession::run_stream`].
+    pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'static> {
+        let mut session = self.session();
+        let input = input.into();
+        RunStream::new(move |sink| async move {
+            session
+                .answer(input, &sink, None)
+                .await
+                .map(RunOutcome::Done)
+        })
+    }
+
+    /// Answers `input` in a fresh session, pausing when a call needs approval instead of
+    /// asking anyone; see [`AgentSession::start`].
+    pub async fn start(&self, input: impl Into<String>) -> AgentResult<RunOutcome> {
+        self.session().start(input).await
+    }
+
+    /// [`start`](Self::start) as a stream of events, ending with
+    /// [`StreamEvent::Finished`](crate::StreamEvent::Finished) or
+    /// [`StreamEvent::Paused`](crate::StreamEvent::Paused); see
+    /// [`AgentSession::start_stream`].
+    pub fn start_stream(&self, input: impl Into<String>) -> RunStream<'static> {
+        let mut session = self.session();
+        let input = input.into();
+        RunStream::new(move |sink| async move { session.begin(input, &sink, None).await })
+    }
+
+    /// [`resume`](Self::resume) as a stream of events, ending with
+    /// [`StreamEvent::Finished`](crate::StreamEvent::Finished) or
+    /// [`StreamEvent::Paused`](crate::StreamEvent::Paused); see
+    /// [`AgentSession::resume_stream`].
+    pub fn resume_stream(&self, paused: PausedRun) -> RunStream<'static> {
+        let mut session = self.session();
+        RunStream::new(move |sink| async move { session.go_on(paused, &sink, None).await })
+    }
+
+    /// Resumes a paused run (possibly one paused by another process, on an agent with the same
+    /// tools) in a new session that takes the paused run's id; see [`AgentSession::resume`].
+    pub async fn resume(&self, paused: PausedRun) -> AgentResult<RunOutcome> {
+        self.session().resume(paused).await
+    }
+
+    /// A new conversation: its own id, history and set of activated tools.
+    pub fn session(&self) -> AgentSession {
+        AgentSession::new(self.clone())
+    }
+
+    /// A session that goes on with a conversation kept elsewhere (a database, Restate's state):
+    /// id `id`, history `history`. Its tools start as a new session's do.
+    pub fn restore_session(&self, id: impl Into<String>, history: Vec<Message>) -> AgentSession {
+        AgentSession::restore(self.clone(), Arc::from(id.into()), history)
     }
 }
 

@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::answer::{Answering, DecodeAnswer};
-use super::stream::{RunStream, Sink};
-use super::{AgentSession, PhiAgent, RunOutcome, RunOutput};
+use super::output::RunOutput;
+use super::paused::PausedRun;
+use super::phi::PhiAgent;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolSpec;
 use crate::{decode, schema};
@@ -95,7 +96,7 @@ impl AnswerOptions {
     }
 }
 
-/// What a typed run returns: the answer, and the run as [`run`](AgentSession::run) reports it.
+/// What a typed run returns: the answer, and the run as [`run`](crate::AgentSession::run) reports it.
 ///
 /// In [`run`](Self::run), `text` is the answer as compact JSON (`value` serialized as the model
 /// sent it), `tool_calls` include the final-answer calls (refused ones with their errors, the
@@ -108,6 +109,37 @@ pub struct TypedOutput<T> {
     pub value: T,
     /// The run: messages, tool calls, turns, usage.
     pub run: RunOutput,
+}
+
+/// How a typed run that may pause ends: with the answer, or paused on calls that wait for a
+/// person; see [`Typed::start`](crate::Typed::start).
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a paused run does nothing until it is decided and resumed"]
+#[non_exhaustive]
+pub enum TypedOutcome<T> {
+    /// The model answered.
+    Done(TypedOutput<T>),
+    /// Calls wait for approval; decide them on the [`PausedRun`] and resume it with
+    /// [`Typed::resume`](crate::Typed::resume).
+    Paused(PausedRun),
+}
+
+impl<T> TypedOutcome<T> {
+    /// The answer, if the run is done.
+    pub fn done(self) -> Option<TypedOutput<T>> {
+        match self {
+            TypedOutcome::Done(output) => Some(output),
+            TypedOutcome::Paused(_) => None,
+        }
+    }
+
+    /// The paused run, if the run paused.
+    pub fn paused(self) -> Option<PausedRun> {
+        match self {
+            TypedOutcome::Done(_) => None,
+            TypedOutcome::Paused(paused) => Some(paused),
+        }
+    }
 }
 
 /// A `T` whose schema is not an object, as the object the model fills: tool arguments (and
@@ -143,167 +175,44 @@ fn is_object(schema: &serde_json::Value) -> bool {
             .all(|keyword| schema.get(*keyword).is_none())
 }
 
-impl AgentSession {
-    /// Answers `input` as [`run`](Self::run) does, and returns the final answer as a `T` (with
-    /// [`AnswerOptions::default`]): the model calls tools as it needs, then answers by calling a
-    /// `final_answer` tool whose arguments are `T` (a `T` whose schema is not an object, such as
-    /// a `String`, a `Vec` or an enum, is wrapped: `{"value": ..}`). A plain-text reply, or an
-    /// answer that does not decode, goes back to the model with every mistake, a bounded number
-    /// of times; then the run fails with [`AgentError::AnswerRejected`], which holds the last
-    /// attempt.
-    ///
-    /// ```
-    /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
-    /// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent};
-    /// use serde_json::json;
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-    /// struct Capital { city: String, population_millions: f64 }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> phi_agent::AgentResult<()> {
-    /// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![ToolCall::new(
-    ///     "c1",
-    ///     "final_answer",
-    ///     json!({"city": "Paris", "population_millions": 2.1}),
-    /// )])]);
-    /// let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default())?;
-    /// let answer = agent.session().run_typed::<Capital>("Capital of France?").await?;
-    /// assert_eq!(answer.value, Capital { city: "Paris".into(), population_millions: 2.1 });
-    /// assert_eq!(answer.run.text, r#"{"city":"Paris","population_millions":2.1}"#);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub async fn run_typed<T>(&mut self, input: impl Into<String>) -> AgentResult<TypedOutput<T>>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        self.run_typed_with(input, AnswerOptions::default()).await
+/// The answer of a run for `T` with `options`; refuses a tool name that is invalid or taken.
+pub(super) fn answering<T>(agent: &PhiAgent, options: &AnswerOptions) -> AgentResult<Answering>
+where
+    T: DeserializeOwned + JsonSchema + Send + 'static,
+{
+    let name = options.tool_name;
+    crate::registry::validate_tool_name(name)?;
+    let registry = &agent.inner.registry;
+    if registry.get(name).is_some() || name == crate::search::SEARCH_TOOL_NAME {
+        return Err(AgentError::Config(format!(
+            "the final-answer tool's name `{name}` is taken by a tool of the agent; choose another with `AnswerOptions::with_tool_name`"
+        )));
     }
-
-    /// [`run_typed`](Self::run_typed) with `options`: the answer's mode (a final-answer tool,
-    /// or the provider's structured output on turns without tools), the retries allowed, the
-    /// tool's name and description.
-    pub async fn run_typed_with<T>(
-        &mut self,
-        input: impl Into<String>,
-        options: AnswerOptions,
-    ) -> AgentResult<TypedOutput<T>>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        let mut answering = self.answering::<T>(&options)?;
-        let run = self
-            .run_to_answer_with(input.into(), &Sink::off(), Some(&mut answering))
-            .await?;
-        let value = answering
-            .take_value()
-            .and_then(|value| value.downcast::<T>().ok())
-            .ok_or_else(|| {
-                AgentError::Config(
-                    "the typed run ended without its answer (an internal error of the agent loop)"
-                        .into(),
-                )
-            })?;
-        Ok(TypedOutput { value: *value, run })
-    }
-
-    /// [`run_typed_with`](Self::run_typed_with) as a stream of events, as
-    /// [`run_stream`](Self::run_stream) yields them. The final-answer call streams as any call
-    /// does (its `ToolCallStarted`, argument deltas and `ToolCallReady`) but never starts as a
-    /// tool. The last event's [`RunOutput::text`] is the answer as JSON, which decodes into `T`
-    /// (`serde_json::from_str::<T>`): the run checked it before it finished. Options that cannot
-    /// work (a tool name taken) end the stream with their error.
-    pub fn run_typed_stream<T>(
-        &mut self,
-        input: impl Into<String>,
-        options: AnswerOptions,
-    ) -> RunStream<'_>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        let input = input.into();
-        RunStream::new(move |sink| async move {
-            let mut answering = self.answering::<T>(&options)?;
-            self.run_to_answer_with(input, &sink, Some(&mut answering))
-                .await
-                .map(RunOutcome::Done)
-        })
-    }
-
-    /// The answer of a run for `T` with `options`; refuses a tool name that is invalid or taken.
-    fn answering<T>(&self, options: &AnswerOptions) -> AgentResult<Answering>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        let name = options.tool_name;
-        crate::registry::validate_tool_name(name)?;
-        let registry = &self.agent.inner.registry;
-        if registry.get(name).is_some() || name == crate::search::SEARCH_TOOL_NAME {
-            return Err(AgentError::Config(format!(
-                "the final-answer tool's name `{name}` is taken by a tool of the agent; choose another with `AnswerOptions::with_tool_name`"
-            )));
-        }
-        let schema = schema::cached::<T>();
-        let wrapped = !is_object(&schema);
-        let (schema, decode): (_, DecodeAnswer) = if wrapped {
-            (schema::cached::<Wrapped<T>>(), decode_wrapped::<T>)
-        } else {
-            (schema, decode_as::<T>)
-        };
-        let spec = ToolSpec::new(name, options.description, schema.as_ref().clone());
-        let native = options.mode == AnswerMode::Native && self.agent.inner.llm.structured_output();
-        Ok(Answering::new(
-            spec,
-            decode,
-            wrapped,
-            native,
-            options.max_retries,
-        ))
-    }
+    let schema = schema::cached::<T>();
+    let wrapped = !is_object(&schema);
+    let (schema, decode): (_, DecodeAnswer) = if wrapped {
+        (schema::cached::<Wrapped<T>>(), decode_wrapped::<T>)
+    } else {
+        (schema, decode_as::<T>)
+    };
+    let spec = ToolSpec::new(name, options.description, schema.as_ref().clone());
+    let native = options.mode == AnswerMode::Native && agent.inner.llm.structured_output();
+    Ok(Answering::new(
+        spec,
+        decode,
+        wrapped,
+        native,
+        options.max_retries,
+    ))
 }
 
-impl PhiAgent {
-    /// Answers `input` in a fresh session and returns the answer as a `T`; see
-    /// [`AgentSession::run_typed`].
-    pub async fn run_typed<T>(&self, input: impl Into<String>) -> AgentResult<TypedOutput<T>>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        self.session().run_typed(input).await
-    }
-
-    /// [`run_typed`](Self::run_typed) with `options`; see [`AgentSession::run_typed_with`].
-    pub async fn run_typed_with<T>(
-        &self,
-        input: impl Into<String>,
-        options: AnswerOptions,
-    ) -> AgentResult<TypedOutput<T>>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        self.session().run_typed_with(input, options).await
-    }
-
-    /// A typed run in a fresh session, streamed; see [`AgentSession::run_typed_stream`].
-    pub fn run_typed_stream<T>(
-        &self,
-        input: impl Into<String>,
-        options: AnswerOptions,
-    ) -> RunStream<'static>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
-        let mut session = self.session();
-        let input = input.into();
-        RunStream::new(move |sink| async move {
-            let mut answering = session.answering::<T>(&options)?;
-            session
-                .run_to_answer_with(input, &sink, Some(&mut answering))
-                .await
-                .map(RunOutcome::Done)
-        })
-    }
+/// The decoded answer of a typed run that is done.
+pub(super) fn take_answer<T: 'static>(answering: &mut Answering) -> AgentResult<T> {
+    answering
+        .take_value()
+        .and_then(|value| value.downcast::<T>().ok())
+        .map(|value| *value)
+        .ok_or_else(|| AgentError::Internal("the typed run ended without its answer".into()))
 }
 
 #[cfg(test)]

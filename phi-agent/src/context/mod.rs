@@ -1,6 +1,7 @@
 //! What a tool and an activation predicate know about the run they are part of.
 
 mod call_id;
+mod talk;
 mod token;
 
 use std::path::{Path, PathBuf};
@@ -8,9 +9,15 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use crate::error::AgentResult;
 use crate::state::SharedState;
 use call_id::CallId;
+pub use talk::{Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer};
 use token::CallToken;
 
 /// The context of one tool call: session, workspace, call id, cancellation and shared state.
@@ -36,6 +43,9 @@ pub struct ToolContext {
     /// The turn of the call, from 1; 0 outside an agent run.
     turn: usize,
     cancellation: CallToken,
+    /// Where progress, log messages and questions go ([`ToolPeer`]); `None`: nowhere but
+    /// tracing, and questions are refused.
+    peer: Option<Arc<dyn ToolPeer>>,
 }
 
 #[derive(Debug, Clone)]
@@ -57,6 +67,7 @@ impl Clone for ToolContext {
             tool_call_id: self.tool_call_id.clone(),
             turn: self.turn,
             cancellation: self.cancellation.share(self.session.run.as_ref()),
+            peer: self.peer.clone(),
         }
     }
 }
@@ -85,6 +96,7 @@ impl ToolContext {
             tool_call_id: CallId::new(""),
             turn: 0,
             cancellation: CallToken::own(CancellationToken::new()),
+            peer: None,
         }
     }
 
@@ -99,6 +111,7 @@ impl ToolContext {
             tool_call_id: CallId::from(tool_call_id.into()),
             turn: self.turn,
             cancellation: CallToken::own(cancellation),
+            peer: self.peer.clone(),
         }
     }
 
@@ -129,6 +142,7 @@ impl ToolContext {
             tool_call_id: CallId::new(tool_call_id),
             turn: self.turn,
             cancellation: CallToken::under(parent),
+            peer: self.peer.clone(),
         }
     }
 
@@ -158,6 +172,7 @@ impl ToolContext {
             tool_call_id: self.tool_call_id.clone(),
             turn: self.turn,
             cancellation: CallToken::own(run),
+            peer: self.peer.clone(),
         }
     }
 
@@ -173,6 +188,7 @@ impl ToolContext {
             tool_call_id: CallId::new(tool_call_id),
             turn: self.turn,
             cancellation: CallToken::in_run(),
+            peer: self.peer.clone(),
         }
     }
 
@@ -244,6 +260,121 @@ impl ToolContext {
     /// All shared state.
     pub fn shared_state(&self) -> &SharedState {
         &self.session.state
+    }
+
+    /// This context with `peer` as where the call's progress, log messages and questions go.
+    /// The MCP server sets its client for every call; set one in a test to see what a tool says
+    /// and to answer its questions.
+    pub fn with_peer(mut self, peer: Arc<dyn ToolPeer>) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+
+    /// Whether something hears this call's progress and questions (else they go to tracing,
+    /// and questions are refused).
+    pub fn has_peer(&self) -> bool {
+        self.peer.is_some()
+    }
+
+    /// Reports progress: `done` so far (it should grow with every report), out of `total` when
+    /// known, with an optional message. Over MCP it reaches the client as
+    /// `notifications/progress` when the client asked for progress (its request carried a
+    /// progress token), which lets clients that extend their timeout on progress wait for a
+    /// long tool; elsewhere it is a tracing event. Never fails the call.
+    ///
+    /// ```
+    /// # async fn run(ctx: &phi_agent::ToolContext) {
+    /// for (done, file) in ["a.csv", "b.csv"].iter().enumerate() {
+    ///     ctx.progress(done as f64, Some(2.0), Some(&format!("reading {file}"))).await;
+    /// }
+    /// # }
+    /// ```
+    pub async fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        let progress = Progress {
+            done,
+            total,
+            message: message.map(str::to_string),
+        };
+        match &self.peer {
+            Some(peer) => peer.progress(progress).await,
+            None => talk::no_peer_progress(self.tool_call_id(), &progress).await,
+        }
+    }
+
+    /// Writes a log message at `level` with `data` (a string, or any JSON). Over MCP it reaches
+    /// the client as `notifications/message` when `level` is at or above the level the client
+    /// set (`logging/setLevel`; `info` until it does); elsewhere it is a tracing event. Never
+    /// fails the call.
+    pub async fn log(&self, level: LogLevel, data: impl Serialize) {
+        let data =
+            serde_json::to_value(data).unwrap_or_else(|error| Value::String(error.to_string()));
+        match &self.peer {
+            Some(peer) => peer.log(level, data).await,
+            None => talk::no_peer_log(self.tool_call_id(), level, &data),
+        }
+    }
+
+    /// Asks the user `message` with a form for a `T`, and waits for the answer: the filled-in
+    /// `T`, or that the user declined or cancelled. `T` must be a flat struct of primitive
+    /// fields (strings, numbers, booleans, enums of strings), as MCP's elicitation allows; a
+    /// field's doc comment is its description and `#[serde(default)]` makes it optional.
+    ///
+    /// Over MCP the question goes to the client (an error if it does not support elicitation);
+    /// without a peer it is an error result saying the question cannot be asked here.
+    ///
+    /// ```
+    /// use phi_agent::{AgentResult, Elicitation, ToolContext};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Confirm {
+    ///     /// Ship to the address on file?
+    ///     ship: bool,
+    /// }
+    ///
+    /// async fn order(ctx: &ToolContext) -> AgentResult<String> {
+    ///     match ctx.elicit::<Confirm>("Ship this order?").await? {
+    ///         Elicitation::Accept(Confirm { ship: true }) => Ok("shipped".into()),
+    ///         Elicitation::Accept(_) | Elicitation::Decline => Ok("not shipped".into()),
+    ///         Elicitation::Cancel => Ok("cancelled".into()),
+    ///     }
+    /// }
+    /// # let answer = tokio::runtime::Builder::new_current_thread().build().unwrap()
+    /// #     .block_on(order(&ToolContext::default()));
+    /// # assert!(answer.unwrap_err().to_string().contains("not supported where it runs now"));
+    /// ```
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: &str,
+    ) -> AgentResult<Elicitation<T>> {
+        let answer = self
+            .elicit_with_schema(message, talk::form_schema::<T>())
+            .await?;
+        talk::decode_answer(answer)
+    }
+
+    /// [`elicit`](Self::elicit) with a form schema written by hand (for what a Rust type does not
+    /// say: defaults, titled choices); the accepted content is the JSON the user entered.
+    pub async fn elicit_with_schema(
+        &self,
+        message: &str,
+        schema: Value,
+    ) -> AgentResult<Elicitation<Value>> {
+        match &self.peer {
+            Some(peer) => peer.elicit(message, schema).await,
+            None => Err(talk::not_connected("ask the user a question")),
+        }
+    }
+
+    /// Asks a model: over MCP the client's (`sampling/createMessage`, an error if the client
+    /// does not support sampling); without a peer an error result saying it cannot be asked
+    /// here.
+    pub async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
+        match &self.peer {
+            Some(peer) => peer.sample(request).await,
+            None => Err(talk::not_connected("ask a model")),
+        }
     }
 }
 

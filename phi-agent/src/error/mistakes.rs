@@ -266,31 +266,10 @@ pub(crate) fn closest<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-/// Edit distance with adjacent transpositions (optimal string alignment), ignoring ASCII case:
-/// `qurey` is one step from `query`, `maxResults` one from `max_results`.
+/// Edit distance with adjacent transpositions (optimal string alignment, strsim's), ignoring
+/// ASCII case: `qurey` is one step from `query`, `maxResults` one from `max_results`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
-    // Three rows: two back (for transpositions), one back, and the current one.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(before[j - 2] + 1);
-            }
-            current[j] = best;
-        }
-        std::mem::swap(&mut before, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
+    strsim::osa_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
 }
 
 /// `` `a`, `b`, `c` `` (at most [`MAX_LISTED_FIELDS`], then how many more).

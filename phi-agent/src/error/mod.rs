@@ -291,6 +291,11 @@ pub enum AgentError {
         /// What went wrong, and what to do about it.
         reason: String,
     },
+
+    /// The agent loop broke one of its own invariants: a bug in phi-agent, never a mistake of
+    /// the caller, the model or a tool. Please report it with the message.
+    #[error("internal error of the agent loop (a bug in phi-agent, please report it): {0}")]
+    Internal(String),
 }
 
 impl AgentError {

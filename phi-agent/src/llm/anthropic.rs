@@ -3,18 +3,23 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster};
-use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::http::WireError;
+use super::lenient::{self, Listed};
+use super::settings::process_env;
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
-    ToolCall, ToolSearchCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta, ToolCall,
+    ToolSearchCall, Usage,
 };
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
@@ -42,11 +47,7 @@ const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
 /// ```
 #[derive(Clone)]
 pub struct AnthropicClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: u32,
+    core: AdapterCore,
     tools: ToolJsonCache,
     native: DeferredJsonCache,
 }
@@ -56,15 +57,20 @@ impl AnthropicClient {
     pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
     /// The model used when `ANTHROPIC_MODEL` is not set.
     pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
+    /// The reply cap sent when [`with_max_tokens`](Self::with_max_tokens) set none (this API
+    /// requires one).
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
-    /// A client for `model` using `api_key`, against the public API, with `max_tokens` 4096.
+    /// A client for `model` using `api_key`, against the public API, with `max_tokens`
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: 4096,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
             native: DeferredJsonCache::default(),
         })
@@ -77,57 +83,26 @@ impl AnthropicClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("ANTHROPIC", "Anthropic", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "the part before `/v1/messages`",
+        max_tokens: "`max_tokens`, which this API requires",
+    );
 
-    /// Sends requests to `base_url` instead (the part before `/v1/messages`).
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_tokens`, which this API requires).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!("{}/v1/messages", self.core.base_url)
     }
 
     /// The headers of `request`: the key, the API version, and the tool search's beta when the
     /// request has deferred tools.
     fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert("x-api-key", self.key.header("")?);
+        headers.insert("x-api-key", self.core.key.header("")?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         if !request.deferred_tools.is_empty() {
             headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
         }
         Ok(headers)
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
     }
 
     fn body(&self, request: &LlmRequest) -> MessagesBody<'_> {
@@ -176,8 +151,8 @@ impl AnthropicClient {
             }
         }
         MessagesBody {
-            model: &self.model,
-            max_tokens: self.max_tokens,
+            model: &self.core.model,
+            max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
             tools: if !request.deferred_tools.is_empty() {
@@ -248,6 +223,19 @@ fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
                 "type": "image",
                 "source": {"type": "base64", "media_type": mime_type, "data": data},
             })),
+            // A PDF resource is a document block; audio, other binary resources and resource
+            // links become a text note (`to_model_text`), as the API takes neither.
+            Content::Resource { resource }
+                if resource.mime_type.as_deref() == Some("application/pdf") =>
+            {
+                let crate::content::ResourceBody::Blob(data) = &resource.body else {
+                    return Some(json!({"type": "text", "text": piece.to_model_text()}));
+                };
+                Some(json!({
+                    "type": "document",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": data},
+                }))
+            }
             // Empty text blocks are rejected by the API.
             other => {
                 let text = other.to_model_text();
@@ -262,87 +250,153 @@ fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
     result
 }
 
+/// A message, as far as this adapter reads it.
+#[derive(Deserialize, Default)]
+struct Reply<'a> {
+    #[serde(default, borrow)]
+    content: Listed<Block<'a>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    stop_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+/// A content block of a message.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Block<'a> {
+    #[serde(rename = "text")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "tool_use")]
+    ToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The arguments: any JSON the model wrote.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// A call of a server tool (the tool search among them).
+    #[serde(rename = "server_tool_use")]
+    ServerToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The search's input, kept as it came to be replayed.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    #[serde(rename = "tool_search_tool_result")]
+    ToolSearchResult {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        tool_use_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        content: Option<SearchResult<'a>>,
+    },
+    /// Thinking, and block kinds added later: not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+/// A tool search's result: the tools it found (none for `tool_search_tool_result_error`).
+#[derive(Deserialize)]
+struct SearchResult<'a> {
+    #[serde(default, borrow)]
+    tool_references: Listed<ToolReference<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolReference<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    tool_name: Option<Cow<'a, str>>,
+}
+
+/// `usage`, in a message and in `message_delta` events (cumulative counts).
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default, deserialize_with = "lenient::count")]
+    input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    output_tokens: Option<u64>,
+}
+
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
     };
-    let blocks = body
-        .get("content")
-        .and_then(Value::as_array)
+    let reply: Reply =
+        lenient::reply(body).map_err(|error| invalid(format!("unexpected shape: {error}")))?;
+    let blocks = reply
+        .content
+        .array()
         .ok_or_else(|| invalid("it has no `content` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
     let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
-    for (index, block) in blocks.iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
+    for (index, block) in blocks.into_iter().enumerate() {
+        match block {
             // The server's own tool search: its call, then its result (in that order).
-            Some("server_tool_use")
-                if block["name"]
-                    .as_str()
+            Block::ServerToolUse { id, name, input }
+                if name
+                    .as_deref()
                     .is_some_and(|name| name.starts_with("tool_search_tool")) =>
             {
                 tool_searches.push(ToolSearchCall {
-                    id: block["id"].as_str().unwrap_or_default().to_string(),
-                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                    id: id.unwrap_or_default().into_owned(),
+                    input: input.unwrap_or(Value::Null),
                     tools: Vec::new(),
                     provider_state: Default::default(),
                 });
             }
-            Some("tool_search_tool_result") => {
-                let id = block["tool_use_id"].as_str().unwrap_or_default();
+            Block::ToolSearchResult {
+                tool_use_id,
+                content,
+            } => {
+                let id = tool_use_id.unwrap_or_default();
                 // An error result (`tool_search_tool_result_error`) found nothing.
-                let found = block
-                    .pointer("/content/tool_references")
-                    .and_then(Value::as_array)
-                    .map(|references| {
-                        references
-                            .iter()
-                            .filter_map(|r| r["tool_name"].as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let found: Vec<String> = content
+                    .map(|content| content.tool_references.array().unwrap_or_default())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|r| r.tool_name.map(Cow::into_owned))
+                    .collect();
                 match tool_searches.iter_mut().find(|search| search.id == id) {
                     Some(search) => search.tools = found,
                     None => tool_searches.push(ToolSearchCall {
-                        id: id.to_string(),
+                        id: id.into_owned(),
                         input: Value::Null,
                         tools: found,
                         provider_state: Default::default(),
                     }),
                 }
             }
-            Some("text") => text.push_str(block["text"].as_str().unwrap_or_default()),
-            Some("tool_use") => {
-                let field = |name: &str| block.get(name).and_then(Value::as_str);
-                let (Some(id), Some(name)) = (field("id"), field("name")) else {
+            Block::Text { text: piece } => text.push_str(piece.as_deref().unwrap_or_default()),
+            Block::ToolUse { id, name, input } => {
+                let (Some(id), Some(name)) = (id, name) else {
                     return Err(invalid(format!(
                         "tool_use block {index} lacks `id` or `name`"
                     )));
                 };
-                let input = block.get("input").cloned().unwrap_or(Value::Null);
-                tool_calls.push(ToolCall::new(id, name, input));
+                tool_calls.push(ToolCall::new(id, name, input.unwrap_or(Value::Null)));
             }
-            // Thinking and other blocks are not part of the answer.
-            _ => {}
+            Block::ServerToolUse { .. } | Block::Other => {}
         }
     }
-    let stop_reason = stop_reason(
-        body.get("stop_reason").and_then(Value::as_str),
-        !tool_calls.is_empty(),
-    );
-    let count = |name: &str| {
-        body.pointer(&format!("/usage/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let stop_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
+    let usage = reply.usage.unwrap_or_default();
     Ok(LlmResponse {
         tool_searches,
         text,
         tool_calls,
         usage: Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
+            input_tokens: usage.input_tokens.unwrap_or(0),
+            output_tokens: usage.output_tokens.unwrap_or(0),
         },
         stop_reason,
     })
@@ -440,11 +494,114 @@ impl MessageStream {
         }
     }
 
-    /// The place in `calls` of the tool_use block an event names, if it is one.
-    fn call_of(&self, value: &Value) -> Option<usize> {
-        let block = value.get("index").and_then(Value::as_u64)?;
+    /// The place in `calls` of the tool_use block at `block` (an event's `index`), if it is one.
+    fn call_of(&self, block: Option<u64>) -> Option<usize> {
+        let block = block?;
         self.blocks.iter().position(|b| *b == block)
     }
+}
+
+/// One event of a streamed message.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Event<'a> {
+    #[serde(rename = "message_start")]
+    MessageStart {
+        #[serde(default)]
+        message: Option<StartedMessage>,
+    },
+    #[serde(rename = "content_block_start")]
+    BlockStart {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+        #[serde(default, borrow)]
+        content_block: Option<StartedBlock<'a>>,
+    },
+    #[serde(rename = "content_block_delta")]
+    BlockDelta {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+        #[serde(default, borrow)]
+        delta: Option<Delta<'a>>,
+    },
+    #[serde(rename = "content_block_stop")]
+    BlockStop {
+        #[serde(default, deserialize_with = "lenient::count")]
+        index: Option<u64>,
+    },
+    #[serde(rename = "message_delta")]
+    MessageDelta {
+        #[serde(default, borrow)]
+        delta: Option<MessageChange<'a>>,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    #[serde(rename = "message_stop")]
+    MessageStop,
+    #[serde(rename = "error")]
+    Error {
+        #[serde(default, borrow)]
+        error: Option<WireError<'a>>,
+    },
+    /// `ping`, and event kinds added later.
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct StartedMessage {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+/// The block a `content_block_start` opens.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum StartedBlock<'a> {
+    #[serde(rename = "text")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "tool_use")]
+    ToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// The arguments of a call without `partial_json` (`{}`): any JSON.
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// Thinking and other blocks are not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+/// A `content_block_delta`'s delta.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Delta<'a> {
+    #[serde(rename = "text_delta")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "input_json_delta")]
+    InputJson {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        partial_json: Option<Cow<'a, str>>,
+    },
+    /// Thinking, signatures, and kinds added later.
+    #[serde(other)]
+    Other,
+}
+
+/// A `message_delta`'s delta.
+#[derive(Deserialize)]
+struct MessageChange<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    stop_reason: Option<Cow<'a, str>>,
 }
 
 impl Decoder for MessageStream {
@@ -457,141 +614,114 @@ impl Decoder for MessageStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let value: Value = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let count = |usage: &Value, name: &str| usage.get(name).and_then(Value::as_u64);
-        match kind {
-            "message_start" => {
-                if let Some(usage) = value.pointer("/message/usage") {
-                    self.usage.input_tokens = count(usage, "input_tokens").unwrap_or(0);
-                    self.usage.output_tokens = count(usage, "output_tokens").unwrap_or(0);
+        let event: Event = read_event(PROVIDER, data)?;
+        match event {
+            Event::MessageStart { message } => {
+                if let Some(usage) = message.and_then(|message| message.usage) {
+                    self.usage.input_tokens = usage.input_tokens.unwrap_or(0);
+                    self.usage.output_tokens = usage.output_tokens.unwrap_or(0);
                 }
             }
-            "content_block_start" => {
-                let block = value.get("content_block").unwrap_or(&Value::Null);
-                match block.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        let text = block
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !text.is_empty() {
-                            self.text.push_str(text);
-                            out.push_back(StreamDelta::Text(text.to_string()));
-                        }
+            Event::BlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                Some(StartedBlock::Text { text: Some(text) }) if !text.is_empty() => {
+                    self.text.push_str(&text);
+                    out.push_back(StreamDelta::Text(text.into_owned()));
+                }
+                Some(StartedBlock::ToolUse { id, name, input }) => {
+                    let (Some(id), Some(name), Some(index)) = (id, name, index) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "a tool_use block start lacks `index`, `id` or `name`",
+                            data,
+                        ));
+                    };
+                    self.blocks.push(index);
+                    self.calls.push(StreamedCall {
+                        id: id.to_string(),
+                        name: name.to_string(),
+                        start_input: input.unwrap_or_else(|| json!({})),
+                        json: String::new(),
+                        ready: false,
+                    });
+                    out.push_back(StreamDelta::ToolCallStarted {
+                        index: self.calls.len() - 1,
+                        id: id.into_owned(),
+                        name: name.into_owned(),
+                    });
+                }
+                _ => {}
+            },
+            Event::BlockDelta { index, delta } => match delta {
+                Some(Delta::Text { text: Some(text) }) if !text.is_empty() => {
+                    self.text.push_str(&text);
+                    out.push_back(StreamDelta::Text(text.into_owned()));
+                }
+                Some(Delta::InputJson { partial_json }) => {
+                    let Some(index) = self.call_of(index) else {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "arguments for a block that is no started tool_use",
+                            data,
+                        ));
+                    };
+                    if self.calls[index].ready {
+                        return Err(Failure::malformed(
+                            PROVIDER,
+                            "arguments for a tool_use block that has stopped",
+                            data,
+                        ));
                     }
-                    Some("tool_use") => {
-                        let field = |name: &str| block.get(name).and_then(Value::as_str);
-                        let (Some(id), Some(name), Some(index)) = (
-                            field("id"),
-                            field("name"),
-                            value.get("index").and_then(Value::as_u64),
-                        ) else {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "a tool_use block start lacks `index`, `id` or `name`",
-                                data,
-                            ));
-                        };
-                        self.blocks.push(index);
-                        self.calls.push(StreamedCall {
-                            id: id.to_string(),
-                            name: name.to_string(),
-                            start_input: block.get("input").cloned().unwrap_or_else(|| json!({})),
-                            json: String::new(),
-                            ready: false,
+                    if let Some(fragment) = partial_json
+                        && !fragment.is_empty()
+                    {
+                        self.calls[index].json.push_str(&fragment);
+                        out.push_back(StreamDelta::ToolArguments {
+                            index,
+                            fragment: fragment.into_owned(),
                         });
-                        out.push_back(StreamDelta::ToolCallStarted {
-                            index: self.calls.len() - 1,
-                            id: id.to_string(),
-                            name: name.to_string(),
-                        });
                     }
-                    // Thinking and other blocks are not part of the answer.
-                    _ => {}
                 }
-            }
-            "content_block_delta" => {
-                let delta = value.get("delta").unwrap_or(&Value::Null);
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => {
-                        let text = delta
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !text.is_empty() {
-                            self.text.push_str(text);
-                            out.push_back(StreamDelta::Text(text.to_string()));
-                        }
-                    }
-                    Some("input_json_delta") => {
-                        let Some(index) = self.call_of(&value) else {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "arguments for a block that is no started tool_use",
-                                data,
-                            ));
-                        };
-                        if self.calls[index].ready {
-                            return Err(Failure::malformed(
-                                PROVIDER,
-                                "arguments for a tool_use block that has stopped",
-                                data,
-                            ));
-                        }
-                        let fragment = delta
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !fragment.is_empty() {
-                            self.calls[index].json.push_str(fragment);
-                            out.push_back(StreamDelta::ToolArguments {
-                                index,
-                                fragment: fragment.to_string(),
-                            });
-                        }
-                    }
-                    _ => {}
+                _ => {}
+            },
+            Event::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.and_then(|delta| delta.stop_reason) {
+                    self.stop_reason = Some(reason.into_owned());
                 }
-            }
-            "message_delta" => {
-                if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    self.stop_reason = Some(reason.to_string());
-                }
-                if let Some(usage) = value.get("usage") {
+                if let Some(usage) = usage {
                     // Cumulative counts: the last one is the message's.
-                    if let Some(output) = count(usage, "output_tokens") {
+                    if let Some(output) = usage.output_tokens {
                         self.usage.output_tokens = output;
                     }
-                    if let Some(input) = count(usage, "input_tokens") {
+                    if let Some(input) = usage.input_tokens {
                         self.usage.input_tokens = input;
                     }
                 }
             }
-            "content_block_stop" => {
+            Event::BlockStop { index } => {
                 // A tool_use block's arguments are complete: its call can run.
-                if let Some(index) = self.call_of(&value) {
+                if let Some(index) = self.call_of(index) {
                     self.ready(index, out);
                 }
             }
-            "message_stop" => return Ok(Some(self.reply(out))),
-            "error" => {
-                let status = match value.pointer("/error/type").and_then(Value::as_str) {
+            Event::MessageStop => return Ok(Some(self.reply(out))),
+            Event::Error { error } => {
+                let error = error.unwrap_or_default();
+                let status = match error.kind.as_deref() {
                     Some("overloaded_error") => 529,
                     Some("api_error") => 500,
                     Some("rate_limit_error") => 429,
                     Some("invalid_request_error") => 400,
                     _ => 200,
                 };
-                let message = super::http::provider_message(data.as_bytes());
+                let message = error
+                    .describe()
+                    .unwrap_or_else(|| super::http::provider_message(data.as_bytes()));
                 return Err(Failure::provider(PROVIDER, status, message));
             }
-            // `ping`, and event kinds added later.
-            _ => {}
+            Event::Unknown => {}
         }
         Ok(None)
     }
@@ -608,29 +738,36 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<MessageStream>(PROVIDER, chunks)
 }
 
+impl FromSettings for AnthropicClient {
+    const PREFIX: &'static str = "ANTHROPIC";
+    const NAME: &'static str = "Anthropic";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for AnthropicClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers(request)?;
-        let url = format!("{}/v1/messages", self.base_url);
-        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        let body = self
+            .core
+            .post(&self.endpoint(), self.headers(request), &self.body(request))
+            .await?;
         parse_response(&body)
     }
 
     /// Streams the message (`stream: true`).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers(request) {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
-        let url = format!("{}/v1/messages", self.base_url);
-        self.http.stream::<MessageStream>(url, headers, body)
+        self.core
+            .stream::<MessageStream>(self.endpoint(), self.headers(request), &body)
     }
 
     fn provider(&self) -> &str {
@@ -638,7 +775,7 @@ impl LlmClient for AnthropicClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     /// The messages API's tool search (`tool_search_tool_bm25`): deferred tools are sent with
@@ -650,12 +787,7 @@ impl LlmClient for AnthropicClient {
 
 impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
-            .finish()
+        self.core.debug(f, "AnthropicClient").finish()
     }
 }
 
@@ -665,6 +797,36 @@ mod tests {
 
     use super::*;
     use crate::llm::ToolSpec;
+
+    #[test]
+    fn kinds_added_later_are_skipped_and_an_event_without_type_is_refused() {
+        let body = concat!(
+            "event: ping\ndata: {\"type\":\"ping\"}\n\n",
+            "event: x\ndata: {\"type\":\"content_block_future\",\"index\":0,\"any\":[1,{}]}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_thing\",\"x\":1}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        let deltas = decode_stream(&[body.as_bytes()]).unwrap();
+        assert_eq!(deltas[0], StreamDelta::Text("hi".into()));
+        assert_eq!(deltas.len(), 2, "{deltas:?}");
+        let error = decode_stream(&[b"data: {\"index\": 0}\n\n"]).unwrap_err();
+        assert!(error.to_string().contains("without `type`"), "{error}");
+
+        let reply = parse_response(&json!({"content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "c2ln"},
+            {"type": "redacted_thinking", "data": "x"},
+            {"type": "text", "text": "hi"}
+        ], "usage": {"input_tokens": null, "output_tokens": 3}}))
+        .unwrap();
+        assert_eq!(reply.text, "hi");
+        assert_eq!(reply.usage.output_tokens, 3);
+        assert_eq!(
+            reply.usage.input_tokens, 0,
+            "a count of another type reads as none"
+        );
+    }
 
     #[test]
     fn results_of_one_turn_share_a_user_message_and_keep_images() {

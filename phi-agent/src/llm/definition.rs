@@ -315,7 +315,8 @@ pub(crate) struct GeminiDeclaration<'a> {
     parameters_json_schema: Option<&'a Value>,
 }
 
-/// Whether an object schema declares at least one property.
+/// Whether an object schema declares at least one property. (A tool's schema is whatever JSON
+/// Schema its author wrote, so it is walked as a `Value`; it is no provider's reply.)
 fn has_properties(schema: &Value) -> bool {
     schema
         .get("properties")

@@ -3,18 +3,23 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster};
-use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::http::{ErrorCode, WireError};
+use super::lenient::{self, Listed};
+use super::settings::process_env;
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
-    StopReason, StreamDelta, ToolCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason,
+    StreamDelta, ToolCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -70,11 +75,7 @@ pub enum GeminiSchemaForm {
 /// ```
 #[derive(Clone)]
 pub struct GeminiClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     form: GeminiSchemaForm,
     tools: ToolJsonCache,
 }
@@ -91,11 +92,7 @@ impl GeminiClient {
         let model = model.into();
         let model = model.strip_prefix("models/").unwrap_or(&model).to_string();
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model,
-            max_tokens: None,
+            core: AdapterCore::new(PROVIDER, api_key.into(), model, Self::DEFAULT_BASE_URL)?,
             form: GeminiSchemaForm::default(),
             tools: ToolJsonCache::default(),
         })
@@ -108,36 +105,10 @@ impl GeminiClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("GEMINI", "Gemini", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
-
-    /// Sends requests to `base_url` instead (the part before `/v1beta/models/...`).
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`generationConfig.maxOutputTokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
+    adapter_setters!(
+        base_url: "the part before `/v1beta/models/...`",
+        max_tokens: "`generationConfig.maxOutputTokens`",
+    );
 
     /// Declares tools' schemas in `form` (default [`GeminiSchemaForm::JsonSchema`]).
     pub fn with_schema_form(mut self, form: GeminiSchemaForm) -> Self {
@@ -147,33 +118,12 @@ impl GeminiClient {
         self
     }
 
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
         format!(
             "{}/v1beta/models/{}:generateContent",
-            self.base_url, self.model
+            self.core.base_url, self.core.model
         )
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
-    }
-
-    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
-    /// serialized, the declarations copied from the text kept for the last tool list.
-    ///
-    /// Hidden: the conformance tests compare the schemas in it, byte for byte, with the
-    /// dialects; a program sends requests through [`LlmClient::complete`].
-    #[doc(hidden)]
-    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
-        // Serializing JSON values and strings to memory cannot fail.
-        serde_json::to_vec(&self.body(request)).unwrap_or_default()
     }
 
     fn body(&self, request: &LlmRequest) -> GenerateBody {
@@ -238,7 +188,10 @@ impl GeminiClient {
                     function_declarations: declarations,
                 }]
             }),
-            generation_config: self.max_tokens.map(|max| json!({"maxOutputTokens": max})),
+            generation_config: self
+                .core
+                .max_tokens
+                .map(|max| json!({"maxOutputTokens": max})),
         }
     }
 }
@@ -320,26 +273,111 @@ fn function_response(name: &str, id: &str, text: &str, is_error: bool) -> Value 
     json!({"functionResponse": function})
 }
 
-/// The state a function call's part carries besides the call (its `thoughtSignature`).
-fn part_state(part: &Value) -> ProviderState {
-    let mut fields = part.as_object().cloned().unwrap_or_default();
-    fields.shift_remove("functionCall");
-    if fields.is_empty() {
-        ProviderState::default()
-    } else {
-        ProviderState::default().with(STATE_KEY, Value::Object(fields))
+/// A `GenerateContentResponse`, whole or one chunk of a streamed one, as far as this adapter
+/// reads it; a streamed chunk may be an error instead.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct GenerateResponse<'a> {
+    #[serde(default, borrow)]
+    candidates: Listed<Candidate<'a>>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    #[serde(default, borrow)]
+    prompt_feedback: Option<PromptFeedback<'a>>,
+    #[serde(default, borrow)]
+    error: Option<WireError<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate<'a> {
+    #[serde(default, borrow)]
+    content: Option<CandidateContent<'a>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct CandidateContent<'a> {
+    #[serde(default, borrow)]
+    parts: Listed<Part<'a>>,
+}
+
+/// A part: text (perhaps a thought summary), or a function call with the fields that go back
+/// with it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Part<'a> {
+    #[serde(default, borrow)]
+    function_call: Option<FunctionCall<'a>>,
+    #[serde(default, deserialize_with = "lenient::flag")]
+    thought: bool,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    text: Option<Cow<'a, str>>,
+    /// Every other field (`thoughtSignature`), kept as raw values: they go back with the call
+    /// exactly as they came, whatever Gemini puts there.
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    id: Option<Cow<'a, str>>,
+    /// The arguments: any JSON the model wrote (a `Struct` when all is well).
+    #[serde(default)]
+    args: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageMetadata {
+    #[serde(default, deserialize_with = "lenient::count")]
+    prompt_token_count: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    candidates_token_count: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    thoughts_token_count: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    block_reason: Option<Cow<'a, str>>,
+}
+
+impl Part<'_> {
+    /// The state a function call's part carries besides the call (its `thoughtSignature`):
+    /// every field but `functionCall`.
+    fn state(&mut self) -> ProviderState {
+        let mut fields = std::mem::take(&mut self.rest);
+        if let Some(text) = &self.text {
+            fields.insert("text".into(), Value::from(text.as_ref()));
+        }
+        if self.thought {
+            fields.insert("thought".into(), Value::Bool(true));
+        }
+        if fields.is_empty() {
+            ProviderState::default()
+        } else {
+            ProviderState::default().with(STATE_KEY, Value::Object(fields))
+        }
     }
 }
 
 /// Reads a `GenerateContentResponse`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
+    let invalid = |message: String| AgentError::InvalidResponse {
+        provider: PROVIDER,
+        message,
+    };
+    let response: GenerateResponse =
+        lenient::reply(body).map_err(|error| invalid(format!("unexpected shape: {error}")))?;
     let mut reply = Reply::default();
-    reply
-        .read(body, None)
-        .map_err(|message| AgentError::InvalidResponse {
-            provider: PROVIDER,
-            message,
-        })?;
+    reply.read(response, None).map_err(invalid)?;
     Ok(reply.finish())
 }
 
@@ -358,21 +396,19 @@ impl Reply {
     /// Reads one response or chunk, pushing the deltas it carries to `out` when streaming.
     fn read(
         &mut self,
-        body: &Value,
+        body: GenerateResponse<'_>,
         mut out: Option<&mut VecDeque<StreamDelta>>,
     ) -> Result<(), String> {
-        if let Some(usage) = body.get("usageMetadata") {
-            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+        if let Some(usage) = body.usage_metadata {
             self.usage = Usage {
-                input_tokens: count("promptTokenCount"),
+                input_tokens: usage.prompt_token_count.unwrap_or(0),
                 // Thinking tokens are written (and billed) as output.
-                output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+                output_tokens: usage.candidates_token_count.unwrap_or(0)
+                    + usage.thoughts_token_count.unwrap_or(0),
             };
         }
-        let Some(candidate) = body.get("candidates").and_then(|c| c.get(0)) else {
-            let blocked = body
-                .pointer("/promptFeedback/blockReason")
-                .and_then(Value::as_str);
+        let Some(candidate) = body.candidates.array().and_then(|c| c.into_iter().next()) else {
+            let blocked = body.prompt_feedback.and_then(|f| f.block_reason);
             return match blocked {
                 Some(reason) => Err(format!(
                     "it has no candidates: the prompt was blocked ({reason})"
@@ -382,27 +418,29 @@ impl Reply {
                 None => Err("it has no `candidates[0]`".into()),
             };
         };
-        let parts = match candidate.pointer("/content/parts") {
-            Some(Value::Array(parts)) => parts.as_slice(),
+        let parts = match candidate.content.map(|content| content.parts) {
+            Some(Listed::Items(parts)) => parts,
             // A candidate stopped before writing anything (MAX_TOKENS, SAFETY) has no parts.
-            None | Some(Value::Null) => &[],
-            Some(_) => return Err("`candidates[0].content.parts` is not an array".into()),
+            None | Some(Listed::Absent) => Vec::new(),
+            Some(Listed::Mistyped) => {
+                return Err("`candidates[0].content.parts` is not an array".into());
+            }
         };
-        for (index, part) in parts.iter().enumerate() {
-            if let Some(call) = part.get("functionCall") {
-                let Some(name) = call.get("name").and_then(Value::as_str) else {
+        for (index, mut part) in parts.into_iter().enumerate() {
+            if let Some(call) = part.function_call.take() {
+                let Some(name) = call.name else {
                     return Err(format!("functionCall in part {index} lacks `name`"));
                 };
-                let id = match call.get("id").and_then(Value::as_str) {
-                    Some(id) if !id.is_empty() => id.to_string(),
+                let id = match call.id {
+                    Some(id) if !id.is_empty() => id.into_owned(),
                     _ => format!("{MADE_UP_ID}{}", self.tool_calls.len()),
                 };
-                let arguments = match call.get("args") {
+                let arguments = match call.args {
                     None | Some(Value::Null) => Value::Object(Map::new()),
-                    Some(args) => args.clone(),
+                    Some(args) => args,
                 };
                 let fragment = out.is_some().then(|| arguments.to_string());
-                let call = ToolCall::new(id, name, arguments).with_provider_state(part_state(part));
+                let call = ToolCall::new(id, name, arguments).with_provider_state(part.state());
                 if let (Some(out), Some(fragment)) = (out.as_deref_mut(), fragment) {
                     // Gemini streams a call whole, in one part: it is ready as soon as it starts.
                     let index = self.tool_calls.len();
@@ -418,19 +456,19 @@ impl Reply {
                     });
                 }
                 self.tool_calls.push(call);
-            } else if part.get("thought").and_then(Value::as_bool) == Some(true) {
+            } else if part.thought {
                 // A thought summary is not part of the answer.
-            } else if let Some(piece) = part.get("text").and_then(Value::as_str) {
-                self.text.push_str(piece);
+            } else if let Some(piece) = part.text {
+                self.text.push_str(&piece);
                 if let Some(out) = out.as_deref_mut()
                     && !piece.is_empty()
                 {
-                    out.push_back(StreamDelta::Text(piece.to_string()));
+                    out.push_back(StreamDelta::Text(piece.into_owned()));
                 }
             }
         }
-        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
-            self.finish_reason = Some(reason.to_string());
+        if let Some(reason) = candidate.finish_reason {
+            self.finish_reason = Some(reason.into_owned());
         }
         Ok(())
     }
@@ -469,19 +507,19 @@ impl Decoder for GeminiStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
-        if let Some(error) = chunk.get("error") {
+        let mut chunk: GenerateResponse = read_event(PROVIDER, data)?;
+        if let Some(error) = chunk.error.take() {
             // An error after a 200, in the shape of an error body: its code is an HTTP status.
-            let status = error
-                .get("code")
-                .and_then(Value::as_u64)
-                .and_then(|code| u16::try_from(code).ok())
-                .unwrap_or(200);
-            let message = super::http::provider_message(data.as_bytes());
+            let status = match error.code {
+                ErrorCode::Status(code) => u16::try_from(code).unwrap_or(200),
+                _ => 200,
+            };
+            let message = error
+                .describe()
+                .unwrap_or_else(|| super::http::provider_message(data.as_bytes()));
             return Err(Failure::provider(PROVIDER, status, message));
         }
-        self.0.read(&chunk, Some(out)).map_err(|message| {
+        self.0.read(chunk, Some(out)).map_err(|message| {
             Failure::fatal(AgentError::InvalidResponse {
                 provider: PROVIDER,
                 message,
@@ -503,7 +541,7 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
 impl GeminiClient {
     fn headers(&self) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert("x-goog-api-key", self.key.header("")?);
+        headers.insert("x-goog-api-key", self.core.key.header("")?);
         Ok(headers)
     }
 
@@ -511,34 +549,42 @@ impl GeminiClient {
     pub fn stream_endpoint(&self) -> String {
         format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            self.base_url, self.model
+            self.core.base_url, self.core.model
         )
+    }
+}
+
+impl FromSettings for GeminiClient {
+    const PREFIX: &'static str = "GEMINI";
+    const NAME: &'static str = "Gemini";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
     }
 }
 
 #[async_trait]
 impl LlmClient for GeminiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers()?;
         let body = self
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .core
+            .post(&self.endpoint(), self.headers(), &self.body(request))
             .await?;
         parse_response(&body)
     }
 
     /// Streams the reply (`streamGenerateContent?alt=sse`; the body is the one `complete` sends).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers() {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&self.body(request)).unwrap_or_default();
-        self.http
-            .stream::<GeminiStream>(self.stream_endpoint(), headers, body)
+        self.core.stream::<GeminiStream>(
+            self.stream_endpoint(),
+            self.headers(),
+            &self.body(request),
+        )
     }
 
     fn provider(&self) -> &str {
@@ -547,18 +593,15 @@ impl LlmClient for GeminiClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 }
 
 impl fmt::Debug for GeminiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
+        self.core
+            .debug(f, "GeminiClient")
             .field("schema_form", &self.form)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
             .finish()
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! API keys travel only in headers marked sensitive and are never formatted into errors or logs.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
@@ -12,18 +13,24 @@ use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::lenient::{self, Listed};
 use crate::error::{AgentError, AgentResult};
 use crate::limits::snippet;
 
 /// Timeout and retry policy of an HTTP adapter.
 ///
+/// `#[non_exhaustive]`: start from [`HttpConfig::default`] and change fields with the `with_*`
+/// setters; the fields stay public to read.
+///
 /// ```
 /// use std::time::Duration;
 /// use phi_agent::llm::HttpConfig;
-/// let config = HttpConfig { max_retries: 5, ..HttpConfig::default() };
+/// let config = HttpConfig::default().with_max_retries(5);
+/// assert_eq!(config.max_retries, 5);
 /// assert_eq!(config.timeout, Duration::from_secs(120));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// Limit for one attempt, from sending the request to the end of the body (for a streamed
     /// reply, to its headers; see `stream_idle_timeout`). Default: 120 s.
@@ -53,6 +60,37 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// This configuration with [`timeout`](Self::timeout) set to `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// This configuration with [`max_retries`](Self::max_retries) set to `retries`.
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// This configuration with [`initial_backoff`](Self::initial_backoff) set to `backoff`.
+    pub fn with_initial_backoff(mut self, backoff: Duration) -> Self {
+        self.initial_backoff = backoff;
+        self
+    }
+
+    /// This configuration with [`max_backoff`](Self::max_backoff) set to `backoff`.
+    pub fn with_max_backoff(mut self, backoff: Duration) -> Self {
+        self.max_backoff = backoff;
+        self
+    }
+
+    /// This configuration with [`stream_idle_timeout`](Self::stream_idle_timeout) set to
+    /// `timeout`.
+    pub fn with_stream_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.stream_idle_timeout = timeout;
+        self
+    }
+
     /// The wait before retry number `retry` (0 for the first retry): the server's `Retry-After`
     /// when it gave one no longer than `max_backoff`, otherwise exponential backoff with jitter
     /// (between half and all of `initial_backoff * 2^retry`, capped at `max_backoff`).
@@ -105,20 +143,113 @@ fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
 /// `google.rpc.RetryInfo` among `error.details`, whose `retryDelay` is a protobuf `Duration` in
 /// JSON, seconds with an `s` (`"33s"`, `"0.5s"`).
 fn body_retry_delay(bytes: &[u8]) -> Option<Duration> {
-    let body: Value = serde_json::from_slice(bytes).ok()?;
+    let body: WireError = serde_json::from_slice(bytes).ok()?;
     let delay = body
-        .pointer("/error/details")?
-        .as_array()?
-        .iter()
+        .error?
+        .details
+        .array()?
+        .into_iter()
         .filter(|detail| {
             detail
-                .get("@type")
-                .and_then(Value::as_str)
+                .kind
+                .as_deref()
                 .is_some_and(|kind| kind.ends_with("google.rpc.RetryInfo"))
         })
-        .find_map(|detail| detail.get("retryDelay")?.as_str())?;
+        .find_map(|detail| detail.retry_delay)?;
     let seconds: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
     Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// An error as the providers write it, in an error body or an error event of a stream: under
+/// `error`, or (some compatible servers, Anthropic's stream events) at the top level; its kind
+/// in `type` (OpenAI, Anthropic) or `status` (Google), its `code` a string (OpenAI) or the HTTP
+/// status (Google).
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct WireError<'a> {
+    #[serde(default, borrow)]
+    pub(crate) error: Option<Box<WireError<'a>>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    pub(crate) message: Option<Cow<'a, str>>,
+    #[serde(default, borrow, rename = "type", deserialize_with = "lenient::text")]
+    pub(crate) kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    pub(crate) status: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub(crate) code: ErrorCode<'a>,
+    /// Google's `google.rpc.Status` details (`RetryInfo` among them).
+    #[serde(default, borrow)]
+    details: Listed<ErrorDetail<'a>>,
+}
+
+/// An error's `code`: OpenAI's name for it, or Google's HTTP status.
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+#[derive(serde::Deserialize, Default)]
+#[serde(untagged)]
+pub(crate) enum ErrorCode<'a> {
+    Name(#[serde(borrow)] Cow<'a, str>),
+    Status(u64),
+    #[default]
+    #[serde(skip)]
+    Absent,
+    /// `null`, or a value of another type.
+    Other(serde::de::IgnoredAny),
+}
+
+// Each adapter reads its part of it: a build with one adapter leaves the rest unread.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+impl ErrorCode<'_> {
+    /// The code as a name, if it is one.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            ErrorCode::Name(name) => Some(name),
+            _ => None,
+        }
+    }
+}
+
+/// One of `error.details`.
+#[derive(serde::Deserialize)]
+struct ErrorDetail<'a> {
+    #[serde(default, borrow, rename = "@type", deserialize_with = "lenient::text")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(
+        default,
+        borrow,
+        rename = "retryDelay",
+        deserialize_with = "lenient::text"
+    )]
+    retry_delay: Option<Cow<'a, str>>,
+}
+
+impl<'a> WireError<'a> {
+    /// The error object itself: `error` if there is one, else the body.
+    pub(crate) fn inner(self) -> WireError<'a> {
+        match self.error {
+            Some(error) => *error,
+            None => self,
+        }
+    }
+
+    /// `kind: message` (the kind from `type`, else `status`), or the message alone.
+    pub(crate) fn describe(&self) -> Option<String> {
+        let message = self.message.as_deref()?;
+        Some(match self.kind.as_deref().or(self.status.as_deref()) {
+            Some(kind) => format!("{kind}: {message}"),
+            None => message.to_string(),
+        })
+    }
 }
 
 /// A uniform number in `[0, 1)` from the standard library's per-process random hash keys.
@@ -329,18 +460,13 @@ pub(crate) enum Attempt {
 /// What the provider said in an error body: `error.message` (with `error.type` when given), or
 /// the start of the body when it is not the usual JSON.
 pub(crate) fn provider_message(bytes: &[u8]) -> String {
-    let json: Option<Value> = serde_json::from_slice(bytes).ok();
-    let error = json.as_ref().map(|body| body.get("error").unwrap_or(body));
-    let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
-    // Gemini (Google's API errors) names the kind `status`, e.g. `RESOURCE_EXHAUSTED`.
-    let kind = error
-        .and_then(|e| e.get("type").or_else(|| e.get("status")))
-        .and_then(Value::as_str);
-    match (kind, message) {
-        (Some(kind), Some(message)) => format!("{kind}: {message}"),
-        (None, Some(message)) => message.to_string(),
-        _ if bytes.is_empty() => "(empty body)".to_string(),
-        _ => snippet(bytes),
+    let said = serde_json::from_slice::<WireError>(bytes)
+        .ok()
+        .and_then(|body| body.inner().describe());
+    match said {
+        Some(message) => message,
+        None if bytes.is_empty() => "(empty body)".to_string(),
+        None => snippet(bytes),
     }
 }
 

@@ -7,7 +7,19 @@ use serde::{Deserialize, Serialize};
 use super::{Message, ToolCall, ToolSearchCall, ToolSpec};
 
 /// Everything the model sees for one turn.
+///
+/// `#[non_exhaustive]`: a client of your own reads the fields; a request of your own (a test of
+/// a client) starts from [`LlmRequest::new`] or [`Default`] and the `with_*` setters, so that a
+/// field added later breaks no one.
+///
+/// ```
+/// use phi_agent::llm::{LlmRequest, Message};
+/// let request = LlmRequest::new(vec![Message::user("hi")]).with_system("Be brief.");
+/// assert_eq!(request.system.as_deref(), Some("Be brief."));
+/// assert!(request.tools.is_empty());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct LlmRequest {
     /// The system prompt, if any.
     pub system: Option<String>,
@@ -31,11 +43,66 @@ pub struct LlmRequest {
     pub response_format: Option<ToolSpec>,
 }
 
+impl LlmRequest {
+    /// A request with `messages`, no system prompt and no tools.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self {
+            messages,
+            ..Self::default()
+        }
+    }
+
+    /// This request with [`system`](Self::system) set to `system`.
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// This request with [`messages`](Self::messages) set to `messages`.
+    pub fn with_messages(mut self, messages: Vec<Message>) -> Self {
+        self.messages = messages;
+        self
+    }
+
+    /// This request with [`tools`](Self::tools) set to `tools` (a `Vec<ToolSpec>` or an
+    /// `Arc<[ToolSpec]>`).
+    pub fn with_tools(mut self, tools: impl Into<Arc<[ToolSpec]>>) -> Self {
+        self.tools = tools.into();
+        self
+    }
+
+    /// This request with [`deferred_tools`](Self::deferred_tools) set to `tools`.
+    pub fn with_deferred_tools(mut self, tools: impl Into<Arc<[ToolSpec]>>) -> Self {
+        self.deferred_tools = tools.into();
+        self
+    }
+
+    /// This request with [`response_format`](Self::response_format) set to `format`.
+    pub fn with_response_format(mut self, format: ToolSpec) -> Self {
+        self.response_format = Some(format);
+        self
+    }
+}
+
 /// The model's answer to one request.
 ///
 /// Serializable, as the journal entry of a durable run's model step (see
 /// [`StepExecutor`](crate::StepExecutor)).
+///
+/// `#[non_exhaustive]`: a client of your own builds one with [`text`](Self::text),
+/// [`tool_calls`](Self::tool_calls) or [`new`](Self::new) (text and calls in one turn) and the
+/// `with_*` setters, so that a field added later breaks no one.
+///
+/// ```
+/// use phi_agent::llm::{LlmResponse, StopReason, ToolCall, Usage};
+/// let call = ToolCall::new("c1", "get_weather", serde_json::json!({"city": "Oslo"}));
+/// let reply = LlmResponse::new("Let me look that up.", vec![call]).with_usage(Usage::new(12, 5));
+/// assert_eq!(reply.stop_reason, StopReason::ToolUse);
+/// assert_eq!(reply.text, "Let me look that up.");
+/// assert_eq!(reply.usage.output_tokens, 5);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LlmResponse {
     /// The model's text.
     pub text: String,
@@ -51,6 +118,24 @@ pub struct LlmResponse {
 }
 
 impl LlmResponse {
+    /// A turn with `text` and `tool_calls`, both of which may be empty: the model says something
+    /// and asks for tools in one reply. Its stop reason is [`StopReason::ToolUse`] when there are
+    /// calls, [`StopReason::EndTurn`] otherwise.
+    pub fn new(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        let stop_reason = if tool_calls.is_empty() {
+            StopReason::EndTurn
+        } else {
+            StopReason::ToolUse
+        };
+        Self {
+            text: text.into(),
+            tool_calls,
+            usage: Usage::default(),
+            stop_reason,
+            tool_searches: Vec::new(),
+        }
+    }
+
     /// A final answer: text, no tool calls.
     ///
     /// ```
@@ -80,20 +165,78 @@ impl LlmResponse {
         }
     }
 
+    /// This response with [`text`](Self::text) set to `text`.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = text.into();
+        self
+    }
+
+    /// This response with [`tool_calls`](Self::tool_calls) set to `calls` (the stop reason is
+    /// left as it was; see [`with_stop_reason`](Self::with_stop_reason)).
+    pub fn with_tool_calls(mut self, calls: Vec<ToolCall>) -> Self {
+        self.tool_calls = calls;
+        self
+    }
+
     /// This response with `usage`.
     pub fn with_usage(mut self, usage: Usage) -> Self {
         self.usage = usage;
         self
     }
+
+    /// This response with [`stop_reason`](Self::stop_reason) set to `reason`.
+    pub fn with_stop_reason(mut self, reason: StopReason) -> Self {
+        self.stop_reason = reason;
+        self
+    }
+
+    /// This response with [`tool_searches`](Self::tool_searches) set to `searches`.
+    pub fn with_tool_searches(mut self, searches: Vec<ToolSearchCall>) -> Self {
+        self.tool_searches = searches;
+        self
+    }
 }
 
 /// Token counts of one request, or summed over a run.
+///
+/// `#[non_exhaustive]` (providers report more kinds of tokens every year): build one with
+/// [`Usage::new`] or [`Default`] and the `with_*` setters.
+///
+/// ```
+/// use phi_agent::llm::Usage;
+/// let mut total = Usage::new(10, 2);
+/// total += Usage::default().with_output_tokens(3);
+/// assert_eq!((total.input_tokens, total.output_tokens), (10, 5));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens read.
     pub input_tokens: u64,
     /// Tokens written.
     pub output_tokens: u64,
+}
+
+impl Usage {
+    /// `input_tokens` read and `output_tokens` written.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+        }
+    }
+
+    /// These counts with [`input_tokens`](Self::input_tokens) set to `tokens`.
+    pub fn with_input_tokens(mut self, tokens: u64) -> Self {
+        self.input_tokens = tokens;
+        self
+    }
+
+    /// These counts with [`output_tokens`](Self::output_tokens) set to `tokens`.
+    pub fn with_output_tokens(mut self, tokens: u64) -> Self {
+        self.output_tokens = tokens;
+        self
+    }
 }
 
 impl std::ops::AddAssign for Usage {

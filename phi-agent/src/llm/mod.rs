@@ -3,6 +3,8 @@
 //! Responses API), `AnthropicClient` (feature `anthropic`), `GeminiClient` (feature `gemini`) and
 //! the offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
 
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod adapter;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 pub mod definition;
@@ -10,6 +12,13 @@ pub mod definition;
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+// Each adapter uses the readers its provider needs: a build with one adapter leaves some unused.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+mod lenient;
 mod message;
 #[cfg(feature = "openai")]
 mod openai;
@@ -36,15 +45,23 @@ use crate::error::AgentResult;
 pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::AnthropicClient;
 #[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use gemini::{GeminiClient, GeminiSchemaForm};
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
 pub use http::HttpConfig;
 pub use message::{LlmRequest, LlmResponse, StopReason, Usage};
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::OpenAiClient;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
 pub use stream::{DeltaStream, StreamDelta};
@@ -52,6 +69,10 @@ pub use stream::{DeltaStream, StreamDelta};
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
 pub use wire::parse_stream_body;
 
 /// A chat model that can call tools. Object safe: agents hold an `Arc<dyn LlmClient>`.

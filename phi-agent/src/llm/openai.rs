@@ -3,18 +3,23 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster};
-use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::http::WireError;
+use super::lenient::{self, Listed};
+use super::settings::process_env;
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta,
-    ToolCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, StopReason, StreamDelta, ToolCall,
+    Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -35,11 +40,7 @@ const PROVIDER: &str = "openai";
 /// ```
 #[derive(Clone)]
 pub struct OpenAiClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     tools: ToolJsonCache,
 }
 
@@ -52,11 +53,12 @@ impl OpenAiClient {
     /// A client for `model` using `api_key`, against the public API.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: None,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
         })
     }
@@ -68,58 +70,14 @@ impl OpenAiClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("OPENAI", "OpenAI", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "e.g. `http://localhost:11434/v1`, with the `/v1`",
+        max_tokens: "`max_completion_tokens`",
+    );
 
-    /// Sends requests to `base_url` (e.g. `http://localhost:11434/v1`) instead.
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_completion_tokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
-    }
-
-    /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
-    /// serialized. The tools part is copied from the bytes kept for the last tool list when the
-    /// request shares it (`Arc::ptr_eq`), as every turn of a session does while its active set is
-    /// unchanged.
-    ///
-    /// Hidden: the tool-list benchmarks time it to measure what a request costs without a
-    /// network; a program sends requests through [`LlmClient::complete`](super::LlmClient::complete).
-    #[doc(hidden)]
-    pub fn request_bytes(&self, request: &LlmRequest) -> Vec<u8> {
-        // Serializing JSON values and strings to memory cannot fail.
-        serde_json::to_vec(&self.body(request)).unwrap_or_default()
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.core.base_url)
     }
 
     fn body(&self, request: &LlmRequest) -> ChatBody<'_> {
@@ -129,11 +87,11 @@ impl OpenAiClient {
         }
         messages.extend(request.messages.iter().filter_map(openai_message));
         ChatBody {
-            model: &self.model,
+            model: &self.core.model,
             messages,
             tools: (!request.tools.is_empty())
                 .then(|| self.tools.get(&request.tools, definition::openai_borrowed)),
-            max_completion_tokens: self.max_tokens,
+            max_completion_tokens: self.core.max_tokens,
             response_format: request
                 .response_format
                 .as_ref()
@@ -145,7 +103,7 @@ impl OpenAiClient {
 
     fn headers(&self) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
+        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
         Ok(headers)
     }
 }
@@ -235,65 +193,121 @@ fn openai_tool_call(call: &ToolCall) -> Value {
     })
 }
 
+/// A chat completion, as far as this adapter reads it (`choices[0]` and `usage`).
+#[derive(Deserialize, Default)]
+struct Completion<'a> {
+    #[serde(default, borrow)]
+    choices: Listed<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<ChatUsage>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    message: Option<ChatMessage<'a>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChatMessage<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Listed<WireCall<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireCall<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    function: Option<WireFunction<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    name: Option<Cow<'a, str>>,
+    /// A `Value`: the API sends a string of JSON text; some compatible servers send the object
+    /// itself.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// `usage`: the whole reply's, or (streamed) the last chunk's.
+#[derive(Deserialize, Default, Clone, Copy)]
+struct ChatUsage {
+    #[serde(default, deserialize_with = "lenient::count")]
+    prompt_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    completion_tokens: Option<u64>,
+}
+
+impl From<ChatUsage> for Usage {
+    fn from(usage: ChatUsage) -> Self {
+        Usage {
+            input_tokens: usage.prompt_tokens.unwrap_or(0),
+            output_tokens: usage.completion_tokens.unwrap_or(0),
+        }
+    }
+}
+
 /// Reads a chat completion. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
     };
-    let choice = body
-        .get("choices")
-        .and_then(|choices| choices.get(0))
-        .ok_or_else(|| invalid("it has no `choices[0]`".into()))?;
+    let completion: Completion =
+        lenient::reply(body).map_err(|error| invalid(format!("unexpected shape: {error}")))?;
+    let usage = completion.usage.unwrap_or_default().into();
+    let Some(choice) = completion
+        .choices
+        .array()
+        .and_then(|c| c.into_iter().next())
+    else {
+        return Err(invalid("it has no `choices[0]`".into()));
+    };
     let message = choice
-        .get("message")
+        .message
         .ok_or_else(|| invalid("`choices[0]` has no `message`".into()))?;
-    let text = message
-        .get("content")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let text = message.content.unwrap_or_default().into_owned();
     let mut tool_calls = Vec::new();
     for (index, call) in message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
+        .tool_calls
+        .array()
         .unwrap_or_default()
-        .iter()
+        .into_iter()
         .enumerate()
     {
-        let field = |name: &str| call.pointer(name).and_then(Value::as_str);
-        let (Some(id), Some(name)) = (field("/id"), field("/function/name")) else {
+        let (id, function) = (call.id, call.function);
+        let (
+            Some(id),
+            Some(WireFunction {
+                name: Some(name),
+                arguments,
+            }),
+        ) = (id, function)
+        else {
             return Err(invalid(format!(
                 "tool call {index} lacks `id` or `function.name`"
             )));
         };
-        // The API sends a string; some compatible servers send the object itself.
-        let arguments = match call.pointer("/function/arguments") {
-            Some(Value::String(raw)) => parse_arguments(raw),
-            Some(object @ Value::Object(_)) => object.clone(),
+        let arguments = match arguments {
+            Some(Value::String(raw)) => parse_arguments(&raw),
             None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(other) => other.clone(),
+            Some(other) => other,
         };
         tool_calls.push(ToolCall::new(id, name, arguments));
     }
-    let stop_reason = stop_reason(
-        choice.get("finish_reason").and_then(Value::as_str),
-        !tool_calls.is_empty(),
-    );
-    let count = |name: &str| {
-        body.pointer(&format!("/usage/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let stop_reason = stop_reason(choice.finish_reason.as_deref(), !tool_calls.is_empty());
     Ok(LlmResponse {
         tool_searches: Vec::new(),
         text,
         tool_calls,
-        usage: Usage {
-            input_tokens: count("prompt_tokens"),
-            output_tokens: count("completion_tokens"),
-        },
+        usage,
         stop_reason,
     })
 }
@@ -410,6 +424,53 @@ pub(super) fn stream_error_status(code: Option<&str>) -> u16 {
     }
 }
 
+/// One chunk of a streamed completion: `choices[0].delta`, the usage (a last chunk without
+/// choices), or an error after the 200.
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    error: Option<WireError<'a>>,
+    #[serde(default)]
+    usage: Option<ChatUsage>,
+    #[serde(default, borrow)]
+    choices: Listed<StreamChoice<'a>>,
+}
+
+#[derive(Deserialize)]
+struct StreamChoice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<ChatDelta<'a>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChatDelta<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Listed<CallFragment<'a>>,
+}
+
+/// A piece of a streamed call: its `index` always, its id and name on its first piece.
+#[derive(Deserialize)]
+struct CallFragment<'a> {
+    #[serde(default, deserialize_with = "lenient::count")]
+    index: Option<u64>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    function: Option<FunctionFragment<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionFragment<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    arguments: Option<Cow<'a, str>>,
+}
+
 impl Decoder for ChatStream {
     fn feed(
         &mut self,
@@ -423,37 +484,29 @@ impl Decoder for ChatStream {
         if data.trim().is_empty() {
             return Ok(None);
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
-        if let Some(error) = chunk.get("error") {
+        let chunk: Chunk = read_event(PROVIDER, data)?;
+        if let Some(error) = chunk.error {
             // An error after a 200: its `code` or `type` decides whether a retry may help.
-            let status = stream_error_status(
-                error
-                    .get("code")
-                    .or(error.get("type"))
-                    .and_then(Value::as_str),
-            );
-            let message = provider_message(&chunk);
+            let status = stream_error_status(error.code.name().or(error.kind.as_deref()));
+            let message = error
+                .describe()
+                .unwrap_or_else(|| super::http::provider_message(data.as_bytes()));
             return Err(Failure::provider(PROVIDER, status, message));
         }
-        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
-            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
-            self.usage = Usage {
-                input_tokens: count("prompt_tokens"),
-                output_tokens: count("completion_tokens"),
-            };
+        if let Some(usage) = chunk.usage {
+            self.usage = usage.into();
         }
-        let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
+        let Some(choice) = chunk.choices.array().and_then(|c| c.into_iter().next()) else {
             return Ok(None);
         };
-        let finished = choice.get("finish_reason").and_then(Value::as_str);
-        if let Some(reason) = finished {
-            self.finish_reason = Some(reason.to_string());
+        let finished = choice.finish_reason.is_some();
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(reason.into_owned());
         }
-        if let Some(delta) = choice.get("delta") {
+        if let Some(delta) = choice.delta {
             self.read_delta(delta, data, out)?;
         }
-        if finished.is_some() {
+        if finished {
             self.ready_all(out);
         }
         Ok(None)
@@ -469,34 +522,32 @@ impl ChatStream {
     /// Reads one chunk's `delta`: text, and fragments of tool calls.
     fn read_delta(
         &mut self,
-        delta: &Value,
+        delta: ChatDelta<'_>,
         data: &str,
         out: &mut VecDeque<StreamDelta>,
     ) -> Result<(), Failure> {
-        if let Some(text) = delta.get("content").and_then(Value::as_str)
+        if let Some(text) = delta.content
             && !text.is_empty()
         {
-            self.text.push_str(text);
-            out.push_back(StreamDelta::Text(text.to_string()));
+            self.text.push_str(&text);
+            out.push_back(StreamDelta::Text(text.into_owned()));
         }
-        for call in delta
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-        {
-            let Some(wire_index) = call.get("index").and_then(Value::as_u64) else {
+        for call in delta.tool_calls.array().unwrap_or_default() {
+            let Some(wire_index) = call.index else {
                 return Err(Failure::malformed(
                     PROVIDER,
                     "a tool call fragment without `index`",
                     data,
                 ));
             };
+            let (name, fragment) = match call.function {
+                Some(function) => (function.name, function.arguments),
+                None => (None, None),
+            };
             let index = match self.calls.iter().position(|c| c.wire_index == wire_index) {
                 Some(index) => index,
                 None => {
-                    let field = |name: &str| call.pointer(name).and_then(Value::as_str);
-                    let (Some(id), Some(name)) = (field("/id"), field("/function/name")) else {
+                    let (Some(id), Some(name)) = (call.id, name) else {
                         return Err(Failure::malformed(
                             PROVIDER,
                             "the first fragment of a tool call lacks `id` or `function.name`",
@@ -516,13 +567,13 @@ impl ChatStream {
                     });
                     out.push_back(StreamDelta::ToolCallStarted {
                         index: self.calls.len() - 1,
-                        id: id.to_string(),
-                        name: name.to_string(),
+                        id: id.into_owned(),
+                        name: name.into_owned(),
                     });
                     self.calls.len() - 1
                 }
             };
-            if let Some(fragment) = call.pointer("/function/arguments").and_then(Value::as_str)
+            if let Some(fragment) = fragment
                 && !fragment.is_empty()
             {
                 let streamed = &mut self.calls[index];
@@ -534,20 +585,15 @@ impl ChatStream {
                         data,
                     ));
                 }
-                streamed.arguments.push_str(fragment);
+                streamed.arguments.push_str(&fragment);
                 out.push_back(StreamDelta::ToolArguments {
                     index,
-                    fragment: fragment.to_string(),
+                    fragment: fragment.into_owned(),
                 });
             }
         }
         Ok(())
     }
-}
-
-/// The error message of an error chunk.
-fn provider_message(chunk: &Value) -> String {
-    super::http::provider_message(chunk.to_string().as_bytes())
 }
 
 /// The arguments string as JSON; empty means no arguments; text that is not JSON stays a string
@@ -564,30 +610,37 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<ChatStream>(PROVIDER, chunks)
 }
 
+impl FromSettings for OpenAiClient {
+    const PREFIX: &'static str = "OPENAI";
+    const NAME: &'static str = "OpenAI";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for OpenAiClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let headers = self.headers()?;
-        let url = format!("{}/chat/completions", self.base_url);
-        let body = self.http.post(&url, &headers, &self.body(request)).await?;
+        let body = self
+            .core
+            .post(&self.endpoint(), self.headers(), &self.body(request))
+            .await?;
         parse_response(&body)
     }
 
     /// Streams the chat completion (`stream: true`, with the usage in a last chunk).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let headers = match self.headers() {
-            Ok(headers) => headers,
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
         body.stream_options = Some(json!({"include_usage": true}));
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
-        let url = format!("{}/chat/completions", self.base_url);
-        self.http.stream::<ChatStream>(url, headers, body)
+        self.core
+            .stream::<ChatStream>(self.endpoint(), self.headers(), &body)
     }
 
     fn provider(&self) -> &str {
@@ -595,7 +648,7 @@ impl LlmClient for OpenAiClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     fn structured_output(&self) -> bool {
@@ -605,12 +658,7 @@ impl LlmClient for OpenAiClient {
 
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
-            .finish()
+        self.core.debug(f, "OpenAiClient").finish()
     }
 }
 

@@ -3,19 +3,24 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::{Value, json};
 
+use super::adapter::{AdapterCore, FromSettings, adapter_setters};
 use super::definition;
-use super::http::{ApiKey, JsonPoster};
+use super::http::WireError;
+use super::lenient::{self, Listed};
 use super::openai::{parse_arguments, replayed_arguments, stream_error_status, tool_result_text};
-use super::settings::{EnvSettings, process_env};
-use super::sse::{Decoder, Failure};
+use super::settings::process_env;
+use super::sse::{Decoder, Failure, read_event};
 use super::tool_cache::{DeferredJsonCache, SharedJson, ToolJsonCache};
 use super::{
-    DeltaStream, HttpConfig, LlmClient, LlmRequest, LlmResponse, Message, ProviderState,
-    StopReason, StreamDelta, ToolCall, ToolSearchCall, Usage,
+    DeltaStream, LlmClient, LlmRequest, LlmResponse, Message, ProviderState, StopReason,
+    StreamDelta, ToolCall, ToolSearchCall, Usage,
 };
 use crate::error::{AgentError, AgentResult};
 
@@ -60,11 +65,7 @@ const ENCRYPTED_REASONING: &[&str] = &["reasoning.encrypted_content"];
 /// ```
 #[derive(Clone)]
 pub struct ResponsesClient {
-    http: JsonPoster,
-    key: ApiKey,
-    base_url: String,
-    model: String,
-    max_tokens: Option<u32>,
+    core: AdapterCore,
     tools: ToolJsonCache,
     store: bool,
     encrypted_reasoning: Option<bool>,
@@ -85,11 +86,12 @@ impl ResponsesClient {
     /// A client for `model` using `api_key`, against the public API.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
         Ok(Self {
-            http: JsonPoster::new(PROVIDER)?,
-            key: ApiKey::new(api_key),
-            base_url: Self::DEFAULT_BASE_URL.to_string(),
-            model: model.into(),
-            max_tokens: None,
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
             tools: ToolJsonCache::default(),
             store: false,
             encrypted_reasoning: None,
@@ -105,44 +107,18 @@ impl ResponsesClient {
         Self::from_lookup(process_env)
     }
 
-    /// [`from_env`](Self::from_env) over any source of settings; blank values count as unset.
-    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> AgentResult<Self> {
-        let settings = EnvSettings::read("OPENAI", "OpenAI", get)?;
-        let model = settings
-            .model
-            .unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
-        let client = Self::new(settings.key, model)?;
-        Ok(match settings.base_url {
-            Some(url) => client.with_base_url(url),
-            None => client,
-        })
-    }
+    adapter_setters!(
+        base_url: "e.g. `http://localhost:8000/v1`, with the `/v1`",
+        max_tokens: "`max_output_tokens`",
+    );
 
-    /// Sends requests to `base_url` (e.g. `http://localhost:8000/v1`) instead.
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into().trim_end_matches('/').to_string();
-        self
-    }
-
-    /// Uses `config` for timeouts and retries.
-    pub fn with_http_config(mut self, config: HttpConfig) -> Self {
-        self.http.config = config;
-        self
-    }
-
-    /// Caps the reply length (`max_output_tokens`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// Lets the server keep each response (`store: true`) and continues from the last one
+    /// With `true`, lets the server keep each response (`store: true`) and continues from the last one
     /// (`previous_response_id`), sending only what came after it: the tool results and new
     /// messages. The id travels with the reply's calls ([`ToolCall::provider_state`]); after a
     /// reply without calls, the next request sends the whole conversation again (still
     /// stored). Reasoning items then stay on the server.
-    pub fn with_stored_responses(mut self) -> Self {
-        self.store = true;
+    pub fn with_stored_responses(mut self, on: bool) -> Self {
+        self.store = on;
         self
     }
 
@@ -172,22 +148,18 @@ impl ResponsesClient {
         !self.store
             && self
                 .encrypted_reasoning
-                .unwrap_or_else(|| is_reasoning_model(&self.model))
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
+                .unwrap_or_else(|| is_reasoning_model(&self.core.model))
     }
 
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
-        format!("{}/responses", self.base_url)
+        format!("{}/responses", self.core.base_url)
     }
 
-    /// The JSON body this client sends for `request`.
-    pub fn request_body(&self, request: &LlmRequest) -> Value {
-        serde_json::to_value(self.body(request)).unwrap_or_default()
+    fn headers(&self) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, self.core.key.header("Bearer ")?);
+        Ok(headers)
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
@@ -228,7 +200,7 @@ impl ResponsesClient {
             }
         }
         ResponsesBody {
-            model: &self.model,
+            model: &self.core.model,
             instructions: request.system.as_deref(),
             previous_response_id,
             input,
@@ -245,7 +217,7 @@ impl ResponsesClient {
                         .get(&request.tools, definition::openai_responses_borrowed)
                 })
             },
-            max_output_tokens: self.max_tokens,
+            max_output_tokens: self.core.max_tokens,
             store: self.store,
             include: self
                 .asks_encrypted_reasoning()
@@ -268,15 +240,44 @@ fn is_reasoning_model(model: &str) -> bool {
     o_series || gpt5
 }
 
+/// What a call's (or a tool search's) [`ProviderState`] keeps under [`STATE_KEY`].
+#[derive(Deserialize, serde::Serialize, Default)]
+struct Kept {
+    /// The output items that go back before the call, each as it came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    items: Vec<Value>,
+    /// The call item's own id, which pairs it with `items`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<Value>,
+    /// The id of the stored response the call came in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    response_id: Option<Value>,
+}
+
+impl Kept {
+    /// The state `state` holds; a state of another shape (made by hand) holds nothing.
+    fn of(state: Option<&Value>) -> Self {
+        state
+            .and_then(|state| Kept::deserialize(state).ok())
+            .unwrap_or_default()
+    }
+
+    fn into_state(self) -> ProviderState {
+        // Serializing JSON values to a `Value` cannot fail.
+        let state = serde_json::to_value(self).unwrap_or_default();
+        ProviderState::default().with(STATE_KEY, state)
+    }
+}
+
 /// The id of the last stored reply the history names, and the messages after that reply.
-fn continue_from(messages: &[Message]) -> (Option<&str>, &[Message]) {
+fn continue_from(messages: &[Message]) -> (Option<String>, &[Message]) {
     for (index, message) in messages.iter().enumerate().rev() {
         if let Message::Assistant { tool_calls, .. } = message
             && let Some(id) = tool_calls.iter().find_map(|call| {
-                call.provider_state
-                    .get(STATE_KEY)?
-                    .get("response_id")?
-                    .as_str()
+                match Kept::of(call.provider_state.get(STATE_KEY)).response_id {
+                    Some(Value::String(id)) => Some(id),
+                    _ => None,
+                }
             })
         {
             return (Some(id), &messages[index + 1..]);
@@ -288,15 +289,10 @@ fn continue_from(messages: &[Message]) -> (Option<&str>, &[Message]) {
 /// The items a tool search left, to send back: as they came, but without their `id` when
 /// nothing is stored (it would name an item the server never kept).
 fn replayed_items(state: Option<&Value>, stored: bool) -> Vec<Value> {
-    let items = state
-        .and_then(|state| state.get("items"))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    items
-        .iter()
-        .map(|item| {
-            let mut item = item.clone();
+    Kept::of(state)
+        .items
+        .into_iter()
+        .map(|mut item| {
             if !stored
                 && item["type"] != "reasoning"
                 && let Some(fields) = item.as_object_mut()
@@ -310,13 +306,9 @@ fn replayed_items(state: Option<&Value>, stored: bool) -> Vec<Value> {
 
 /// A call as input items: the items that came before it, as they came, then the call.
 fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
-    let state = call.provider_state.get(STATE_KEY);
-    let items = state
-        .and_then(|state| state.get("items"))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    input.extend(items.iter().cloned());
+    let kept = Kept::of(call.provider_state.get(STATE_KEY));
+    let paired = !kept.items.is_empty();
+    input.extend(kept.items);
     let mut item = json!({
         "type": "function_call",
         "call_id": call.id,
@@ -325,10 +317,8 @@ fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
     });
     // The item's id only beside the reasoning it pairs with: without `store`, an id alone names
     // an item the server never kept.
-    if !items.is_empty()
-        && let Some(id) = state.and_then(|state| state.get("id"))
-    {
-        item["id"] = id.clone();
+    if paired && let Some(id) = kept.id {
+        item["id"] = id;
     }
     input.push(item);
 }
@@ -340,7 +330,7 @@ struct ResponsesBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    previous_response_id: Option<&'a str>,
+    previous_response_id: Option<String>,
     input: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<SharedJson>,
@@ -356,6 +346,119 @@ struct ResponsesBody<'a> {
     stream: Option<bool>,
 }
 
+/// A `Response`, as far as this adapter reads it.
+#[derive(Deserialize, Default)]
+struct WireResponse<'a> {
+    /// Kept as it came: a stored reply's calls carry it back.
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    status: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    error: Option<WireError<'a>>,
+    /// Raw values: reasoning and tool search items go back exactly as they came
+    /// (`encrypted_content` included); each is read as an [`OutputItem`] besides.
+    #[serde(default)]
+    output: Listed<Value>,
+    #[serde(default, borrow)]
+    incomplete_details: Option<Incomplete<'a>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct Incomplete<'a> {
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default, deserialize_with = "lenient::count")]
+    input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    output_tokens: Option<u64>,
+}
+
+/// An item of a response's `output`.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum OutputItem<'a> {
+    #[serde(rename = "message")]
+    Message {
+        #[serde(default, borrow)]
+        content: Listed<MessagePart<'a>>,
+    },
+    #[serde(rename = "function_call")]
+    FunctionCall {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        call_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        /// A `Value`: the API sends a string of JSON text; some compatible servers send the
+        /// object itself.
+        #[serde(default)]
+        arguments: Option<Value>,
+        /// The item's id, kept as it came to pair the call with its reasoning.
+        #[serde(default)]
+        id: Option<Value>,
+    },
+    #[serde(rename = "reasoning")]
+    Reasoning {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        encrypted_content: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "tool_search_call")]
+    ToolSearchCall {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        call_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        /// The search's input, as the model wrote it.
+        #[serde(default)]
+        arguments: Option<Value>,
+    },
+    #[serde(rename = "tool_search_output")]
+    ToolSearchOutput {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        call_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        tools: Listed<LoadedTool<'a>>,
+    },
+    /// Built-in tool items, and kinds added later: not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+/// A part of a message item.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum MessagePart<'a> {
+    #[serde(rename = "output_text")]
+    Text {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        text: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "refusal")]
+    Refusal {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        refusal: Option<Cow<'a, str>>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// A tool a `tool_search_output` loaded: a function, or a namespace of them.
+#[derive(Deserialize)]
+struct LoadedTool<'a> {
+    #[serde(default, borrow, rename = "type", deserialize_with = "lenient::text")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "lenient::text")]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tools: Listed<LoadedTool<'a>>,
+}
+
 /// Reads a `Response`. Public to the crate for the wire tests.
 pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     parse_reply(body, false)
@@ -363,111 +466,131 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
 
 /// Reads a `Response`, keeping its id with its calls when `stored`.
 fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
+    let response = lenient::reply(body).map_err(|error| AgentError::InvalidResponse {
+        provider: PROVIDER,
+        message: format!("unexpected shape: {error}"),
+    })?;
+    read_reply(response, stored)
+}
+
+/// Reads a response, keeping its id with its calls when `stored`.
+fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<LlmResponse> {
     let invalid = |message: String| AgentError::InvalidResponse {
         provider: PROVIDER,
         message,
     };
-    let status = body.get("status").and_then(Value::as_str);
+    let status = body.status.as_deref();
     if status == Some("failed") {
         let message = body
-            .pointer("/error/message")
-            .and_then(Value::as_str)
+            .error
+            .as_ref()
+            .and_then(|error| error.message.as_deref())
             .unwrap_or("no reason given");
         return Err(invalid(format!("the response failed: {message}")));
     }
     let items = body
-        .get("output")
-        .and_then(Value::as_array)
+        .output
+        .array()
         .ok_or_else(|| invalid("it has no `output` array".into()))?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
-    let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
-    let mut kept = CallState::new(stored.then(|| body.get("id")).flatten());
-    for (index, item) in items.iter().enumerate() {
-        match item.get("type").and_then(Value::as_str) {
-            Some("message") => {
-                for part in item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default()
-                {
-                    match part.get("type").and_then(Value::as_str) {
-                        Some("output_text") => {
-                            text.push_str(part["text"].as_str().unwrap_or_default())
+    // Each search with the items that go back for it.
+    let mut tool_searches: Vec<(ToolSearchCall, Vec<Value>)> = Vec::new();
+    let mut kept = CallState::new(if stored { body.id } else { None });
+    for (index, raw) in items.into_iter().enumerate() {
+        let item = OutputItem::deserialize(&raw)
+            .map_err(|error| invalid(format!("output item {index}: {error}")))?;
+        match item {
+            OutputItem::Message { content } => {
+                for part in content.items() {
+                    match part {
+                        MessagePart::Text { text: piece } => {
+                            text.push_str(piece.as_deref().unwrap_or_default())
                         }
-                        Some("refusal") => {
-                            text.push_str(part["refusal"].as_str().unwrap_or_default())
+                        MessagePart::Refusal { refusal } => {
+                            text.push_str(refusal.as_deref().unwrap_or_default())
                         }
-                        _ => {}
+                        MessagePart::Other => {}
                     }
                 }
             }
-            Some("function_call") => {
-                let field = |name: &str| item.get(name).and_then(Value::as_str);
-                let (Some(call_id), Some(name)) = (field("call_id"), field("name")) else {
+            OutputItem::FunctionCall {
+                call_id,
+                name,
+                arguments,
+                id,
+            } => {
+                let (Some(call_id), Some(name)) = (call_id, name) else {
                     return Err(invalid(format!(
                         "function_call item {index} lacks `call_id` or `name`"
                     )));
                 };
-                let arguments = match item.get("arguments") {
-                    Some(Value::String(raw)) => parse_arguments(raw),
-                    Some(object @ Value::Object(_)) => object.clone(),
+                let arguments = match arguments {
+                    Some(Value::String(raw)) => parse_arguments(&raw),
                     None | Some(Value::Null) => Value::Object(Default::default()),
-                    Some(other) => other.clone(),
+                    Some(other) => other,
                 };
                 let call = ToolCall::new(call_id, name, arguments);
-                tool_calls.push(kept.attach(call, item.get("id")));
+                tool_calls.push(kept.attach(call, id));
             }
-            Some("reasoning") => kept.keep(item, stored),
-            Some("tool_search_call") => {
-                let id = item
-                    .get("call_id")
-                    .and_then(Value::as_str)
-                    .or_else(|| item.get("id").and_then(Value::as_str))
-                    .unwrap_or_default();
+            OutputItem::Reasoning { encrypted_content } => {
+                let sendable = stored || encrypted_content.is_some();
+                drop(encrypted_content);
+                kept.keep(raw, sendable);
+            }
+            OutputItem::ToolSearchCall {
+                call_id,
+                id,
+                arguments,
+            } => {
+                let id = call_id.or(id).unwrap_or_default().into_owned();
                 // The reasoning that led to the search goes back before it.
                 let mut items = kept.take_items();
-                items.push(item.clone());
-                tool_searches.push(ToolSearchCall {
-                    id: id.to_string(),
-                    input: item.get("arguments").cloned().unwrap_or(Value::Null),
+                let search = ToolSearchCall {
+                    id,
+                    input: arguments.unwrap_or(Value::Null),
                     tools: Vec::new(),
-                    provider_state: ProviderState::default()
-                        .with(STATE_KEY, json!({"items": items})),
-                });
+                    provider_state: ProviderState::default(),
+                };
+                items.push(raw);
+                tool_searches.push((search, items));
             }
-            Some("tool_search_output") => {
-                let call_id = item.get("call_id").and_then(Value::as_str);
+            OutputItem::ToolSearchOutput { call_id, tools } => {
                 // Its call: the one with its `call_id`, else the last one.
-                let search = match call_id {
+                let search = match &call_id {
                     Some(id) => tool_searches
                         .iter_mut()
                         .rev()
-                        .find(|search| search.id == id),
+                        .find(|(search, _)| search.id == *id),
                     None => tool_searches.last_mut(),
                 };
-                let Some(search) = search else {
+                let Some((search, items)) = search else {
                     return Err(invalid(format!(
                         "tool_search_output item {index} answers no tool_search_call"
                     )));
                 };
-                search.tools.extend(loaded_names(item));
-                if let Some(Value::Array(items)) = search
-                    .provider_state
-                    .get_mut(STATE_KEY)
-                    .and_then(|state| state.get_mut("items"))
-                {
-                    items.push(item.clone());
-                }
+                loaded_names(tools.items(), &mut search.tools);
+                drop((call_id, tools));
+                items.push(raw);
             }
-            // Built-in tool items are not part of the answer.
-            _ => {}
+            OutputItem::Other => {}
         }
     }
+    let tool_searches = tool_searches
+        .into_iter()
+        .map(|(mut search, items)| {
+            search.provider_state = Kept {
+                items,
+                ..Kept::default()
+            }
+            .into_state();
+            search
+        })
+        .collect();
     let incomplete = body
-        .pointer("/incomplete_details/reason")
-        .and_then(Value::as_str);
+        .incomplete_details
+        .as_ref()
+        .and_then(|details| details.reason.as_deref());
     let stop_reason = match (status, incomplete) {
         (Some("incomplete"), Some("max_output_tokens")) => StopReason::MaxTokens,
         (Some("incomplete"), reason) => StopReason::Other(reason.unwrap_or("incomplete").into()),
@@ -475,17 +598,13 @@ fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
         (Some("completed") | None, _) => StopReason::EndTurn,
         (Some(other), _) => StopReason::Other(other.to_string()),
     };
-    let count = |name: &str| {
-        body.pointer(&format!("/usage/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let usage = body.usage.unwrap_or_default();
     Ok(LlmResponse {
         text,
         tool_calls,
         usage: Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
+            input_tokens: usage.input_tokens.unwrap_or(0),
+            output_tokens: usage.output_tokens.unwrap_or(0),
         },
         stop_reason,
         tool_searches,
@@ -494,26 +613,17 @@ fn parse_reply(body: &Value, stored: bool) -> AgentResult<LlmResponse> {
 
 /// The names of the tools a `tool_search_output` loaded: functions, and the functions of
 /// namespaces.
-fn loaded_names(item: &Value) -> Vec<String> {
-    fn names(tools: Option<&Value>, out: &mut Vec<String>) {
-        for tool in tools
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-        {
-            match tool.get("type").and_then(Value::as_str) {
-                Some("namespace") => names(tool.get("tools"), out),
-                _ => {
-                    if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                        out.push(name.to_string());
-                    }
+fn loaded_names(tools: &[LoadedTool<'_>], out: &mut Vec<String>) {
+    for tool in tools {
+        match tool.kind.as_deref() {
+            Some("namespace") => loaded_names(tool.tools.items(), out),
+            _ => {
+                if let Some(name) = &tool.name {
+                    out.push(name.to_string());
                 }
             }
         }
     }
-    let mut out = Vec::new();
-    names(item.get("tools"), &mut out);
-    out
 }
 
 /// The items of a reply that go back with its next call.
@@ -523,22 +633,19 @@ struct CallState {
 }
 
 impl CallState {
-    fn new(response_id: Option<&Value>) -> Self {
+    fn new(response_id: Option<Value>) -> Self {
         Self {
-            response_id: response_id.cloned(),
+            response_id,
             items: Vec::new(),
         }
     }
 
-    /// Keeps a reasoning item for the next call, if it can be sent back: stateless, only with
-    /// its `encrypted_content` (the server kept nothing an id could name).
-    fn keep(&mut self, item: &Value, stored: bool) {
-        let sendable = stored
-            || item
-                .get("encrypted_content")
-                .is_some_and(|content| content.is_string());
+    /// Keeps a reasoning item for the next call, if it can be sent back (`sendable`:
+    /// stateless, only with its `encrypted_content`, as the server kept nothing an id could
+    /// name).
+    fn keep(&mut self, item: Value, sendable: bool) {
         if sendable {
-            self.items.push(item.clone());
+            self.items.push(item);
         }
     }
 
@@ -548,24 +655,17 @@ impl CallState {
     }
 
     /// `call` with the items kept since the last call (and the reply's id).
-    fn attach(&mut self, call: ToolCall, item_id: Option<&Value>) -> ToolCall {
-        let mut state = Map::new();
-        if !self.items.is_empty() {
-            state.insert(
-                "items".into(),
-                Value::Array(std::mem::take(&mut self.items)),
-            );
-            if let Some(id) = item_id {
-                state.insert("id".into(), id.clone());
-            }
-        }
-        if let Some(id) = &self.response_id {
-            state.insert("response_id".into(), id.clone());
-        }
-        if state.is_empty() {
+    fn attach(&mut self, call: ToolCall, item_id: Option<Value>) -> ToolCall {
+        let items = std::mem::take(&mut self.items);
+        let kept = Kept {
+            id: if items.is_empty() { None } else { item_id },
+            items,
+            response_id: self.response_id.clone(),
+        };
+        if kept.items.is_empty() && kept.response_id.is_none() {
             return call;
         }
-        call.with_provider_state(ProviderState::default().with(STATE_KEY, Value::Object(state)))
+        call.with_provider_state(kept.into_state())
     }
 }
 
@@ -594,11 +694,110 @@ struct StreamedCall {
     arguments: String,
 }
 
+/// One event of a streamed response.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Event<'a> {
+    #[serde(
+        rename = "response.output_text.delta",
+        alias = "response.refusal.delta"
+    )]
+    TextDelta {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        delta: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "response.output_item.added")]
+    ItemAdded {
+        #[serde(default, deserialize_with = "lenient::count")]
+        output_index: Option<u64>,
+        #[serde(default, borrow)]
+        item: Option<AddedItem<'a>>,
+    },
+    #[serde(rename = "response.function_call_arguments.delta")]
+    ArgumentsDelta {
+        #[serde(default, deserialize_with = "lenient::count")]
+        output_index: Option<u64>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        item_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        delta: Option<Cow<'a, str>>,
+    },
+    #[serde(rename = "response.output_item.done")]
+    ItemDone {
+        #[serde(default, deserialize_with = "lenient::count")]
+        output_index: Option<u64>,
+        /// Raw: the item goes back as it came (a reasoning item's `encrypted_content`).
+        #[serde(default)]
+        item: Option<Value>,
+    },
+    #[serde(rename = "response.created")]
+    Created {
+        #[serde(default)]
+        response: Option<CreatedResponse>,
+    },
+    #[serde(rename = "response.completed", alias = "response.incomplete")]
+    Completed {
+        #[serde(default, borrow)]
+        response: Option<WireResponse<'a>>,
+    },
+    #[serde(rename = "response.failed")]
+    Failed {
+        #[serde(default, borrow)]
+        response: Option<FailedResponse<'a>>,
+    },
+    /// An error event: `code` and `message` at the top.
+    #[serde(rename = "error")]
+    Error {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        code: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        message: Option<Cow<'a, str>>,
+    },
+    /// `.in_progress`, the arguments' and text's `.done`, reasoning summaries, and kinds added
+    /// later: the items and the last event carry what they say.
+    #[serde(other)]
+    Unknown,
+}
+
+/// The item an `output_item.added` begins: only a call matters before it is done.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum AddedItem<'a> {
+    #[serde(rename = "function_call")]
+    FunctionCall {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        call_id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct CreatedResponse {
+    /// Kept as it came, as [`WireResponse::id`].
+    #[serde(default)]
+    id: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct FailedResponse<'a> {
+    #[serde(default, borrow)]
+    error: Option<WireError<'a>>,
+}
+
 impl<const STORED: bool> ResponsesStream<STORED> {
-    /// The call at `output_index` among those begun, by its place in the reply.
-    fn call_at(&self, event: &Value, data: &str) -> Result<usize, Failure> {
-        let output_index = event.get("output_index").and_then(Value::as_u64);
-        let item_id = event.get("item_id").and_then(Value::as_str);
+    /// The call at `output_index` (or, without one, of item `item_id`) among those begun, by
+    /// its place in the reply.
+    fn call_at(
+        &self,
+        output_index: Option<u64>,
+        item_id: Option<&str>,
+        data: &str,
+    ) -> Result<usize, Failure> {
         self.calls
             .iter()
             .position(|call| match output_index {
@@ -615,22 +814,18 @@ impl<const STORED: bool> ResponsesStream<STORED> {
     /// (a call streamed without argument text gets its arguments in one piece).
     fn reply(
         &mut self,
-        mut response: Value,
+        mut response: WireResponse<'_>,
         out: &mut VecDeque<StreamDelta>,
     ) -> Result<LlmResponse, Failure> {
         // The items of the `output_item.done` events are the ones to send back (the API's
         // reference says so of a reasoning item's `encrypted_content`); the last event's
         // `output` stands when the events did not finish every item.
-        let listed = response
-            .get("output")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        if !self.items.is_empty() && self.items.len() >= listed {
+        if !self.items.is_empty() && self.items.len() >= response.output.items().len() {
             self.items.sort_by_key(|(index, _)| *index);
             let items = std::mem::take(&mut self.items);
-            response["output"] = Value::Array(items.into_iter().map(|(_, item)| item).collect());
+            response.output = Listed::Items(items.into_iter().map(|(_, item)| item).collect());
         }
-        let reply = parse_reply(&response, STORED).map_err(Failure::fatal)?;
+        let reply = read_reply(response, STORED).map_err(Failure::fatal)?;
         if let Some(rest) = reply.text.strip_prefix(self.text.as_str())
             && !rest.is_empty()
         {
@@ -678,13 +873,13 @@ impl<const STORED: bool> ResponsesStream<STORED> {
     fn call_done(&mut self, out: &mut VecDeque<StreamDelta>) {
         let mut items = self.items.clone();
         items.sort_by_key(|(index, _)| *index);
-        let mut so_far =
-            json!({"output": items.into_iter().map(|(_, item)| item).collect::<Vec<_>>()});
-        if let Some(id) = &self.response_id {
-            so_far["id"] = id.clone();
-        }
+        let so_far = WireResponse {
+            id: self.response_id.clone(),
+            output: Listed::Items(items.into_iter().map(|(_, item)| item).collect()),
+            ..WireResponse::default()
+        };
         // A call the reply so far cannot read is left to the whole reply, which says why.
-        if let Ok(reply) = parse_reply(&so_far, STORED) {
+        if let Ok(reply) = read_reply(so_far, STORED) {
             self.announce(&reply.tool_calls, out);
         }
     }
@@ -700,96 +895,77 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
         if data.trim().is_empty() || data.trim() == "[DONE]" {
             return Ok(None);
         }
-        let event: Value = serde_json::from_str(data)
-            .map_err(|error| Failure::malformed(PROVIDER, error, data))?;
-        let Some(kind) = event.get("type").and_then(Value::as_str) else {
-            return Err(Failure::malformed(
-                PROVIDER,
-                "an event without `type`",
-                data,
-            ));
-        };
-        match kind {
-            "response.output_text.delta" | "response.refusal.delta" => {
-                let piece = event
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if !piece.is_empty() {
-                    self.text.push_str(piece);
-                    out.push_back(StreamDelta::Text(piece.to_string()));
-                }
+        let event: Event = read_event(PROVIDER, data)?;
+        match event {
+            Event::TextDelta { delta: Some(piece) } if !piece.is_empty() => {
+                self.text.push_str(&piece);
+                out.push_back(StreamDelta::Text(piece.into_owned()));
             }
-            "response.output_item.added" => {
-                let item = event.get("item").unwrap_or(&Value::Null);
-                if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                    let field = |name: &str| item.get(name).and_then(Value::as_str);
-                    let (Some(id), Some(name)) = (field("call_id"), field("name")) else {
-                        return Err(Failure::malformed(
-                            PROVIDER,
-                            "a function_call item lacks `call_id` or `name`",
-                            data,
-                        ));
-                    };
-                    let output_index = event.get("output_index").and_then(Value::as_u64);
-                    let item_id = item.get("id").and_then(Value::as_str).map(str::to_string);
-                    out.push_back(StreamDelta::ToolCallStarted {
-                        index: self.calls.len(),
-                        id: id.to_string(),
-                        name: name.to_string(),
-                    });
-                    self.calls.push(StreamedCall {
-                        output_index,
-                        item_id,
-                        arguments: String::new(),
-                    });
-                }
+            Event::ItemAdded {
+                output_index,
+                item: Some(AddedItem::FunctionCall { call_id, name, id }),
+            } => {
+                let (Some(call_id), Some(name)) = (call_id, name) else {
+                    return Err(Failure::malformed(
+                        PROVIDER,
+                        "a function_call item lacks `call_id` or `name`",
+                        data,
+                    ));
+                };
+                out.push_back(StreamDelta::ToolCallStarted {
+                    index: self.calls.len(),
+                    id: call_id.into_owned(),
+                    name: name.into_owned(),
+                });
+                self.calls.push(StreamedCall {
+                    output_index,
+                    item_id: id.map(Cow::into_owned),
+                    arguments: String::new(),
+                });
             }
-            "response.function_call_arguments.delta" => {
-                let index = self.call_at(&event, data)?;
-                let fragment = event
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if !fragment.is_empty() {
-                    self.calls[index].arguments.push_str(fragment);
+            Event::ArgumentsDelta {
+                output_index,
+                item_id,
+                delta,
+            } => {
+                let index = self.call_at(output_index, item_id.as_deref(), data)?;
+                if let Some(fragment) = delta
+                    && !fragment.is_empty()
+                {
+                    self.calls[index].arguments.push_str(&fragment);
                     out.push_back(StreamDelta::ToolArguments {
                         index,
-                        fragment: fragment.to_string(),
+                        fragment: fragment.into_owned(),
                     });
                 }
             }
-            "response.output_item.done" => {
-                let output_index = event.get("output_index").and_then(Value::as_u64);
-                if let (Some(output_index), Some(item)) = (output_index, event.get("item")) {
-                    self.items.push((output_index, item.clone()));
-                    if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                        self.call_done(out);
-                    }
+            Event::ItemDone {
+                output_index: Some(output_index),
+                item: Some(item),
+            } => {
+                let is_call = item["type"] == "function_call";
+                self.items.push((output_index, item));
+                if is_call {
+                    self.call_done(out);
                 }
             }
-            "response.created" => {
-                self.response_id = event.pointer("/response/id").cloned();
+            Event::Created { response } => {
+                self.response_id = response.and_then(|response| response.id);
             }
-            "response.completed" | "response.incomplete" => {
-                let response = event.get("response").cloned().unwrap_or(Value::Null);
-                return self.reply(response, out).map(Some);
+            Event::Completed { response } => {
+                return self.reply(response.unwrap_or_default(), out).map(Some);
             }
-            "response.failed" | "error" => {
-                let error = match kind {
-                    "error" => &event,
-                    _ => event.pointer("/response/error").unwrap_or(&Value::Null),
+            Event::Failed { response } => {
+                let error = response.and_then(|response| response.error);
+                let (code, message) = match error {
+                    Some(error) => (error.code.name().map(str::to_string), error.message),
+                    None => (None, None),
                 };
-                // Its `code` decides whether a retry may help, as the status would have.
-                let status = stream_error_status(error.get("code").and_then(Value::as_str));
-                let message = error.get("message").and_then(Value::as_str).map_or_else(
-                    || snippet(data),
-                    |message| message.chars().take(500).collect(),
-                );
-                return Err(Failure::provider(PROVIDER, status, message));
+                return Err(stream_failure(code.as_deref(), message.as_deref(), data));
             }
-            // `response.created`, `.in_progress`, the arguments' and text's `.done`, reasoning
-            // summaries: the items and the last event carry what they say.
+            Event::Error { code, message } => {
+                return Err(stream_failure(code.as_deref(), message.as_deref(), data));
+            }
             _ => {}
         }
         Ok(None)
@@ -799,6 +975,17 @@ impl<const STORED: bool> Decoder for ResponsesStream<STORED> {
         // Only `response.completed` says the reply is whole.
         None
     }
+}
+
+/// What a `response.failed` or `error` event says: its `code` decides whether a retry may help,
+/// as the status would have.
+fn stream_failure(code: Option<&str>, message: Option<&str>, data: &str) -> Failure {
+    let status = stream_error_status(code);
+    let message = message.map_or_else(
+        || snippet(data),
+        |message| message.chars().take(500).collect(),
+    );
+    Failure::provider(PROVIDER, status, message)
 }
 
 /// The start of `data`, quoted, for an error message.
@@ -811,38 +998,42 @@ pub(crate) fn decode_stream(chunks: &[&[u8]]) -> AgentResult<Vec<StreamDelta>> {
     super::sse::decode_body::<ResponsesStream<false>>(PROVIDER, chunks)
 }
 
+impl FromSettings for ResponsesClient {
+    const PREFIX: &'static str = "OPENAI";
+    const NAME: &'static str = "OpenAI";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
 #[async_trait]
 impl LlmClient for ResponsesClient {
     async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
-        let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, self.key.header("Bearer ")?);
         let body = self
-            .http
-            .post(&self.endpoint(), &headers, &self.body(request))
+            .core
+            .post(&self.endpoint(), self.headers(), &self.body(request))
             .await?;
         parse_reply(&body, self.store)
     }
 
     /// Streams the response (`stream: true`; the body is otherwise the one `complete` sends).
     fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
-        let mut headers = HeaderMap::new();
-        match self.key.header("Bearer ") {
-            Ok(value) => headers.insert(AUTHORIZATION, value),
-            Err(error) => {
-                return futures_util::StreamExt::boxed(futures_util::stream::iter([Err(error)]));
-            }
-        };
         let mut body = self.body(request);
         body.stream = Some(true);
-        // Serializing JSON values and strings to memory cannot fail.
-        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let (url, headers) = (self.endpoint(), self.headers());
         match self.store {
             true => self
-                .http
-                .stream::<ResponsesStream<true>>(self.endpoint(), headers, body),
+                .core
+                .stream::<ResponsesStream<true>>(url, headers, &body),
             false => self
-                .http
-                .stream::<ResponsesStream<false>>(self.endpoint(), headers, body),
+                .core
+                .stream::<ResponsesStream<false>>(url, headers, &body),
         }
     }
 
@@ -851,7 +1042,7 @@ impl LlmClient for ResponsesClient {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.core.model
     }
 
     /// Whether [`with_native_tool_search`](ResponsesClient::with_native_tool_search) is on.
@@ -866,13 +1057,10 @@ impl LlmClient for ResponsesClient {
 
 impl fmt::Debug for ResponsesClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponsesClient")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
+        self.core
+            .debug(f, "ResponsesClient")
             .field("store", &self.store)
             .field("native_tool_search", &self.native_search)
-            .field("api_key", &self.key)
-            .field("http", &self.http.config)
             .finish()
     }
 }
@@ -1071,7 +1259,7 @@ mod tests {
         assert!(asks(client("local").with_encrypted_reasoning(true)));
         assert!(!asks(client("o3").with_encrypted_reasoning(false)));
         assert!(
-            !asks(client("o3").with_stored_responses()),
+            !asks(client("o3").with_stored_responses(true)),
             "stored: kept on the server"
         );
     }
@@ -1080,7 +1268,7 @@ mod tests {
     fn stored_responses_continue_from_the_last_reply_with_what_came_after() {
         let client = ResponsesClient::new("k", "o3")
             .unwrap()
-            .with_stored_responses();
+            .with_stored_responses(true);
         let reply = parse_reply(&reasoning_reply(), true).unwrap();
         let first = client.request_body(&LlmRequest {
             messages: vec![Message::user("add")],

@@ -93,6 +93,21 @@ impl Failure {
     }
 }
 
+/// Reads an event's `data` as `T`, the event type of a provider: a failure that quotes it if it
+/// is no JSON or not of `T`'s shape (for a tagged event type, one without its `type` says so).
+pub(crate) fn read_event<'a, T: serde::Deserialize<'a>>(
+    provider: &'static str,
+    data: &'a str,
+) -> Result<T, Failure> {
+    serde_json::from_str(data).map_err(|error| {
+        if error.is_data() && error.to_string().starts_with("missing field `type`") {
+            Failure::malformed(provider, "an event without `type`", data)
+        } else {
+            Failure::malformed(provider, error, data)
+        }
+    })
+}
+
 type Events = BoxStream<'static, Result<Sse, sse_stream::Error>>;
 
 /// One streamed request through its attempts.

@@ -19,12 +19,24 @@ pub type DeltaStream<'a> = BoxStream<'a, AgentResult<StreamDelta>>;
 /// or when the next call begins), and at the latest just before `Done`; the call it carries is
 /// the one `Done` holds at its index. The last item of a stream that did not fail is
 /// [`Done`](StreamDelta::Done) with the whole reply, assembled from the pieces.
+///
+/// The variants with named fields are `#[non_exhaustive]`: a stream of your own builds them
+/// with [`tool_call_started`](Self::tool_call_started), [`tool_arguments`](Self::tool_arguments)
+/// and [`tool_call_ready`](Self::tool_call_ready), and a `match` names the fields it reads
+/// followed by `..`, so that a field added later breaks no one.
+///
+/// ```
+/// use phi_agent::llm::StreamDelta;
+/// let delta = StreamDelta::tool_arguments(0, r#"{"city":"#);
+/// assert!(matches!(delta, StreamDelta::ToolArguments { index: 0, .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamDelta {
     /// More of the reply's text.
     Text(String),
     /// The model begins a tool call. `index` is its place among the reply's calls, from 0.
+    #[non_exhaustive]
     ToolCallStarted {
         /// The call's place in the reply.
         index: usize,
@@ -34,6 +46,7 @@ pub enum StreamDelta {
         name: String,
     },
     /// More of the arguments (JSON text) of the call at `index`.
+    #[non_exhaustive]
     ToolArguments {
         /// The call's place in the reply.
         index: usize,
@@ -44,6 +57,7 @@ pub enum StreamDelta {
     /// parsed arguments), exactly as [`Done`](StreamDelta::Done) will hold it. No argument
     /// piece of this call follows. A stream may leave this out (a client of its own); the agent
     /// then takes the calls from `Done`.
+    #[non_exhaustive]
     ToolCallReady {
         /// The call's place in the reply.
         index: usize,
@@ -52,6 +66,33 @@ pub enum StreamDelta {
     },
     /// The reply is complete: text, parsed calls, usage, stop reason.
     Done(LlmResponse),
+}
+
+impl StreamDelta {
+    /// [`ToolCallStarted`](Self::ToolCallStarted): the call at `index` (from 0) begins, with
+    /// its `id` and the tool's `name`.
+    pub fn tool_call_started(index: usize, id: impl Into<String>, name: impl Into<String>) -> Self {
+        StreamDelta::ToolCallStarted {
+            index,
+            id: id.into(),
+            name: name.into(),
+        }
+    }
+
+    /// [`ToolArguments`](Self::ToolArguments): the next `fragment` of the arguments' JSON text
+    /// of the call at `index`.
+    pub fn tool_arguments(index: usize, fragment: impl Into<String>) -> Self {
+        StreamDelta::ToolArguments {
+            index,
+            fragment: fragment.into(),
+        }
+    }
+
+    /// [`ToolCallReady`](Self::ToolCallReady): the arguments of the call at `index` are
+    /// complete, and `call` is the whole call.
+    pub fn tool_call_ready(index: usize, call: ToolCall) -> Self {
+        StreamDelta::ToolCallReady { index, call }
+    }
 }
 
 /// The deltas of a whole `response`, its text and each call's arguments cut into pieces of at

@@ -23,7 +23,19 @@ use crate::registry::ToolRegistry;
 use crate::tool::{Tool, ToolAnnotations, ToolMetadata};
 
 /// Limits for an MCP client connection.
+///
+/// `#[non_exhaustive]`: start from [`McpClientOptions::default`] and change fields with the
+/// `with_*` setters; the fields stay public to read.
+///
+/// ```
+/// use std::time::Duration;
+/// use phi_agent::mcp::McpClientOptions;
+/// let options = McpClientOptions::default().with_call_timeout(Duration::from_secs(5));
+/// assert_eq!(options.call_timeout, Duration::from_secs(5));
+/// assert!(!options.unannotated_needs_approval);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct McpClientOptions {
     /// How long the server may take to start and answer the handshake and the tool list.
     /// Default: 30 s.
@@ -53,6 +65,27 @@ impl Default for McpClientOptions {
             call_timeout: Duration::from_secs(60),
             unannotated_needs_approval: false,
         }
+    }
+}
+
+impl McpClientOptions {
+    /// These options with [`connect_timeout`](Self::connect_timeout) set to `timeout`.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// These options with [`call_timeout`](Self::call_timeout) set to `timeout`.
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// These options with [`unannotated_needs_approval`](Self::unannotated_needs_approval) set
+    /// to `on`.
+    pub fn with_unannotated_needs_approval(mut self, on: bool) -> Self {
+        self.unannotated_needs_approval = on;
+        self
     }
 }
 

@@ -10,7 +10,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 #[cfg(feature = "mcp-client")]
 use serde_json::Value;
 
-use crate::content::Content;
+use crate::content::{Content, ResourceBody};
 #[cfg(feature = "mcp-server")]
 use crate::registry::ToolCallResult;
 #[cfg(feature = "mcp-client")]
@@ -58,11 +58,76 @@ pub(crate) fn call_result(
 }
 
 #[cfg(feature = "mcp-server")]
-fn content_block(content: Content) -> ContentBlock {
+pub(crate) fn content_block(content: Content) -> ContentBlock {
     match content {
         Content::Text { text } => ContentBlock::text(text),
         Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
         Content::Json { value } => ContentBlock::text(value.to_string()),
+        Content::Resource { resource } => ContentBlock::resource(resource_contents(resource)),
+        Content::ResourceLink {
+            uri,
+            name,
+            description,
+            mime_type,
+        } => {
+            let mut link = rmcp::model::Resource::new(uri, name);
+            link.description = description;
+            link.mime_type = mime_type;
+            ContentBlock::resource_link(link)
+        }
+    }
+}
+
+/// Our resource contents as MCP's.
+#[cfg(feature = "mcp-server")]
+pub(crate) fn resource_contents(
+    resource: crate::content::ResourceContents,
+) -> rmcp::model::ResourceContents {
+    let (uri, mime_type) = (resource.uri, resource.mime_type);
+    match resource.body {
+        ResourceBody::Text(text) => rmcp::model::ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            meta: None,
+        },
+        ResourceBody::Blob(blob) => rmcp::model::ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            meta: None,
+        },
+    }
+}
+
+/// MCP's resource contents as ours.
+#[cfg(feature = "mcp-client")]
+fn resource_from_mcp(
+    resource: rmcp::model::ResourceContents,
+) -> Option<crate::content::ResourceContents> {
+    match resource {
+        rmcp::model::ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        } => Some(crate::content::ResourceContents {
+            uri,
+            mime_type,
+            body: ResourceBody::Text(text),
+        }),
+        rmcp::model::ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => Some(crate::content::ResourceContents {
+            uri,
+            mime_type,
+            body: ResourceBody::Blob(blob),
+        }),
+        _ => None,
     }
 }
 
@@ -82,18 +147,21 @@ pub(crate) fn contents_from_mcp(result: CallToolResult) -> Vec<Content> {
                 (!repeats_structured).then(|| Content::text(text.text))
             }
             ContentBlock::Image(image) => Some(Content::image(image.data, image.mime_type)),
-            ContentBlock::Audio(audio) => Some(Content::text(format!(
-                "[audio: {}, {} bytes base64; not shown]",
-                audio.mime_type,
-                audio.data.len()
-            ))),
-            ContentBlock::Resource(resource) => Some(Content::text(
-                serde_json::to_string(&resource.resource).unwrap_or_default(),
-            )),
-            ContentBlock::ResourceLink(link) => Some(Content::text(format!(
-                "[resource: {} <{}>]",
-                link.name, link.uri
-            ))),
+            ContentBlock::Audio(audio) => Some(Content::audio(audio.data, audio.mime_type)),
+            ContentBlock::Resource(resource) => {
+                Some(match resource_from_mcp(resource.resource.clone()) {
+                    Some(resource) => Content::resource(resource),
+                    None => {
+                        Content::text(serde_json::to_string(&resource.resource).unwrap_or_default())
+                    }
+                })
+            }
+            ContentBlock::ResourceLink(link) => Some(Content::ResourceLink {
+                uri: link.uri,
+                name: link.name,
+                description: link.description,
+                mime_type: link.mime_type,
+            }),
             other => Some(Content::text(
                 serde_json::to_string(&other).unwrap_or_default(),
             )),

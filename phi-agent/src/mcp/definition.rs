@@ -15,22 +15,100 @@ use crate::tool::ToolAnnotations;
 /// object root, and `annotations` from [`Tool::annotations`](crate::Tool::annotations)
 /// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`; hints left at `None`
 /// are omitted so the protocol defaults apply).
+///
+/// The input schema is the MCP dialect of the canonical schema, except that a schema which
+/// declares its dialect (`$schema`, JSON Schema 2020-12 being MCP's default since 2025-11-25)
+/// is served as the tool declares it, its `$defs` and `$ref`s kept. In both schemas, a `format`
+/// that JSON Schema does not define (`uint32`, `int64`, `double`, which schemars writes for Rust
+/// numbers) is left out, since validators warn on every unknown one; the bounds that back it
+/// stay, so the same values validate.
 pub fn definition(tool: &RegisteredTool) -> Value {
     let spec = tool.spec();
     let mut object = Map::new();
     object.insert("name".into(), spec.name.into());
     object.insert("description".into(), spec.description.into());
-    object.insert(
-        "inputSchema".into(),
-        spec.dialect_schema_or_canonical(Dialect::Mcp).clone(),
-    );
+    let declared = tool.tool().schema();
+    let mut input =
+        if declared.get("$schema").is_some() && declared.get("type") == Some(&"object".into()) {
+            declared
+        } else {
+            spec.dialect_schema_or_canonical(Dialect::Mcp).clone()
+        };
+    drop_unknown_formats(&mut input, 0);
+    object.insert("inputSchema".into(), input);
     if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
-        object.insert("outputSchema".into(), output.clone());
+        let mut output = output.clone();
+        drop_unknown_formats(&mut output, 0);
+        object.insert("outputSchema".into(), output);
     }
     if let Some(annotations) = annotations(&tool.tool().annotations()) {
         object.insert("annotations".into(), annotations);
     }
     Value::Object(object)
+}
+
+/// The formats JSON Schema 2020-12 defines (its format vocabulary, section 7.3).
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes every `format` whose value is not a standard format, at any depth (a property named
+/// `format` is kept: only a string value of a schema's `format` keyword goes).
+pub(crate) fn drop_unknown_formats(schema: &mut Value, depth: usize) {
+    if depth > 128 {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+            {
+                map.remove("format");
+            }
+            for (key, value) in map.iter_mut() {
+                if key == "properties"
+                    || key == "$defs"
+                    || key == "definitions"
+                    || key == "patternProperties"
+                {
+                    // A map of names to schemas: each value is a schema.
+                    if let Value::Object(schemas) = value {
+                        for schema in schemas.values_mut() {
+                            drop_unknown_formats(schema, depth + 1);
+                        }
+                    }
+                } else if key != "const" && key != "enum" && key != "default" && key != "examples" {
+                    drop_unknown_formats(value, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                drop_unknown_formats(item, depth + 1);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// MCP `annotations`, or `None` when the tool sets no hint.
@@ -58,4 +136,39 @@ pub(crate) fn tool_definition(tool: &RegisteredTool) -> McpToolDef {
         tracing::warn!(tool = tool.name(), %error, "MCP definition did not fit rmcp's tool type; serving the bare tool");
         McpToolDef::new(tool.name(), tool.description(), Arc::new(JsonObject::new()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::drop_unknown_formats;
+
+    #[test]
+    fn only_unknown_formats_go_and_a_property_named_format_stays() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "format": {"type": "string", "format": "date-time"},
+                "count": {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295u64},
+                "items": {"type": "array", "items": {"type": "number", "format": "double"}},
+                "tag": {"const": {"format": "uint8"}}
+            },
+            "$defs": {"Id": {"type": "integer", "format": "int64"}}
+        });
+        drop_unknown_formats(&mut schema, 0);
+        assert_eq!(schema["properties"]["format"]["format"], "date-time");
+        assert!(schema["properties"]["count"].get("format").is_none());
+        assert_eq!(schema["properties"]["count"]["maximum"], 4294967295u64);
+        assert!(
+            schema["properties"]["items"]["items"]
+                .get("format")
+                .is_none()
+        );
+        assert_eq!(
+            schema["properties"]["tag"]["const"]["format"], "uint8",
+            "values are not schemas"
+        );
+        assert!(schema["$defs"]["Id"].get("format").is_none());
+    }
 }

@@ -46,27 +46,36 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 /// Where and how [`serve_http`] listens.
 ///
 /// The defaults are safe for a local server: bind to `127.0.0.1` on a free port, serve at
-/// `/mcp`, accept only loopback `Host` headers, and refuse every request that carries an `Origin`
-/// header (browsers send one; MCP clients that are programs do not). Allow a browser-based client
-/// with [`allow_origin`](Self::allow_origin), and require a token with
-/// [`bearer_token`](Self::bearer_token).
+/// `/mcp`, accept only loopback `Host` headers, and accept an `Origin` header only from the
+/// server's own origins: `http://localhost`, `http://127.0.0.1` and `http://[::1]` on the port it
+/// listens on, the bound address itself, and the [allowed hosts](Self::with_allowed_hosts) on
+/// that port. Requests from any other origin (a web page's, against DNS rebinding) get 403; MCP
+/// clients that are programs send no `Origin` and are accepted. Allow a browser-based client on
+/// another origin with [`with_allowed_origin`](Self::with_allowed_origin), and require a token
+/// with [`with_bearer_token`](Self::with_bearer_token).
 ///
-/// Sessions are bounded: one idle for [`session_idle_timeout`](Self::session_idle_timeout)
+/// Sessions are bounded: one idle for [`with_session_idle_timeout`](Self::with_session_idle_timeout)
 /// (default 30 minutes) is closed and its memory freed, and at most
-/// [`max_sessions`](Self::max_sessions) (default 1,000) live at once. An `initialize` beyond the
-/// cap gets `503 Service Unavailable` with `Retry-After` and a JSON-RPC error saying the server is
-/// at its session limit. [`stateless`](Self::stateless) serves without sessions at all.
+/// [`with_max_sessions`](Self::with_max_sessions) (default 1,000) live at once. An `initialize`
+/// beyond the cap gets `503 Service Unavailable` with `Retry-After` and a JSON-RPC error saying
+/// the server is at its session limit. [`with_stateless`](Self::with_stateless) serves without
+/// sessions at all.
+///
+/// The configuration idiom of the crate: `#[non_exhaustive]`, [`Default`], and a `with_*`
+/// setter per field. The fields stay private (unlike the other options types): one is a secret,
+/// and `allowed_hosts` has a default that depends on nothing being set.
 ///
 /// ```
 /// use phi_agent::mcp::HttpOptions;
 ///
 /// let options = HttpOptions::default()
-///     .bind(([127, 0, 0, 1], 8808).into())
-///     .bearer_token("s3cret")
-///     .allow_origin("http://localhost:6274");
+///     .with_bind(([127, 0, 0, 1], 8808).into())
+///     .with_bearer_token("s3cret")
+///     .with_allowed_origin("http://localhost:6274");
 /// assert!(!format!("{options:?}").contains("s3cret"), "tokens are never printed");
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     bind: SocketAddr,
     path: String,
@@ -102,35 +111,50 @@ impl HttpOptions {
 
     /// The address to listen on. Default: `127.0.0.1:0` (a free port; see
     /// [`HttpServer::local_addr`]). Binding to a non-loopback address also needs
-    /// [`allowed_hosts`](Self::allowed_hosts) and, outside a trusted network, a bearer token.
-    pub fn bind(mut self, address: SocketAddr) -> Self {
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts) and, outside a trusted network, a bearer
+    /// token.
+    pub fn with_bind(mut self, address: SocketAddr) -> Self {
         self.bind = address;
         self
     }
 
     /// The URL path of the MCP endpoint. Default: `/mcp`.
-    pub fn path(mut self, path: impl Into<String>) -> Self {
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
         self
     }
 
     /// Requires `Authorization: Bearer <token>` on every request; others get 401 and reach no tool.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+    pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(Arc::from(token.into()));
         self
     }
 
     /// Accepts requests whose `Origin` is `origin` (scheme, host and port, e.g.
-    /// `http://localhost:6274`; `:*` matches any port). Requests without an `Origin` header are
-    /// always accepted; requests with any other `Origin` get 403.
-    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+    /// `http://localhost:6274`; `:*` matches any port), besides those already allowed. Requests
+    /// without an `Origin` header are always accepted; requests with any other `Origin` get 403.
+    pub fn with_allowed_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Accepts requests whose `Origin` is one of `origins` (each as for
+    /// [`with_allowed_origin`](Self::with_allowed_origin)), replacing those allowed before.
+    /// Default: none.
+    pub fn with_allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
 
     /// The `Host` header values accepted (`name` or `name:port`). Default: `localhost`,
     /// `127.0.0.1` and `::1`.
-    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
@@ -142,7 +166,7 @@ impl HttpOptions {
     /// (30 minutes). This is rmcp's session keep-alive: an open `GET` stream with nothing on it,
     /// or a single call running longer than `timeout` without a progress notification, does not
     /// keep a session alive.
-    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
     }
@@ -153,9 +177,9 @@ impl HttpOptions {
     /// session holds about 120 KB of heap (rmcp's session worker and service loop with their
     /// channels; measured by `tests/memory.rs`), so the default cap bounds sessions to about
     /// 120 MB. Default: [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS)
-    /// (1,000). With `0` every session is refused: use [`stateless`](Self::stateless) for a
-    /// server without sessions.
-    pub fn max_sessions(mut self, max: usize) -> Self {
+    /// (1,000). With `0` every session is refused: use [`with_stateless`](Self::with_stateless)
+    /// for a server without sessions.
+    pub fn with_max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self
     }
@@ -171,9 +195,61 @@ impl HttpOptions {
     /// notifications (`notifications/tools/list_changed`) do not carry from one request to the
     /// next, and there is no `GET` stream. What it gains: any instance behind a load balancer can
     /// answer any request, and no session state exists to bound.
-    pub fn stateless(mut self, stateless: bool) -> Self {
+    pub fn with_stateless(mut self, stateless: bool) -> Self {
         self.stateless = stateless;
         self
+    }
+}
+
+/// The setters' names before the crate had one configuration idiom, kept so that code written
+/// against them still builds (with a warning that names the new setter).
+impl HttpOptions {
+    /// Old name of [`with_bind`](Self::with_bind).
+    #[deprecated(since = "0.1.0", note = "use `with_bind`")]
+    pub fn bind(self, address: SocketAddr) -> Self {
+        self.with_bind(address)
+    }
+
+    /// Old name of [`with_path`](Self::with_path).
+    #[deprecated(since = "0.1.0", note = "use `with_path`")]
+    pub fn path(self, path: impl Into<String>) -> Self {
+        self.with_path(path)
+    }
+
+    /// Old name of [`with_bearer_token`](Self::with_bearer_token).
+    #[deprecated(since = "0.1.0", note = "use `with_bearer_token`")]
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.with_bearer_token(token)
+    }
+
+    /// Old name of [`with_allowed_origin`](Self::with_allowed_origin).
+    #[deprecated(since = "0.1.0", note = "use `with_allowed_origin`")]
+    pub fn allow_origin(self, origin: impl Into<String>) -> Self {
+        self.with_allowed_origin(origin)
+    }
+
+    /// Old name of [`with_allowed_hosts`](Self::with_allowed_hosts).
+    #[deprecated(since = "0.1.0", note = "use `with_allowed_hosts`")]
+    pub fn allowed_hosts(self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.with_allowed_hosts(hosts)
+    }
+
+    /// Old name of [`with_session_idle_timeout`](Self::with_session_idle_timeout).
+    #[deprecated(since = "0.1.0", note = "use `with_session_idle_timeout`")]
+    pub fn session_idle_timeout(self, timeout: Duration) -> Self {
+        self.with_session_idle_timeout(timeout)
+    }
+
+    /// Old name of [`with_max_sessions`](Self::with_max_sessions).
+    #[deprecated(since = "0.1.0", note = "use `with_max_sessions`")]
+    pub fn max_sessions(self, max: usize) -> Self {
+        self.with_max_sessions(max)
+    }
+
+    /// Old name of [`with_stateless`](Self::with_stateless).
+    #[deprecated(since = "0.1.0", note = "use `with_stateless`")]
+    pub fn stateless(self, stateless: bool) -> Self {
+        self.with_stateless(stateless)
     }
 }
 
@@ -195,8 +271,11 @@ impl fmt::Debug for HttpOptions {
     }
 }
 
-/// A running streamable HTTP server. Dropping it (or [`shutdown`](Self::shutdown)) stops it.
+/// A running streamable HTTP server. Dropping it (or [`shutdown`](Self::shutdown)) stops it:
+/// keep it alive for as long as you serve, e.g. by awaiting Ctrl-C before calling
+/// [`shutdown`](Self::shutdown).
 #[derive(Debug)]
+#[must_use = "the server stops when this value is dropped: keep it (e.g. await Ctrl-C, then `shutdown().await`)"]
 pub struct HttpServer {
     local_addr: SocketAddr,
     path: String,
@@ -239,13 +318,16 @@ impl Drop for HttpServer {
 }
 
 /// Serves `registry` over streamable HTTP with `options`; returns once the socket is bound.
+/// The server runs until the returned [`HttpServer`] is dropped or shut down, so keep it:
 ///
 /// ```no_run
 /// # async fn run(registry: phi_agent::registry::ToolRegistry) -> phi_agent::AgentResult<()> {
 /// use phi_agent::mcp::{HttpOptions, serve_http};
 ///
-/// let server = serve_http(registry, HttpOptions::default().bearer_token("s3cret")).await?;
+/// let server = serve_http(registry, HttpOptions::default().with_bearer_token("s3cret")).await?;
 /// println!("MCP endpoint: {}", server.url());
+/// tokio::signal::ctrl_c().await.ok(); // serve until Ctrl-C
+/// server.shutdown().await;
 /// # Ok(())
 /// # }
 /// ```
@@ -273,8 +355,10 @@ impl McpServer {
             .local_addr()
             .map_err(|error| http_error(&options, error.to_string()))?;
         let stop = CancellationToken::new();
+        let mut origins = options.allowed_origins.clone();
+        origins.extend(own_origins(local_addr, options.allowed_hosts.as_deref()));
         let mut config = StreamableHttpServerConfig::default()
-            .with_allowed_origins(options.allowed_origins.clone())
+            .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_legacy_session_mode(!options.stateless)
             // Stateless answers need no stream: plain JSON is simpler for clients and proxies.
@@ -307,6 +391,31 @@ impl McpServer {
             sessions,
         })
     }
+}
+
+/// The origins a page served by this server itself has: the loopback names and the bound
+/// address on the port it listens on, and each allowed host (on that port unless it names one).
+fn own_origins(local_addr: SocketAddr, allowed_hosts: Option<&[String]>) -> Vec<String> {
+    let port = local_addr.port();
+    let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect();
+    let bound = format!("http://{local_addr}");
+    if !origins.contains(&bound) && !local_addr.ip().is_unspecified() {
+        origins.push(bound);
+    }
+    for host in allowed_hosts.unwrap_or_default() {
+        let origin = if host.contains(':') && !host.ends_with(']') {
+            format!("http://{host}")
+        } else {
+            format!("http://{host}:{port}")
+        };
+        if !origins.contains(&origin) {
+            origins.push(origin);
+        }
+    }
+    origins
 }
 
 /// The largest POST body read (rmcp's own default): a larger one gets `413`.
@@ -350,8 +459,17 @@ impl Endpoint {
                 &format!("Not found: the MCP endpoint is {}", self.path),
             );
         }
+        if request.method() == Method::DELETE {
+            // rmcp answers a session's DELETE with 202; the official SDKs accept 200 or 204
+            // (the Python SDK logs "Session termination failed: 202"): nothing follows, so 204.
+            let mut response = self.service.handle(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            return response;
+        }
         if request.method() != Method::POST || !is_json(request.headers()) {
-            // Nothing to screen: rmcp answers these (streams, DELETE, a wrong media type).
+            // Nothing to screen: rmcp answers these (streams, a wrong media type).
             return self.service.handle(request).await;
         }
         let (parts, body) = request.into_parts();

@@ -8,6 +8,11 @@
 //!   loopback, with a bearer token, `Origin` checks, and sessions bounded by an idle timeout and
 //!   a cap, or none at all: [`HttpOptions`]), or [`McpServer`] on any rmcp transport. Both
 //!   answer a malformed message with its JSON-RPC error and go on serving.
+//! - Besides tools, a server serves [`Resource`]s, [`ResourceTemplate`]s, [`Prompt`]s and
+//!   completions ([`McpServer::with_completion`]), and honours `logging/setLevel`; a running
+//!   tool's progress, log messages and questions ([`ToolContext::elicit`](crate::ToolContext::elicit),
+//!   [`ToolContext::sample`](crate::ToolContext::sample)) go to the client. [`mcp_server!`](crate::mcp_server)
+//!   names the server after your crate.
 //! - Using: [`McpClient::connect_stdio`] starts a server as a child process and imports its tools
 //!   as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names ([`ProviderSafeNames`]).
 
@@ -26,6 +31,12 @@ mod http;
 #[cfg(feature = "mcp-client")]
 mod names;
 #[cfg(feature = "mcp-server")]
+mod peer;
+#[cfg(feature = "mcp-server")]
+mod prompts;
+#[cfg(feature = "mcp-server")]
+mod resources;
+#[cfg(feature = "mcp-server")]
 mod screen;
 #[cfg(feature = "mcp-server")]
 mod server;
@@ -35,12 +46,23 @@ mod stdio;
 pub use rmcp;
 
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool};
 #[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
 pub use http::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use names::ProviderSafeNames;
 #[cfg(feature = "mcp-server")]
-pub use server::{McpServer, serve_stdio};
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
+pub use prompts::{Prompt, PromptMessage};
+#[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
+pub use resources::{Resource, ResourceTemplate};
+#[cfg(feature = "mcp-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
+pub use server::{CompletionTarget, McpServer, serve_stdio};

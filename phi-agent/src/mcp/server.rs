@@ -1,18 +1,28 @@
 //! Serving a [`ToolRegistry`] to MCP clients.
 
+// rmcp marks logging, sampling and `resources/unsubscribe` deprecated by SEP-2577 (protocol
+// 2026-07-28); clients of 2025-11-25, the protocol most speak, still use them.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
-    Tool as McpToolDef,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool as McpToolDef,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::convert;
+use super::peer::{ClientPeer, LogFilter, LogThreshold};
+use super::prompts::Prompt;
+use super::resources::{Resource, ResourceTemplate};
 use super::stdio::ScreenedLines;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
@@ -53,6 +63,23 @@ pub struct McpServer {
 struct Session {
     active: Mutex<Option<ActiveTools>>,
     listeners: std::sync::Mutex<Vec<SubscriptionSink>>,
+    /// The lowest level of log message the client hears (`logging/setLevel`).
+    threshold: Arc<LogThreshold>,
+    /// The URIs the client subscribed to (`resources/subscribe`).
+    subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
+}
+
+/// What completes an argument of a prompt or a resource template (`completion/complete`).
+type Complete = Arc<dyn Fn(CompletionTarget<'_>, &str, &str) -> Vec<String> + Send + Sync>;
+
+/// What `completion/complete` asks to complete an argument of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompletionTarget<'a> {
+    /// An argument of the prompt with this name.
+    Prompt(&'a str),
+    /// A variable of the resource template with this URI template.
+    ResourceTemplate(&'a str),
 }
 
 #[derive(Clone)]
@@ -63,10 +90,18 @@ struct Shared {
     implementation: Implementation,
     instructions: Option<String>,
     context: ToolContext,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    prompts: Vec<Prompt>,
+    complete: Option<Complete>,
 }
 
 impl McpServer {
-    /// A server for `registry`, announcing itself as `phi-agent` with this crate's version.
+    /// A server for `registry`. It announces itself (`serverInfo`) as `phi-agent` with
+    /// phi-agent's version; give it your program's name and version with
+    /// [`with_server_info`](Self::with_server_info), e.g.
+    /// `.with_server_info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`, or build it with
+    /// the [`mcp_server!`](crate::mcp_server) macro, which does that for you.
     pub fn new(registry: impl Into<Arc<ToolRegistry>>) -> Self {
         let registry = registry.into();
         let definitions = registry
@@ -80,6 +115,10 @@ impl McpServer {
                 implementation: Implementation::new("phi-agent", env!("CARGO_PKG_VERSION")),
                 instructions: None,
                 context: ToolContext::default(),
+                resources: Vec::new(),
+                templates: Vec::new(),
+                prompts: Vec::new(),
+                complete: None,
             }),
             session: Arc::default(),
         }
@@ -101,6 +140,52 @@ impl McpServer {
     /// its own copy with the MCP request id and a cancellation token of its own.
     pub fn with_context(mut self, context: ToolContext) -> Self {
         self.shared_mut().context = context;
+        self
+    }
+
+    /// Serves `resource` too (`resources/list`, `resources/read`, `resources/subscribe`). A URI
+    /// served twice is read from the first.
+    pub fn with_resource(mut self, resource: Resource) -> Self {
+        self.shared_mut().resources.push(resource);
+        self
+    }
+
+    /// Serves the resources of `template` too (`resources/templates/list`, and
+    /// `resources/read` of any URI that matches it and no fixed resource).
+    pub fn with_resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.shared_mut().templates.push(template);
+        self
+    }
+
+    /// Serves `prompt` too (`prompts/list`, `prompts/get`).
+    pub fn with_prompt(mut self, prompt: Prompt) -> Self {
+        self.shared_mut().prompts.push(prompt);
+        self
+    }
+
+    /// Completes the arguments of prompts and the variables of resource templates
+    /// (`completion/complete`): `complete(target, argument, typed_so_far)` gives the
+    /// suggestions (at most 100 are sent). Without it, every completion is empty.
+    ///
+    /// ```
+    /// # fn f(server: phi_agent::mcp::McpServer) -> phi_agent::mcp::McpServer {
+    /// use phi_agent::mcp::CompletionTarget;
+    ///
+    /// server.with_completion(|target, argument, typed| match (target, argument) {
+    ///     (CompletionTarget::Prompt("review"), "language") => ["rust", "python"]
+    ///         .into_iter()
+    ///         .filter(|language| language.starts_with(typed))
+    ///         .map(String::from)
+    ///         .collect(),
+    ///     _ => Vec::new(),
+    /// })
+    /// # }
+    /// ```
+    pub fn with_completion(
+        mut self,
+        complete: impl Fn(CompletionTarget<'_>, &str, &str) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.shared_mut().complete = Some(Arc::new(complete));
         self
     }
 
@@ -168,6 +253,19 @@ impl McpServer {
         }
     }
 
+    /// Whether `uri` is one of the resources served, or matches one of the templates.
+    fn serves_uri(&self, uri: &str) -> bool {
+        self.shared
+            .resources
+            .iter()
+            .any(|resource| resource.uri == uri)
+            || self
+                .shared
+                .templates
+                .iter()
+                .any(|template| template.matches(uri).is_some())
+    }
+
     fn activation_context(&self) -> ActivationContext {
         ActivationContext {
             session_id: self.shared.context.session_id().to_string(),
@@ -188,10 +286,26 @@ impl std::fmt::Debug for McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_subscribe()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        let shared = &self.shared;
+        let has_resources = !shared.resources.is_empty() || !shared.templates.is_empty();
+        if !has_resources {
+            capabilities.resources = None;
+        }
+        if shared.prompts.is_empty() {
+            capabilities.prompts = None;
+        }
+        if shared.prompts.is_empty() && shared.templates.is_empty() {
+            capabilities.completions = None;
+        }
         let mut config =
             ServerConfig::new(capabilities).with_server_info(self.shared.implementation.clone());
         if let Some(instructions) = &self.shared.instructions {
@@ -223,10 +337,20 @@ impl ServerHandler for McpServer {
         // rmcp cancels `context.ct` when the client sends `notifications/cancelled` for this
         // request; the tool's token is a child of it, so the client's cancellation reaches the
         // tool, while the registry cancelling the tool's token on a timeout stays local.
+        let modern = context.protocol_version().is_some_and(|version| {
+            version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        });
+        let peer = ClientPeer {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
+            tool: request.name.to_string(),
+        };
         let ctx = self
             .shared
             .context
-            .for_call_under(&context.id.to_string(), &context.ct);
+            .for_call_under(&context.id.to_string(), &context.ct)
+            .with_peer(Arc::new(peer));
         let registry = &self.shared.registry;
         if registry
             .needs_approval(&active, &request.name, &arguments, &ctx)
@@ -257,6 +381,256 @@ impl ServerHandler for McpServer {
         Ok(convert::call_result(result, protocol.as_ref()).into())
     }
 
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.threshold.set(request.level);
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self
+            .shared
+            .resources
+            .iter()
+            .map(|resource| {
+                let mut listed = rmcp::model::Resource::new(&resource.uri, &resource.name);
+                listed.description = resource.description.clone();
+                listed.mime_type = resource.mime_type.clone();
+                listed
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = self
+            .shared
+            .templates
+            .iter()
+            .map(|template| {
+                let mut listed =
+                    rmcp::model::ResourceTemplate::new(&template.uri_template, &template.name);
+                listed.description = template.description.clone();
+                listed.mime_type = template.mime_type.clone();
+                listed
+            })
+            .collect();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let contents = if let Some(resource) = self
+            .shared
+            .resources
+            .iter()
+            .find(|resource| resource.uri == uri)
+        {
+            (resource.read)(uri.clone()).await
+        } else if let Some((template, vars)) = self
+            .shared
+            .templates
+            .iter()
+            .find_map(|template| Some((template, template.matches(&uri)?)))
+        {
+            (template.read)(uri.clone(), vars).await
+        } else {
+            return Err(resource_not_found(&uri));
+        };
+        let contents =
+            contents.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let result =
+            rmcp::model::ReadResourceResult::new(vec![convert::resource_contents(contents)]);
+        Ok(result.into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.serves_uri(&request.uri) {
+            return Err(resource_not_found(&request.uri));
+        }
+        self.session
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = self
+            .shared
+            .prompts
+            .iter()
+            .map(|prompt| {
+                let arguments: Vec<Value> = prompt
+                    .arguments
+                    .iter()
+                    .map(|argument| {
+                        json!({
+                            "name": argument.name,
+                            "description": argument.description,
+                            "required": argument.required,
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": prompt.name,
+                    "description": prompt.description,
+                    "arguments": arguments,
+                })
+            })
+            .collect();
+        serde_json::from_value(json!({ "prompts": Value::Array(prompts) }))
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(prompt) = self
+            .shared
+            .prompts
+            .iter()
+            .find(|prompt| prompt.name == request.name)
+        else {
+            let known: Vec<&str> = self
+                .shared
+                .prompts
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt named `{}`; prompts: {}",
+                    request.name,
+                    known.join(", ")
+                ),
+                None,
+            ));
+        };
+        let mut arguments = std::collections::BTreeMap::new();
+        for (name, value) in request.arguments.unwrap_or_default() {
+            let value = match value {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            arguments.insert(name, value);
+        }
+        if let Some(missing) = prompt
+            .arguments
+            .iter()
+            .find(|argument| argument.required && !arguments.contains_key(&argument.name))
+        {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "prompt `{}` needs the argument `{}`",
+                    prompt.name, missing.name
+                ),
+                None,
+            ));
+        }
+        let messages = (prompt.get)(arguments)
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let messages: Vec<Value> = messages
+            .into_iter()
+            .map(|message| {
+                let content = serde_json::to_value(convert::content_block(message.content))
+                    .unwrap_or(Value::Null);
+                json!({
+                    "role": if message.assistant { "assistant" } else { "user" },
+                    "content": content,
+                })
+            })
+            .collect();
+        let mut result = json!({ "messages": messages });
+        if let Some(description) = &prompt.description {
+            result["description"] = Value::String(description.clone());
+        }
+        let result: rmcp::model::GetPromptResult = serde_json::from_value(result)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(result.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let target = match &request.r#ref {
+            rmcp::model::Reference::Prompt(prompt) => {
+                if !self.shared.prompts.iter().any(|p| p.name == prompt.name) {
+                    return Err(ErrorData::invalid_params(
+                        format!("no prompt named `{}`", prompt.name),
+                        None,
+                    ));
+                }
+                CompletionTarget::Prompt(&prompt.name)
+            }
+            rmcp::model::Reference::Resource(template) => {
+                CompletionTarget::ResourceTemplate(&template.uri)
+            }
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "unknown completion reference",
+                    None,
+                ));
+            }
+        };
+        let mut values = match &self.shared.complete {
+            Some(complete) => complete(target, &request.argument.name, &request.argument.value),
+            None => Vec::new(),
+        };
+        let total = values.len();
+        values.truncate(rmcp::model::CompletionInfo::MAX_VALUES);
+        serde_json::from_value(json!({
+            "completion": {
+                "values": values,
+                "total": total,
+                "hasMore": total > rmcp::model::CompletionInfo::MAX_VALUES,
+            }
+        }))
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
     fn accepted_subscription_filter(
         &self,
         _requested: &SubscriptionFilter,
@@ -284,6 +658,36 @@ impl ServerHandler for McpServer {
             .retain(|listener| listener.id() != &id);
         Ok(())
     }
+}
+
+/// An [`McpServer`] for a registry, announcing itself (`serverInfo`) with the name and version
+/// of the crate that calls the macro (its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`), not
+/// phi-agent's.
+///
+/// ```
+/// # fn f(registry: phi_agent::registry::ToolRegistry) {
+/// let server = phi_agent::mcp_server!(registry).with_instructions("Tools for the shop");
+/// # let _ = server;
+/// # }
+/// ```
+#[macro_export]
+macro_rules! mcp_server {
+    ($registry:expr) => {
+        $crate::mcp::McpServer::new($registry).with_server_info(
+            ::core::env!("CARGO_PKG_NAME"),
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
+}
+
+/// The error of a `resources/read` or `resources/subscribe` of a URI not served: MCP's
+/// "resource not found" (-32002).
+fn resource_not_found(uri: &str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode(-32002),
+        format!("Resource not found: no resource or template serves `{uri}`"),
+        Some(json!({ "uri": uri })),
+    )
 }
 
 /// Serves `registry` over stdin/stdout until the client disconnects.

@@ -15,7 +15,10 @@ use crate::error::{AgentError, mistakes};
 use crate::limits::{self, Measure};
 
 /// The outcome of one tool call, ready to be shown to the model.
+///
+/// `#[non_exhaustive]`: build one with [`success`](Self::success) or [`error`](Self::error).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ToolCallResult {
     /// What the model reads: the tool's output, or the error message.
     pub content: Vec<Content>,

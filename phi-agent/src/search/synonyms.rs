@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::tokenize::stem;
+use super::tokenize::{Stemming, stem_as};
 
 const GROUPS: &[&[&str]] = &[
     // verbs
@@ -59,7 +59,7 @@ const GROUPS: &[&[&str]] = &[
     &["share", "grant", "permission", "access", "invite"],
     &["schedule", "plan", "arrange", "organize", "book"],
     &["mute", "silence", "snooze", "quiet"],
-    &["finish", "complete", "done", "close", "resolve", "solve"],
+    &["finish", "complete", "done", "resolve", "solve"],
     &["track", "where", "status", "locate"],
     &["convert", "transform", "turn"],
     &["translate", "translation", "language"],
@@ -99,9 +99,7 @@ const GROUPS: &[&[&str]] = &[
     &["vacation", "holiday", "leave", "pto", "absence", "off"],
     &["password", "credential", "passphrase", "login", "secret"],
     &["coordinate", "latitude", "longitude", "gps", "lat", "lng"],
-    &[
-        "weather", "rain", "snow", "sunny", "wind", "umbrella", "storm",
-    ],
+    &["weather", "rain", "snow", "sunny", "wind", "storm"],
     &[
         "temperature",
         "hot",
@@ -133,13 +131,13 @@ const GROUPS: &[&[&str]] = &[
     &["thermostat", "heating", "heat", "warm", "warmer"],
     &["task", "todo", "chore", "item"],
     &["object", "item", "blob"],
-    &["s3", "aws", "bucket"],
+    &["s3", "aws"],
     &["release", "deploy", "deployment", "version", "ship"],
     &["ticket", "issue", "bug", "case"],
     &["channel", "room", "team"],
     &["chat", "slack", "message"],
     &["video", "call", "zoom", "conference"],
-    &["song", "music", "track", "tune", "jazz", "playlist"],
+    &["song", "music", "tune", "playlist"],
     &["pod", "container", "kubernetes", "k8s"],
     &["database", "db", "sql", "table"],
     &["row", "record", "entry", "line"],
@@ -152,13 +150,13 @@ const GROUPS: &[&[&str]] = &[
     &["signup", "registration", "register", "join"],
 ];
 
-/// The stemmed terms that stand in for `term`, itself left out.
-pub(crate) fn synonyms(term: &str) -> &'static [String] {
-    static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+/// The stemmed terms (stemmed by `stemming`) that stand in for `term`, itself left out.
+pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
+    static TABLES: [OnceLock<HashMap<String, Vec<String>>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let table = TABLES[stemming as usize].get_or_init(|| {
         let mut table: HashMap<String, Vec<String>> = HashMap::new();
         for group in GROUPS {
-            let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+            let stems: Vec<String> = group.iter().map(|word| stem_as(word, stemming)).collect();
             for one in &stems {
                 let entry = table.entry(one.clone()).or_default();
                 for other in &stems {

@@ -326,13 +326,10 @@ async fn a_ten_megabyte_string_is_refused_by_size_and_accepted_under_a_larger_li
         "the error does not quote the argument back"
     );
 
-    let config = AgentConfig {
-        tools: ToolConfig {
-            max_argument_bytes: 16 * 1024 * 1024,
-            ..ToolConfig::default()
-        },
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tools(ToolConfig {
+        max_argument_bytes: 16 * 1024 * 1024,
+        ..ToolConfig::default()
+    });
     let got = one_turn_with(
         vec![Arc::new(Forecast)],
         vec![call("big", "forecast", args)],
@@ -609,10 +606,7 @@ async fn the_same_failing_call_repeated_forever_is_warned_then_stopped() {
 #[tokio::test(start_paused = true)]
 async fn an_unknown_tool_called_forever_is_stopped_too() {
     let llm = repeat_forever("delete_everything", json!({}));
-    let config = AgentConfig {
-        max_repeated_failures: 1,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_repeated_failures(1);
     let agent = PhiAgent::build(
         base_agent_builder(llm.clone()).register_tool(Forecast),
         config,
@@ -674,10 +668,7 @@ async fn failing_calls_that_change_each_time_run_into_max_turns_instead() {
             json!({ "attempt": n }),
         )]))
     });
-    let config = AgentConfig {
-        max_turns: 6,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_turns(6);
     let agent = PhiAgent::build(base_agent_builder(llm).register_tool(flaky), config).unwrap();
     let error = agent.run("go").await.unwrap_err();
     assert!(
@@ -709,10 +700,7 @@ async fn a_model_that_recovers_after_the_warning_gets_its_answer() {
 
 #[test]
 fn a_zero_retry_budget_is_refused_at_build() {
-    let config = AgentConfig {
-        max_repeated_failures: 0,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_repeated_failures(0);
     let error = PhiAgent::build(base_agent_builder(ScriptedLlm::new([])), config).unwrap_err();
     assert!(
         error

@@ -95,10 +95,7 @@ async fn concurrency_is_bounded_by_max_parallel_tools() {
         ),
         LlmResponse::text("done"),
     ]);
-    let config = AgentConfig {
-        max_parallel_tools: 2,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_parallel_tools(2);
     let agent = agent_with(llm, config);
     let started = Instant::now();
     agent.run("sleep four times, two at a time").await.unwrap();
@@ -149,10 +146,7 @@ async fn max_turns_ends_the_run_with_the_transcript() {
             10,
         )]))
     });
-    let config = AgentConfig {
-        max_turns: 3,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_turns(3);
     let agent = agent_with(llm.clone(), config);
     let mut session = agent.session();
     let error = session.run("never stop").await.unwrap_err();
@@ -366,12 +360,8 @@ async fn sessions_keep_history_and_their_own_id() {
         let last = request.messages.last().unwrap();
         Ok(match last {
             Message::User { .. } => LlmResponse::tool_calls(vec![sleep_call("s", 1)]),
-            _ => LlmResponse::text(format!("seen {} messages", request.messages.len())).with_usage(
-                Usage {
-                    input_tokens: 10,
-                    output_tokens: 2,
-                },
-            ),
+            _ => LlmResponse::text(format!("seen {} messages", request.messages.len()))
+                .with_usage(Usage::new(10, 2)),
         })
     });
     let calls = Mutex::new(Vec::<(String, String)>::new());
@@ -390,13 +380,7 @@ async fn sessions_keep_history_and_their_own_id() {
     assert_eq!(two.messages.len(), 4, "the messages of this run only");
     assert_eq!(first.history().len(), 8);
     assert_eq!(two.turns, 2);
-    assert_eq!(
-        two.usage,
-        Usage {
-            input_tokens: 10,
-            output_tokens: 2
-        }
-    );
+    assert_eq!(two.usage, Usage::new(10, 2));
     let seen = agent
         .shared_state()
         .get::<Mutex<Vec<(String, String)>>>()
@@ -485,10 +469,7 @@ async fn events_arrive_in_order() {
 
 #[test]
 fn zero_limits_are_refused_at_build() {
-    let config = AgentConfig {
-        max_parallel_tools: 0,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_parallel_tools(0);
     let error = PhiAgent::build(base_agent_builder(ScriptedLlm::new([])), config).unwrap_err();
     assert!(error.to_string().contains("max_parallel_tools"), "{error}");
 }

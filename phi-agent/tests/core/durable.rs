@@ -92,10 +92,7 @@ impl LlmClient for TurnModel {
             .iter()
             .filter(|message| matches!(message, Message::Assistant { .. }))
             .count();
-        let usage = Usage {
-            input_tokens: 10 * turn as u64,
-            output_tokens: turn as u64,
-        };
+        let usage = Usage::new(10 * turn as u64, turn as u64);
         if turn > TOOL_TURNS {
             return Ok(LlmResponse::text("paid and shipped").with_usage(usage));
         }
@@ -166,10 +163,7 @@ fn agent(
         world: world.clone(),
     })
     .step_executor(executor);
-    let config = AgentConfig {
-        max_parallel_tools: parallel,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_max_parallel_tools(parallel);
     PhiAgent::build(builder, config).expect("agent")
 }
 

@@ -199,10 +199,9 @@ async fn the_first_call_of_a_turn_starts_as_soon_as_it_is_whole() {
 #[tokio::test(start_paused = true)]
 async fn early_start_keeps_the_limit_of_calls_at_once() {
     let tool = Stamp::default();
-    let config = AgentConfig {
-        max_parallel_tools: 1,
-        ..AgentConfig::default().with_early_tool_start(true)
-    };
+    let config = AgentConfig::default()
+        .with_early_tool_start(true)
+        .with_max_parallel_tools(1);
     // No pause between pieces: every call is ready at once, so the limit is what holds them.
     let llm = ScriptedLlm::new(script()).with_pieces(PIECE);
     let (_, output) = collect(agent(llm, tool.clone(), config).run_stream("stamp")).await;
@@ -312,19 +311,9 @@ impl LlmClient for Breaks {
     fn stream<'a>(&'a self, _: &'a LlmRequest) -> DeltaStream<'a> {
         let call = stamp("c1", 1);
         let mut deltas = vec![
-            Ok(StreamDelta::ToolCallStarted {
-                index: 0,
-                id: "c1".into(),
-                name: "stamp".into(),
-            }),
-            Ok(StreamDelta::ToolArguments {
-                index: 0,
-                fragment: call.arguments.to_string(),
-            }),
-            Ok(StreamDelta::ToolCallReady {
-                index: 0,
-                call: call.clone(),
-            }),
+            Ok(StreamDelta::tool_call_started(0, "c1", "stamp")),
+            Ok(StreamDelta::tool_arguments(0, call.arguments.to_string())),
+            Ok(StreamDelta::tool_call_ready(0, call.clone())),
         ];
         deltas.push(if self.lie {
             Ok(StreamDelta::Done(LlmResponse::tool_calls(vec![stamp(
@@ -461,13 +450,12 @@ async fn a_run_that_may_pause_starts_free_calls_early_and_pauses_on_the_others()
 #[tokio::test(start_paused = true)]
 async fn a_call_started_early_keeps_its_timeout() {
     let tool = Stamp::default();
-    let config = AgentConfig {
-        tools: phi_agent::ToolConfig {
+    let config = AgentConfig::default()
+        .with_early_tool_start(true)
+        .with_tools(phi_agent::ToolConfig {
             default_tool_timeout_ms: 20,
             ..phi_agent::ToolConfig::default()
-        },
-        ..AgentConfig::default().with_early_tool_start(true)
-    };
+        });
     let (events, output) =
         collect(agent(paced(script()), tool.clone(), config).run_stream("go")).await;
     let output = output.unwrap();

@@ -23,4 +23,7 @@ mod schema_props;
 mod streaming;
 mod telemetry;
 mod tool_search;
+mod tool_search_embed;
+mod tool_search_heldout;
 mod typed_answer;
+mod typed_pause;

@@ -141,7 +141,9 @@ proptest! {
             }
             _ => ScriptedLlm::new(script.clone()),
         };
-        let config = AgentConfig { max_turns, max_repeated_failures, ..AgentConfig::default() };
+        let config = AgentConfig::default()
+            .with_max_turns(max_turns)
+            .with_max_repeated_failures(max_repeated_failures);
         let agent = PhiAgent::build(
             base_agent_builder(llm.clone()).register_tool(Sometimes).register_tool(Hidden(hidden_runs.clone())),
             config,

@@ -271,10 +271,7 @@ fn the_request_carries_exactly_the_checked_dialect_schema() {
 /// posted, and those bytes as text.
 fn gemini_declaration(spec: &ToolSpec, form: GeminiSchemaForm) -> (Value, String) {
     let client = GeminiClient::new("k", "m").unwrap().with_schema_form(form);
-    let request = LlmRequest {
-        tools: Arc::from(vec![spec.clone()]),
-        ..LlmRequest::default()
-    };
+    let request = LlmRequest::default().with_tools(Arc::from(vec![spec.clone()]));
     let bytes = String::from_utf8(client.request_bytes(&request)).unwrap();
     let body: Value = serde_json::from_str(&bytes).unwrap();
     (body["tools"][0]["functionDeclarations"][0].clone(), bytes)

@@ -215,11 +215,9 @@ fn mcp_definition_carries_output_schema_and_annotations() {
     registry
         .register(Raw {
             schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-            annotations: ToolAnnotations {
-                read_only: Some(true),
-                open_world: Some(false),
-                ..Default::default()
-            },
+            annotations: ToolAnnotations::default()
+                .with_read_only(true)
+                .with_open_world(false),
             output: Some(json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "title": "Listing",

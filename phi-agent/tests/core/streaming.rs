@@ -72,10 +72,7 @@ fn say(id: &str, text: &str) -> ToolCall {
 }
 
 fn usage(input: u64, output: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-    }
+    Usage::new(input, output)
 }
 
 fn two_turns() -> Vec<LlmResponse> {

@@ -164,10 +164,7 @@ async fn a_tool_search_is_a_span_and_an_event_naming_query_and_tools() {
         )]),
         LlmResponse::text("found"),
     ]);
-    let config = AgentConfig {
-        tool_search: phi_agent::ToolSearch::Local,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Local);
     let agent = PhiAgent::build(
         base_agent_builder(llm)
             .register_tool(Echo)
@@ -206,11 +203,11 @@ async fn retries_are_logged_without_the_key() {
     let client = OpenAiClient::new(KEY, "gpt-test")
         .unwrap()
         .with_base_url(format!("{}/v1", server.uri()))
-        .with_http_config(HttpConfig {
-            max_retries: 2,
-            initial_backoff: Duration::from_millis(5),
-            ..HttpConfig::default()
-        });
+        .with_http_config(
+            HttpConfig::default()
+                .with_max_retries(2)
+                .with_initial_backoff(Duration::from_millis(5)),
+        );
     let error = client.complete(&LlmRequest::default()).await.unwrap_err();
     assert!(error.to_string().contains("HTTP 503: busy"), "{error}");
 

@@ -208,10 +208,7 @@ fn large_agent_on(llm: impl LlmClient + 'static, search: ToolSearch) -> PhiAgent
             exposure: ToolExposure::Deferred,
         }));
     }
-    let config = AgentConfig {
-        tool_search: search,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(search);
     PhiAgent::build(base_agent_builder(llm).register_tools(tools), config).unwrap()
 }
 
@@ -359,10 +356,7 @@ async fn searches_are_reported_to_observers_and_found_tools_accumulate() {
                     .push((*turn, query.to_string(), names.to_vec()));
             }
         });
-    let config = AgentConfig {
-        tool_search: ToolSearch::Native,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Native);
     let agent = PhiAgent::build(builder, config).unwrap();
     agent.run("clean up").await.unwrap();
 
@@ -396,10 +390,7 @@ async fn automatic_mode_searches_only_above_its_threshold() {
     };
     for (threshold, expected) in [(50, 20), (19, 1)] {
         let llm = ScriptedLlm::new([LlmResponse::text("hi")]);
-        let config = AgentConfig {
-            tool_search: ToolSearch::Auto { threshold },
-            ..AgentConfig::default()
-        };
+        let config = AgentConfig::default().with_tool_search(ToolSearch::Auto { threshold });
         let agent = PhiAgent::build(
             base_agent_builder(llm.clone()).register_tools(small()),
             config,
@@ -445,10 +436,7 @@ fn a_tool_named_like_the_search_tool_is_refused_while_searching() {
         schema: json!({"type": "object"}),
         exposure: ToolExposure::Direct,
     };
-    let config = AgentConfig {
-        tool_search: ToolSearch::Local,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
     let error = PhiAgent::build(
         base_agent_builder(ScriptedLlm::new([])).register_tool(clash()),
         config,
@@ -478,12 +466,11 @@ async fn bad_search_arguments_are_an_error_the_model_reads() {
 
 #[tokio::test]
 async fn with_a_native_search_the_tools_are_sent_deferred_and_found_ones_callable_at_once() {
-    let search = ToolSearchCall {
-        id: "srvtoolu_1".into(),
-        input: json!({"query": "create calendar event"}),
-        tools: vec!["create_calendar_event".into(), "not_registered".into()],
-        provider_state: Default::default(),
-    };
+    let search = ToolSearchCall::new(
+        "srvtoolu_1",
+        json!({"query": "create calendar event"}),
+        ["create_calendar_event", "not_registered"],
+    );
     let mut found = LlmResponse::tool_calls(vec![ToolCall::new(
         "c1",
         "create_calendar_event",
@@ -521,12 +508,11 @@ async fn with_a_native_search_the_tools_are_sent_deferred_and_found_ones_callabl
 #[tokio::test]
 async fn a_native_search_cannot_reveal_what_is_not_discoverable() {
     let mut reply = LlmResponse::tool_calls(vec![ToolCall::new("c1", "get_time", json!({}))]);
-    reply.tool_searches = vec![ToolSearchCall {
-        id: "s".into(),
-        input: json!({"query": "x"}),
-        tools: vec!["get_time".into()],
-        provider_state: Default::default(),
-    }];
+    reply.tool_searches = vec![ToolSearchCall::new(
+        "s",
+        json!({"query": "x"}),
+        ["get_time"],
+    )];
     let events: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
     let sink = events.clone();
     let llm = ScriptedLlm::new([reply, LlmResponse::text("ok")]);
@@ -550,10 +536,7 @@ async fn a_native_search_cannot_reveal_what_is_not_discoverable() {
                 sink.lock().unwrap().push(names.to_vec());
             }
         });
-    let config = AgentConfig {
-        tool_search: ToolSearch::Auto { threshold: 2 },
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Auto { threshold: 2 });
     let agent = PhiAgent::build(builder, config).unwrap();
     agent.run("time?").await.unwrap();
     assert_eq!(
@@ -594,10 +577,7 @@ fn searching_agent_with_approval(llm: ScriptedLlm) -> PhiAgent {
             .into_iter()
             .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
     );
-    let config = AgentConfig {
-        tool_search: ToolSearch::Local,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
     PhiAgent::build(base_agent_builder(llm).register_tools(tools), config).unwrap()
 }
 
@@ -650,4 +630,43 @@ async fn what_a_paused_turn_found_is_callable_after_resuming_in_another_agent() 
         names(&requests[0].tools).contains(&"create_calendar_event"),
         "the resumed run's first request offers the found tool"
     );
+}
+
+/// CJK and Thai write no spaces between words: a query in those scripts still finds the tool
+/// whose description says it, among the fixture's 329 English tools.
+#[test]
+fn a_cjk_or_thai_query_finds_its_tool() {
+    let (mut tools, _) = fixture();
+    let localized = [
+        ("zh_weather_forecast", "查询城市未来七天的天气预报。"),
+        ("ja_train_timetable", "駅の電車の時刻表を調べます。"),
+        ("ko_restaurant_booking", "식당 예약을 합니다."),
+        ("th_currency_rate", "ดูอัตราแลกเปลี่ยนเงินตราต่างประเทศ"),
+    ];
+    for (name, description) in localized {
+        tools.push(Listed {
+            name,
+            description,
+            schema: json!({"type": "object", "properties": {}}),
+            exposure: ToolExposure::Deferred,
+        });
+    }
+    let mut registry = ToolRegistry::default();
+    for tool in tools {
+        registry.register(tool).unwrap();
+    }
+    let index = ToolIndex::build(&registry);
+    for (query, expected) in [
+        ("北京明天的天气怎么样？", "zh_weather_forecast"),
+        ("東京駅の時刻表", "ja_train_timetable"),
+        ("오늘 저녁 식당 예약", "ko_restaurant_booking"),
+        ("อัตราแลกเปลี่ยนวันนี้", "th_currency_rate"),
+    ] {
+        let hits = index.search(query, 5);
+        assert_eq!(
+            hits.first().map(|hit| hit.name),
+            Some(expected),
+            "{query}: {hits:?}"
+        );
+    }
 }

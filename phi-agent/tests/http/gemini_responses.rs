@@ -23,20 +23,15 @@ const KEY: &str = "AIza-and-sk-both-very-secret";
 const NEW: [Provider; 2] = [Provider::Gemini, Provider::Responses];
 
 fn quick() -> HttpConfig {
-    HttpConfig {
-        timeout: Duration::from_millis(500),
-        max_retries: 2,
-        initial_backoff: Duration::from_millis(10),
-        max_backoff: Duration::from_secs(2),
-        ..HttpConfig::default()
-    }
+    HttpConfig::default()
+        .with_timeout(Duration::from_millis(500))
+        .with_max_retries(2)
+        .with_initial_backoff(Duration::from_millis(10))
+        .with_max_backoff(Duration::from_secs(2))
 }
 
 fn ask() -> LlmRequest {
-    LlmRequest {
-        messages: vec![Message::user("hi")],
-        ..LlmRequest::default()
-    }
+    LlmRequest::default().with_messages(vec![Message::user("hi")])
 }
 
 /// The header that carries the key, and its value.
@@ -271,11 +266,9 @@ async fn an_answer_slower_than_the_timeout_fails_after_the_retries() {
             )
             .mount(&server)
             .await;
-        let config = HttpConfig {
-            timeout: Duration::from_millis(300),
-            max_retries: 1,
-            ..quick()
-        };
+        let config = quick()
+            .with_timeout(Duration::from_millis(300))
+            .with_max_retries(1);
         let started = Instant::now();
         let error = provider
             .client(&server.uri(), KEY, config)
@@ -473,10 +466,7 @@ async fn the_responses_tool_search_finds_a_deferred_tool_that_then_runs() {
         .with_base_url(format!("{}/v1", server.uri()))
         .with_native_tool_search(true)
         .with_http_config(quick());
-    let config = AgentConfig {
-        tool_search: phi_agent::ToolSearch::Native,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Native);
     let agent = PhiAgent::build(base_agent_builder(client).register_tool(Weather), config).unwrap();
     let output = agent.run("weather in Oslo?").await.unwrap();
     assert_eq!(output.text, "Sunny.");

@@ -21,13 +21,11 @@ const OPENAI_PATH: &str = "/v1/chat/completions";
 const ANTHROPIC_PATH: &str = "/v1/messages";
 
 fn quick() -> HttpConfig {
-    HttpConfig {
-        timeout: Duration::from_millis(500),
-        max_retries: 2,
-        initial_backoff: Duration::from_millis(10),
-        max_backoff: Duration::from_secs(2),
-        ..HttpConfig::default()
-    }
+    HttpConfig::default()
+        .with_timeout(Duration::from_millis(500))
+        .with_max_retries(2)
+        .with_initial_backoff(Duration::from_millis(10))
+        .with_max_backoff(Duration::from_secs(2))
 }
 
 fn openai(server: &MockServer) -> OpenAiClient {
@@ -77,10 +75,7 @@ fn anthropic_text(text: &str) -> Value {
 }
 
 fn ask() -> LlmRequest {
-    LlmRequest {
-        messages: vec![Message::user("hi")],
-        ..LlmRequest::default()
-    }
+    LlmRequest::default().with_messages(vec![Message::user("hi")])
 }
 
 async fn requests(server: &MockServer) -> usize {

@@ -142,10 +142,7 @@ async fn retry_through(llm: impl LlmClient + 'static) {
 }
 
 fn quick_retries() -> HttpConfig {
-    HttpConfig {
-        initial_backoff: Duration::from_millis(20),
-        ..HttpConfig::default()
-    }
+    HttpConfig::default().with_initial_backoff(Duration::from_millis(20))
 }
 
 #[tokio::test]
@@ -420,10 +417,7 @@ impl Tool for DeferredCalculator {
 /// back on the next request.
 async fn found_by_the_native_search(llm: impl LlmClient + 'static) {
     assert!(llm.native_tool_search());
-    let config = AgentConfig {
-        tool_search: phi_agent::ToolSearch::Native,
-        ..AgentConfig::default()
-    };
+    let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Native);
     let agent = PhiAgent::build(
         base_agent_builder(llm).register_tool(DeferredCalculator),
         config,

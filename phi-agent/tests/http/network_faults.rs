@@ -23,10 +23,7 @@ use crate::providers::{ALL, Provider, http};
 const KEY: &str = "sk-network-fault-secret";
 
 fn ask() -> LlmRequest {
-    LlmRequest {
-        messages: vec![Message::user("hi")],
-        ..LlmRequest::default()
-    }
+    LlmRequest::default().with_messages(vec![Message::user("hi")])
 }
 
 /// What a raw server does with the connection it accepted (numbered from 0).

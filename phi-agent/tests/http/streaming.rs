@@ -96,10 +96,7 @@ async fn requests(server: &MockServer) -> Vec<Value> {
 }
 
 fn ask() -> LlmRequest {
-    LlmRequest {
-        messages: vec![Message::user("weather in Paris and Oslo?")],
-        ..LlmRequest::default()
-    }
+    LlmRequest::default().with_messages(vec![Message::user("weather in Paris and Oslo?")])
 }
 
 async fn deltas(client: &dyn LlmClient) -> Vec<AgentResult<StreamDelta>> {
@@ -108,10 +105,7 @@ async fn deltas(client: &dyn LlmClient) -> Vec<AgentResult<StreamDelta>> {
 }
 
 fn quick(retries: u32) -> HttpConfig {
-    HttpConfig {
-        stream_idle_timeout: Duration::from_millis(300),
-        ..http(2_000, retries)
-    }
+    http(2_000, retries).with_stream_idle_timeout(Duration::from_millis(300))
 }
 
 /// Counts its calls; answers with the city's weather.
@@ -158,11 +152,15 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
         for delta in &deltas[..deltas.len() - 1] {
             match delta {
                 StreamDelta::Text(piece) => text.push_str(piece),
-                StreamDelta::ToolCallStarted { index, id, name } => {
+                StreamDelta::ToolCallStarted {
+                    index, id, name, ..
+                } => {
                     assert_eq!(name, "weather");
                     started.push((*index, id.clone()));
                 }
-                StreamDelta::ToolArguments { index, fragment } => {
+                StreamDelta::ToolArguments {
+                    index, fragment, ..
+                } => {
                     assert!(
                         started.iter().any(|(i, _)| i == index),
                         "a fragment after its start"
@@ -176,7 +174,7 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                     fragments.push(*index);
                     arguments[*index].push_str(fragment);
                 }
-                StreamDelta::ToolCallReady { index, call } => {
+                StreamDelta::ToolCallReady { index, call, .. } => {
                     assert_eq!(started[*index].1, call.id);
                     let parsed: Value = serde_json::from_str(&arguments[*index]).unwrap();
                     assert_eq!(parsed, call.arguments, "{provider:?}: ready when whole");
@@ -235,24 +233,12 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                     "the fixture interleaves the calls"
                 );
                 assert_eq!(reply.tool_calls[0].id, "call_paris");
-                assert_eq!(
-                    reply.usage,
-                    Usage {
-                        input_tokens: 41,
-                        output_tokens: 33
-                    }
-                );
+                assert_eq!(reply.usage, Usage::new(41, 33));
                 assert_eq!(body["stream_options"], json!({"include_usage": true}));
             }
             Provider::Anthropic => {
                 assert_eq!(reply.tool_calls[1].id, "toolu_oslo");
-                assert_eq!(
-                    reply.usage,
-                    Usage {
-                        input_tokens: 52,
-                        output_tokens: 61
-                    }
-                );
+                assert_eq!(reply.usage, Usage::new(52, 61));
             }
             Provider::Gemini => {
                 assert_eq!(
@@ -264,13 +250,7 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                     Some(&json!({"thoughtSignature": "c2lnLXBhcmlz"})),
                 );
                 assert!(reply.tool_calls[1].provider_state.is_empty());
-                assert_eq!(
-                    reply.usage,
-                    Usage {
-                        input_tokens: 52,
-                        output_tokens: 61
-                    }
-                );
+                assert_eq!(reply.usage, Usage::new(52, 61));
             }
             Provider::Responses => {
                 assert_eq!(fragments, [0, 0, 0, 1, 1]);
@@ -282,13 +262,7 @@ async fn parallel_calls_are_assembled_from_their_fragments() {
                     ),
                     "the reasoning item goes back with the call it preceded"
                 );
-                assert_eq!(
-                    reply.usage,
-                    Usage {
-                        input_tokens: 41,
-                        output_tokens: 33
-                    }
-                );
+                assert_eq!(reply.usage, Usage::new(41, 33));
             }
         }
     }
@@ -679,7 +653,9 @@ fn a_call_without_arguments_streams_them_as_an_empty_object() {
         let arguments: String = deltas
             .iter()
             .filter_map(|delta| match delta {
-                StreamDelta::ToolArguments { index: 0, fragment } => Some(fragment.as_str()),
+                StreamDelta::ToolArguments {
+                    index: 0, fragment, ..
+                } => Some(fragment.as_str()),
                 _ => None,
             })
             .collect();

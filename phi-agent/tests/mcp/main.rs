@@ -8,4 +8,5 @@ mod mcp_load;
 mod mcp_malformed;
 mod mcp_server;
 mod mcp_sessions;
+mod mcp_talk;
 mod raw;

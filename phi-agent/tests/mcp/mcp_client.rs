@@ -68,7 +68,7 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
     let names: Vec<_> = client.tools().iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
-        ["calculator", "get_weather"],
+        ["calculator", "get_weather", "import_rows"],
         "the hidden audit_log is not imported"
     );
     let calculator = &client.tools()[0];
@@ -173,7 +173,7 @@ async fn our_mcp_client_feeds_our_mcp_servers_tools_to_an_agent_run() {
         .collect();
     assert_eq!(
         offered,
-        ["calculator", "get_weather"],
+        ["calculator", "get_weather", "import_rows"],
         "the hidden tool is never offered"
     );
     assert_eq!(output.turns, 3);
@@ -294,10 +294,7 @@ async fn destructive_tools_of_a_server_need_approval() {
         ["fs.delete"],
         "destructive, and not read-only"
     );
-    let strict = McpClientOptions {
-        unannotated_needs_approval: true,
-        ..McpClientOptions::default()
-    };
+    let strict = McpClientOptions::default().with_unannotated_needs_approval(true);
     assert_eq!(
         needing_approval(strict).await,
         ["fs.read", "slow", "fs.delete", "crash", "either"],
@@ -343,10 +340,7 @@ async fn an_agent_pauses_on_a_destructive_tool_of_a_server() {
 
 #[tokio::test]
 async fn a_call_that_outlives_its_timeout_is_cancelled_with_a_clear_error() {
-    let options = McpClientOptions {
-        call_timeout: Duration::from_secs(2),
-        ..McpClientOptions::default()
-    };
+    let options = McpClientOptions::default().with_call_timeout(Duration::from_secs(2));
     let client = McpClient::connect_stdio("child", child_server(), options)
         .await
         .unwrap();

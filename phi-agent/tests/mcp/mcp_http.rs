@@ -51,8 +51,8 @@ async fn start() -> (HttpServer, Arc<AtomicUsize>) {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register(Count(calls.clone())).unwrap();
     let options = HttpOptions::default()
-        .bearer_token(TOKEN)
-        .allow_origin(ALLOWED_ORIGIN);
+        .with_bearer_token(TOKEN)
+        .with_allowed_origin(ALLOWED_ORIGIN);
     let server = serve_http(registry, options).await.unwrap();
     (server, calls)
 }

@@ -163,7 +163,7 @@ async fn many_clients_call_tools() {
     sessions.shutdown().await;
 
     let stateless = echo_server()
-        .serve_http(HttpOptions::default().stateless(true))
+        .serve_http(HttpOptions::default().with_stateless(true))
         .await
         .unwrap();
     load(&stateless, "stateless").await;
@@ -178,7 +178,7 @@ async fn abandoned_sessions_stay_bounded() {
     let idle = Duration::from_secs(5);
     let rss_start = rss_kib();
     let server = echo_server()
-        .serve_http(HttpOptions::default().session_idle_timeout(idle))
+        .serve_http(HttpOptions::default().with_session_idle_timeout(idle))
         .await
         .unwrap();
     let started = Instant::now();

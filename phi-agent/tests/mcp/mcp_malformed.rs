@@ -216,7 +216,7 @@ async fn post_on(server: &HttpServer, session: Option<&str>, body: String) -> (u
 #[tokio::test]
 async fn malformed_bodies_over_http_get_their_errors_and_the_server_goes_on() {
     for stateless in [false, true] {
-        let options = HttpOptions::default().stateless(stateless);
+        let options = HttpOptions::default().with_stateless(stateless);
         let server = echo_server().serve_http(options).await.unwrap();
         let session = if stateless {
             None
@@ -253,7 +253,7 @@ async fn malformed_bodies_over_http_get_their_errors_and_the_server_goes_on() {
 #[tokio::test]
 async fn header_checks_come_before_the_body_is_judged() {
     let server = echo_server()
-        .serve_http(HttpOptions::default().bearer_token("t0ken"))
+        .serve_http(HttpOptions::default().with_bearer_token("t0ken"))
         .await
         .unwrap();
     // No token: 401, whatever the body.

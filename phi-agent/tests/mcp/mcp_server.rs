@@ -49,11 +49,9 @@ impl TypedTool for Echo {
         "Echo the text back"
     }
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_idempotent(true)
     }
     fn output_schema(&self) -> Option<Value> {
         Some(phi_agent::schema::canonical_schema_for::<Echoed>())

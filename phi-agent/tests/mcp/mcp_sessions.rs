@@ -23,8 +23,8 @@ const IDLE: Duration = Duration::from_secs(1);
 
 async fn capped() -> HttpServer {
     let options = HttpOptions::default()
-        .max_sessions(CAP)
-        .session_idle_timeout(IDLE);
+        .with_max_sessions(CAP)
+        .with_session_idle_timeout(IDLE);
     echo_server().serve_http(options).await.unwrap()
 }
 
@@ -106,8 +106,8 @@ async fn sessions_beyond_the_cap_are_refused_and_abandoned_ones_expire() {
 #[tokio::test]
 async fn a_session_in_use_outlives_the_idle_timeout_and_a_deleted_one_frees_its_slot() {
     let options = HttpOptions::default()
-        .max_sessions(1)
-        .session_idle_timeout(IDLE);
+        .with_max_sessions(1)
+        .with_session_idle_timeout(IDLE);
     let server = echo_server().serve_http(options).await.unwrap();
     let session = open_session(&server).await;
     // Calls more often than the idle timeout keep the session alive well past it.
@@ -157,7 +157,9 @@ async fn concurrent_initializes_never_exceed_the_cap() {
 
 #[tokio::test]
 async fn stateless_mode_serves_every_request_without_a_session() {
-    let options = HttpOptions::default().stateless(true).max_sessions(1);
+    let options = HttpOptions::default()
+        .with_stateless(true)
+        .with_max_sessions(1);
     let server = echo_server().serve_http(options).await.unwrap();
     let answer = send(post(&server, initialize_body(1))).await;
     assert_eq!(answer.status, 200, "{answer:?}");

@@ -34,13 +34,11 @@ pub const ALL: [Provider; 4] = [
 
 /// Timeouts and backoffs short enough for fault tests.
 pub fn http(timeout_ms: u64, max_retries: u32) -> HttpConfig {
-    HttpConfig {
-        timeout: Duration::from_millis(timeout_ms),
-        max_retries,
-        initial_backoff: Duration::from_millis(10),
-        max_backoff: Duration::from_millis(200),
-        ..HttpConfig::default()
-    }
+    HttpConfig::default()
+        .with_timeout(Duration::from_millis(timeout_ms))
+        .with_max_retries(max_retries)
+        .with_initial_backoff(Duration::from_millis(10))
+        .with_max_backoff(Duration::from_millis(200))
 }
 
 impl Provider {

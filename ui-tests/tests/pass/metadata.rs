@@ -42,12 +42,10 @@ fn main() {
     assert_eq!(metadata.requirements, ["network"]);
     assert_eq!(
         Fetch.annotations(),
-        ToolAnnotations {
-            read_only: Some(true),
-            destructive: Some(false),
-            idempotent: None,
-            open_world: Some(true),
-        }
+        ToolAnnotations::default()
+            .with_read_only(true)
+            .with_destructive(false)
+            .with_open_world(true)
     );
 
     assert_eq!(Plain.description(), "Overrides the doc comment");

@@ -90,13 +90,10 @@ const _: () = {
         fn exposure(&self) -> _phi::ToolExposure {
             _phi::ToolExposure::Hidden
         }
-        #[allow(clippy::needless_update)]
         fn annotations(&self) -> _phi::ToolAnnotations {
-            _phi::ToolAnnotations {
-                read_only: ::core::option::Option::Some(true),
-                idempotent: ::core::option::Option::Some(true),
-                ..::core::default::Default::default()
-            }
+            <_phi::ToolAnnotations as ::core::default::Default>::default()
+                .with_read_only(true)
+                .with_idempotent(true)
         }
         fn output_schema(
             &self,

@@ -69,12 +69,9 @@ const _: () = {
                 &[],
             )
         }
-        #[allow(clippy::needless_update)]
         fn annotations(&self) -> _phi::ToolAnnotations {
-            _phi::ToolAnnotations {
-                destructive: ::core::option::Option::Some(true),
-                ..::core::default::Default::default()
-            }
+            <_phi::ToolAnnotations as ::core::default::Default>::default()
+                .with_destructive(true)
         }
         fn output_schema(
             &self,

@@ -121,12 +121,9 @@ const _: () = {
                 &[],
             )
         }
-        #[allow(clippy::needless_update)]
         fn annotations(&self) -> _phi::ToolAnnotations {
-            _phi::ToolAnnotations {
-                read_only: ::core::option::Option::Some(true),
-                ..::core::default::Default::default()
-            }
+            <_phi::ToolAnnotations as ::core::default::Default>::default()
+                .with_read_only(true)
         }
         fn output_schema(
             &self,

@@ -17,7 +17,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
-use super::{Found, Runner};
+use super::calls::Runner;
+use super::search::Found;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
 use crate::registry::ToolCallResult;
@@ -62,11 +63,7 @@ impl<'r, 'a> Early<'r, 'a> {
         let Some(runner) = self.runner else {
             return;
         };
-        let ctx = runner.base_ctx.for_call_in_run(call.id.as_str());
-        let needs = runner
-            .registry
-            .needs_approval(runner.active, &call.name, &call.arguments, &ctx)
-            .await;
+        let needs = runner.needs_approval(&call).await;
         *slot(&mut self.verdicts, index) = Some(needs);
         if !needs {
             self.queue(index, call);
@@ -120,9 +117,9 @@ impl<'r, 'a> Early<'r, 'a> {
                     .get_mut(index)
                     .and_then(Option::take)
                     .unwrap_or_else(|| {
-                        Err(AgentError::tool(
-                            "a call started early has no result (an internal error of the agent loop)",
-                        ))
+                        Err(AgentError::Internal(format!(
+                            "call {index} of the turn, started early, has no result"
+                        )))
                     })
             })
             .collect()
@@ -161,7 +158,7 @@ impl<'r, 'a> Early<'r, 'a> {
                     .await
                     .and_then(|mut ran| {
                         ran.pop().ok_or_else(|| {
-                            AgentError::tool("a call ran without a result (an internal error)")
+                            AgentError::Internal("a call ran without a result".into())
                         })
                     });
                 (index, ran)

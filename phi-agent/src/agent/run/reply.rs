@@ -4,6 +4,7 @@
 
 use futures_util::StreamExt;
 
+use super::calls::enter;
 use super::early::Early;
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::error::{AgentError, AgentResult};
@@ -78,7 +79,7 @@ pub(in crate::agent) async fn stream_reply(
                     readied.resize(index + 1, None);
                 }
                 let mut ready = call.clone();
-                crate::limits::defuse_deep_arguments(&mut ready.arguments);
+                enter(&mut ready.arguments);
                 readied[index] = Some(call);
                 sink.send(|| StreamEvent::ToolCallReady {
                     turn,

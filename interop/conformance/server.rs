@@ -1,0 +1,400 @@
+//! The fixture server of the official MCP conformance suite (`@modelcontextprotocol/conformance`),
+//! written with phi-agent's own API: the tools, resources, resource template and prompts its
+//! server scenarios call, each doing what the scenario's description asks.
+//!
+//! Run: `cargo run -p phi-agent --example mcp-conformance-server -- 127.0.0.1:8920 [--stateless]`
+//! (what `interop/conformance/run` does). stdout stays quiet; the URL goes to stderr.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use phi_agent::mcp::{HttpOptions, Prompt, PromptMessage, Resource, ResourceTemplate};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{
+    AgentError, AgentResult, Content, Elicitation, LogLevel, ResourceContents, SampleRequest, Tool,
+    ToolConfig, ToolContext, phi_tool, tools,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A 1x1 red pixel.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// Eight silent samples of 16-bit mono PCM at 8 kHz.
+const WAV: &str =
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+/// Returns simple text.
+#[phi_tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image.
+#[phi_tool]
+async fn test_image_content() -> Content {
+    Content::image(PNG, "image/png")
+}
+
+/// Returns audio.
+#[phi_tool]
+async fn test_audio_content() -> Content {
+    Content::audio(WAV, "audio/wav")
+}
+
+/// Returns an embedded resource.
+#[phi_tool]
+async fn test_embedded_resource() -> Content {
+    Content::resource(ResourceContents::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    ))
+}
+
+/// Returns text, an image and an embedded resource.
+#[phi_tool]
+async fn test_multiple_content_types() -> Vec<Content> {
+    vec![
+        Content::text("Multiple content types test:"),
+        Content::image(PNG, "image/png"),
+        Content::resource(ResourceContents::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        )),
+    ]
+}
+
+/// Writes three log messages while it runs.
+#[phi_tool]
+async fn test_tool_with_logging(ctx: &ToolContext) -> &'static str {
+    ctx.log(LogLevel::Info, "Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LogLevel::Info, "Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LogLevel::Info, "Tool execution completed").await;
+    "Tool with logging executed successfully"
+}
+
+/// Reports progress three times while it runs.
+#[phi_tool]
+async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
+    for (step, done) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.progress(done, Some(100.0), None).await;
+    }
+    "Tool with progress executed successfully"
+}
+
+/// Always fails.
+#[phi_tool]
+async fn test_error_handling() -> AgentResult<String> {
+    Err(AgentError::tool(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model.
+#[phi_tool]
+async fn test_sampling(
+    /// The prompt to send to the LLM
+    prompt: String,
+    ctx: &ToolContext,
+) -> AgentResult<String> {
+    let answer = ctx
+        .sample(SampleRequest::new(prompt).with_max_tokens(100))
+        .await?;
+    Ok(format!("LLM response: {}", answer.text))
+}
+
+/// The user's details.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for their details.
+#[phi_tool]
+async fn test_elicitation(
+    /// The message to show the user
+    message: String,
+    ctx: &ToolContext,
+) -> AgentResult<String> {
+    let answer = match ctx.elicit::<UserInfo>(&message).await? {
+        Elicitation::Accept(user) => format!(
+            "action: accept, content: {{username: {}, email: {}}}",
+            user.username, user.email
+        ),
+        Elicitation::Decline => "action: decline".to_string(),
+        Elicitation::Cancel => "action: cancel".to_string(),
+    };
+    Ok(format!("User response: <{answer}>"))
+}
+
+fn completed(answer: Elicitation<Value>) -> String {
+    match answer {
+        Elicitation::Accept(content) => {
+            format!("Elicitation completed: action=accept, content={content}")
+        }
+        Elicitation::Decline => "Elicitation completed: action=decline, content={}".to_string(),
+        Elicitation::Cancel => "Elicitation completed: action=cancel, content={}".to_string(),
+    }
+}
+
+/// Asks with a form whose every field has a default (SEP-1034).
+#[phi_tool]
+async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> AgentResult<String> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verified user", "default": true}
+        },
+        "required": []
+    });
+    let answer = ctx
+        .elicit_with_schema(
+            "Please review and update the form fields with defaults",
+            form,
+        )
+        .await?;
+    Ok(completed(answer))
+}
+
+/// Asks with a form of every enum shape (SEP-1330).
+#[phi_tool]
+async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> AgentResult<String> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Select one option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Select one option with titles",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Select one option (legacy)",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Select multiple options",
+                "minItems": 1,
+                "maxItems": 3,
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Select multiple options with titles",
+                "minItems": 1,
+                "maxItems": 3,
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]
+                }
+            }
+        },
+        "required": []
+    });
+    let answer = ctx
+        .elicit_with_schema("Please select options from the enum fields", form)
+        .await?;
+    Ok(completed(answer))
+}
+
+/// A tool whose schema declares JSON Schema 2020-12 and uses `$defs` (SEP-1613): written by
+/// hand, since that is what the scenario checks is served unchanged.
+struct JsonSchema202012;
+
+#[async_trait]
+impl Tool for JsonSchema202012 {
+    fn name(&self) -> &'static str {
+        "json_schema_2020_12_tool"
+    }
+
+    fn description(&self) -> &'static str {
+        "Tool with JSON Schema 2020-12 features"
+    }
+
+    fn schema(&self) -> Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {
+                        "street": {"type": "string"},
+                        "city": {"type": "string"}
+                    }
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"}
+            },
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(format!("received {args}"))])
+    }
+}
+
+fn registry() -> AgentResult<ToolRegistry> {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register_all(tools![
+        test_simple_text,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_tool_with_logging,
+        test_tool_with_progress,
+        test_error_handling,
+        test_sampling,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
+    ])?;
+    registry.register(JsonSchema202012)?;
+    Ok(registry)
+}
+
+fn server(registry: ToolRegistry) -> phi_agent::mcp::McpServer {
+    phi_agent::mcp_server!(registry)
+        .with_resource(
+            Resource::text(
+                "test://static-text",
+                "static-text",
+                "This is the content of the static text resource.",
+            )
+            .with_description("A static text resource for testing"),
+        )
+        .with_resource(
+            Resource::blob("test://static-binary", "static-binary", "image/png", PNG)
+                .with_description("A static binary resource (image) for testing"),
+        )
+        .with_resource(
+            Resource::text(
+                "test://watched-resource",
+                "watched-resource",
+                "Watched resource content",
+            )
+            .with_description("A resource that can be subscribed to"),
+        )
+        .with_resource_template(
+            ResourceTemplate::new("test://template/{id}/data", "template", |uri, vars| async move {
+                let id = &vars["id"];
+                let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                Ok(ResourceContents::text(uri, "application/json", text.to_string()))
+            })
+            .with_description("A resource template with parameter substitution")
+            .with_mime_type("application/json"),
+        )
+        .with_prompt(
+            Prompt::fixed(
+                "test_simple_prompt",
+                vec![PromptMessage::user("This is a simple prompt for testing.")],
+            )
+            .with_description("A simple prompt without arguments"),
+        )
+        .with_prompt(
+            Prompt::new("test_prompt_with_arguments", |args| async move {
+                Ok(vec![PromptMessage::user(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    args["arg1"], args["arg2"]
+                ))])
+            })
+            .with_description("A prompt with required arguments")
+            .with_argument("arg1", "First test argument", true)
+            .with_argument("arg2", "Second test argument", true),
+        )
+        .with_prompt(
+            Prompt::new("test_prompt_with_embedded_resource", |args| async move {
+                Ok(vec![
+                    PromptMessage::user(Content::resource(ResourceContents::text(
+                        args["resourceUri"].clone(),
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    ))),
+                    PromptMessage::user("Please process the embedded resource above."),
+                ])
+            })
+            .with_description("A prompt with an embedded resource")
+            .with_argument("resourceUri", "URI of the resource to embed", true),
+        )
+        .with_prompt(
+            Prompt::fixed(
+                "test_prompt_with_image",
+                vec![
+                    PromptMessage::user(Content::image(PNG, "image/png")),
+                    PromptMessage::user("Please analyze the image above."),
+                ],
+            )
+            .with_description("A prompt with image content"),
+        )
+        .with_completion(|_target, _argument, _typed| Vec::new())
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp-conformance-server: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> AgentResult<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let address = args.first().map_or("127.0.0.1:8920", String::as_str);
+    let address = address.parse().map_err(|error| {
+        AgentError::Config(format!("`{address}` is not a socket address ({error})"))
+    })?;
+    let stateless = args.iter().any(|arg| arg == "--stateless");
+    let options = HttpOptions::default()
+        .with_bind(address)
+        .with_stateless(stateless);
+    let http = server(registry()?).serve_http(options).await?;
+    eprintln!(
+        "conformance fixture: {} (stateless: {stateless})",
+        http.url()
+    );
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|error| AgentError::Config(format!("cannot wait for Ctrl-C: {error}")))?;
+    http.shutdown().await;
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! The agent itself: a model, a system prompt and a registry of tools, built once and shared.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use super::approval::Approver;
+use super::builder::AgentBuilder;
+use super::config::AgentConfig;
+use super::events::AgentObserver;
+use super::step::StepExecutor;
+use super::tool_list;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::LlmClient;
+use crate::registry::ToolRegistry;
+use crate::search::{SEARCH_TOOL_NAME, ToolIndex, ToolSearch};
+use crate::state::SharedState;
+
+/// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
+///
+/// ```
+/// use phi_agent::llm::{LlmResponse, ScriptedLlm};
+/// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> phi_agent::AgentResult<()> {
+/// let llm = ScriptedLlm::new([LlmResponse::text("Hello!")]);
+/// let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default())?;
+/// let output = agent.run("Say hello").await?;
+/// assert_eq!(output.text, "Hello!");
+/// assert_eq!(output.turns, 1);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct PhiAgent {
+    pub(super) inner: Arc<AgentInner>,
+}
+
+pub(super) struct AgentInner {
+    pub(super) llm: Arc<dyn LlmClient>,
+    pub(super) system_prompt: Option<String>,
+    pub(super) registry: Arc<ToolRegistry>,
+    pub(super) state: SharedState,
+    pub(super) config: AgentConfig,
+    pub(super) observer: Option<Arc<dyn AgentObserver>>,
+    pub(super) approver: Option<Arc<dyn Approver>>,
+    pub(super) workspace: PathBuf,
+    /// The search index over the Deferred tools, built on the first search of any session.
+    pub(super) tool_index: OnceLock<ToolIndex>,
+    /// The Direct tools and `search_tools`: the list of every searching session that has found
+    /// nothing yet.
+    pub(super) search_list: OnceLock<Arc<[crate::llm::ToolSpec]>>,
+    /// The deferred tools of native tool search, for the discoverable set it was built for:
+    /// sessions that can discover the same tools share one list (and the adapter's text of it).
+    pub(super) deferred_list: tool_list::SharedDeferred,
+    pub(super) steps: Arc<dyn StepExecutor>,
+}
+
+impl AgentInner {
+    pub(super) fn tool_index(&self) -> &ToolIndex {
+        self.tool_index
+            .get_or_init(|| ToolIndex::build(&self.registry))
+    }
+}
+
+impl PhiAgent {
+    /// Builds the agent, registering its tools; fails on an invalid or duplicate tool name, a
+    /// `requires_tools` name that is not registered or is hidden
+    /// ([`ToolRegistry::check_requirements`]), a loop limit of zero, or a tool named
+    /// `search_tools` while tool search is on.
+    pub fn build(builder: AgentBuilder, config: AgentConfig) -> AgentResult<PhiAgent> {
+        if config.max_turns == 0 || config.max_parallel_tools == 0 {
+            return Err(AgentError::Config(format!(
+                "max_turns ({}) and max_parallel_tools ({}) must both be at least 1",
+                config.max_turns, config.max_parallel_tools
+            )));
+        }
+        if config.max_repeated_failures == 0 {
+            return Err(AgentError::Config(
+                "max_repeated_failures must be at least 1 (the failures one identical tool call may have in a run)".into(),
+            ));
+        }
+        let mut registry = ToolRegistry::new(config.tools.clone());
+        registry.register_all(builder.tools)?;
+        if config.tool_search != ToolSearch::Off && registry.get(SEARCH_TOOL_NAME).is_some() {
+            return Err(AgentError::Config(format!(
+                "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"
+            )));
+        }
+        registry.check_requirements()?;
+        Ok(PhiAgent {
+            inner: Arc::new(AgentInner {
+                llm: builder.llm,
+                system_prompt: builder.system_prompt,
+                registry: Arc::new(registry),
+                state: builder.state,
+                config,
+                observer: builder.observer,
+                approver: builder.approver,
+                workspace: builder.workspace,
+                tool_index: OnceLock::new(),
+                search_list: OnceLock::new(),
+                deferred_list: std::sync::Mutex::new(None),
+                steps: builder.steps,
+            }),
+        })
+    }
+
+    /// The agent's tools.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.inner.registry
+    }
+
+    /// The system prompt.
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.inner.system_prompt.as_deref()
+    }
+
+    /// The configuration the agent was built with.
+    pub fn config(&self) -> &AgentConfig {
+        &self.inner.config
+    }
+
+    /// The state shared with every tool.
+    pub fn shared_state(&self) -> &SharedState {
+        &self.inner.state
+    }
+
+    /// The model.
+    pub fn llm(&self) -> &Arc<dyn LlmClient> {
+        &self.inner.llm
+    }
+}
+
+impl fmt::Debug for PhiAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PhiAgent")
+            .field("system_prompt", &self.inner.system_prompt)
+            .field("tools", &self.inner.registry.len())
+            .field("config", &self.inner.config)
+            .field("approver", &self.inner.approver.is_some())
+            .field("workspace", &self.inner.workspace)
+            .finish_non_exhaustive()
+    }
+}

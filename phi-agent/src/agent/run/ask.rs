@@ -1,0 +1,130 @@
+//! Asking the model, one turn: the request (the tools the plan's search mode shows, the answer
+//! tool of a typed run), its `chat` span and its step `turn/<n>/model`, the reply streamed or
+//! complete. The reply's calls enter the run here (defused), the provider's searches are
+//! revealed before any call runs, and every call not yet announced ready is.
+
+use tracing::Instrument;
+
+use super::calls::enter;
+use super::early::Early;
+use super::reply::{self, Readied};
+use super::search::reveal_native;
+use super::spans::{chat_span, error_type};
+use super::state::RunState;
+use crate::agent::conversation::Conversation;
+use crate::agent::events::{AgentEvent, Observer};
+use crate::agent::phi::AgentInner;
+use crate::agent::plan::{Plan, Search};
+use crate::agent::step::{self, StepOutput};
+use crate::agent::stream::{Sink, StreamEvent};
+use crate::error::AgentResult;
+use crate::llm::{LlmRequest, LlmResponse};
+
+/// What a turn's model step needs beside the conversation.
+pub(in crate::agent) struct Asking<'a> {
+    pub(in crate::agent) agent: &'a AgentInner,
+    pub(in crate::agent) sink: &'a Sink,
+}
+
+/// Asks the model for turn `state.turn`'s reply. The turn's calls that are shown whole while
+/// the reply streams are offered to `early`.
+pub(in crate::agent) async fn ask_model(
+    asking: &Asking<'_>,
+    conv: &mut Conversation,
+    plan: &mut Plan<'_>,
+    state: &mut RunState,
+    early: &mut Early<'_, '_>,
+) -> AgentResult<LlmResponse> {
+    let Asking { agent, sink } = *asking;
+    let turn = state.turn;
+    let observer = Observer(agent.observer.as_deref());
+    let request = request(agent, conv, plan, state);
+    let span = chat_span(&*agent.llm);
+    let mut readied = Readied::new();
+    let model_step = async {
+        let reply = if sink.is_on() {
+            reply::stream_reply(&*agent.llm, &request, sink, turn, &mut readied, early)
+                .instrument(span.clone())
+                .await
+        } else {
+            agent.llm.complete(&request).instrument(span.clone()).await
+        };
+        if let Err(error) = &reply {
+            span.record("error.type", error_type(error));
+        }
+        reply.map(StepOutput::Model)
+    };
+    let key = || format!("turn/{turn}/model");
+    let reply = step::run(&*agent.steps, key, model_step).await;
+    state.take_back(request.messages);
+    let mut response = match reply? {
+        StepOutput::Model(response) => response,
+        other => return Err(step::mismatch(&key(), "model reply", &other)),
+    };
+    for call in &mut response.tool_calls {
+        enter(&mut call.arguments);
+    }
+    span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+    span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+    observer.emit(AgentEvent::ModelReplied {
+        turn,
+        response: &response,
+    });
+    if plan.search == Search::Native {
+        let registry = &agent.registry;
+        reveal_native(
+            registry,
+            &mut conv.active,
+            observer,
+            turn,
+            &response.tool_searches,
+        );
+    }
+    state.replied(response.usage, std::mem::take(&mut response.tool_searches));
+    for (index, call) in response.tool_calls.iter().enumerate() {
+        if !reply::was_readied(&readied, index) {
+            let call = || StreamEvent::ToolCallReady {
+                turn,
+                call: call.clone(),
+            };
+            sink.send(call).await;
+        }
+    }
+    Ok(response)
+}
+
+/// The request of turn `state.turn`, the transcript lent to it; reports the turn as started.
+fn request(
+    agent: &AgentInner,
+    conv: &mut Conversation,
+    plan: &mut Plan<'_>,
+    state: &mut RunState,
+) -> LlmRequest {
+    let registry = &agent.registry;
+    let (tools, deferred_tools) = match plan.search {
+        Search::Native => conv
+            .tool_list
+            .get_native(registry, &conv.active, &agent.deferred_list),
+        Search::Local | Search::Off => {
+            let search = (plan.search == Search::Local).then_some(&agent.search_list);
+            let tools = conv.tool_list.get(registry, &conv.active, search);
+            (tools, Default::default())
+        }
+    };
+    let (tools, response_format) = match plan.answer.as_deref_mut() {
+        Some(answer) => answer.offer(tools),
+        None => (tools, None),
+    };
+    Observer(agent.observer.as_deref()).emit(AgentEvent::TurnStarted {
+        session_id: &conv.id,
+        turn: state.turn,
+        tools: &tools,
+    });
+    LlmRequest {
+        system: agent.system_prompt.clone(),
+        messages: state.lend(),
+        tools,
+        deferred_tools,
+        response_format,
+    }
+}

@@ -1,0 +1,245 @@
+//! Running a turn's calls: each through the step seam under its stable key (with the replay
+//! check), concurrently and bounded, results in the jobs' order; `search_tools` answered from
+//! the index, with no step. Also where a call enters the run: its arguments are defused there.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::stream;
+use futures_util::{StreamExt, TryStreamExt};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::search::{Found, search};
+use super::spans::execute_tool_span;
+use crate::agent::events::{AgentEvent, Observer};
+use crate::agent::phi::AgentInner;
+use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
+use crate::agent::stream::{Sink, StreamEvent};
+use crate::context::ToolContext;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::ToolCall;
+use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+use crate::search::SEARCH_TOOL_NAME;
+
+/// A call's arguments as they enter the run (from the model's reply, a streamed call shown
+/// whole, an approver's edit): nesting too deep to handle safely is cut here, once, so that no
+/// later step meets it.
+pub(in crate::agent) fn enter(arguments: &mut serde_json::Value) {
+    crate::limits::defuse_deep_arguments(arguments);
+}
+
+/// What every [`Runner`] of one run shares: built once per run, a runner per turn.
+#[derive(Clone, Copy)]
+pub(in crate::agent) struct RunParts<'a> {
+    pub(in crate::agent) agent: &'a AgentInner,
+    pub(in crate::agent) base_ctx: &'a ToolContext,
+    pub(in crate::agent) sink: &'a Sink,
+}
+
+impl<'a> RunParts<'a> {
+    /// The runner of turn `turn`'s calls over `active`; `searching` when the session finds its
+    /// Deferred tools with `search_tools`.
+    pub(in crate::agent) fn runner(
+        self,
+        active: &'a ActiveTools,
+        turn: usize,
+        searching: bool,
+    ) -> Runner<'a> {
+        Runner {
+            registry: &self.agent.registry,
+            steps: &*self.agent.steps,
+            active,
+            observer: Observer(self.agent.observer.as_deref()),
+            base_ctx: self.base_ctx,
+            parallel: self.agent.config.max_parallel_tools,
+            turn,
+            search: searching.then_some(self.agent),
+            found: Mutex::default(),
+            sink: self.sink,
+        }
+    }
+}
+
+/// Runs one turn's calls.
+pub(in crate::agent) struct Runner<'a> {
+    pub(in crate::agent) registry: &'a ToolRegistry,
+    steps: &'a dyn StepExecutor,
+    pub(in crate::agent) active: &'a ActiveTools,
+    pub(in crate::agent) observer: Observer<'a>,
+    pub(in crate::agent) base_ctx: &'a ToolContext,
+    pub(in crate::agent) parallel: usize,
+    pub(in crate::agent) turn: usize,
+    /// The agent, when this session's model finds its Deferred tools with `search_tools`.
+    search: Option<&'a AgentInner>,
+    /// What this turn's `search_tools` calls found, by call index: revealed once the turn's
+    /// calls are done. A lock only because the calls' futures share the runner; a search never
+    /// awaits while holding it.
+    found: Mutex<Vec<(usize, Found)>>,
+    pub(in crate::agent) sink: &'a Sink,
+}
+
+impl Runner<'_> {
+    /// Whether the call needs a person's approval (false for a call that cannot run).
+    pub(in crate::agent) async fn needs_approval(&self, call: &ToolCall) -> bool {
+        let ctx = self.base_ctx.for_call_in_run(call.id.as_str());
+        self.registry
+            .needs_approval(self.active, &call.name, &call.arguments, &ctx)
+            .await
+    }
+
+    /// Runs `calls[index]` with `arguments` for every job, concurrently (bounded), each as its
+    /// step `turn/<n>/tool/<call id>`; results in the jobs' order. Fails when a step's executor
+    /// does, or its journal does not fit this agent.
+    pub(in crate::agent) async fn run_calls(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+    ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
+        // Indices rather than `&ToolCall` items keep the stream's closure free of a
+        // higher-ranked lifetime, so the run future stays `Send`.
+        stream::iter(0..jobs.len())
+            .map(|job| {
+                let (index, arguments) = jobs[job];
+                self.run_one(index, &calls[index], arguments)
+            })
+            .buffered(self.parallel)
+            // The first failed step ends the turn: the calls after it are not started, and
+            // the ones still running are dropped, as they would be if the process died.
+            .try_collect()
+            .await
+    }
+
+    /// One call, reported as it starts and finishes.
+    async fn run_one(
+        &self,
+        index: usize,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+    ) -> AgentResult<(ToolCallResult, Duration)> {
+        let turn = self.turn;
+        self.observer.emit(AgentEvent::ToolStarted { turn, call });
+        self.sink
+            .send(|| StreamEvent::ToolStarted {
+                turn,
+                call: call.clone(),
+            })
+            .await;
+        let (result, duration) = match self.search {
+            // A search answers from the index, the same on every replay: no step.
+            Some(agent) if call.name == SEARCH_TOOL_NAME => {
+                let started = Instant::now();
+                let (result, found) = search(agent, self.active, call, arguments);
+                if let Some(found) = found {
+                    self.found
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .push((index, found));
+                }
+                (result, started.elapsed())
+            }
+            _ => self.tool_step(call, arguments).await?,
+        };
+        self.observer.emit(AgentEvent::ToolFinished {
+            turn,
+            call,
+            result: &result,
+            duration,
+        });
+        self.sink
+            .send(|| StreamEvent::ToolFinished {
+                turn,
+                call: call.clone(),
+                result: result.clone(),
+                duration,
+            })
+            .await;
+        Ok((result, duration))
+    }
+
+    /// A registry tool's call as its step, checked against this agent when replayed.
+    async fn tool_step(
+        &self,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+    ) -> AgentResult<(ToolCallResult, Duration)> {
+        let turn = self.turn;
+        // Formatted only for an executor that journals, or for an error.
+        let key = || format!("turn/{turn}/tool/{}", call.id);
+        let known = self.registry.get(&call.name).is_some();
+        let tool_step = async {
+            let ctx = self
+                .base_ctx
+                .for_call_in_run(call.id.as_str())
+                .in_turn(turn);
+            let started = Instant::now();
+            let result = execute(self.registry, self.active, call, arguments, &ctx).await;
+            Ok(StepOutput::Tool(ToolStep {
+                known,
+                content: result.content,
+                is_error: result.is_error,
+                duration: started.elapsed(),
+            }))
+        };
+        let step = match step::run(self.steps, key, tool_step).await? {
+            StepOutput::Tool(step) => step,
+            other => return Err(step::mismatch(&key(), "tool result", &other)),
+        };
+        if step.known != known {
+            return Err(replay_mismatch(key(), call, &step));
+        }
+        let result = ToolCallResult {
+            content: step.content,
+            is_error: step.is_error,
+        };
+        Ok((result, step.duration))
+    }
+
+    /// What this turn's searches found, in call order.
+    pub(in crate::agent) fn take_found(&self) -> Vec<Found> {
+        let mut found = std::mem::take(
+            &mut *self
+                .found
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        found.sort_by_key(|&(index, _)| index);
+        found.into_iter().map(|(_, found)| found).collect()
+    }
+}
+
+/// The error for a journaled tool result this agent could not have produced.
+#[cold]
+fn replay_mismatch(key: String, call: &ToolCall, step: &ToolStep) -> AgentError {
+    let reason = if step.known {
+        format!(
+            "the journal holds a result of tool `{}`, which this agent does not have (renamed or removed since the run began); replay the run on an agent with the tools it began with",
+            call.name
+        )
+    } else {
+        format!(
+            "the journal holds an unknown-tool error for `{}`, which this agent has (added since the run began); replay the run on an agent with the tools it began with",
+            call.name
+        )
+    };
+    AgentError::Step { key, reason }
+}
+
+/// One tool call, inside its `execute_tool` span.
+async fn execute(
+    registry: &ToolRegistry,
+    active: &ActiveTools,
+    call: &ToolCall,
+    arguments: &serde_json::Value,
+    ctx: &ToolContext,
+) -> ToolCallResult {
+    let span = execute_tool_span(call);
+    let result = registry
+        .dispatch(active, &call.name, arguments, ctx)
+        .instrument(span.clone())
+        .await;
+    if result.is_error {
+        span.record("error.type", "tool_error");
+    }
+    result
+}

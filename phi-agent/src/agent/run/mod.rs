@@ -1,0 +1,389 @@
+//! The loop of one run, as named steps over a plan (`plan.rs`) and a state (`state.rs`):
+//!
+//! - **ask the model** (`ask.rs`): the request, its span and step, the reply streamed or not;
+//!   the reply's calls enter the run there (defused), native searches are revealed there;
+//! - **judge the reply** (`answer.rs` judges, the state writes): a typed run's answer, or not;
+//! - **settle the calls** (`settle.rs`): which need approval; ask inline or pause, as the plan's
+//!   policy says, while the others run;
+//! - **run the calls** (`calls.rs`, `early.rs`): each a step under its stable key, checked when
+//!   replayed; `search_tools` answered from the index;
+//! - **close the turn** (here, through the state): results in call order, the retry budget,
+//!   found tools revealed, activation re-evaluated.
+//!
+//! Only [`RunState`] writes the transcript and the records.
+
+mod ask;
+mod calls;
+mod early;
+mod reply;
+mod search;
+mod settle;
+mod spans;
+mod state;
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use self::ask::{Asking, ask_model};
+use self::calls::RunParts;
+use self::early::Early;
+use self::search::{Found, reveal_found};
+use self::settle::{Settle, finish_paused, settle};
+use self::spans::invoke_span;
+use self::state::{Judged, RunState, Settled};
+use super::answer::Answering;
+use super::conversation::Conversation;
+use super::events::{AgentEvent, Observer};
+use super::output::{RunOutcome, RunOutput};
+use super::paused::{AnswerNote, PausedRun, TurnCall};
+use super::phi::AgentInner;
+use super::plan::{Pausing, Plan, Policy, Search};
+use super::step::{self, StepOutput};
+use super::stream::{Sink, StreamEvent};
+use crate::context::ToolContext;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::{ToolCall, Usage};
+
+/// What the steps of one run share: the agent, the conversation it borrows, its sink and the
+/// context its calls derive theirs from.
+struct Run<'r> {
+    agent: &'r AgentInner,
+    conv: &'r mut Conversation,
+    sink: &'r Sink,
+    base_ctx: &'r ToolContext,
+}
+
+/// Runs `input` in `conv` to an answer, or to a pause when `policy` may pause; a typed run
+/// when `answer` is given; a streamed one when `sink` is on.
+pub(super) async fn fresh<P: Policy>(
+    agent: &AgentInner,
+    conv: &mut Conversation,
+    input: String,
+    policy: &P,
+    sink: &Sink,
+    answer: Option<&mut Answering>,
+) -> AgentResult<P::Outcome> {
+    settle_id(agent, conv).await?;
+    let span = invoke_span(&conv.id);
+    let state = RunState::fresh(&conv.history, input, agent.config.max_repeated_failures);
+    async {
+        let (token, base_ctx) = run_context(agent, conv);
+        let _cancel_on_drop = token.drop_guard();
+        let (plan, activated) = Plan::fresh(agent, conv, sink.is_on(), answer).await;
+        let mut run = Run {
+            agent,
+            conv,
+            sink,
+            base_ctx: &base_ctx,
+        };
+        report_activated(&run, 0, activated).await;
+        drive(&mut run, policy, state, plan).await
+    }
+    .instrument(span)
+    .await
+}
+
+/// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run is
+/// done, `conv` has the paused run's id, active tools and conversation; otherwise it is as it
+/// was.
+pub(super) async fn resumed(
+    agent: &AgentInner,
+    conv: &mut Conversation,
+    paused: PausedRun,
+    sink: &Sink,
+    answer: Option<&mut Answering>,
+) -> AgentResult<RunOutcome> {
+    paused.check(|name| agent.registry.get(name).is_some())?;
+    check_answer(paused.answer.as_ref(), answer.as_deref())?;
+    let records = paused.records()?;
+    let PausedRun {
+        session_id,
+        run_start,
+        transcript,
+        turn,
+        active_tools,
+        usage,
+        assistant_text,
+        calls,
+        ..
+    } = paused;
+    let active = Conversation::tools_named(agent, &session_id, active_tools);
+    let previous_id = std::mem::replace(&mut conv.id, Arc::from(session_id));
+    let previous_active = std::mem::replace(&mut conv.active, active);
+    let limit = agent.config.max_repeated_failures;
+    let state = RunState::resumed(transcript, run_start, turn, usage, records, limit);
+    let span = invoke_span(&conv.id);
+    let outcome = async {
+        let (token, base_ctx) = run_context(agent, conv);
+        let _cancel_on_drop = token.drop_guard();
+        let plan = Plan::resumed(agent, conv, sink.is_on(), answer);
+        let mut run = Run {
+            agent,
+            conv,
+            sink,
+            base_ctx: &base_ctx,
+        };
+        let mut state = state;
+        close_paused_turn(&mut run, &mut state, assistant_text, calls).await?;
+        drive(&mut run, &Pausing, state, plan).await
+    }
+    .instrument(span)
+    .await;
+    if !matches!(outcome, Ok(RunOutcome::Done(_))) {
+        conv.id = previous_id;
+        conv.active = previous_active;
+    }
+    outcome
+}
+
+/// The turns of a run, from the one after `state.turn` until the model answers, the run
+/// pauses, or the turns are spent.
+async fn drive<P: Policy>(
+    run: &mut Run<'_>,
+    policy: &P,
+    mut state: RunState,
+    mut plan: Plan<'_>,
+) -> AgentResult<P::Outcome> {
+    let (agent, sink, base_ctx) = (run.agent, run.sink, run.base_ctx);
+    let parts = RunParts {
+        agent,
+        base_ctx,
+        sink,
+    };
+    let searching = plan.search == Search::Local;
+    while state.turn < agent.config.max_turns {
+        state.turn += 1;
+        let turn = state.turn;
+        // Calls that start early run on a copy of the turn's tools: none change before the
+        // turn's calls are done.
+        let early_active = plan.early.then(|| run.conv.active.clone());
+        let early_runner = early_active
+            .as_ref()
+            .map(|active| parts.runner(active, turn, searching));
+        let mut early = Early::new(early_runner.as_ref());
+        let asking = Asking { agent, sink };
+        let mut response = ask_model(&asking, run.conv, &mut plan, &mut state, &mut early).await?;
+        let usage = response.usage;
+        let refused = match judge(&mut plan, &mut state, &mut response)? {
+            Judged::Answer(json) => return Ok(P::done(finish(run, state, json, usage).await)),
+            Judged::Again => {
+                turn_finished(sink, turn, usage).await;
+                continue;
+            }
+            Judged::Calls(refused) => refused,
+        };
+        if response.tool_calls.is_empty() {
+            state.say(response.text.clone());
+            return Ok(P::done(finish(run, state, response.text, usage).await));
+        }
+        let calls = response.tool_calls;
+        let settled = {
+            let runner = parts.runner(&run.conv.active, turn, searching);
+            let approvals = policy.approvals();
+            settle(
+                &runner,
+                &mut early,
+                approvals,
+                &calls,
+                refused,
+                &run.conv.id,
+            )
+            .await?
+        };
+        match settled {
+            Settle::Done { settled, found } => {
+                close_turn(run, &mut state, (response.text, calls, settled), &found).await?;
+                turn_finished(sink, turn, usage).await;
+            }
+            Settle::Paused {
+                proof,
+                calls,
+                found,
+            } => {
+                let paused = pause(run, state, &plan, response.text, calls, &found);
+                return Ok(P::paused(proof, paused));
+            }
+        }
+    }
+    Err(state.out_of_turns(agent.config.max_turns))
+}
+
+/// Judges the reply of a typed run and writes down what the judgement leaves; a plain run's
+/// reply goes on as it is.
+fn judge(
+    plan: &mut Plan<'_>,
+    state: &mut RunState,
+    response: &mut crate::llm::LlmResponse,
+) -> AgentResult<Judged> {
+    match plan.answer.as_deref_mut() {
+        Some(answer) => state.judged(answer.judge(response)),
+        None => Ok(Judged::Calls(Vec::new())),
+    }
+}
+
+/// Closes a turn whose calls are settled: the state writes their results, the tools the
+/// turn's searches found are revealed, activation is evaluated again.
+async fn close_turn(
+    run: &mut Run<'_>,
+    state: &mut RunState,
+    (text, calls, settled): (String, Vec<ToolCall>, Vec<Settled>),
+    found: &[Found],
+) -> AgentResult<()> {
+    state.close_turn(text, calls, settled)?;
+    let observer = Observer(run.agent.observer.as_deref());
+    reveal_found(
+        &run.agent.registry,
+        &mut run.conv.active,
+        observer,
+        state.turn,
+        found,
+    );
+    let activated = run.agent.registry.activate(&mut run.conv.active).await;
+    report_activated(run, state.turn, activated).await;
+    Ok(())
+}
+
+/// Runs the decided calls of the paused turn and closes it.
+async fn close_paused_turn(
+    run: &mut Run<'_>,
+    state: &mut RunState,
+    text: String,
+    calls: Vec<TurnCall>,
+) -> AgentResult<()> {
+    let parts = RunParts {
+        agent: run.agent,
+        base_ctx: run.base_ctx,
+        sink: run.sink,
+    };
+    let (calls, settled) = {
+        // A paused turn's searches ran, and were revealed, before the pause.
+        let runner = parts.runner(&run.conv.active, state.turn, false);
+        finish_paused(&runner, calls).await?
+    };
+    close_turn(run, state, (text, calls, settled), &[]).await?;
+    // The turn's model request was counted when it paused.
+    turn_finished(run.sink, state.turn, Usage::default()).await;
+    Ok(())
+}
+
+/// Ends the run with its answer `text`: the conversation it wrote becomes the session's.
+async fn finish(run: &mut Run<'_>, state: RunState, text: String, usage: Usage) -> RunOutput {
+    let turn = state.turn;
+    Observer(run.agent.observer.as_deref()).emit(AgentEvent::Finished {
+        turns: turn,
+        text: &text,
+        usage: state.usage(),
+    });
+    turn_finished(run.sink, turn, usage).await;
+    let (output, history) = state.finish(text);
+    run.conv.history = history;
+    output
+}
+
+/// The run paused in its current turn. The turn's searches are answered already: their tools
+/// are revealed now, so the paused state's active tools include them.
+fn pause(
+    run: &mut Run<'_>,
+    state: RunState,
+    plan: &Plan<'_>,
+    text: String,
+    calls: Vec<TurnCall>,
+    found: &[Found],
+) -> PausedRun {
+    let observer = Observer(run.agent.observer.as_deref());
+    reveal_found(
+        &run.agent.registry,
+        &mut run.conv.active,
+        observer,
+        state.turn,
+        found,
+    );
+    let answer = plan.answer.as_deref().map(|answer| AnswerNote {
+        tool: answer.tool_name().to_string(),
+        refused: answer.refused(),
+    });
+    let active = run.conv.active.names().to_vec();
+    state.pause(run.conv.id.to_string(), active, text, calls, answer)
+}
+
+/// A typed paused run resumes only as a typed run with the same final-answer tool, a plain one
+/// only as a plain run.
+fn check_answer(note: Option<&AnswerNote>, answer: Option<&Answering>) -> AgentResult<()> {
+    let reason = match (note, answer) {
+        (None, None) => return Ok(()),
+        (Some(note), Some(answer)) if note.tool == answer.tool_name() => return Ok(()),
+        (Some(note), Some(answer)) => format!(
+            "the run paused with the final-answer tool `{}` and resumes with `{}`; resume it with the same `AnswerOptions::tool_name`",
+            note.tool,
+            answer.tool_name()
+        ),
+        (Some(note), None) => format!(
+            "the run is a typed run (its final-answer tool is `{}`); resume it with `typed::<T>().resume`",
+            note.tool
+        ),
+        (None, Some(_)) => {
+            "the run is not a typed run; resume it with `resume`, not `typed::<T>().resume`"
+                .to_string()
+        }
+    };
+    Err(AgentError::Resume { reason })
+}
+
+/// The run's cancellation token (cancelled when the run completes or is dropped, so every
+/// tool's token fires) and the context its calls derive theirs from.
+fn run_context(agent: &AgentInner, conv: &Conversation) -> (CancellationToken, ToolContext) {
+    let token = CancellationToken::new();
+    let ctx = ToolContext::new(
+        conv.id.clone(),
+        agent.workspace.clone(),
+        agent.state.clone(),
+    )
+    .for_run(token.clone());
+    (token, ctx)
+}
+
+async fn report_activated(run: &Run<'_>, turn: usize, activated: Vec<&'static str>) {
+    if activated.is_empty() {
+        return;
+    }
+    if turn > 0 {
+        tracing::debug!(tools = ?activated, "tools activated");
+    }
+    Observer(run.agent.observer.as_deref()).emit(AgentEvent::ToolsActivated {
+        turn,
+        names: &activated,
+    });
+    run.sink
+        .send(|| StreamEvent::ToolsActivated {
+            turn,
+            names: activated,
+        })
+        .await;
+}
+
+async fn turn_finished(sink: &Sink, turn: usize, usage: Usage) {
+    sink.send(|| StreamEvent::TurnFinished { turn, usage })
+        .await;
+}
+
+/// Takes the session id through the run's `session/id` step, so that a replayed run (in a
+/// fresh session, in another process) goes on under the id its tools saw before.
+async fn settle_id(agent: &AgentInner, conv: &mut Conversation) -> AgentResult<()> {
+    const KEY: &str = "session/id";
+    let id = conv.id.to_string();
+    let output = step::run(&*agent.steps, || KEY.to_string(), async move {
+        Ok(StepOutput::SessionId { id })
+    })
+    .await?;
+    let StepOutput::SessionId { id } = output else {
+        return Err(step::mismatch(KEY, "session id", &output));
+    };
+    if *id != *conv.id {
+        let names = conv.active.names().to_vec();
+        conv.active = Conversation::tools_named(agent, &id, names);
+        conv.id = Arc::from(id);
+    }
+    Ok(())
+}

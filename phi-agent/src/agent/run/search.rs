@@ -1,0 +1,109 @@
+//! Tool search inside a run: the model's `search_tools` calls, answered from the agent's index,
+//! and the tools a search found made callable (by the run's search step, or the provider's).
+
+use crate::agent::events::{AgentEvent, Observer};
+use crate::agent::phi::AgentInner;
+use crate::content::Content;
+use crate::llm::{ToolCall, ToolSearchCall};
+use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+use crate::search::{SearchArguments, found_text};
+
+use super::spans::execute_tool_span;
+
+/// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
+pub(in crate::agent) struct Found {
+    query: String,
+    /// Registration index and name of each tool, best first.
+    hits: Vec<(usize, &'static str)>,
+}
+
+/// Makes the tools a search found callable from the next request on, and reports the search.
+fn reveal(
+    registry: &ToolRegistry,
+    active: &mut ActiveTools,
+    observer: Observer<'_>,
+    turn: usize,
+    query: &str,
+    hits: &[(usize, &'static str)],
+) {
+    let names: Vec<&'static str> = hits.iter().map(|&(_, name)| name).collect();
+    tracing::info!(query = %query, tools = ?names, "tool search");
+    observer.emit(AgentEvent::ToolsFound {
+        turn,
+        query,
+        names: &names,
+    });
+    registry.reveal(active, hits.iter().map(|&(index, _)| index));
+}
+
+/// Reveals what each of a turn's searches found, in call order.
+pub(in crate::agent) fn reveal_found(
+    registry: &ToolRegistry,
+    active: &mut ActiveTools,
+    observer: Observer<'_>,
+    turn: usize,
+    found: &[Found],
+) {
+    for found in found {
+        reveal(registry, active, observer, turn, &found.query, &found.hits);
+    }
+}
+
+/// Reveals the tools the provider's own search found while it wrote this reply (which may
+/// already call them): before the calls run.
+pub(in crate::agent) fn reveal_native(
+    registry: &ToolRegistry,
+    active: &mut ActiveTools,
+    observer: Observer<'_>,
+    turn: usize,
+    searches: &[ToolSearchCall],
+) {
+    for search in searches {
+        let found: Vec<(usize, &'static str)> = search
+            .tools
+            .iter()
+            .filter_map(|name| {
+                let index = registry.position(name)?;
+                let tool = registry.get(name)?;
+                active
+                    .is_discoverable(index)
+                    .then_some((index, tool.name()))
+            })
+            .collect();
+        reveal(registry, active, observer, turn, search.query(), &found);
+    }
+}
+
+/// The model's call of `search_tools`: searches the session's discoverable tools (found ones
+/// included, so a repeated search answers the same).
+pub(in crate::agent) fn search(
+    agent: &AgentInner,
+    active: &ActiveTools,
+    call: &ToolCall,
+    arguments: &serde_json::Value,
+) -> (ToolCallResult, Option<Found>) {
+    let span = execute_tool_span(call);
+    let _entered = span.enter();
+    let arguments = match SearchArguments::parse(arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            span.record("error.type", "tool_error");
+            let result = ToolCallResult {
+                content: vec![Content::text(message)],
+                is_error: true,
+            };
+            return (result, None);
+        }
+    };
+    let hits = agent
+        .tool_index()
+        .search_where(&arguments.query, arguments.limit(), |index| {
+            active.is_discoverable(index)
+        });
+    let result = ToolCallResult::success(vec![Content::text(found_text(&arguments.query, &hits))]);
+    let found = Found {
+        query: arguments.query,
+        hits: hits.iter().map(|hit| (hit.index, hit.name)).collect(),
+    };
+    (result, Some(found))
+}

@@ -1,0 +1,363 @@
+//! Settling a turn's calls: which need approval, the others run at once (or already run, when
+//! they started early), and those that need approval are put to the approver while they run,
+//! or the run pauses on them, as the plan's [`Approvals`] says. A paused turn is finished here
+//! too, once its calls are decided.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use tracing::Instrument;
+
+use super::calls::{Runner, enter};
+use super::early::Early;
+use super::search::Found;
+use super::spans::{approve_span, decision_name};
+use super::state::Settled;
+use crate::agent::approval::{Approval, ApprovalRequest, Approver};
+use crate::agent::events::AgentEvent;
+use crate::agent::paused::{PendingCall, RanCall, TurnCall};
+use crate::agent::plan::Approvals;
+use crate::agent::stream::StreamEvent;
+use crate::error::{AgentError, AgentResult};
+use crate::llm::ToolCall;
+use crate::registry::ToolCallResult;
+
+/// How a turn's calls were settled.
+pub(in crate::agent) enum Settle<P> {
+    /// Every call has its result, in call order; the turn's searches found `found`.
+    Done {
+        settled: Vec<Settled>,
+        found: Vec<Found>,
+    },
+    /// Some calls wait for a person: the turn as it pauses. Only a run whose plan may pause
+    /// holds a `proof`.
+    Paused {
+        proof: P,
+        calls: Vec<TurnCall>,
+        found: Vec<Found>,
+    },
+}
+
+/// How one call that needed approval was decided.
+enum Decision {
+    /// By a person (an approver, or a decision on a paused run).
+    Person(Approval),
+    /// No one could be asked: the run has no approver.
+    NoApprover,
+}
+
+impl Decision {
+    /// What the record shows, and the error the model reads when the call does not run.
+    fn outcome(&self, tool: &str) -> (Approval, Option<AgentError>) {
+        match self {
+            Decision::NoApprover => {
+                let error = AgentError::ApprovalRequired {
+                    tool: tool.to_string(),
+                };
+                (Approval::deny(error.to_string()), Some(error))
+            }
+            Decision::Person(approval) => {
+                let denial = match approval {
+                    Approval::Deny { message } => Some(AgentError::ApprovalDenied {
+                        tool: tool.to_string(),
+                        message: message.clone(),
+                    }),
+                    Approval::Approve | Approval::ApproveWith { .. } => None,
+                };
+                (approval.clone(), denial)
+            }
+        }
+    }
+}
+
+/// A turn's slots, one per call, filled as calls settle.
+type Slots = Vec<Option<Settled>>;
+
+/// Settles the turn's `calls`; `refused` are final-answer calls already settled.
+pub(in crate::agent) async fn settle<P>(
+    runner: &Runner<'_>,
+    early: &mut Early<'_, '_>,
+    approvals: Approvals<'_, P>,
+    calls: &[ToolCall],
+    refused: Vec<(usize, ToolCallResult)>,
+    session_id: &str,
+) -> AgentResult<Settle<P>> {
+    let mut needs = Vec::with_capacity(calls.len());
+    for (index, call) in calls.iter().enumerate() {
+        // A call offered to the early start was checked then: it is asked once.
+        let verdict = match early.verdict(index) {
+            Some(verdict) => verdict,
+            None => runner.needs_approval(call).await,
+        };
+        needs.push(verdict);
+    }
+    let mut slots: Slots = (0..calls.len()).map(|_| None).collect();
+    for (index, result) in refused {
+        slots[index] = Some(Settled::unrun(result, None));
+    }
+    let open = |index: &usize| slots[*index].is_none();
+    let immediate: Vec<(usize, &serde_json::Value)> = (0..calls.len())
+        .filter(|index| open(index) && !needs[*index])
+        .map(|index| (index, &calls[index].arguments))
+        .collect();
+    let waiting: Vec<usize> = (0..calls.len())
+        .filter(|index| open(index) && needs[*index])
+        .collect();
+    match approvals {
+        Approvals::Ask(approver) => {
+            let (ran, decided) = tokio::join!(
+                early.run(runner, calls, &immediate),
+                ask(runner, approver, session_id, calls, &waiting),
+            );
+            place(&mut slots, &immediate, ran?);
+            for (index, outcome) in carry_out(runner, calls, decided, false).await? {
+                slots[index] = Some(outcome);
+            }
+            let found = early.take_found(runner);
+            Ok(Settle::Done {
+                settled: filled(slots)?,
+                found,
+            })
+        }
+        Approvals::Pause(proof) => {
+            let ran = early.run(runner, calls, &immediate).await?;
+            place(&mut slots, &immediate, ran);
+            let found = early.take_found(runner);
+            if waiting.is_empty() {
+                let settled = filled(slots)?;
+                return Ok(Settle::Done { settled, found });
+            }
+            let calls = paused_turn(runner, calls, slots);
+            pause_events(runner, &calls).await;
+            Ok(Settle::Paused {
+                proof,
+                calls,
+                found,
+            })
+        }
+    }
+}
+
+/// The paused turn's calls: those that ran with their results, the others pending.
+fn paused_turn(runner: &Runner<'_>, calls: &[ToolCall], slots: Slots) -> Vec<TurnCall> {
+    let turn = runner.turn;
+    calls
+        .iter()
+        .zip(slots)
+        .map(|(call, settled)| match settled {
+            Some(settled) => TurnCall::Ran(RanCall {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                provider_state: call.provider_state.clone(),
+                content: settled.result.content,
+                is_error: settled.result.is_error,
+                duration: settled.duration,
+            }),
+            None => {
+                runner
+                    .observer
+                    .emit(AgentEvent::ApprovalRequested { turn, call });
+                tracing::info!(
+                    "gen_ai.tool.name" = call.name.as_str(),
+                    "gen_ai.tool.call.id" = call.id.as_str(),
+                    "tool call awaits approval; the run pauses"
+                );
+                TurnCall::Pending(PendingCall::new(call))
+            }
+        })
+        .collect()
+}
+
+/// Streams an [`ApprovalRequested`](StreamEvent::ApprovalRequested) for each call a paused turn
+/// waits on.
+async fn pause_events(runner: &Runner<'_>, calls: &[TurnCall]) {
+    for call in calls {
+        if let TurnCall::Pending(_) = call {
+            runner
+                .sink
+                .send(|| StreamEvent::ApprovalRequested {
+                    turn: runner.turn,
+                    call: call.to_tool_call(),
+                })
+                .await;
+        }
+    }
+}
+
+/// Every slot, filled: a call left unsettled is a bug of the loop, never silence to the model.
+fn filled(slots: Slots) -> AgentResult<Vec<Settled>> {
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(index, slot)| {
+            slot.ok_or_else(|| {
+                AgentError::Internal(format!("call {index} of the turn was never settled"))
+            })
+        })
+        .collect()
+}
+
+fn place(
+    slots: &mut Slots,
+    jobs: &[(usize, &serde_json::Value)],
+    ran: Vec<(ToolCallResult, std::time::Duration)>,
+) {
+    for (&(index, _), (result, duration)) in jobs.iter().zip(ran) {
+        slots[index] = Some(Settled {
+            result,
+            duration,
+            approval: None,
+        });
+    }
+}
+
+/// Reports a call's decision to the observer and to tracing.
+fn announce(runner: &Runner<'_>, call: &ToolCall, approval: &Approval) {
+    runner.observer.emit(AgentEvent::ApprovalResolved {
+        turn: runner.turn,
+        call,
+        approval,
+    });
+    tracing::info!(
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "approval.decision" = decision_name(approval),
+        "tool call approval resolved"
+    );
+}
+
+/// Puts the calls at `waiting` to `approver`, one after the other in call order, and reports
+/// each decision as it is made.
+async fn ask(
+    runner: &Runner<'_>,
+    approver: Option<&dyn Approver>,
+    session_id: &str,
+    calls: &[ToolCall],
+    waiting: &[usize],
+) -> Vec<(usize, Decision)> {
+    let turn = runner.turn;
+    let mut decided = Vec::with_capacity(waiting.len());
+    for &index in waiting {
+        let call = &calls[index];
+        runner
+            .observer
+            .emit(AgentEvent::ApprovalRequested { turn, call });
+        runner
+            .sink
+            .send(|| StreamEvent::ApprovalRequested {
+                turn,
+                call: call.clone(),
+            })
+            .await;
+        let Some(approver) = approver else {
+            tracing::warn!(
+                "gen_ai.tool.name" = call.name.as_str(),
+                "gen_ai.tool.call.id" = call.id.as_str(),
+                "tool call needs approval and the agent has no approver; denied"
+            );
+            announce(runner, call, &Decision::NoApprover.outcome(&call.name).0);
+            decided.push((index, Decision::NoApprover));
+            continue;
+        };
+        let span = approve_span(call);
+        let request = ApprovalRequest::new(session_id, turn, call);
+        // An approver that panics denies: failing closed, as when there is none.
+        let mut approval = AssertUnwindSafe(approver.decide(request))
+            .catch_unwind()
+            .instrument(span.clone())
+            .await
+            .unwrap_or_else(|_| Approval::deny("the approver failed (it panicked)"));
+        if let Approval::ApproveWith { arguments } = &mut approval {
+            // The approver's arguments enter the run here.
+            enter(arguments);
+        }
+        span.record("approval.decision", decision_name(&approval));
+        announce(runner, call, &approval);
+        decided.push((index, Decision::Person(approval)));
+    }
+    decided
+}
+
+/// Runs the approved calls (concurrently, with their decided arguments) and turns the denied
+/// ones into results. `announce_now`: whether to report the decisions as resolved (not yet
+/// done by [`ask`]).
+async fn carry_out(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    decided: Vec<(usize, Decision)>,
+    announce_now: bool,
+) -> AgentResult<Vec<(usize, Settled)>> {
+    let mut settled = Vec::with_capacity(decided.len());
+    let mut jobs = Vec::new();
+    for (index, decision) in &decided {
+        let call = &calls[*index];
+        let (approval, denial) = decision.outcome(&call.name);
+        if announce_now {
+            announce(runner, call, &approval);
+        }
+        match denial {
+            Some(error) => settled.push((
+                *index,
+                Settled::unrun(ToolCallResult::error(&error), Some(approval)),
+            )),
+            None => jobs.push((*index, approval)),
+        }
+    }
+    let arguments: Vec<(usize, &serde_json::Value)> = jobs
+        .iter()
+        .map(|(index, approval)| match approval {
+            Approval::ApproveWith { arguments } => (*index, arguments),
+            _ => (*index, &calls[*index].arguments),
+        })
+        .collect();
+    let ran = runner.run_calls(calls, &arguments).await?;
+    drop(arguments);
+    for ((index, approval), (result, duration)) in jobs.into_iter().zip(ran) {
+        settled.push((
+            index,
+            Settled {
+                result,
+                duration,
+                approval: Some(approval),
+            },
+        ));
+    }
+    Ok(settled)
+}
+
+/// Runs the decided calls of a paused turn; the calls that ran before the pause keep their
+/// results.
+pub(in crate::agent) async fn finish_paused(
+    runner: &Runner<'_>,
+    calls: Vec<TurnCall>,
+) -> AgentResult<(Vec<ToolCall>, Vec<Settled>)> {
+    let tool_calls: Vec<ToolCall> = calls.iter().map(TurnCall::to_tool_call).collect();
+    let mut slots: Slots = Vec::with_capacity(calls.len());
+    let mut decided = Vec::new();
+    for (index, call) in calls.into_iter().enumerate() {
+        match call {
+            TurnCall::Ran(ran) => slots.push(Some(Settled {
+                result: ToolCallResult {
+                    content: ran.content,
+                    is_error: ran.is_error,
+                },
+                duration: ran.duration,
+                approval: None,
+            })),
+            TurnCall::Pending(pending) => {
+                slots.push(None);
+                // `PausedRun::check` refused undecided calls; should one slip through, it is
+                // denied, never run.
+                let decision = pending
+                    .take_decision()
+                    .map_or(Decision::NoApprover, Decision::Person);
+                decided.push((index, decision));
+            }
+        }
+    }
+    for (index, outcome) in carry_out(runner, &tool_calls, decided, true).await? {
+        slots[index] = Some(outcome);
+    }
+    Ok((tool_calls, filled(slots)?))
+}

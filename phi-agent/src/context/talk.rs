@@ -1,0 +1,487 @@
+//! What a running tool can say back: progress, log messages, questions to the user
+//! (elicitation) and questions to a model (sampling).
+//!
+//! A tool says them through [`ToolContext`](super::ToolContext); where they go is the business
+//! of the [`ToolPeer`] the context holds. Served over MCP, the peer is the client; a context
+//! without a peer (a unit test, or a run whose loop has not set one) logs progress and messages
+//! as tracing events and answers questions with an error result that says they cannot be asked
+//! here, so the same tool runs everywhere.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{AgentError, AgentResult};
+
+/// How serious a log message is: the eight levels of syslog (RFC 5424), as MCP uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Detail for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something to look at.
+    Warning,
+    /// An operation failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action is needed now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+/// One progress report of a running call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Progress {
+    /// How much is done; grows with every report of a call.
+    pub done: f64,
+    /// How much there is in all, when known.
+    pub total: Option<f64>,
+    /// What is being done now, for a person to read.
+    pub message: Option<String>,
+}
+
+impl Progress {
+    /// `done` out of an unknown total, with no message.
+    pub fn new(done: f64) -> Self {
+        Self {
+            done,
+            total: None,
+            message: None,
+        }
+    }
+
+    /// With the total known.
+    pub fn with_total(mut self, total: f64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// With a message for a person to read.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = Some(message.into());
+        self
+    }
+}
+
+/// The user's answer to a question a tool asked ([`ToolContext::elicit`](super::ToolContext::elicit)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", content = "content", rename_all = "lowercase")]
+pub enum Elicitation<T> {
+    /// The user filled in the form: here is what they entered.
+    Accept(T),
+    /// The user said no.
+    Decline,
+    /// The user dismissed the question without choosing.
+    Cancel,
+}
+
+impl<T> Elicitation<T> {
+    /// The value, when the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicitation::Accept(value) => Some(value),
+            Elicitation::Decline | Elicitation::Cancel => None,
+        }
+    }
+}
+
+/// Who said a message of a [`SampleRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SampleRole {
+    /// The user (or the tool, speaking for it).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// A question for a model ([`ToolContext::sample`](super::ToolContext::sample)): text messages,
+/// an optional system prompt and a cap on the answer's length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SampleRequest {
+    /// The conversation, oldest first.
+    pub messages: Vec<(SampleRole, String)>,
+    /// The system prompt, if any.
+    pub system: Option<String>,
+    /// The most tokens the answer may take. Default: 1,000.
+    pub max_tokens: u32,
+    /// Sampling temperature, if the tool cares.
+    pub temperature: Option<f64>,
+}
+
+impl Default for SampleRequest {
+    fn default() -> Self {
+        Self {
+            messages: Vec::new(),
+            system: None,
+            max_tokens: 1_000,
+            temperature: None,
+        }
+    }
+}
+
+impl SampleRequest {
+    /// One user message.
+    pub fn new(prompt: impl Into<String>) -> Self {
+        Self::default().with_message(SampleRole::User, prompt)
+    }
+
+    /// With one more message.
+    pub fn with_message(mut self, role: SampleRole, text: impl Into<String>) -> Self {
+        self.messages.push((role, text.into()));
+        self
+    }
+
+    /// With a system prompt.
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// With a cap on the answer's length.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// With a sampling temperature.
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+}
+
+/// A model's answer to a [`SampleRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Sampled {
+    /// The answer's text.
+    pub text: String,
+    /// The model that answered, as its provider names it.
+    pub model: String,
+    /// Why the model stopped (`endTurn`, `maxTokens`, ...), when it says.
+    pub stop_reason: Option<String>,
+}
+
+impl Sampled {
+    /// An answer `text` from `model`.
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// With the reason the model stopped.
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
+/// Where what a running tool says goes: an MCP client, an agent run, a test.
+///
+/// [`ToolContext::with_peer`](super::ToolContext::with_peer) sets one for a call. The MCP server
+/// sets its own for every `tools/call`; an agent loop sets one that turns progress and log
+/// messages into events and sends questions to its handlers. A test can set one to see what a
+/// tool says and answer its questions.
+#[async_trait]
+pub trait ToolPeer: Send + Sync + std::fmt::Debug {
+    /// A progress report. Sending it must not fail the tool: report trouble as a tracing event.
+    async fn progress(&self, progress: Progress);
+
+    /// A log message at `level`, with any JSON `data` (usually a string).
+    async fn log(&self, level: LogLevel, data: Value);
+
+    /// Asks the user `message` with a form of `schema` (a flat JSON Schema object of
+    /// primitive properties); the accepted content is the filled-in form.
+    async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>>;
+
+    /// Asks a model.
+    async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled>;
+}
+
+/// What a context without a peer does: progress and log messages become tracing events;
+/// questions get an error that says they cannot be asked here.
+pub(super) async fn no_peer_progress(tool_call_id: &str, progress: &Progress) {
+    tracing::debug!(
+        tool_call_id,
+        done = progress.done,
+        total = progress.total,
+        message = progress.message.as_deref(),
+        "tool progress"
+    );
+}
+
+pub(super) fn no_peer_log(tool_call_id: &str, level: LogLevel, data: &Value) {
+    match level {
+        LogLevel::Debug => tracing::debug!(tool_call_id, %data, "tool log"),
+        LogLevel::Info | LogLevel::Notice => tracing::info!(tool_call_id, %data, "tool log"),
+        LogLevel::Warning => tracing::warn!(tool_call_id, %data, "tool log"),
+        _ => tracing::error!(tool_call_id, ?level, %data, "tool log"),
+    }
+}
+
+pub(super) fn not_connected(what: &str) -> AgentError {
+    AgentError::tool(format!(
+        "this tool needs to {what}, which is not supported where it runs now (no client or \
+         handler is connected to answer); it can run where one is, e.g. served over MCP to a \
+         client that supports it"
+    ))
+}
+
+/// The form schema of `T` as elicitation wants it: one flat object of primitive properties,
+/// references inlined, without `$schema`, titles, formats standard validators do not know, or
+/// `null` in a property's type (an `Option` field is simply not required).
+pub(super) fn form_schema<T: JsonSchema>() -> Value {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .with(|settings| settings.meta_schema = None)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    inline_refs(&mut schema);
+    if let Value::Object(map) = &mut schema {
+        for key in [
+            "$schema",
+            "$defs",
+            "definitions",
+            "title",
+            "additionalProperties",
+        ] {
+            map.remove(key);
+        }
+        if let Some(Value::Object(properties)) = map.get_mut("properties") {
+            for property in properties.values_mut() {
+                flatten_property(property);
+            }
+        }
+    }
+    schema
+}
+
+/// One form field: `["string", "null"]` becomes `"string"`, and formats elicitation does not
+/// define (`uint32`, ...) go (their bounds stay).
+fn flatten_property(property: &mut Value) {
+    let Value::Object(map) = property else { return };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [single] = kept.as_slice() {
+            map.insert("type".into(), single.clone());
+        }
+    }
+    let known = ["email", "uri", "date", "date-time"];
+    if map
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !known.contains(&format))
+    {
+        map.remove("format");
+    }
+}
+
+/// Replaces every local `$ref` with the definition it names (forms are flat: no cycles, and
+/// the depth bound stops a strange one).
+fn inline_refs(schema: &mut Value) {
+    fn walk(value: &mut Value, defs: &Value, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    let name = reference.rsplit('/').next().unwrap_or_default();
+                    if let Some(Value::Object(def)) = defs.get(name) {
+                        let def = def.clone();
+                        map.remove("$ref");
+                        for (key, item) in def {
+                            map.entry(key).or_insert(item);
+                        }
+                    }
+                }
+                for item in map.values_mut() {
+                    walk(item, defs, depth + 1);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, defs, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let defs = schema
+        .get("$defs")
+        .or_else(|| schema.get("definitions"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    walk(schema, &defs, 0);
+}
+
+/// The accepted content of an elicitation as `T`, or an error the tool can return as is.
+pub(super) fn decode_answer<T: DeserializeOwned>(
+    answer: Elicitation<Value>,
+) -> AgentResult<Elicitation<T>> {
+    Ok(match answer {
+        Elicitation::Accept(value) => {
+            Elicitation::Accept(serde_json::from_value(value).map_err(|error| {
+                AgentError::tool(format!(
+                    "the user's answer does not fit the form that was asked: {error}"
+                ))
+            })?)
+        }
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::ToolContext;
+
+    /// What an agent loop or a test plugs in: records what the tool says, answers its questions.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        said: Mutex<Vec<String>>,
+        answer: Mutex<Option<Elicitation<Value>>>,
+    }
+
+    #[async_trait]
+    impl ToolPeer for Recorder {
+        async fn progress(&self, progress: Progress) {
+            self.said.lock().unwrap().push(format!(
+                "progress {} {:?} {:?}",
+                progress.done, progress.total, progress.message
+            ));
+        }
+        async fn log(&self, level: LogLevel, data: Value) {
+            self.said
+                .lock()
+                .unwrap()
+                .push(format!("log {level:?} {data}"));
+        }
+        async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
+            self.said
+                .lock()
+                .unwrap()
+                .push(format!("elicit {message} {schema}"));
+            Ok(self
+                .answer
+                .lock()
+                .unwrap()
+                .take()
+                .unwrap_or(Elicitation::Cancel))
+        }
+        async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
+            self.said
+                .lock()
+                .unwrap()
+                .push(format!("sample {:?}", request.messages));
+            Ok(Sampled::new("four", "test-model").with_stop_reason("endTurn"))
+        }
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    struct Confirm {
+        /// Go ahead?
+        proceed: bool,
+        /// A note
+        note: Option<String>,
+        /// How many copies
+        copies: u16,
+    }
+
+    #[tokio::test]
+    async fn a_peer_hears_everything_in_order_and_answers_typed_questions() {
+        let recorder = Arc::new(Recorder::default());
+        *recorder.answer.lock().unwrap() =
+            Some(Elicitation::Accept(json!({"proceed": true, "copies": 2})));
+        let ctx = ToolContext::default().with_peer(recorder.clone());
+        assert!(ctx.has_peer());
+        ctx.progress(1.0, Some(2.0), Some("half")).await;
+        ctx.log(LogLevel::Warning, "careful").await;
+        let answer = ctx.elicit::<Confirm>("Print?").await.unwrap();
+        assert_eq!(
+            answer,
+            Elicitation::Accept(Confirm {
+                proceed: true,
+                note: None,
+                copies: 2
+            })
+        );
+        let sampled = ctx.sample(SampleRequest::new("2 + 2?")).await.unwrap();
+        assert_eq!(
+            (sampled.text.as_str(), sampled.model.as_str()),
+            ("four", "test-model")
+        );
+        // A clone of the context (what a blocking tool holds) talks to the same peer.
+        ctx.clone().progress(2.0, Some(2.0), None).await;
+
+        let said = recorder.said.lock().unwrap().clone();
+        assert_eq!(said[0], r#"progress 1 Some(2.0) Some("half")"#);
+        assert_eq!(said[1], r#"log Warning "careful""#);
+        let form: Value =
+            serde_json::from_str(said[2].strip_prefix("elicit Print? ").unwrap()).unwrap();
+        assert_eq!(form["properties"]["note"]["type"], "string", "{form}");
+        assert!(
+            form["properties"]["copies"].get("format").is_none(),
+            "{form}"
+        );
+        assert_eq!(form["properties"]["copies"]["maximum"], 65535);
+        assert_eq!(form["required"], json!(["proceed", "copies"]));
+        assert!(form.get("$schema").is_none() && form.get("title").is_none());
+        assert_eq!(said[3], r#"sample [(User, "2 + 2?")]"#);
+        assert_eq!(said[4], "progress 2 Some(2.0) None");
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_the_form_is_an_error_not_a_panic() {
+        let recorder = Arc::new(Recorder::default());
+        *recorder.answer.lock().unwrap() = Some(Elicitation::Accept(json!({"proceed": "yes"})));
+        let ctx = ToolContext::default().with_peer(recorder);
+        let error = ctx.elicit::<Confirm>("Print?").await.unwrap_err();
+        assert!(
+            error.to_string().contains("does not fit the form"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn forms_inline_nested_enums() {
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        enum Size {
+            Small,
+            Large,
+        }
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct Order {
+            size: Size,
+        }
+        let form = form_schema::<Order>();
+        assert_eq!(
+            form["properties"]["size"]["enum"],
+            json!(["Small", "Large"]),
+            "{form}"
+        );
+        assert!(form.get("$defs").is_none(), "{form}");
+    }
+}

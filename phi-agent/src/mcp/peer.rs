@@ -1,0 +1,240 @@
+//! A tool's talk-back over MCP: the [`ToolPeer`] the server gives every `tools/call`.
+//!
+//! Progress goes out only when the request carried a progress token (the spec forbids it
+//! otherwise); log messages only at or above the session's level (`logging/setLevel`, `info`
+//! until the client sets one); questions go to the client as `elicitation/create` and
+//! `sampling/createMessage` when it declared the capability, and are refused with a clear error
+//! when it did not. rmcp routes requests sent from inside a call to that call's response stream.
+
+#![allow(deprecated)] // rmcp marks logging and sampling as deprecated by SEP-2577 (2026-07-28); 2025-11-25 clients use them.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, ElicitationAction,
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    SamplingMessage, ServerRequest,
+};
+use rmcp::service::Peer;
+use rmcp::{RoleServer, model::ClientResult};
+use serde_json::Value;
+
+use crate::context::{
+    Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer,
+};
+use crate::error::{AgentError, AgentResult};
+
+/// The lowest level a session's client hears: `info` until it sends `logging/setLevel`.
+#[derive(Debug)]
+pub(crate) struct LogThreshold(AtomicU8);
+
+impl Default for LogThreshold {
+    fn default() -> Self {
+        Self(AtomicU8::new(LogLevel::Info as u8))
+    }
+}
+
+impl LogThreshold {
+    pub(crate) fn set(&self, level: LoggingLevel) {
+        self.0.store(from_mcp_level(level) as u8, Ordering::Relaxed);
+    }
+
+    fn allows(&self, level: LogLevel) -> bool {
+        level as u8 >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Which log messages of a call the client hears.
+#[derive(Debug)]
+pub(crate) enum LogFilter {
+    /// The session's level (`logging/setLevel`; protocols up to 2025-11-25).
+    Session(Arc<LogThreshold>),
+    /// The level the request opted in to with `_meta["io.modelcontextprotocol/logLevel"]`, or
+    /// none without it (protocol 2026-07-28 and later, which has no `logging/setLevel`).
+    Request(Option<LogLevel>),
+}
+
+impl LogFilter {
+    /// The filter of a request with `meta`, on `protocol`.
+    pub(crate) fn for_request(
+        session: &Arc<LogThreshold>,
+        meta: &rmcp::model::RequestMetaObject,
+        modern: bool,
+    ) -> Self {
+        if !modern {
+            return LogFilter::Session(session.clone());
+        }
+        let level = meta
+            .get("io.modelcontextprotocol/logLevel")
+            .and_then(|level| serde_json::from_value::<LoggingLevel>(level.clone()).ok())
+            .map(from_mcp_level);
+        LogFilter::Request(level)
+    }
+
+    fn allows(&self, level: LogLevel) -> bool {
+        match self {
+            LogFilter::Session(threshold) => threshold.allows(level),
+            LogFilter::Request(min) => min.is_some_and(|min| level >= min),
+        }
+    }
+}
+
+/// The client of one `tools/call`.
+pub(crate) struct ClientPeer {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) logs: LogFilter,
+    pub(crate) tool: String,
+}
+
+impl std::fmt::Debug for ClientPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientPeer")
+            .field("tool", &self.tool)
+            .field("progress_token", &self.progress_token)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl ToolPeer for ClientPeer {
+    async fn progress(&self, progress: Progress) {
+        let Some(token) = &self.progress_token else {
+            tracing::trace!(tool = %self.tool, done = progress.done, "no progress token: progress not sent");
+            return;
+        };
+        let mut params = ProgressNotificationParam::new(token.clone(), progress.done);
+        params.total = progress.total;
+        params.message = progress.message;
+        if let Err(error) = self.peer.notify_progress(params).await {
+            tracing::debug!(tool = %self.tool, %error, "could not send notifications/progress");
+        }
+    }
+
+    async fn log(&self, level: LogLevel, data: Value) {
+        if !self.logs.allows(level) {
+            return;
+        }
+        let mut params = LoggingMessageNotificationParam::new(to_mcp_level(level), data);
+        params.logger = Some(self.tool.clone());
+        if let Err(error) = self.peer.notify_logging_message(params).await {
+            tracing::debug!(tool = %self.tool, %error, "could not send notifications/message");
+        }
+    }
+
+    async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
+        let supported = self
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if !supported {
+            return Err(self.unsupported("ask the user a question (elicitation)"));
+        }
+        let requested_schema = serde_json::from_value(schema).map_err(|error| {
+            AgentError::tool(format!(
+                "the form is not one MCP elicitation allows (a flat object of strings, numbers, booleans and enums): {error}"
+            ))
+        })?;
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.to_string(),
+            requested_schema,
+        };
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        let answer = match self.peer.send_request(request).await {
+            Ok(ClientResult::ElicitResult(answer)) => answer,
+            Ok(other) => {
+                return Err(self.failed("elicitation", format!("unexpected answer {other:?}")));
+            }
+            Err(error) => return Err(self.failed("elicitation", error.to_string())),
+        };
+        Ok(match answer.action {
+            ElicitationAction::Accept => {
+                Elicitation::Accept(answer.content.unwrap_or(Value::Object(Default::default())))
+            }
+            ElicitationAction::Decline => Elicitation::Decline,
+            _ => Elicitation::Cancel,
+        })
+    }
+
+    async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
+        let supported = self
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.sampling.is_some());
+        if !supported {
+            return Err(self.unsupported("ask the client's model (sampling)"));
+        }
+        let messages = request
+            .messages
+            .into_iter()
+            .map(|(role, text)| match role {
+                SampleRole::User => SamplingMessage::user_text(text),
+                SampleRole::Assistant => SamplingMessage::assistant_text(text),
+            })
+            .collect();
+        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+        params.system_prompt = request.system;
+        params.temperature = request.temperature.map(|t| t as f32);
+        let answer = self
+            .peer
+            .create_message(params)
+            .await
+            .map_err(|error| self.failed("sampling", error.to_string()))?;
+        let text = answer
+            .message
+            .content
+            .into_vec()
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut sampled = Sampled::new(text, answer.model);
+        sampled.stop_reason = answer.stop_reason;
+        Ok(sampled)
+    }
+}
+
+impl ClientPeer {
+    fn unsupported(&self, what: &str) -> AgentError {
+        AgentError::tool(format!(
+            "tool `{}` needs to {what}, and this MCP client does not support it (it declared no such capability at initialization)",
+            self.tool
+        ))
+    }
+
+    fn failed(&self, what: &str, error: String) -> AgentError {
+        AgentError::tool(format!(
+            "tool `{}`: the client did not answer the {what} request: {error}",
+            self.tool
+        ))
+    }
+}
+
+fn to_mcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+fn from_mcp_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        _ => LogLevel::Emergency,
+    }
+}

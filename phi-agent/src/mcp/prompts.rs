@@ -1,0 +1,132 @@
+//! Prompts an MCP server serves (`prompts/list`, `prompts/get`): named message templates a
+//! client's user picks, filled in from their arguments.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+use crate::content::Content;
+use crate::error::AgentResult;
+
+type Get = Arc<
+    dyn Fn(BTreeMap<String, String>) -> BoxFuture<'static, AgentResult<Vec<PromptMessage>>>
+        + Send
+        + Sync,
+>;
+
+/// A prompt: a name, a description, its arguments, and what makes its messages.
+///
+/// ```
+/// use phi_agent::mcp::{Prompt, PromptMessage};
+///
+/// let review = Prompt::new("review", |args| async move {
+///     Ok(vec![PromptMessage::user(format!("Review this code:\n{}", args["code"]))])
+/// })
+/// .with_description("Ask for a code review")
+/// .with_argument("code", "The code to review", true);
+/// # let _ = review;
+/// ```
+#[derive(Clone)]
+pub struct Prompt {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) arguments: Vec<PromptArgument>,
+    pub(crate) get: Get,
+}
+
+/// One argument of a [`Prompt`].
+#[derive(Debug, Clone)]
+pub(crate) struct PromptArgument {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) required: bool,
+}
+
+impl Prompt {
+    /// A prompt whose messages `get` makes from the arguments the client sent (each a string;
+    /// a missing required one is refused before `get` runs).
+    pub fn new<F, Fut>(name: impl Into<String>, get: F) -> Self
+    where
+        F: Fn(BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = AgentResult<Vec<PromptMessage>>> + Send + 'static,
+    {
+        Self {
+            name: name.into(),
+            description: None,
+            arguments: Vec::new(),
+            get: Arc::new(move |args| Box::pin(get(args))),
+        }
+    }
+
+    /// A prompt of fixed messages.
+    pub fn fixed(name: impl Into<String>, messages: Vec<PromptMessage>) -> Self {
+        Self::new(name, move |_| {
+            let messages = messages.clone();
+            async move { Ok(messages) }
+        })
+    }
+
+    /// What the prompt is for.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// One more argument, `required` or not.
+    pub fn with_argument(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        required: bool,
+    ) -> Self {
+        self.arguments.push(PromptArgument {
+            name: name.into(),
+            description: description.into(),
+            required,
+        });
+        self
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prompt")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One message of a prompt: from the user or the assistant, with one piece of content (text,
+/// an image, audio, an embedded resource or a resource link; JSON is sent as text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptMessage {
+    pub(crate) assistant: bool,
+    pub(crate) content: Content,
+}
+
+impl PromptMessage {
+    /// A user message.
+    pub fn user(content: impl Into<Content>) -> Self {
+        Self {
+            assistant: false,
+            content: content.into(),
+        }
+    }
+
+    /// An assistant message.
+    pub fn assistant(content: impl Into<Content>) -> Self {
+        Self {
+            assistant: true,
+            content: content.into(),
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Resources an MCP server serves besides its tools: fixed ones ([`Resource`]) and families
+//! addressed by a URI template ([`ResourceTemplate`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+use crate::content::ResourceContents;
+use crate::error::AgentResult;
+
+type Read = Arc<dyn Fn(String) -> BoxFuture<'static, AgentResult<ResourceContents>> + Send + Sync>;
+type ReadTemplate = Arc<
+    dyn Fn(String, BTreeMap<String, String>) -> BoxFuture<'static, AgentResult<ResourceContents>>
+        + Send
+        + Sync,
+>;
+
+/// A resource at one URI, listed by `resources/list` and read by `resources/read`: fixed
+/// contents ([`text`](Self::text), [`blob`](Self::blob)) or contents read on each request
+/// ([`new`](Self::new)).
+///
+/// ```
+/// use phi_agent::ResourceContents;
+/// use phi_agent::mcp::Resource;
+///
+/// let readme = Resource::text("docs://readme", "readme", "Start here.")
+///     .with_description("What this server is for");
+/// let clock = Resource::new("time://now", "now", |uri| async move {
+///     Ok(ResourceContents::text(uri, "text/plain", "12:00"))
+/// });
+/// # let _ = (readme, clock);
+/// ```
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) uri: String,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) read: Read,
+}
+
+impl Resource {
+    /// A resource whose contents `read` makes on each request, from the requested URI.
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = AgentResult<ResourceContents>> + Send + 'static,
+    {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+            read: Arc::new(move |uri| Box::pin(read(uri))),
+        }
+    }
+
+    /// A resource with fixed contents.
+    pub fn fixed(name: impl Into<String>, contents: ResourceContents) -> Self {
+        let uri = contents.uri.clone();
+        let mime_type = contents.mime_type.clone();
+        let mut resource = Self::new(uri, name, move |_| {
+            let contents = contents.clone();
+            async move { Ok(contents) }
+        });
+        resource.mime_type = mime_type;
+        resource
+    }
+
+    /// A fixed `text/plain` resource.
+    pub fn text(uri: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::fixed(name, ResourceContents::text(uri, "text/plain", text))
+    }
+
+    /// A fixed binary resource from base64 `data`.
+    pub fn blob(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        data: impl Into<String>,
+    ) -> Self {
+        Self::fixed(name, ResourceContents::blob(uri, mime_type, data))
+    }
+
+    /// What the resource is, for the client's user or model.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type, as listed.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The resource's URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+}
+
+impl fmt::Debug for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resource")
+            .field("uri", &self.uri)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A family of resources addressed by a URI template (RFC 6570 level 1: `{name}` stands for
+/// one path segment), listed by `resources/templates/list`; a `resources/read` of a URI that
+/// matches gets what `read` makes from the URI and the values of the template's variables.
+///
+/// ```
+/// use phi_agent::ResourceContents;
+/// use phi_agent::mcp::ResourceTemplate;
+///
+/// let orders = ResourceTemplate::new("shop://orders/{id}", "order", |uri, vars| async move {
+///     Ok(ResourceContents::text(uri, "application/json", format!("{{\"id\":\"{}\"}}", vars["id"])))
+/// });
+/// # let _ = orders;
+/// ```
+#[derive(Clone)]
+pub struct ResourceTemplate {
+    pub(crate) uri_template: String,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) read: ReadTemplate,
+}
+
+impl ResourceTemplate {
+    /// A template whose resources `read` makes.
+    pub fn new<F, Fut>(uri_template: impl Into<String>, name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = AgentResult<ResourceContents>> + Send + 'static,
+    {
+        Self {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+            read: Arc::new(move |uri, vars| Box::pin(read(uri, vars))),
+        }
+    }
+
+    /// What the resources are, for the client's user or model.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Their MIME type, as listed.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The values of the template's variables in `uri`, if it matches.
+    pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        match_template(&self.uri_template, uri)
+    }
+}
+
+impl fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceTemplate")
+            .field("uri_template", &self.uri_template)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Matches `uri` against a level-1 template: literals must match exactly, and each `{var}`
+/// takes a non-empty run of characters up to the next literal, never a `/`.
+fn match_template(template: &str, uri: &str) -> Option<BTreeMap<String, String>> {
+    let mut vars = BTreeMap::new();
+    let mut rest_template = template;
+    let mut rest_uri = uri;
+    while !rest_template.is_empty() {
+        match rest_template.find('{') {
+            Some(0) => {
+                let close = rest_template.find('}')?;
+                let name = &rest_template[1..close];
+                rest_template = &rest_template[close + 1..];
+                let literal_end = rest_template.find('{').unwrap_or(rest_template.len());
+                let next_literal = &rest_template[..literal_end];
+                let end = if next_literal.is_empty() {
+                    rest_uri.len()
+                } else {
+                    rest_uri.find(next_literal)?
+                };
+                let value = &rest_uri[..end];
+                if value.is_empty() || value.contains('/') {
+                    return None;
+                }
+                vars.insert(name.to_string(), value.to_string());
+                rest_uri = &rest_uri[end..];
+            }
+            found => {
+                let end = found.unwrap_or(rest_template.len());
+                let literal = &rest_template[..end];
+                rest_uri = rest_uri.strip_prefix(literal)?;
+                rest_template = &rest_template[end..];
+            }
+        }
+    }
+    rest_uri.is_empty().then_some(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_template;
+
+    #[test]
+    fn templates_match_one_segment_per_variable() {
+        let vars = match_template("test://template/{id}/data", "test://template/123/data").unwrap();
+        assert_eq!(vars["id"], "123");
+        assert!(match_template("test://template/{id}/data", "test://template/1/2/data").is_none());
+        assert!(match_template("test://template/{id}/data", "test://template//data").is_none());
+        assert!(match_template("test://template/{id}/data", "test://other/1/data").is_none());
+        let two = match_template("db://{table}/{row}", "db://users/7").unwrap();
+        assert_eq!((two["table"].as_str(), two["row"].as_str()), ("users", "7"));
+    }
+}

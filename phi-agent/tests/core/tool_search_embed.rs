@@ -1,0 +1,248 @@
+//! Semantic retrieval: tool vectors cached on disk across restarts and recomputed only for tools
+//! whose text changed, and the hybrid ranking finding what the words alone miss.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use phi_agent::registry::ToolRegistry;
+use phi_agent::search::{
+    Embedder, EmbeddingCache, HybridConfig, HybridIndex, SemanticIndex, ToolIndex,
+};
+use phi_agent::{AgentError, AgentResult, Content, Tool, ToolContext, ToolExposure};
+use serde_json::{Value, json};
+
+struct Listed {
+    name: &'static str,
+    description: &'static str,
+    exposure: ToolExposure,
+}
+
+#[async_trait]
+impl Tool for Listed {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {"note": {"type": "string", "description": "Free text"}}})
+    }
+    fn exposure(&self) -> ToolExposure {
+        self.exposure
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(self.name)])
+    }
+}
+
+/// One dimension per concept, each met by any of its words: a stand-in for a model that knows
+/// "pay" and "transaction" mean alike. Counts the texts it is asked to embed.
+#[derive(Default)]
+struct Concepts {
+    embedded: AtomicUsize,
+    calls: AtomicUsize,
+}
+
+const CONCEPTS: &[&[&str]] = &[
+    &["pay", "money", "transaction", "owe", "transfer"],
+    &["file", "document", "read"],
+    &["weather", "forecast", "rain"],
+    &["calendar", "meeting", "event"],
+];
+
+#[async_trait]
+impl Embedder for Concepts {
+    fn model(&self) -> &str {
+        "concepts-4"
+    }
+    async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.embedded.fetch_add(texts.len(), Ordering::SeqCst);
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let text = text.to_lowercase();
+                CONCEPTS
+                    .iter()
+                    .map(|words| words.iter().filter(|w| text.contains(*w)).count() as f32)
+                    .collect()
+            })
+            .collect())
+    }
+    fn max_batch(&self) -> usize {
+        2
+    }
+}
+
+impl Concepts {
+    fn embedded(&self) -> usize {
+        self.embedded.swap(0, Ordering::SeqCst)
+    }
+}
+
+fn registry(send_money: &'static str) -> ToolRegistry {
+    let mut registry = ToolRegistry::default();
+    for (name, description, exposure) in [
+        ("send_money", send_money, ToolExposure::Deferred),
+        (
+            "read_file",
+            "Reads the contents of the file with the given name.",
+            ToolExposure::Deferred,
+        ),
+        (
+            "get_weather",
+            "Current weather and forecast for a city.",
+            ToolExposure::Deferred,
+        ),
+        (
+            "create_calendar_event",
+            "Create a meeting on the calendar.",
+            ToolExposure::Deferred,
+        ),
+        (
+            "finish",
+            "Always sent, never searched.",
+            ToolExposure::Direct,
+        ),
+    ] {
+        registry
+            .register(Listed {
+                name,
+                description,
+                exposure,
+            })
+            .unwrap();
+    }
+    registry
+}
+
+fn scratch_path(name: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    std::env::temp_dir().join(format!(
+        "phi-agent-{name}-{}-{nanos}.bin",
+        std::process::id()
+    ))
+}
+
+#[tokio::test]
+async fn the_embedding_cache_survives_a_restart_and_drops_a_changed_tool() {
+    let path = scratch_path("embeddings");
+    let embedder = Concepts::default();
+    let original = registry("Sends a transaction to the recipient.");
+
+    let mut cache = EmbeddingCache::open(&path).unwrap();
+    assert!(cache.is_empty(), "no file yet");
+    let index = SemanticIndex::build(&original, &embedder, &mut cache)
+        .await
+        .unwrap();
+    assert_eq!(index.len(), 4, "the Deferred tools only");
+    assert_eq!(index.dimensions(), CONCEPTS.len());
+    assert_eq!(embedder.embedded(), 4);
+    assert_eq!(embedder.calls.swap(0, Ordering::SeqCst), 2, "batches of 2");
+    cache.save().unwrap();
+
+    // A restart: a new cache read from the file, the same tools.
+    let mut cache = EmbeddingCache::open(&path).unwrap();
+    assert_eq!(cache.len(), 4);
+    let again = SemanticIndex::build(&original, &embedder, &mut cache)
+        .await
+        .unwrap();
+    assert_eq!(embedder.embedded(), 0, "every vector came from the file");
+    let query = [1.0, 0.0, 0.0, 0.0];
+    assert_eq!(
+        again.search_vector(&query, 1, |_| true),
+        index.search_vector(&query, 1, |_| true)
+    );
+
+    // Another restart, after one tool's text changed: only it is embedded again, and the saved
+    // file drops its old vector.
+    let mut cache = EmbeddingCache::open(&path).unwrap();
+    let changed = registry("Sends money to the recipient's bank account.");
+    SemanticIndex::build(&changed, &embedder, &mut cache)
+        .await
+        .unwrap();
+    assert_eq!(embedder.embedded(), 1);
+    cache.save().unwrap();
+    let cache = EmbeddingCache::open(&path).unwrap();
+    assert_eq!(cache.len(), 4, "the changed tool's old vector is gone");
+
+    // A file that is not a cache is refused, not read as vectors nor overwritten.
+    std::fs::write(&path, b"not a cache").unwrap();
+    let error = EmbeddingCache::open(&path).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn the_hybrid_ranking_finds_what_the_words_miss() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let embedder = Arc::new(Concepts::default());
+    let mut cache = EmbeddingCache::in_memory();
+    let index = HybridIndex::build(
+        &registry,
+        embedder.clone(),
+        &mut cache,
+        HybridConfig::default(),
+    )
+    .await
+    .unwrap();
+
+    let query = "settle what I owe";
+    let lexical = ToolIndex::build(&registry);
+    assert!(
+        lexical
+            .search(query, 5)
+            .iter()
+            .all(|hit| hit.name != "send_money"),
+        "no word of the query is in send_money's text"
+    );
+    let hits = index.search(query, 3).await.unwrap();
+    assert_eq!(hits[0].name, "send_money", "{hits:?}");
+    assert_eq!(hits[0].index, 0);
+
+    // Found by both rankings beats found by one.
+    let hits = index.search("read the weather file", 4).await.unwrap();
+    let names: Vec<&str> = hits.iter().map(|hit| hit.name).collect();
+    assert!(
+        names.iter().position(|n| *n == "read_file")
+            < names.iter().position(|n| *n == "send_money"),
+        "{names:?}"
+    );
+    // A filter applies to both rankings.
+    let hits = index
+        .search_where(query, 3, |index| index != 0)
+        .await
+        .unwrap();
+    assert!(hits.iter().all(|hit| hit.name != "send_money"));
+}
+
+/// An embedder that answers with the wrong number of vectors.
+struct Short;
+
+#[async_trait]
+impl Embedder for Short {
+    fn model(&self) -> &str {
+        "short"
+    }
+    async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+        Ok(vec![vec![1.0]; texts.len().saturating_sub(1)])
+    }
+}
+
+#[tokio::test]
+async fn an_embedder_that_answers_wrong_is_an_error() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let error = SemanticIndex::build(&registry, &Short, &mut EmbeddingCache::in_memory())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, AgentError::InvalidResponse { message, .. } if message.contains("vectors for")),
+        "{error}"
+    );
+}
