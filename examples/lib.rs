@@ -50,10 +50,7 @@ mod tests {
             tokens(Usage::default()),
             "tokens: none counted (a scripted model counts none)"
         );
-        let usage = Usage {
-            input_tokens: 120,
-            output_tokens: 7,
-        };
+        let usage = Usage::new(120, 7);
         assert_eq!(tokens(usage), "tokens in/out: 120/7");
     }
 }
