@@ -272,5 +272,5 @@ pub use crate::__phi_tools as tools;
 
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
 pub use typed::TypedTool;
