@@ -140,8 +140,8 @@ fn print_event(event: &AgentEvent<'_>) {
             );
         }
         AgentEvent::Finished { turns, usage, .. } => println!(
-            "finished after {turns} turn(s); tokens in/out: {}/{}",
-            usage.input_tokens, usage.output_tokens
+            "finished after {turns} turn(s); {}",
+            phi_agent_examples::tokens(*usage)
         ),
         _ => {}
     }

@@ -10,6 +10,8 @@
 //! - `deferred-tools`: exposure across turns (Direct, Deferred, Hidden).
 //! - `streaming`: a streamed run, printing the model's text and tool calls as they arrive;
 //!   offline on a scripted model, or against any of the providers above with a key.
+//! - `tracing`: a run with its logs, each turn and tool call printed as it ends (a
+//!   `tracing-subscriber` set-up with span events); offline.
 //! - `typed-answer`: `run_typed::<T>`, the answer as a Rust value after a tool call, a refused
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
 //!
@@ -22,3 +24,33 @@
 mod provider;
 
 pub use provider::{Provider, choose_model, choose_provider};
+
+use phi_agent::llm::Usage;
+
+/// How an example reports a run's tokens: the counts, or, when the model counted none (the
+/// scripted model counts no tokens), that it did not, rather than a `0/0` that reads like a
+/// bug.
+pub fn tokens(usage: Usage) -> String {
+    if usage == Usage::default() {
+        return "tokens: none counted (a scripted model counts none)".to_string();
+    }
+    format!(
+        "tokens in/out: {}/{}",
+        usage.input_tokens, usage.output_tokens
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_without_token_counts_says_so() {
+        assert_eq!(
+            tokens(Usage::default()),
+            "tokens: none counted (a scripted model counts none)"
+        );
+        let usage = Usage::new(120, 7);
+        assert_eq!(tokens(usage), "tokens in/out: 120/7");
+    }
+}

@@ -150,8 +150,8 @@ async fn main() -> AgentResult<()> {
                 }
                 let _ = writeln!(
                     out,
-                    "[turn {turn} done; tokens in/out: {}/{}]",
-                    usage.input_tokens, usage.output_tokens
+                    "[turn {turn} done; {}]",
+                    phi_agent_examples::tokens(usage)
                 );
             }
             StreamEvent::Finished(output) => {

@@ -59,7 +59,18 @@ pub(crate) use attribute_keys;
 /// are right are still returned (each is parsed alone and the good ones kept), so that the
 /// checks after parsing still run on them and an error in one key does not hide the others.
 pub(crate) fn parse<A: AttributeKeys>(items: Vec<NestedMeta>, errors: &mut Errors) -> A {
-    let items = retain_known(items, A::ATTRIBUTE, A::KEYS, errors);
+    parse_as(items, A::ATTRIBUTE, errors)
+}
+
+/// [`parse`] for keys written in another attribute than `A`'s own, named `attribute` in
+/// messages: `#[tool(..)]` inside `#[phi_tools]` takes the keys of `#[phi_tool(..)]`, and its
+/// mistakes must name the attribute the user wrote.
+pub(crate) fn parse_as<A: AttributeKeys>(
+    items: Vec<NestedMeta>,
+    attribute: &str,
+    errors: &mut Errors,
+) -> A {
+    let items = retain_known(items, attribute, A::KEYS, errors);
     match A::from_list(&items) {
         Ok(attribute) => attribute,
         Err(error) => {
@@ -220,6 +231,18 @@ mod tests {
                 .starts_with("unknown key `nme` in `#[test_attr(..)]`; did you mean `name`?")
         );
         assert!(attr.name.is_none() && attr.krate.is_some());
+    }
+
+    #[test]
+    fn keys_borrowed_by_another_attribute_are_reported_under_its_name() {
+        let mut errors = Errors::default();
+        let items = NestedMeta::parse_meta_list(quote::quote!(nme = "a")).expect("a meta list");
+        parse_as::<TestAttr>(items, "#[other(..)]", &mut errors);
+        let messages = errors.messages();
+        assert!(
+            messages[0].starts_with("unknown key `nme` in `#[other(..)]`; did you mean `name`?"),
+            "{messages:?}"
+        );
     }
 
     #[test]

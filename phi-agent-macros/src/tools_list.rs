@@ -5,7 +5,7 @@
 //! passes `$crate`, so a renamed dependency keeps working).
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -91,12 +91,52 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 
 /// `store.lookup` as `Arc<dyn Tool>`: the method's hidden constructor, called on a clone of
 /// `store`'s `Arc`.
+///
+/// A name that is no `#[tool]` method of the receiver's type (a typo, or a method without
+/// `#[tool]`) must not surface as rustc's "no method named `__phi_tool_..`": beside the call,
+/// a local trait gives every type a stand-in constructor of that name, which the real one (an
+/// inherent method) always wins over, and whose use requires a bound nothing meets, so that the
+/// error is ours and names the method as the user wrote it.
 fn method_tool(krate: &TokenStream, receiver: &Expr, method: &syn::Ident) -> TokenStream {
     let constructor = crate::methods::shape::constructor_ident(method);
+    let name = naming::unraw(method);
+    let written = receiver.to_token_stream().to_string().replace(' ', "");
+    let message = format!("`{written}` has no `#[tool]` method `{name}`");
+    let label = "not a `#[tool]` method of `{Self}`".to_string();
+    let note = format!(
+        "a method is a tool when it is marked `#[tool]` in a `#[phi_tools]` impl block of `{{Self}}`; check the spelling of `{name}` against that block (`{{Self}}::tools()` returns them all), or mark the method `#[tool]`"
+    );
+    // Named as a sentence, since rustc names it: "the trait `lookup_is_a_tool_method` is not
+    // implemented for `Store`". The bound sits in the return type, so that rustc adds no note
+    // naming the stand-in.
+    let bound = format_ident!("{name}_is_a_tool_method", span = method.span());
     // Bound first, so that a receiver that is not an `Arc` is reported once.
-    quote_spanned! {receiver.span()=> {
+    let call = quote_spanned! {receiver.span()=>
         let __phi_receiver: ::std::sync::Arc<_> =
             #krate::__private::SharedReceiver::share(&#receiver);
+    };
+    quote_spanned! {method.span()=> {
+        #call
+        // Unused whenever the name is right: then the real constructor is called.
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #[allow(non_camel_case_types, dead_code)]
+        trait #bound {
+            type Tool;
+        }
+        #[allow(dead_code)]
+        trait __PhiStandIn {
+            fn #constructor(self: ::std::sync::Arc<Self>) -> <Self as #bound>::Tool
+            where
+                Self: #bound;
+        }
+        impl<T: ?::core::marker::Sized> __PhiStandIn for T {
+            fn #constructor(self: ::std::sync::Arc<Self>) -> <Self as #bound>::Tool
+            where
+                Self: #bound,
+            {
+                ::core::unreachable!()
+            }
+        }
         __phi_receiver.#constructor()
     }}
 }

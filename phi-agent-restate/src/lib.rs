@@ -12,14 +12,22 @@
 //! key on as their idempotency key.
 //!
 //! A call that needs approval waits on a Restate awakeable. Its id is in the object's state,
-//! read with the shared `pending` handler, and a person decides by resolving the awakeable over
-//! Restate's HTTP ingress with an [`Approval`] as JSON:
+//! read with the shared `pending` handler, and a person decides with the shared `decide`
+//! handler, whose body is an [`Approval`] as JSON:
 //!
 //! ```text
 //! curl -X POST localhost:8080/Agent/<session id>/pending      # {"awakeable_id": ..}
-//! curl -X POST localhost:8080/restate/awakeables/<awakeable_id>/resolve \
+//! curl -X POST localhost:8080/Agent/<session id>/decide \
 //!      -H 'content-type: application/json' -d '{"decision": "approve"}'
 //! ```
+//!
+//! `decide` checks the body before it resolves anything: a body that is not an [`Approval`]
+//! (`{"decision": "yes"}`) is answered at once with `400` and what to send instead, and the call
+//! keeps waiting. Resolving the awakeable straight over Restate's ingress
+//! (`/restate/awakeables/<awakeable_id>/resolve`) works too, but Restate accepts any payload
+//! there (`202`); one that is not an [`Approval`] is refused by the run, which puts the call
+//! under a new awakeable, and `pending` then shows the new id with the reason in `refused`. The
+//! session is never left waiting on a decision it cannot read.
 //!
 //! Restate wants each journaled action awaited before the next one starts, so a run's steps are
 //! journaled one at a time: under Restate, the calls of a turn run one after another.
@@ -105,6 +113,30 @@ pub struct PendingApproval {
     pub tool: String,
     /// The arguments the model sent.
     pub arguments: serde_json::Value,
+    /// Why the last payload resolving this call's previous awakeable was refused (it was not an
+    /// [`Approval`]); `None` until one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// `payload`, the bytes an awakeable was resolved with, read as an [`Approval`]; otherwise why
+/// not, and what to send instead.
+pub fn read_approval(payload: &[u8]) -> Result<Approval, String> {
+    serde_json::from_slice(payload).map_err(|error| {
+        const SHOWN: usize = 200;
+        let text = String::from_utf8_lossy(payload);
+        let shown: String = text.chars().take(SHOWN).collect();
+        let cut = if text.chars().count() > SHOWN {
+            ".."
+        } else {
+            ""
+        };
+        format!(
+            "`{shown}{cut}` is not an approval ({error}); send {{\"decision\": \"approve\"}}, \
+             {{\"decision\": \"approve_with\", \"arguments\": {{..}}}} or \
+             {{\"decision\": \"deny\", \"message\": \"..\"}}"
+        )
+    })
 }
 
 /// The handlers. In a module of its own because the object macro generates items without
@@ -138,6 +170,30 @@ mod handlers {
             let output = outcome.map_err(handler_error)?;
             ctx.set(HISTORY, Json(session.history().to_vec()));
             Ok(Json(output.into()))
+        }
+
+        /// Decides the call the session's run waits on: the body is an [`Approval`] as JSON.
+        /// A body that is not one is refused with `400` and the reason, before anything is
+        /// resolved; with no call waiting, `404`. Answers with the call decided.
+        #[handler]
+        async fn decide(
+            &self,
+            ctx: SharedObjectContext<'_>,
+            decision: Json<serde_json::Value>,
+        ) -> HandlerResult<Json<PendingApproval>> {
+            let body = serde_json::to_vec(&decision.into_inner())
+                .map_err(|error| TerminalError::new_with_code(400, error.to_string()))?;
+            let approval =
+                read_approval(&body).map_err(|why| TerminalError::new_with_code(400, why))?;
+            let Some(Json(pending)) = ctx.get::<Json<PendingApproval>>(PENDING).await? else {
+                return Err(TerminalError::new_with_code(
+                    404,
+                    format!("session `{}` has no call waiting for approval", ctx.key()),
+                )
+                .into());
+            };
+            ctx.resolve_awakeable(&pending.awakeable_id, Json(approval));
+            Ok(Json(pending))
         }
 
         /// The approval the session's run waits on, if any.
@@ -256,24 +312,37 @@ fn perform<'a>(ctx: &'a ObjectContext<'_>, work: Work) -> Performing<'a> {
             );
         }),
         Work::Approve { request, done } => Box::pin(async move {
-            let (awakeable_id, decision) = ctx.awakeable::<Json<Approval>>();
-            ctx.set(
-                PENDING,
-                Json(PendingApproval {
-                    awakeable_id,
-                    turn: request.turn,
-                    call_id: request.call_id,
-                    tool: request.tool,
-                    arguments: request.arguments,
-                }),
-            );
-            let decision = decision.await;
+            // Read as bytes, not as `Json<Approval>`: the SDK fails the invocation on a payload
+            // it cannot decode, and Restate then retries it for ever on the same journaled
+            // payload, the session locked. A payload that is not an approval is refused here
+            // instead, and the call waits again under a new awakeable.
+            let mut refused = None;
+            let decision = loop {
+                let (awakeable_id, payload) = ctx.awakeable::<Vec<u8>>();
+                ctx.set(
+                    PENDING,
+                    Json(PendingApproval {
+                        awakeable_id,
+                        turn: request.turn,
+                        call_id: request.call_id.clone(),
+                        tool: request.tool.clone(),
+                        arguments: request.arguments.clone(),
+                        refused: refused.take(),
+                    }),
+                );
+                match payload.await {
+                    Ok(bytes) => match read_approval(&bytes) {
+                        Ok(approval) => break Ok(approval),
+                        Err(why) => {
+                            tracing::warn!(call_id = %request.call_id, "approval refused: {why}");
+                            refused = Some(why);
+                        }
+                    },
+                    Err(rejected) => break Err(rejected.to_string()),
+                }
+            };
             ctx.clear(PENDING);
-            let _ = done.send(
-                decision
-                    .map(Json::into_inner)
-                    .map_err(|error| error.to_string()),
-            );
+            let _ = done.send(decision);
         }),
     }
 }
@@ -339,5 +408,37 @@ impl Approver for RestateApprover {
             Ok(Err(message)) => Approval::deny(format!("the approval was rejected: {message}")),
             Err(_) => Approval::deny("the Restate handler has stopped"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_approval_payload_is_read_as_an_approval() {
+        assert_eq!(
+            read_approval(br#"{"decision": "approve"}"#),
+            Ok(Approval::Approve)
+        );
+        assert_eq!(
+            read_approval(br#"{"decision": "deny", "message": "no"}"#),
+            Ok(Approval::deny("no"))
+        );
+    }
+
+    #[test]
+    fn a_mistyped_approval_is_refused_with_what_to_send() {
+        let why = read_approval(br#"{"decision": "yes"}"#).unwrap_err();
+        assert!(
+            why.starts_with(r#"`{"decision": "yes"}` is not an approval"#),
+            "{why}"
+        );
+        assert!(why.contains("unknown variant `yes`"), "{why}");
+        assert!(why.contains(r#"send {"decision": "approve"}"#), "{why}");
+        let long = vec![b'x'; 1000];
+        let why = read_approval(&long).unwrap_err();
+        assert!(why.len() < 600, "the payload is cut short: {why}");
+        assert!(read_approval(&[0xff, 0xfe]).is_err(), "not UTF-8");
     }
 }

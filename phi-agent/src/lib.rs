@@ -9,7 +9,7 @@
 //!   ([`AgentConfig::tool_search`]).
 //! - [`PhiAgent::run_stream`]: a run as a stream of [`StreamEvent`]s (text and tool calls as the
 //!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
-//! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`; `mcp` is all three): serve a registry to MCP clients,
+//! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`, `mcp-http-client`; `mcp` is all four): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
 //! # Features
@@ -22,7 +22,8 @@
 //! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
-//! | `mcp` | no | all three MCP features |
+//! | `mcp-http-client` | no | `mcp::McpClient::connect_http`: import over streamable HTTP (reqwest, rustls with ring) |
+//! | `mcp` | no | all four MCP features |
 //! | `schema-validation` | yes | refused arguments validated against the tool's schema (jsonschema, on the failure path only): every mistake at once, each with its path; without it, the decoder's first mistake |
 //!
 //! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building
@@ -272,5 +273,5 @@ pub use crate::__phi_tools as tools;
 
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
 pub use typed::TypedTool;

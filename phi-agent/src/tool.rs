@@ -36,9 +36,16 @@ use crate::error::AgentResult;
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// Unique name the model uses to call the tool (`^[a-zA-Z0-9_-]{1,64}$`).
+    ///
+    /// `'static`, because the registry, every request and every record of a run hand it on
+    /// without copying it. A tool made at run time (one per operation of an OpenAPI document,
+    /// per row of a table) names itself with [`static_text`], which keeps one copy of each
+    /// distinct text for the life of the process: the cost is that text's bytes, once, however
+    /// many times the tool is made again.
     fn name(&self) -> &'static str;
 
-    /// What the tool does, written for the model.
+    /// What the tool does, written for the model; a description made at run time: see
+    /// [`name`](Tool::name) and [`static_text`].
     fn description(&self) -> &'static str;
 
     /// JSON Schema of the arguments object. Read once, at registration.
@@ -248,4 +255,66 @@ impl ToolAnnotations {
         self.open_world = Some(on);
         self
     }
+}
+
+/// `text` as a `&'static str`, for the name or description of a tool made at run time
+/// ([`Tool::name`] returns `&'static str`).
+///
+/// Interned: the first call with a given text keeps one copy of it for the life of the process
+/// (as `Box::leak` would), and every later call with the same text returns that copy. What is
+/// kept is bounded by the distinct texts, not by how often tools are made: a program that builds
+/// its 200 tools again for each session keeps 200 names, not 200 per session. The cost is one
+/// lock and one hash lookup per call, made when a tool is built, never per tool call.
+///
+/// ```
+/// use phi_agent::{AgentResult, Content, Tool, ToolContext, static_text};
+/// use serde_json::{Value, json};
+///
+/// /// One tool per table, made from the database's schema at start-up.
+/// struct CountRows {
+///     name: &'static str,
+///     description: &'static str,
+/// }
+///
+/// impl CountRows {
+///     fn new(table: &str) -> Self {
+///         CountRows {
+///             name: static_text(format!("count_{table}")),
+///             description: static_text(format!("Count the rows of the table `{table}`")),
+///         }
+///     }
+/// }
+///
+/// #[async_trait::async_trait]
+/// impl Tool for CountRows {
+///     fn name(&self) -> &'static str { self.name }
+///     fn description(&self) -> &'static str { self.description }
+///     fn schema(&self) -> Value { json!({"type": "object", "properties": {}}) }
+///     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+///         Ok(vec![Content::text("42")])
+///     }
+/// }
+///
+/// let tools: Vec<CountRows> = ["orders", "users"].iter().map(|t| CountRows::new(t)).collect();
+/// assert_eq!(tools[0].name(), "count_orders");
+/// // Made again: the same copy, nothing more kept.
+/// assert!(std::ptr::eq(CountRows::new("orders").name, tools[0].name));
+/// ```
+pub fn static_text(text: impl AsRef<str>) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+
+    static KEPT: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let text = text.as_ref();
+    // A panic while the set is held leaves it whole (an insert either happened or did not).
+    let mut kept = KEPT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(copy) = kept.get(text) {
+        return copy;
+    }
+    let copy: &'static str = Box::leak(text.to_owned().into_boxed_str());
+    kept.insert(copy);
+    copy
 }

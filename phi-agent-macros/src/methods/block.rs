@@ -31,6 +31,10 @@ pub(crate) struct Block {
     tools: Vec<Tool>,
     krate: Path,
     tools_fn: Ident,
+    /// Every method meant as a tool (marked `#[tool]`, or `#[phi_tool]` by mistake), whether
+    /// or not it had errors: on error each still gets a stand-in constructor, so that
+    /// `tools![store.lookup]` adds no error of its own to the block's.
+    meant: Vec<Ident>,
 }
 
 impl Block {
@@ -82,10 +86,18 @@ impl Block {
             .collect();
 
         let mut tools: Vec<Tool> = Vec::new();
+        let mut meant = Vec::new();
         for impl_item in &mut item.items {
             let ImplItem::Fn(method_item) = impl_item else {
                 continue;
             };
+            if method_item
+                .attrs
+                .iter()
+                .any(|a| method::is_phi_tool_attr(a) || method::is_tool_attr(a))
+            {
+                meant.push(method_item.sig.ident.clone());
+            }
             if let Some(misplaced) = method_item
                 .attrs
                 .iter()
@@ -167,6 +179,7 @@ impl Block {
             tools,
             krate,
             tools_fn,
+            meant,
         }
     }
 
@@ -189,12 +202,15 @@ impl Block {
         }
     }
 
-    /// The impl with a `tools()` that returns nothing.
+    /// The impl with a `tools()` that returns nothing, and a stand-in constructor for each
+    /// method meant as a tool.
     pub(crate) fn fallback(&self) -> TokenStream {
         let mut item = self.item.clone();
         if item.trait_.is_none() {
             let stand_in = shape::stand_in_tools_fn(&self.krate, &self.tools_fn);
             item.items.push(ImplItem::Verbatim(stand_in));
+            let constructors = shape::stand_in_constructors(&self.krate, &self.meant);
+            item.items.push(ImplItem::Verbatim(constructors));
         }
         item.into_token_stream()
     }

@@ -44,7 +44,7 @@ pub(crate) fn parse(
     generic_params: &[String],
     errors: &mut Errors,
 ) -> ToolMethod {
-    let attr = ToolAttr::parse(attr_tokens(tool_attr, errors), errors);
+    let attr = ToolAttr::parse(attr_tokens(tool_attr, errors), "#[tool(..)]", errors);
     let receiver = receiver(method, errors);
     let sig = &method.sig;
     if sig.asyncness.is_none() {

@@ -117,6 +117,21 @@ pub(crate) fn stand_in_tools_fn(krate: &Path, tools_fn: &Ident) -> TokenStream {
     }
 }
 
+/// On error, a constructor for each method meant as a tool, so that `tools![store.lookup]`
+/// adds no error to the block's own (never called: the program does not build).
+pub(crate) fn stand_in_constructors(krate: &Path, methods: &[Ident]) -> TokenStream {
+    let constructors = methods.iter().map(|method| {
+        let ident = constructor_ident(method);
+        quote! {
+            #[doc(hidden)]
+            pub fn #ident(self: ::std::sync::Arc<Self>) -> ::std::sync::Arc<dyn #krate::Tool> {
+                ::core::unreachable!("the `#[phi_tools]` block did not compile")
+            }
+        }
+    });
+    quote!(#(#constructors)*)
+}
+
 /// For a non-generic impl, a check spanned on the self type that it can be shared by concurrent
 /// calls, in our words (a generic impl states the bound on its tools instead). Emitted before
 /// the tools, so that it is the first error rustc reports.

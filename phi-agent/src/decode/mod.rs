@@ -44,14 +44,20 @@
 //! provider, accepts. Dispatch therefore never reads a dialect schema: a call is answered the
 //! same way whichever provider the model runs on.
 //!
-//! A `JsonSchema` written by hand that closes an object its `Deserialize` leaves open is not
-//! checked when the call decodes (that would cost every call); derive both, or add
-//! `deny_unknown_fields`.
+//! Wherever the canonical schema closes an object that the `Deserialize` leaves open
+//! (`#[schemars(deny_unknown_fields)]` alone, a `JsonSchema` written by hand, at any depth), the
+//! decoded value is checked against the schema's closed objects, and an unknown field there is
+//! refused as the validator refuses it ([`closed`]). The check is skipped, at no cost per call,
+//! for a type whose schema closes its root only and whose decoder refuses unknown fields there:
+//! every `#[phi_tool]` whose parameter types leave unknown fields open. A nested parameter struct
+//! without `deny_unknown_fields` has an open canonical schema, and an unknown field in it is
+//! ignored, as that schema says; add `#[serde(deny_unknown_fields)]` to it to refuse them.
 //!
 //! A serde `alias` is known to the decoder only: the schema names the field by its main name.
 //! A call that uses the alias decodes; if the same call has another mistake, the list reports
 //! the alias as an unknown field too, and the model, sending the main name, loses nothing.
 
+mod closed;
 mod strict;
 #[cfg(feature = "schema-validation")]
 mod validate;
@@ -93,6 +99,10 @@ struct Slot<A>(Option<A>);
 /// One value decoded into a [`Slot`], behind a `dyn` so that [`decode_with`] is not generic.
 trait Decode {
     fn decode(&mut self, value: &Value) -> Result<(), strict::Error>;
+
+    /// Whether decoding `probe` (an object with the one field [`closed::PROBE_FIELD`]) fails
+    /// for that field.
+    fn refuses_probe(&self, probe: &Value) -> bool;
 }
 
 impl<A: DeserializeOwned> Decode for Slot<A> {
@@ -104,6 +114,29 @@ impl<A: DeserializeOwned> Decode for Slot<A> {
             }
             Err(error) => Err(error),
         }
+    }
+
+    fn refuses_probe(&self, probe: &Value) -> bool {
+        A::deserialize(Strict(probe)).is_err_and(|error| {
+            error.message().starts_with("unknown field")
+                && error.message().contains("phi_agent_probe")
+        })
+    }
+}
+
+/// `slot.decode(value)`, then unknown fields refused where the canonical schema closes an
+/// object and the decoder did not ([`closed`]).
+fn decode_closed(
+    slot: &mut dyn Decode,
+    value: &Value,
+    args_type: TypeId,
+    schema: fn() -> Arc<Value>,
+) -> Result<(), strict::Error> {
+    slot.decode(value)?;
+    let mut refuses = |probe: &Value| slot.refuses_probe(probe);
+    match closed::unknown_field(args_type, schema, &mut refuses, value) {
+        None => Ok(()),
+        Some(unknown) => Err(strict::Error::unknown_field(unknown)),
     }
 }
 
@@ -129,14 +162,14 @@ fn decode_with(
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     let mut failure = None;
     if args.is_object() {
-        match slot.decode(args) {
+        match decode_closed(slot, args, args_type, schema) {
             Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
         }
     }
     let retry = Retry::new(args, schema);
     if let Some(candidate) = retry.candidate() {
-        match slot.decode(candidate) {
+        match decode_closed(slot, candidate, args_type, schema) {
             Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
         }

@@ -73,6 +73,27 @@ impl Error {
         self
     }
 
+    /// A field that `unknown.path` leads to and the schema closes against, in serde's words.
+    #[cold]
+    pub(crate) fn unknown_field(unknown: super::closed::Unknown) -> Self {
+        let expected = match unknown.expected.as_slice() {
+            [] => "there are no fields".to_string(),
+            [one] => format!("expected `{one}`"),
+            several => {
+                let names: Vec<String> = several.iter().map(|name| format!("`{name}`")).collect();
+                format!("expected one of {}", names.join(", "))
+            }
+        };
+        let mut error = Self::new(format!("unknown field `{}`, {expected}", unknown.field));
+        for step in unknown.path.into_iter().rev() {
+            error = match step {
+                super::closed::Step::Field(name) => error.in_field(&name),
+                super::closed::Step::Index(index) => error.in_element(index),
+            };
+        }
+        error
+    }
+
     /// serde_json's words for the failure, without the path.
     pub(crate) fn message(&self) -> &str {
         &self.0.message

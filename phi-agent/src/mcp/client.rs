@@ -1,28 +1,31 @@
-//! Using an MCP server's tools: connect over stdio (a child process) and wrap each remote tool as
-//! a [`Tool`].
+//! Using an MCP server's tools: connect over stdio (a child process) or streamable HTTP
+//! (feature `mcp-http-client`), and wrap each remote tool as a [`Tool`].
 
-use std::sync::Arc;
+mod connect;
+#[cfg(feature = "mcp-http-client")]
+mod http;
+mod result;
+mod tool;
+
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use async_trait::async_trait;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion, Tool as McpToolDef,
-};
-use rmcp::service::{Peer, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
-use serde_json::Value;
+use rmcp::RoleClient;
+use rmcp::model::{ServerNotification, SubscriptionFilter, Tool as McpToolDef};
+use rmcp::service::Peer;
 use tokio::process::Command;
+use tokio::sync::{RwLock, broadcast};
 
-use super::convert;
+use self::connect::{Connector, Handler, Link, StdioSpec};
+#[cfg(feature = "mcp-http-client")]
+pub use self::http::McpHttpOptions;
+pub use self::tool::McpTool;
 use super::names::ProviderSafeNames;
-use crate::content::Content;
-use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
-use crate::tool::{Tool, ToolAnnotations, ToolMetadata};
+use crate::tool::Tool;
 
-/// Limits for an MCP client connection.
+/// Limits and naming for an MCP client connection.
 ///
 /// `#[non_exhaustive]`: start from [`McpClientOptions::default`] and change fields with the
 /// `with_*` setters; the fields stay public to read.
@@ -56,6 +59,10 @@ pub struct McpClientOptions {
     /// guard against an honest server's destructive tools, not against a server you do not
     /// trust. Set `true` for a server whose tools you have not reviewed.
     pub unannotated_needs_approval: bool,
+    /// A prefix for the local names of this server's tools: with `"gh"`, the server's `search`
+    /// is `gh_search` to the model, and calls of `gh_search` reach the server's `search`. Two
+    /// servers that both have a `search` can then serve one agent. Default: none.
+    pub name_prefix: Option<String>,
 }
 
 impl Default for McpClientOptions {
@@ -64,6 +71,7 @@ impl Default for McpClientOptions {
             connect_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
             unannotated_needs_approval: false,
+            name_prefix: None,
         }
     }
 }
@@ -87,13 +95,29 @@ impl McpClientOptions {
         self.unannotated_needs_approval = on;
         self
     }
+
+    /// These options with [`name_prefix`](Self::name_prefix) set to `prefix`.
+    pub fn with_name_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.name_prefix = Some(prefix.into());
+        self
+    }
 }
 
 /// A connection to an MCP server, with its tools imported as [`McpTool`]s.
 ///
-/// The server runs as a child process for as long as this handle lives: dropping the handle ends
-/// the connection and kills the process. The tools keep working only while the handle lives;
-/// afterwards their calls return an error.
+/// Over stdio the server runs as a child process for as long as this handle lives: dropping the
+/// handle ends the connection and kills the process. The tools keep working only while the
+/// handle lives; afterwards their calls return an error. A server that dies is reported by the
+/// calls of its tools; [`reconnect`](Self::reconnect) starts it again, and the same tools then
+/// reach the new process.
+///
+/// The imported set follows the server: when it sends `notifications/tools/list_changed`, the
+/// client lists the tools again. New tools are appended to [`tools`](Self::tools) (the earlier
+/// ones keep their place and their definitions byte for byte, so a provider's prompt cache of
+/// the tool list stays valid); removed ones stay in place and answer that they are not
+/// available. Each change is announced on [`subscribe`](Self::subscribe). A registry or agent
+/// built from the tools keeps the set it was built with: register the new tools (or build the
+/// agent again from [`dyn_tools`](Self::dyn_tools)) to offer them from the next turn.
 ///
 /// ```no_run
 /// # async fn run() -> phi_agent::AgentResult<()> {
@@ -103,7 +127,8 @@ impl McpClientOptions {
 ///
 /// let mut command = tokio::process::Command::new("npx");
 /// command.args(["-y", "@modelcontextprotocol/server-everything"]);
-/// let client = McpClient::connect_stdio("everything", command, McpClientOptions::default()).await?;
+/// let options = McpClientOptions::default().with_name_prefix("everything");
+/// let client = McpClient::connect_stdio("everything", command, options).await?;
 ///
 /// let mut registry = ToolRegistry::new(ToolConfig::default());
 /// client.register_into(&mut registry)?;
@@ -111,68 +136,124 @@ impl McpClientOptions {
 /// # }
 /// ```
 pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+/// What the client and its tools share: the connection (replaced by a reconnect) and the set.
+pub(crate) struct Inner {
     server: Arc<str>,
-    service: RunningService<RoleClient, ()>,
+    connector: Connector,
+    options: McpClientOptions,
+    handler: Handler,
+    link: RwLock<Option<Link>>,
+    tools: Mutex<ToolSet>,
+    /// One refresh at a time, so that two `list_changed` in a row cannot interleave.
+    refreshing: tokio::sync::Mutex<()>,
+    changes: broadcast::Sender<McpToolsChanged>,
+}
+
+struct ToolSet {
     tools: Vec<Arc<McpTool>>,
     names: ProviderSafeNames,
-    process_id: Option<u32>,
+}
+
+/// A change of a server's tool set, announced on [`McpClient::subscribe`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct McpToolsChanged {
+    /// Local names of the tools the server added (appended to [`McpClient::tools`]) or listed
+    /// again after removing them, in the server's order.
+    pub added: Vec<String>,
+    /// Local names of the tools the server no longer lists; their calls answer that they are not
+    /// available.
+    pub removed: Vec<String>,
+}
+
+impl McpToolsChanged {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
 }
 
 impl McpClient {
     /// Starts `command` as an MCP server speaking over its stdin/stdout, performs the handshake
     /// and imports the server's tools. `server` names the server in tool origins
     /// (`mcp:<server>`) and error messages. The child's stderr is passed through to ours.
+    ///
+    /// The handshake probes with `server/discover` (protocol 2026-07-28) and falls back to
+    /// `initialize` at 2025-11-25 for servers that predate it. A failed handshake is reported
+    /// with what the server sent instead.
     pub async fn connect_stdio(
         server: impl Into<String>,
         command: Command,
         options: McpClientOptions,
     ) -> AgentResult<Self> {
-        let server: Arc<str> = Arc::from(server.into());
-        let error = |message: String| AgentError::Mcp {
-            server: server.to_string(),
+        let connector = Connector::Stdio(StdioSpec::of(&command));
+        Self::connect(server.into(), connector, Some(command), options).await
+    }
+
+    /// Connects to the MCP server at `url` over streamable HTTP (feature `mcp-http-client`),
+    /// performs the handshake and imports the server's tools. `http` carries a bearer token and
+    /// headers, and whether an expired session is renewed (by default once per call: see
+    /// [`McpHttpOptions::with_recover_expired_sessions`]).
+    ///
+    /// ```no_run
+    /// # async fn run() -> phi_agent::AgentResult<()> {
+    /// use phi_agent::mcp::{McpClient, McpClientOptions, McpHttpOptions};
+    ///
+    /// let http = McpHttpOptions::default().with_bearer_token(std::env::var("GH_TOKEN").unwrap());
+    /// let options = McpClientOptions::default().with_name_prefix("gh");
+    /// let client =
+    ///     McpClient::connect_http("github", "https://api.githubcopilot.com/mcp/", http, options)
+    ///         .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "mcp-http-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-client")))]
+    pub async fn connect_http(
+        server: impl Into<String>,
+        url: &str,
+        http: McpHttpOptions,
+        options: McpClientOptions,
+    ) -> AgentResult<Self> {
+        let server = server.into();
+        let spec = http::HttpSpec::new(url, http).map_err(|message| AgentError::Mcp {
+            server: server.clone(),
             message,
-        };
-        let program = command
-            .as_std()
-            .get_program()
-            .to_string_lossy()
-            .into_owned();
-        let transport = TokioChildProcess::new(command).map_err(|e| {
-            error(format!(
-                "cannot start `{program}`: {e}; check the command and that it is installed"
-            ))
         })?;
-        let process_id = transport.id();
-        let connect = async {
-            // Auto: `server/discover` (2026-07-28) first, the initialize handshake for servers
-            // that predate it.
-            let lifecycle = ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::LATEST],
-                legacy_version: None,
-            };
-            let service = ().serve_with_lifecycle(transport, lifecycle).await.map_err(|e| {
-                error(format!(
-                    "`{program}` did not complete the MCP handshake: {e}; check that it is an MCP server speaking over stdio"
-                ))
-            })?;
-            let definitions = service
-                .peer()
-                .list_all_tools()
-                .await
-                .map_err(|e| error(format!("listing the server's tools failed: {e}")))?;
-            Ok::<_, AgentError>((service, definitions))
-        };
-        let (service, definitions) = tokio::time::timeout(options.connect_timeout, connect)
-            .await
-            .map_err(|_| {
-                error(format!(
-                    "`{program}` did not start and list its tools within {} ms; raise `connect_timeout` if it is slow to start",
-                    options.connect_timeout.as_millis()
-                ))
-            })??;
-        let names = ProviderSafeNames::new(definitions.iter().map(|tool| tool.name.as_ref()))
-            .map_err(error)?;
-        let peer = service.peer().clone();
+        Self::connect(server, Connector::Http(spec), None, options).await
+    }
+
+    async fn connect(
+        server: String,
+        connector: Connector,
+        first: Option<Command>,
+        options: McpClientOptions,
+    ) -> AgentResult<Self> {
+        let (changes, _) = broadcast::channel(16);
+        let inner = Arc::new(Inner {
+            server: Arc::from(server),
+            connector,
+            handler: Handler::default(),
+            link: RwLock::new(None),
+            tools: Mutex::new(ToolSet {
+                tools: Vec::new(),
+                names: ProviderSafeNames::default(),
+            }),
+            refreshing: tokio::sync::Mutex::new(()),
+            changes,
+            options,
+        });
+        let _ = inner.handler.owner.set(Arc::downgrade(&inner));
+        let (link, definitions) = inner.open(first).await?;
+        let version = server_version(link.service.peer());
+        let names = ProviderSafeNames::with_prefix(
+            inner.options.name_prefix.as_deref(),
+            definitions.iter().map(|tool| tool.name.as_ref()),
+        )
+        .map_err(|message| inner.error(message))?;
         let tools = definitions
             .into_iter()
             .map(|definition| {
@@ -183,42 +264,67 @@ impl McpClient {
                 Arc::new(McpTool::new(
                     definition,
                     local,
-                    server.clone(),
-                    peer.clone(),
-                    &options,
+                    &inner,
+                    version.clone(),
+                    &inner.options,
                 ))
             })
             .collect();
-        Ok(Self {
-            server,
-            service,
-            tools,
-            names,
-            process_id,
-        })
+        *inner.tools.lock().unwrap_or_else(PoisonError::into_inner) = ToolSet { tools, names };
+        inner.follow(link.service.peer().clone());
+        *inner.link.write().await = Some(link);
+        Ok(Self { inner })
     }
 
-    /// The operating-system id of the server process, while it runs.
+    /// Connects again (over stdio: starts the server again), then lists the tools as after a
+    /// `tools/list_changed`; the tools already handed out reach the new connection. For a
+    /// server that died, which the calls of its tools report.
+    pub async fn reconnect(&self) -> AgentResult<McpToolsChanged> {
+        let (link, _) = self.inner.open(None).await?;
+        self.inner.follow(link.service.peer().clone());
+        let old = self.inner.link.write().await.replace(link);
+        if let Some(mut old) = old {
+            let _ = old.service.close().await;
+        }
+        self.inner.refresh().await
+    }
+
+    /// Lists the server's tools again now, as a `tools/list_changed` notification would.
+    pub async fn refresh_tools(&self) -> AgentResult<McpToolsChanged> {
+        self.inner.refresh().await
+    }
+
+    /// Announcements of changes to the tool set (see the type's docs), from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<McpToolsChanged> {
+        self.inner.changes.subscribe()
+    }
+
+    /// The operating-system id of the server process, while it runs (stdio only).
     pub fn server_process_id(&self) -> Option<u32> {
-        self.process_id
+        self.inner
+            .link
+            .try_read()
+            .ok()
+            .and_then(|link| link.as_ref().and_then(|link| link.process_id))
     }
 
     /// The server's name, as given to [`connect_stdio`](Self::connect_stdio).
     pub fn server_name(&self) -> &str {
-        &self.server
+        &self.inner.server
     }
 
-    /// The imported tools, in the server's order.
-    pub fn tools(&self) -> &[Arc<McpTool>] {
-        &self.tools
+    /// The imported tools: the server's order at connect, then the tools it added later.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        self.inner.set().tools.clone()
     }
 
-    /// The imported tools as `Arc<dyn Tool>`, ready for
+    /// The imported tools that the server still lists, as `Arc<dyn Tool>`, ready for
     /// [`ToolRegistry::register_all`] or an agent builder.
     pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.tools
-            .iter()
-            .map(|tool| tool.clone() as Arc<dyn Tool>)
+        self.tools()
+            .into_iter()
+            .filter(|tool| tool.is_available())
+            .map(|tool| tool as Arc<dyn Tool>)
             .collect()
     }
 
@@ -226,12 +332,19 @@ impl McpClient {
     ///
     /// A tool whose schema no provider accepts (for example alternatives at the root) is left
     /// out with a warning rather than failing the whole import: one odd tool of a server should
-    /// not cost the agent the others. Name clashes with tools already registered are errors.
+    /// not cost the agent the others. Name clashes with tools already registered are errors
+    /// (give each server a [`name_prefix`](McpClientOptions::name_prefix)).
     pub fn register_into(&self, registry: &mut ToolRegistry) -> AgentResult<()> {
         for tool in self.dyn_tools() {
+            if registry
+                .get(tool.name())
+                .is_some_and(|known| Arc::ptr_eq(known.tool(), &tool))
+            {
+                continue;
+            }
             match registry.register_arc(tool) {
                 Err(AgentError::InvalidSchema { tool, problem }) => {
-                    tracing::warn!(server = %self.server, %tool, %problem, "MCP tool left out: its schema cannot be offered to a model");
+                    tracing::warn!(server = %self.inner.server, %tool, %problem, "MCP tool left out: its schema cannot be offered to a model");
                 }
                 other => other?,
             }
@@ -240,90 +353,22 @@ impl McpClient {
     }
 
     /// The mapping between the server's tool names and the provider-safe local names.
-    pub fn names(&self) -> &ProviderSafeNames {
-        &self.names
+    pub fn names(&self) -> ProviderSafeNames {
+        self.inner.set().names.clone()
     }
 
     /// Ends the connection and waits for the server process to be stopped.
-    pub async fn close(mut self) {
-        if let Err(error) = self.service.close().await {
-            tracing::warn!(server = %self.server, %error, "MCP client task failed while closing");
+    pub async fn close(self) {
+        let link = self.inner.link.write().await.take();
+        if let Some(mut link) = link
+            && let Err(error) = link.service.close().await
+        {
+            tracing::warn!(server = %self.inner.server, %error, "MCP client task failed while closing");
         }
     }
 }
 
-impl std::fmt::Debug for McpClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpClient")
-            .field("server", &self.server)
-            .field("tools", &self.tools.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// One tool of an MCP server, callable like any other [`Tool`].
-///
-/// Its schema is the server's, as given; its name is provider-safe (see
-/// [`ProviderSafeNames`]); its origin is `mcp:<server>`.
-pub struct McpTool {
-    name: &'static str,
-    description: &'static str,
-    remote_name: String,
-    schema: Value,
-    output_schema: Option<Value>,
-    annotations: ToolAnnotations,
-    needs_approval: bool,
-    server: Arc<str>,
-    peer: Peer<RoleClient>,
-    call_timeout: Duration,
-}
-
-impl McpTool {
-    fn new(
-        definition: McpToolDef,
-        local_name: String,
-        server: Arc<str>,
-        peer: Peer<RoleClient>,
-        options: &McpClientOptions,
-    ) -> Self {
-        let annotations = convert::annotations_from_mcp(definition.annotations.as_ref());
-        let description = bounded_description(
-            definition
-                .description
-                .as_deref()
-                .or(definition.title.as_deref())
-                .unwrap_or_default(),
-        );
-        Self {
-            // `Tool` hands out `&'static str` so that specs and registry keys cost nothing per
-            // turn. A remote tool's name and description are known only at run time, so they are
-            // leaked here, once per connection: a name of at most 64 bytes and a description of
-            // at most `MAX_REMOTE_DESCRIPTION`.
-            name: Box::leak(local_name.into_boxed_str()),
-            description: Box::leak(description.into_boxed_str()),
-            remote_name: definition.name.to_string(),
-            schema: Value::Object(definition.input_schema.as_ref().clone()),
-            output_schema: definition
-                .output_schema
-                .map(|schema| Value::Object(schema.as_ref().clone())),
-            needs_approval: needs_approval(&annotations, options.unannotated_needs_approval),
-            annotations,
-            server,
-            peer,
-            call_timeout: options.call_timeout,
-        }
-    }
-
-    /// The tool's name on the server.
-    pub fn remote_name(&self) -> &str {
-        &self.remote_name
-    }
-
-    /// The server's name.
-    pub fn server_name(&self) -> &str {
-        &self.server
-    }
-
+impl Inner {
     fn error(&self, message: String) -> AgentError {
         AgentError::Mcp {
             server: self.server.to_string(),
@@ -331,166 +376,135 @@ impl McpTool {
         }
     }
 
-    fn service_error(&self, error: ServiceError) -> AgentError {
-        let tool = &self.remote_name;
-        match error {
-            ServiceError::McpError(error) => AgentError::tool(format!(
-                "MCP server `{}` refused the call of `{tool}`: {}",
-                self.server, error.message
-            )),
-            ServiceError::TransportClosed
-            | ServiceError::TransportSend(_)
-            | ServiceError::Cancelled { .. } => self.error(format!(
-                "the server stopped before `{tool}` finished; its tools are unavailable until the program reconnects"
-            )),
-            other => self.error(format!("calling `{tool}` failed: {other}")),
-        }
-    }
-}
-
-impl std::fmt::Debug for McpTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpTool")
-            .field("name", &self.name)
-            .field("remote_name", &self.remote_name)
-            .field("server", &self.server)
-            .finish_non_exhaustive()
-    }
-}
-
-#[async_trait]
-impl Tool for McpTool {
-    fn name(&self) -> &'static str {
-        self.name
+    fn set(&self) -> std::sync::MutexGuard<'_, ToolSet> {
+        self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn description(&self) -> &'static str {
-        self.description
+    /// Opens a connection and lists the tools, within the connect timeout.
+    async fn open(&self, first: Option<Command>) -> AgentResult<(Link, Vec<McpToolDef>)> {
+        let connect =
+            async {
+                let link = self
+                    .connector
+                    .open(self.handler.clone(), first)
+                    .await
+                    .map_err(|message| self.error(message))?;
+                let definitions =
+                    link.service.peer().list_all_tools().await.map_err(|e| {
+                        self.error(format!("listing the server's tools failed: {e}"))
+                    })?;
+                Ok::<_, AgentError>((link, definitions))
+            };
+        tokio::time::timeout(self.options.connect_timeout, connect)
+            .await
+            .map_err(|_| {
+                self.error(format!(
+                    "`{}` did not start and list its tools within {} ms; raise `connect_timeout` if it is slow to start",
+                    self.connector.endpoint(),
+                    self.options.connect_timeout.as_millis()
+                ))
+            })?
     }
 
-    fn schema(&self) -> Value {
-        self.schema.clone()
-    }
-
-    async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
-        let mut params = CallToolRequestParams::new(self.remote_name.clone());
-        match args {
-            Value::Object(arguments) => params = params.with_arguments(arguments.clone()),
-            Value::Null => {}
-            other => {
-                return Err(AgentError::InvalidArguments {
-                    tool: self.name.to_string(),
-                    path: crate::error::ROOT_PATH.to_string(),
-                    message: crate::error::mistakes::arguments_are_a_scalar(other),
-                });
+    /// The current connection's peer.
+    pub(crate) async fn peer(&self) -> AgentResult<Peer<RoleClient>> {
+        match self.link.read().await.as_ref() {
+            Some(link) => Ok(link.service.peer().clone()),
+            None => {
+                Err(self
+                    .error("the client was closed; its tools can no longer be called".to_string()))
             }
         }
-        // Dropping the request future (timeout, cancellation) makes rmcp send
-        // `notifications/cancelled`, so the server stops the tool too.
-        let call = tokio::time::timeout(self.call_timeout, self.peer.call_tool(params));
-        let outcome = tokio::select! {
-            outcome = call => outcome,
-            () = ctx.cancellation().cancelled() => {
-                return Err(AgentError::Cancelled { tool: self.name.to_string() });
-            }
-        };
-        match outcome {
-            Err(_elapsed) => Err(self.error(format!(
-                "`{}` did not finish within {} ms and was cancelled; try a smaller request, or raise `call_timeout`",
-                self.remote_name,
-                self.call_timeout.as_millis()
-            ))),
-            Ok(Err(error)) => Err(self.service_error(error)),
-            Ok(Ok(result)) if result.is_error == Some(true) => {
-                Err(AgentError::tool(error_text(&result)))
-            }
-            Ok(Ok(result)) => Ok(convert::contents_from_mcp(result)),
-        }
     }
 
-    /// Slightly longer than the call timeout, so that the client's own timeout (which cancels
-    /// the call on the server and says so) fires first.
-    fn timeout_ms(&self) -> Option<u64> {
-        Some(self.call_timeout.as_millis() as u64 + 1_000)
-    }
-
-    fn metadata(&self) -> ToolMetadata {
-        let mut metadata = ToolMetadata::new(self.name, self.description);
-        metadata.origin = format!("mcp:{}", self.server);
-        if let Some(version) = self
-            .peer
+    /// On a 2026-07-28 connection `list_changed` arrives only on a subscription: opens one when
+    /// the server says its list changes. (Earlier versions send it to the handler.)
+    fn follow(self: &Arc<Self>, peer: Peer<RoleClient>) {
+        let modern = peer
             .peer_info()
-            .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
-        {
-            metadata.version = version;
+            .is_some_and(|info| !info.protocol_version.has_initialize());
+        let changes = peer.peer_info().is_some_and(|info| {
+            info.capabilities
+                .tools
+                .as_ref()
+                .and_then(|tools| tools.list_changed)
+                .unwrap_or(false)
+        });
+        if !(modern && changes) {
+            return;
         }
-        metadata
+        let owner = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let filter = SubscriptionFilter::builder().tools_list_changed().build();
+            let Ok(mut subscription) = peer.listen(filter).await else {
+                return;
+            };
+            while let Ok(Some(notification)) = subscription.next().await {
+                if !matches!(
+                    notification,
+                    ServerNotification::ToolListChangedNotification(_)
+                ) {
+                    continue;
+                }
+                let Some(inner) = owner.upgrade() else { return };
+                if let Err(error) = inner.refresh().await {
+                    tracing::warn!(server = %inner.server, %error, "MCP tool list not refreshed");
+                }
+            }
+        });
     }
 
-    fn annotations(&self) -> ToolAnnotations {
-        self.annotations
-    }
-
-    /// From the server's hints, read once when the tools were listed; see
-    /// [`McpClientOptions::unannotated_needs_approval`].
-    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
-        self.needs_approval
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        self.output_schema.clone()
+    /// Lists the tools again: new ones appended, removed ones marked, the change announced.
+    pub(crate) async fn refresh(self: &Arc<Self>) -> AgentResult<McpToolsChanged> {
+        let _one_at_a_time = self.refreshing.lock().await;
+        let peer = self.peer().await?;
+        let definitions = tokio::time::timeout(self.options.connect_timeout, peer.list_all_tools())
+            .await
+            .map_err(|_| self.error("listing the server's tools again timed out".to_string()))?
+            .map_err(|e| self.error(format!("listing the server's tools again failed: {e}")))?;
+        let version = server_version(&peer);
+        let listed: std::collections::HashSet<&str> =
+            definitions.iter().map(|tool| tool.name.as_ref()).collect();
+        let mut change = McpToolsChanged::default();
+        let mut set = self.set();
+        for tool in &set.tools {
+            let now = listed.contains(tool.remote_name());
+            let before = tool.set_available(now);
+            match (before, now) {
+                (true, false) => change.removed.push(tool.name().to_string()),
+                (false, true) => change.added.push(tool.name().to_string()),
+                _ => {}
+            }
+        }
+        for definition in definitions {
+            if set.names.local(&definition.name).is_some() {
+                // Known: it keeps its definition as first imported, so the tool list a
+                // provider has cached stays byte-identical.
+                continue;
+            }
+            let local = set.names.insert(&definition.name);
+            change.added.push(local.clone());
+            let tool = McpTool::new(definition, local, self, version.clone(), &self.options);
+            set.tools.push(Arc::new(tool));
+        }
+        drop(set);
+        if !change.is_empty() {
+            let _ = self.changes.send(change.clone());
+        }
+        Ok(change)
     }
 }
 
-/// Whether a tool with these hints needs a person's approval: read-only never, destructive
-/// always, and one without a destructive hint as `unannotated` says.
-fn needs_approval(hints: &ToolAnnotations, unannotated: bool) -> bool {
-    match (hints.read_only, hints.destructive) {
-        (Some(true), _) => false,
-        (_, Some(destructive)) => destructive,
-        (_, None) => unannotated,
-    }
+fn server_version(peer: &Peer<RoleClient>) -> Option<String> {
+    peer.peer_info()
+        .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
 }
 
-/// The text of an `isError` result, for the model.
-fn error_text(result: &CallToolResult) -> String {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .map(|text| text.text.as_str())
-        .collect();
-    if text.is_empty() {
-        "the tool reported an error without a message".to_string()
-    } else {
-        text.join("\n")
-    }
-}
-
-/// The longest remote tool description kept, in bytes: a server cannot make the client hold
-/// (and send the model, every turn) an unbounded text.
-const MAX_REMOTE_DESCRIPTION: usize = 8 * 1024;
-
-/// `text`, cut at [`MAX_REMOTE_DESCRIPTION`] on a character boundary, with a mark where it was.
-fn bounded_description(text: &str) -> String {
-    if text.len() <= MAX_REMOTE_DESCRIPTION {
-        return text.to_string();
-    }
-    let kept = &text[..crate::limits::floor_char_boundary(text, MAX_REMOTE_DESCRIPTION)];
-    format!("{kept} [description cut at {MAX_REMOTE_DESCRIPTION} bytes]")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn remote_descriptions_are_bounded_on_a_character_boundary() {
-        assert_eq!(bounded_description("Search the web"), "Search the web");
-        let long = "é".repeat(MAX_REMOTE_DESCRIPTION);
-        let cut = bounded_description(&long);
-        assert!(cut.len() < MAX_REMOTE_DESCRIPTION + 64, "{}", cut.len());
-        assert!(cut.ends_with("[description cut at 8192 bytes]"));
-        assert!(cut.starts_with("éé"));
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.inner.server)
+            .field("tools", &self.inner.set().tools.len())
+            .finish_non_exhaustive()
     }
 }

@@ -6,11 +6,12 @@
 use rmcp::model::ProtocolVersion;
 #[cfg(feature = "mcp-client")]
 use rmcp::model::ToolAnnotations as McpAnnotations;
+#[cfg(feature = "mcp-server")]
 use rmcp::model::{CallToolResult, ContentBlock};
-#[cfg(feature = "mcp-client")]
-use serde_json::Value;
 
-use crate::content::{Content, ResourceBody};
+#[cfg(feature = "mcp-server")]
+use crate::content::Content;
+use crate::content::ResourceBody;
 #[cfg(feature = "mcp-server")]
 use crate::registry::ToolCallResult;
 #[cfg(feature = "mcp-client")]
@@ -103,7 +104,7 @@ pub(crate) fn resource_contents(
 
 /// MCP's resource contents as ours.
 #[cfg(feature = "mcp-client")]
-fn resource_from_mcp(
+pub(crate) fn resource_from_mcp(
     resource: rmcp::model::ResourceContents,
 ) -> Option<crate::content::ResourceContents> {
     match resource {
@@ -129,48 +130,6 @@ fn resource_from_mcp(
         }),
         _ => None,
     }
-}
-
-/// What an MCP server returned, as our content. `structuredContent` becomes [`Content::Json`], and
-/// the text block that only repeats it is dropped so the model does not read it twice.
-#[cfg(feature = "mcp-client")]
-pub(crate) fn contents_from_mcp(result: CallToolResult) -> Vec<Content> {
-    let structured = result.structured_content;
-    let mut contents: Vec<Content> = result
-        .content
-        .into_iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => {
-                let repeats_structured = structured.as_ref().is_some_and(|value| {
-                    serde_json::from_str::<Value>(&text.text).is_ok_and(|parsed| &parsed == value)
-                });
-                (!repeats_structured).then(|| Content::text(text.text))
-            }
-            ContentBlock::Image(image) => Some(Content::image(image.data, image.mime_type)),
-            ContentBlock::Audio(audio) => Some(Content::audio(audio.data, audio.mime_type)),
-            ContentBlock::Resource(resource) => {
-                Some(match resource_from_mcp(resource.resource.clone()) {
-                    Some(resource) => Content::resource(resource),
-                    None => {
-                        Content::text(serde_json::to_string(&resource.resource).unwrap_or_default())
-                    }
-                })
-            }
-            ContentBlock::ResourceLink(link) => Some(Content::ResourceLink {
-                uri: link.uri,
-                name: link.name,
-                description: link.description,
-                mime_type: link.mime_type,
-            }),
-            other => Some(Content::text(
-                serde_json::to_string(&other).unwrap_or_default(),
-            )),
-        })
-        .collect();
-    if let Some(value) = structured {
-        contents.push(Content::json(value));
-    }
-    contents
 }
 
 #[cfg(test)]
@@ -213,21 +172,6 @@ mod tests {
         let out = call_result(result(vec![Content::text("bad")], true), None);
         assert_eq!(out.is_error, Some(true));
         assert_eq!(out.content[0].as_text().unwrap().text, "bad");
-    }
-
-    #[cfg(feature = "mcp-client")]
-    #[test]
-    fn imported_results_do_not_repeat_structured_content() {
-        let value = json!({"a": 1});
-        let mut remote = CallToolResult::success(vec![
-            ContentBlock::text(value.to_string()),
-            ContentBlock::text("note"),
-        ]);
-        remote.structured_content = Some(value.clone());
-        assert_eq!(
-            contents_from_mcp(remote),
-            vec![Content::text("note"), Content::json(value)]
-        );
     }
 
     #[cfg(all(feature = "mcp-server", feature = "mcp-client"))]

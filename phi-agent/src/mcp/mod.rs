@@ -13,13 +13,16 @@
 //!   tool's progress, log messages and questions ([`ToolContext::elicit`](crate::ToolContext::elicit),
 //!   [`ToolContext::sample`](crate::ToolContext::sample)) go to the client. [`mcp_server!`](crate::mcp_server)
 //!   names the server after your crate.
-//! - Using: [`McpClient::connect_stdio`] starts a server as a child process and imports its tools
-//!   as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names ([`ProviderSafeNames`]).
+//! - Using: [`McpClient::connect_stdio`] starts a server as a child process, and
+//!   `McpClient::connect_http` (feature `mcp-http-client`) reaches one over streamable HTTP; both
+//!   import its tools as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names
+//!   ([`ProviderSafeNames`]), prefixed per server if asked, and follow `tools/list_changed`.
 
 //!
 //! `mcp-server` serves over stdio (or any rmcp transport) and builds no HTTP stack;
 //! `mcp-http-server` adds streamable HTTP on hyper's HTTP/1 server (still no HTTP client, no TLS);
-//! `mcp-client` imports tools over stdio, also without an HTTP client.
+//! `mcp-client` imports tools over stdio, also without an HTTP client; `mcp-http-client` adds
+//! streamable HTTP on reqwest with rustls (ring).
 
 #[cfg(feature = "mcp-client")]
 mod client;
@@ -45,9 +48,12 @@ mod stdio;
 
 pub use rmcp;
 
+#[cfg(feature = "mcp-http-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-client")))]
+pub use client::McpHttpOptions;
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use client::{McpClient, McpClientOptions, McpTool};
+pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged};
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use definition::definition;

@@ -27,6 +27,7 @@ const SUFFIX_LEN: usize = 9;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ProviderSafeNames {
+    prefix: Option<String>,
     to_local: HashMap<String, String>,
     to_remote: HashMap<String, String>,
 }
@@ -34,29 +35,79 @@ pub struct ProviderSafeNames {
 impl ProviderSafeNames {
     /// Maps every remote name; fails only when a server lists one name twice.
     pub fn new<'a>(remote_names: impl IntoIterator<Item = &'a str>) -> Result<Self, String> {
+        Self::with_prefix(None, remote_names)
+    }
+
+    /// Like [`new`](Self::new), with every local name starting `<prefix>_` (`gh_search`), so
+    /// that two servers with a tool of the same name can serve one agent.
+    ///
+    /// ```
+    /// use phi_agent::mcp::ProviderSafeNames;
+    ///
+    /// let names = ProviderSafeNames::with_prefix(Some("gh"), ["search"]).unwrap();
+    /// assert_eq!(names.local("search"), Some("gh_search"));
+    /// assert_eq!(names.remote("gh_search"), Some("search"));
+    /// ```
+    pub fn with_prefix<'a>(
+        prefix: Option<&str>,
+        remote_names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, String> {
         let remote_names: Vec<&str> = remote_names.into_iter().collect();
         let mut seen = HashSet::new();
         if let Some(duplicate) = remote_names.iter().find(|name| !seen.insert(**name)) {
             return Err(format!("the server lists the tool `{duplicate}` twice"));
         }
+        let mut names = Self {
+            prefix: prefix.map(str::to_string),
+            ..Self::default()
+        };
+        let wanted: Vec<(String, &str)> = remote_names
+            .iter()
+            .map(|remote| (names.wanted(remote), *remote))
+            .collect();
         // Names that are already safe are claimed first, so a rewritten name can never take
         // the place of a tool that kept its own name.
-        let kept: HashSet<&str> = remote_names
+        let kept: HashSet<&str> = wanted
             .iter()
-            .copied()
+            .map(|(wanted, _)| wanted.as_str())
             .filter(|name| validate_tool_name(name).is_ok())
             .collect();
-        let mut names = Self::default();
-        for remote in remote_names {
-            let local = if kept.contains(remote) {
-                remote.to_string()
+        for (wanted, remote) in &wanted {
+            let local = if kept.contains(wanted.as_str()) {
+                wanted.clone()
             } else {
-                rewrite(remote, &kept, &names.to_remote)
+                rewrite(wanted, &kept, &names.to_remote)
             };
             names.to_remote.insert(local.clone(), remote.to_string());
             names.to_local.insert(remote.to_string(), local);
         }
         Ok(names)
+    }
+
+    /// Maps one more remote name (a tool the server added), leaving every earlier mapping as it
+    /// was; returns its local name. A name mapped already keeps its local name.
+    pub(crate) fn insert(&mut self, remote: &str) -> String {
+        if let Some(local) = self.to_local.get(remote) {
+            return local.clone();
+        }
+        let wanted = self.wanted(remote);
+        let local = if validate_tool_name(&wanted).is_ok() && !self.to_remote.contains_key(&wanted)
+        {
+            wanted
+        } else {
+            rewrite(&wanted, &HashSet::new(), &self.to_remote)
+        };
+        self.to_remote.insert(local.clone(), remote.to_string());
+        self.to_local.insert(remote.to_string(), local.clone());
+        local
+    }
+
+    /// The local name `remote` gets when it is safe: itself, after the prefix if there is one.
+    fn wanted(&self, remote: &str) -> String {
+        match &self.prefix {
+            Some(prefix) => format!("{prefix}_{remote}"),
+            None => remote.to_string(),
+        }
     }
 
     /// The provider-safe name of the server's tool `remote`.
@@ -144,6 +195,31 @@ mod tests {
         let first = ProviderSafeNames::new(["a.b"]).unwrap();
         let second = ProviderSafeNames::new(["other", "a.b"]).unwrap();
         assert_eq!(first.local("a.b"), second.local("a.b"));
+    }
+
+    #[test]
+    fn prefixed_names_are_prefixed_and_reversible() {
+        let names = ProviderSafeNames::with_prefix(Some("jira"), ["search", "fs.read"]).unwrap();
+        assert_eq!(names.local("search"), Some("jira_search"));
+        let local = names.local("fs.read").unwrap();
+        assert!(local.starts_with("jira_fs_read-"), "{local}");
+        assert_eq!(names.remote(local), Some("fs.read"));
+    }
+
+    #[test]
+    fn inserting_keeps_the_earlier_names() {
+        let mut names = ProviderSafeNames::new(["a.b", "search"]).unwrap();
+        let before = (
+            names.local("a.b").unwrap().to_string(),
+            names.local("search").unwrap().to_string(),
+        );
+        assert_eq!(names.insert("fetch"), "fetch");
+        assert_eq!(names.insert("search"), "search", "known names keep theirs");
+        let rewritten = names.insert("x.y");
+        validate_tool_name(&rewritten).unwrap();
+        assert_eq!(names.remote(&rewritten), Some("x.y"));
+        assert_eq!(names.local("a.b"), Some(before.0.as_str()));
+        assert_eq!(names.local("search"), Some(before.1.as_str()));
     }
 
     #[test]

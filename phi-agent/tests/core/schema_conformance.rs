@@ -53,7 +53,9 @@ fn mismatches(case: &Case, dialect: Dialect, schema: &Value, generated: &[Value]
         }
     }
     for value in &case.near_misses {
-        if case.decode(value).is_ok() {
+        // Refused by the tool's decoder (which holds objects the schema closes to it), not
+        // only by serde's.
+        if case.decode_as_tool(value).is_ok() {
             found.push(format!("near-miss {value} decodes; it is not a near-miss"));
         }
         if validator.is_valid(value) && !gemini_loss(case, dialect, value) {
@@ -72,15 +74,25 @@ fn gemini_loss(case: &Case, dialect: Dialect, value: &Value) -> bool {
     if dialect != Dialect::Gemini {
         return false;
     }
+    // At any depth, inside alternatives too: the canonical schema refuses it, and the same
+    // schema with every object opened accepts it.
     let canonical = validator(&case.canonical, Dialect::Mcp);
-    let mut errors = canonical.iter_errors(value).peekable();
-    errors.peek().is_some()
-        && errors.all(|error| {
-            matches!(
-                error.kind(),
-                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
-            )
-        })
+    let opened = validator(&opened(&case.canonical), Dialect::Mcp);
+    !canonical.is_valid(value) && opened.is_valid(value)
+}
+
+/// `schema` with `additionalProperties: false` taken out everywhere.
+fn opened(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, sub)| !(*key == "additionalProperties" && **sub == json!(false)))
+                .map(|(key, sub)| (key.clone(), opened(sub)))
+                .collect(),
+        ),
+        Value::Array(items) => items.iter().map(opened).collect(),
+        other => other.clone(),
+    }
 }
 
 /// `value` with one field more than it has, when it is an object.
@@ -90,6 +102,40 @@ fn with_an_extra_field(value: &Value) -> Option<Value> {
         .as_object_mut()?
         .insert("surely_not_a_field".into(), Value::from(1));
     Some(value)
+}
+
+/// `value` with one field more in one of its objects, for each object at any depth (the value
+/// itself, the objects in its arrays and in its objects' fields, ..).
+fn with_an_extra_field_at_every_depth(value: &Value) -> Vec<Value> {
+    fn walk(value: &Value, pointer: String, pointers: &mut Vec<String>) {
+        match value {
+            Value::Object(fields) => {
+                pointers.push(pointer.clone());
+                for (name, field) in fields {
+                    let name = name.replace('~', "~0").replace('/', "~1");
+                    walk(field, format!("{pointer}/{name}"), pointers);
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, format!("{pointer}/{index}"), pointers);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut pointers = Vec::new();
+    walk(value, String::new(), &mut pointers);
+    pointers
+        .into_iter()
+        .map(|pointer| {
+            let mut value = value.clone();
+            if let Some(Value::Object(fields)) = value.pointer_mut(&pointer) {
+                fields.insert("surely_not_a_field".into(), Value::from(1));
+            }
+            value
+        })
+        .collect()
 }
 
 /// For every type as the one parameter `value` of a `#[phi_tool]` (whose arguments refuse
@@ -128,8 +174,8 @@ fn an_extra_field_is_refused_for_every_type_as_a_macro_tool_parameter() {
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
-/// Over the whole corpus (generated values, near-misses, each with an extra field inside and
-/// beside it), the validator of a macro tool's canonical schema and the tool's decoder agree on
+/// Over the whole corpus (generated values, near-misses, each with an extra field beside it
+/// and inside it, in each of its objects at any depth), the validator of a macro tool's canonical schema and the tool's decoder agree on
 /// every value: what one refuses the other refuses, so a mistake the model is told about is one
 /// the tool would refuse, and the model is never told about a mistake that is not one.
 #[test]
@@ -140,7 +186,12 @@ fn the_validator_and_the_decoder_of_macro_tools_never_disagree() {
         let validator = jsonschema::draft202012::new(&case.macro_schema).unwrap();
         let mut values = case.generated();
         values.extend(case.near_misses.iter().cloned());
-        let inside: Vec<Value> = values.iter().filter_map(with_an_extra_field).collect();
+        // One level down, and at every depth: an object the canonical schema closes refuses
+        // an unknown field wherever it is, and one it leaves open takes it.
+        let inside: Vec<Value> = values
+            .iter()
+            .flat_map(with_an_extra_field_at_every_depth)
+            .collect();
         values.extend(inside);
         for value in values {
             let args = json!({"value": value});
@@ -449,6 +500,10 @@ fn conformance_table() -> String {
          - A schema with alternatives at its root (a flattened enum) is refused when the tool is \
          registered: OpenAI, Anthropic and Gemini reject it, so offering it would fail every request. \
          Put the enum in a named field instead.\n\
+         - Unknown fields are refused wherever the canonical schema closes an object, at any depth \
+         (checked by inserting one into each object of every value); where it leaves one open \
+         (a nested struct without `deny_unknown_fields`), they are ignored, by the schema and the \
+         decoder alike.\n\
          - Two narrowings lose no meaning and are allowed: OpenAI strict mode refuses unknown \
          fields (the decoder would ignore them) and requires every field (`Option` fields accept \
          `null`; a field with a serde default must be sent, and its description names the default).\n\

@@ -3,6 +3,8 @@
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
 mod mcp_client;
+mod mcp_client_http;
+mod mcp_client_raw;
 mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;

@@ -449,3 +449,36 @@ impl ServerHandler for ChildServer {
         }
     }
 }
+
+#[tokio::test]
+async fn a_dead_server_is_reported_and_reconnect_starts_it_again() {
+    let client = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let first_pid = client.server_process_id().unwrap();
+    let (registry, active) = registry_of(&client).await;
+    let ctx = ToolContext::default();
+    let crashed = registry.dispatch(&active, "crash", &json!({}), &ctx).await;
+    assert!(crashed.is_error);
+    assert!(
+        crashed
+            .to_model_text()
+            .contains("the server stopped before `crash` finished"),
+        "{}",
+        crashed.to_model_text()
+    );
+    let change = client.reconnect().await.unwrap();
+    assert!(change.is_empty(), "the same tools: {change:?}");
+    assert_ne!(client.server_process_id(), Some(first_pid), "a new process");
+    let read = client.names().local("fs.read").unwrap().to_string();
+    let result = registry
+        .dispatch(&active, &read, &json!({"path": "a.txt"}), &ctx)
+        .await;
+    assert!(!result.is_error, "{}", result.to_model_text());
+    assert_eq!(
+        result.to_model_text(),
+        "read a.txt via fs.read",
+        "the tools handed out before reach the new process"
+    );
+    client.close().await;
+}

@@ -48,10 +48,11 @@ attribute_keys! {
 }
 
 impl ToolAttr {
-    /// Parses the attribute's tokens; see [`keys::parse`].
-    pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Self {
+    /// Parses the attribute's tokens; see [`keys::parse`]. `attribute` is how the user wrote
+    /// it, for messages: `#[phi_tool(..)]` on a fn, `#[tool(..)]` on a method.
+    pub(crate) fn parse(tokens: TokenStream, attribute: &str, errors: &mut Errors) -> Self {
         match errors.handle(NestedMeta::parse_meta_list(tokens)) {
-            Some(items) => keys::parse(items, errors),
+            Some(items) => keys::parse_as(items, attribute, errors),
             None => Self::default(),
         }
     }
@@ -131,6 +132,20 @@ impl FromMeta for NeedsApproval {
                 lit: Lit::Bool(value),
                 ..
             }) => Ok(NeedsApproval::Always(value.value)),
+            // `= yes` reads as the path of a predicate named `yes`, which rustc would then
+            // report as a value it cannot find; it is a flag value written as a word.
+            Expr::Path(path)
+                if path
+                    .path
+                    .get_ident()
+                    .is_some_and(|word| FLAG_WORDS.contains(&word.to_string().as_str())) =>
+            {
+                Err(syn::Error::new_spanned(
+                    path,
+                    "`needs_approval` is a flag: write `needs_approval` (every call is approved by a person) or `needs_approval = false`; `needs_approval = path` names a predicate `fn(&Args, &ToolContext) -> bool`, e.g. `needs_approval = outside_workspace`",
+                )
+                .into())
+            }
             Expr::Path(path) if path.qself.is_none() => Ok(NeedsApproval::When(path.path.clone())),
             other => Err(syn::Error::new_spanned(
                 other,
@@ -140,6 +155,11 @@ impl FromMeta for NeedsApproval {
         }
     }
 }
+
+/// Words that mean a flag's value, not the name of a predicate fn.
+const FLAG_WORDS: &[&str] = &[
+    "yes", "no", "y", "n", "on", "off", "always", "never", "True", "False", "TRUE", "FALSE",
+];
 
 /// `requires_tools = ["file_read", ..]`.
 #[derive(Debug)]

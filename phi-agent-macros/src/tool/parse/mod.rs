@@ -26,7 +26,11 @@ pub(crate) struct Parsed {
 /// understood is returned either way, so that validation and the fallback expansion can go on.
 pub(crate) fn parse(attr: TokenStream, item: syn::ItemFn, errors: &mut Errors) -> Parsed {
     Parsed {
-        attr: ToolAttr::parse(attr, errors),
+        attr: ToolAttr::parse(
+            attr,
+            <ToolAttr as crate::keys::AttributeKeys>::ATTRIBUTE,
+            errors,
+        ),
         func: ToolFn::parse(item, errors),
     }
 }

@@ -287,6 +287,74 @@ pub struct Search {
 }
 wrapper!(OptStruct, Option<Level4>);
 
+/// An order of lines, as in the shop of issue 32; the lines leave unknown fields open (serde's
+/// default, and so the canonical schema's).
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+pub struct Line {
+    pub sku: String,
+    pub quantity: u32,
+}
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+pub struct Order {
+    pub lines: Vec<Line>,
+}
+
+/// The same order with every level closed by serde (`deny_unknown_fields`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[serde(deny_unknown_fields)]
+pub struct ClosedLine {
+    pub sku: String,
+    pub quantity: u32,
+    pub note: Option<String>,
+}
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[serde(deny_unknown_fields)]
+pub struct ClosedOrder {
+    pub lines: Vec<ClosedLine>,
+    pub gift: Option<ClosedLine>,
+}
+
+/// Closed for schemars only: `#[schemars(deny_unknown_fields)]` writes
+/// `additionalProperties: false`, and serde is not told.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[schemars(deny_unknown_fields)]
+pub struct SchemaClosedLine {
+    pub sku: String,
+    pub quantity: u32,
+}
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+pub struct SchemaClosedOrder {
+    pub lines: Vec<SchemaClosedLine>,
+}
+
+/// Internally tagged, unknown fields refused.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClosedShape {
+    Circle { radius: u32 },
+    Rectangle { width: u32, height: u32 },
+}
+wrapper!(ClosedInternallyTagged, ClosedShape);
+
+/// Adjacently tagged, unknown fields refused.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[serde(tag = "op", content = "args", deny_unknown_fields)]
+pub enum ClosedCommand {
+    Stop,
+    Go(u16),
+    Turn { degrees: i16 },
+}
+wrapper!(ClosedAdjacentlyTagged, ClosedCommand);
+
+/// Externally tagged with struct variants whose fields are closed.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Arbitrary)]
+#[serde(deny_unknown_fields)]
+pub enum ClosedExternal {
+    Ping,
+    Move { x: i32, y: i32 },
+}
+wrapper!(ClosedExternallyTagged, ClosedExternal);
+
 /// `{"value": v}`: a near-miss for a wrapper type.
 fn v(value: Value) -> Value {
     json!({ "value": value })
@@ -516,6 +584,48 @@ pub fn all() -> Vec<Case> {
                 json!({"a": 1, "c": 2}),
                 json!({"b": "x"}),
                 json!({"a": 1, "b": 2}),
+            ],
+        ),
+        case::<Order>(
+            "nested open struct (Vec<Line>)",
+            &[
+                json!({"lines": [{"sku": "MUG-02"}]}),
+                json!({"lines": [{"sku": "MUG-02", "quantity": -1}]}),
+            ],
+        ),
+        case::<ClosedOrder>(
+            "nested deny_unknown_fields",
+            &[
+                json!({"lines": [{"sku": "MUG-02", "quantity": 1, "gift_wrap": true}], "gift": null}),
+                json!({"lines": [], "gift": {"sku": "A", "quantity": 1, "colour": "red"}}),
+            ],
+        ),
+        case::<SchemaClosedOrder>(
+            "nested schemars(deny_unknown_fields)",
+            &[
+                json!({"lines": [{"sku": "MUG-02", "quantity": 1, "gift_wrap": true}]}),
+                json!({"lines": [{"sku": "MUG-02"}]}),
+            ],
+        ),
+        case::<ClosedInternallyTagged>(
+            "internally tagged, deny_unknown_fields",
+            &[
+                v(json!({"kind": "circle", "radius": 1, "colour": "red"})),
+                v(json!({"kind": "square", "side": 1})),
+            ],
+        ),
+        case::<ClosedAdjacentlyTagged>(
+            "adjacently tagged, deny_unknown_fields",
+            &[
+                v(json!({"op": "Go", "args": 3, "speed": 1})),
+                v(json!({"op": "Turn", "args": {"degrees": 1, "radians": 1}})),
+            ],
+        ),
+        case::<ClosedExternallyTagged>(
+            "externally tagged, deny_unknown_fields",
+            &[
+                v(json!({"Move": {"x": 1, "y": 2, "z": 3}})),
+                v(json!({"Move": {"x": 1}})),
             ],
         ),
         case::<Search>(

@@ -1,0 +1,311 @@
+//! Opening a connection: the transport (a child process, or streamable HTTP), the handshake
+//! with its version fallback, and what to say when a server does not complete it.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, Weak};
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use tokio::process::Command;
+
+use super::Inner;
+
+/// The connection of a running client: rmcp's service and, over stdio, the child's id.
+pub(super) struct Link {
+    pub(super) service: RunningService<RoleClient, Handler>,
+    pub(super) process_id: Option<u32>,
+}
+
+/// Answers the server's requests and notifications for one client.
+#[derive(Clone, Default)]
+pub(super) struct Handler {
+    /// The client this handler serves, set once the client exists (it is built after the
+    /// handler, whose connection it holds).
+    pub(super) owner: Arc<OnceLock<Weak<Inner>>>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("phi-agent", env!("CARGO_PKG_VERSION")),
+        );
+        // The version offered by `initialize`: the newest that still has that handshake (a
+        // server answering `initialize` cannot name a later one).
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        info
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        if let Some(inner) = self.owner.get().and_then(Weak::upgrade) {
+            // Not inline: the refresh asks the server, whose answer this task delivers.
+            tokio::spawn(async move {
+                if let Err(error) = inner.refresh().await {
+                    tracing::warn!(server = %inner.server, %error, "MCP tool list not refreshed");
+                }
+            });
+        }
+    }
+}
+
+/// How to reach a server again (a restart, or the handshake's fallback).
+pub(super) enum Connector {
+    Stdio(StdioSpec),
+    #[cfg(feature = "mcp-http-client")]
+    Http(super::http::HttpSpec),
+}
+
+/// A command, kept as its parts so that it can be started again: program, arguments,
+/// environment changes and working directory (other settings of the caller's `Command` apply to
+/// the first start only).
+pub(super) struct StdioSpec {
+    program: OsString,
+    args: Vec<OsString>,
+    envs: Vec<(OsString, Option<OsString>)>,
+    cwd: Option<PathBuf>,
+}
+
+impl StdioSpec {
+    pub(super) fn of(command: &Command) -> Self {
+        let command = command.as_std();
+        Self {
+            program: command.get_program().to_owned(),
+            args: command.get_args().map(ToOwned::to_owned).collect(),
+            envs: command
+                .get_envs()
+                .map(|(key, value)| (key.to_owned(), value.map(ToOwned::to_owned)))
+                .collect(),
+            cwd: command.get_current_dir().map(ToOwned::to_owned),
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args);
+        for (key, value) in &self.envs {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        if let Some(cwd) = &self.cwd {
+            command.current_dir(cwd);
+        }
+        command
+    }
+}
+
+impl Connector {
+    /// How error messages name the server's end: the program, or the URL.
+    pub(super) fn endpoint(&self) -> String {
+        match self {
+            Self::Stdio(spec) => spec.program.to_string_lossy().into_owned(),
+            #[cfg(feature = "mcp-http-client")]
+            Self::Http(spec) => spec.url.to_string(),
+        }
+    }
+
+    /// `"stdio"` or `"http"`.
+    pub(super) fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio(_) => "stdio",
+            #[cfg(feature = "mcp-http-client")]
+            Self::Http(_) => "http",
+        }
+    }
+
+    /// Connects and completes the handshake: `server/discover` (2026-07-28) first, the
+    /// `initialize` handshake at [`ProtocolVersion::LATEST_WITH_INITIALIZE`] for servers that
+    /// predate it; and, when the probe got an answer that is no discover result at all (some
+    /// servers answer every unknown method with `{}`), `initialize` alone on a fresh connection.
+    /// `first` is the caller's own command, used for the first start.
+    pub(super) async fn open(
+        &self,
+        handler: Handler,
+        first: Option<Command>,
+    ) -> Result<Link, String> {
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::LATEST],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        };
+        let (outcome, process_id) = self.serve(handler.clone(), first, auto).await?;
+        let probe_error = match outcome {
+            Ok(service) => {
+                return Ok(Link {
+                    service,
+                    process_id,
+                });
+            }
+            Err(error) if probe_may_fall_back(&error) => error,
+            Err(error) => return Err(self.handshake_failed(&error)),
+        };
+        tracing::debug!(endpoint = %self.endpoint(), error = %probe_error, "server/discover failed; trying initialize alone");
+        let (outcome, process_id) = self
+            .serve(handler, None, ClientLifecycleMode::Initialize)
+            .await?;
+        match outcome {
+            Ok(service) => Ok(Link {
+                service,
+                process_id,
+            }),
+            Err(error) => Err(format!(
+                "{}; before that, probing with `server/discover`, it {}",
+                self.handshake_failed(&error),
+                describe(&probe_error, self.hint())
+            )),
+        }
+    }
+
+    async fn serve(
+        &self,
+        handler: Handler,
+        first: Option<Command>,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<
+        (
+            Result<RunningService<RoleClient, Handler>, ClientInitializeError>,
+            Option<u32>,
+        ),
+        String,
+    > {
+        match self {
+            Self::Stdio(spec) => {
+                let command = first.unwrap_or_else(|| spec.command());
+                let transport = TokioChildProcess::new(command).map_err(|e| {
+                    format!(
+                        "cannot start `{}`: {e}; check the command and that it is installed",
+                        self.endpoint()
+                    )
+                })?;
+                let process_id = transport.id();
+                Ok((
+                    handler.serve_with_lifecycle(transport, lifecycle).await,
+                    process_id,
+                ))
+            }
+            #[cfg(feature = "mcp-http-client")]
+            Self::Http(spec) => {
+                let transport = spec.transport()?;
+                Ok((
+                    handler.serve_with_lifecycle(transport, lifecycle).await,
+                    None,
+                ))
+            }
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        match self {
+            Self::Stdio(_) => {
+                "check that the command starts an MCP server that writes only JSON-RPC to its stdout"
+            }
+            #[cfg(feature = "mcp-http-client")]
+            Self::Http(_) => "check the URL, and that an MCP server answers there",
+        }
+    }
+
+    fn handshake_failed(&self, error: &ClientInitializeError) -> String {
+        format!(
+            "`{}` did not complete the MCP handshake: it {}",
+            self.endpoint(),
+            describe(error, self.hint())
+        )
+    }
+}
+
+/// Whether a failed `server/discover` probe is worth an `initialize` on a fresh connection: the
+/// server answered (something other than a discover result, an error status, a refusal), as
+/// opposed to a connection that ended or a handshake that was already the fallback.
+fn probe_may_fall_back(error: &ClientInitializeError) -> bool {
+    !matches!(
+        error,
+        ClientInitializeError::ConnectionClosed(_)
+            | ClientInitializeError::ExpectedInitResponse(None)
+            | ClientInitializeError::ExpectedInitResult(None)
+            | ClientInitializeError::Cancelled
+            | ClientInitializeError::LegacyFallbackFailed { .. }
+    )
+}
+
+/// What the server did instead of completing the handshake, after "it": what it sent, quoted.
+fn describe(error: &ClientInitializeError, hint: &str) -> String {
+    match error {
+        ClientInitializeError::ExpectedInitResult(Some(result)) => format!(
+            "answered with `{}`, which is not a handshake result (one has `protocolVersion`, `capabilities` and `serverInfo`)",
+            preview(&serde_json::to_string(result).unwrap_or_else(|_| format!("{result:?}")))
+        ),
+        ClientInitializeError::ExpectedInitResponse(Some(message)) => format!(
+            "sent `{}` where the answer to the handshake was due",
+            preview(&serde_json::to_string(message).unwrap_or_else(|_| format!("{message:?}")))
+        ),
+        ClientInitializeError::ExpectedInitResult(None)
+        | ClientInitializeError::ExpectedInitResponse(None) => {
+            format!("ended the connection without answering; {hint}")
+        }
+        ClientInitializeError::ConnectionClosed(reason) => {
+            format!("ended the connection without answering ({reason}); {hint}")
+        }
+        ClientInitializeError::JsonRpcError(error) => format!(
+            "refused it with JSON-RPC error {}: {}",
+            error.code.0, error.message
+        ),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => format!(
+            "speaks no protocol version this client speaks (it offers {}; this client {})",
+            versions(server_supported),
+            versions(client_supported)
+        ),
+        ClientInitializeError::TransportError { error, context } => {
+            format!("could not be reached ({context}: {}); {hint}", chain(error))
+        }
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => format!(
+            "{}, after answering `server/discover` as a server that predates it ({})",
+            describe(fallback, hint),
+            describe(discover, hint)
+        ),
+        other => format!("failed: {}", chain(other)),
+    }
+}
+
+fn versions(versions: &[ProtocolVersion]) -> String {
+    if versions.is_empty() {
+        return "none".to_string();
+    }
+    versions
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// At most 200 bytes of what a server sent, cut on a character boundary.
+fn preview(text: &str) -> String {
+    const MAX: usize = 200;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    format!(
+        "{}…",
+        &text[..crate::limits::floor_char_boundary(text, MAX)]
+    )
+}
+
+/// `error` and its sources, joined: transports wrap the reason (an HTTP status) several deep.
+pub(super) fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = inner.source();
+    }
+    text
+}

@@ -1,0 +1,283 @@
+//! Our MCP client against hand-written stdio servers (this test binary re-run, speaking raw
+//! JSON-RPC lines), for what an rmcp server would not do: answer every unknown method with `{}`,
+//! speak only the `initialize` handshake, change its tool list mid-session.
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use phi_agent::mcp::{McpClient, McpClientOptions};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{ActivationContext, Tool, ToolConfig, ToolContext};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+const MODE_ENV: &str = "PHI_MCP_RAW_CHILD";
+const LABEL_ENV: &str = "PHI_MCP_RAW_LABEL";
+
+/// This test binary, re-run as [`raw_server_entry`] in `mode` (`legacy` or `empty`).
+fn raw_server(mode: &str, label: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--ignored",
+            "--exact",
+            "mcp_client_raw::raw_server_entry",
+            "--nocapture",
+            "-q",
+        ])
+        .env(MODE_ENV, mode)
+        .env(LABEL_ENV, label);
+    command
+}
+
+async fn call(tool: &Arc<phi_agent::mcp::McpTool>, args: Value) -> Result<String, String> {
+    tool.call(&args, &ToolContext::default())
+        .await
+        .map(|content| content.iter().map(|c| c.to_model_text()).collect())
+        .map_err(|error| error.to_string())
+}
+
+fn find(client: &McpClient, local: &str) -> Arc<phi_agent::mcp::McpTool> {
+    client
+        .tools()
+        .into_iter()
+        .find(|tool| tool.name() == local)
+        .unwrap_or_else(|| panic!("no tool {local}"))
+}
+
+#[tokio::test]
+async fn a_server_answering_unknown_methods_with_empty_results_gets_the_initialize_handshake() {
+    let client = McpClient::connect_stdio(
+        "legacy",
+        raw_server("legacy", "x"),
+        McpClientOptions::default(),
+    )
+    .await
+    .expect("the probe's `{}` leads to `initialize`, not to a failure");
+    assert_eq!(
+        call(&find(&client, "version"), json!({})).await.unwrap(),
+        "2025-11-25",
+        "`initialize` offers the newest version that has that handshake"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_handshake_says_what_the_server_sent() {
+    let error = McpClient::connect_stdio(
+        "empty",
+        raw_server("empty", "x"),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("did not complete the MCP handshake: it answered with `{}`, which is not a handshake result"),
+        "{error}"
+    );
+    assert!(!error.contains("speaking over stdio"), "{error}");
+}
+
+#[tokio::test]
+async fn two_prefixed_servers_with_the_same_tool_name_route_to_their_own_server() {
+    let gh = McpClient::connect_stdio(
+        "github",
+        raw_server("legacy", "gh"),
+        McpClientOptions::default().with_name_prefix("gh"),
+    )
+    .await
+    .unwrap();
+    let jira = McpClient::connect_stdio(
+        "jira",
+        raw_server("legacy", "jira"),
+        McpClientOptions::default().with_name_prefix("jira"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(gh.names().remote("gh_search"), Some("search"));
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    gh.register_into(&mut registry).unwrap();
+    jira.register_into(&mut registry).unwrap();
+    let active = registry.visible_tools(&ActivationContext::default()).await;
+    let ctx = ToolContext::default();
+    for (name, expected) in [("gh_search", "gh: bugs"), ("jira_search", "jira: bugs")] {
+        let result = registry
+            .dispatch(&active, name, &json!({"query": "bugs"}), &ctx)
+            .await;
+        assert!(!result.is_error, "{}", result.to_model_text());
+        assert_eq!(result.to_model_text(), expected);
+    }
+    // Without prefixes the two `search` tools cannot share a registry.
+    let mut clash = ToolRegistry::new(ToolConfig::default());
+    for label in ["gh", "jira"] {
+        let plain = McpClient::connect_stdio(
+            label,
+            raw_server("legacy", label),
+            McpClientOptions::default(),
+        )
+        .await
+        .unwrap();
+        let outcome = plain.register_into(&mut clash);
+        assert_eq!(outcome.is_err(), label == "jira", "{outcome:?}");
+        plain.close().await;
+    }
+    gh.close().await;
+    jira.close().await;
+}
+
+/// What a model is offered for a tool, byte for byte.
+fn definition(tool: &phi_agent::mcp::McpTool) -> String {
+    format!("{}|{}|{}", tool.name(), tool.description(), tool.schema())
+}
+
+#[tokio::test]
+async fn list_changed_appends_new_tools_and_retires_removed_ones() {
+    let client = McpClient::connect_stdio(
+        "dynamic",
+        raw_server("legacy", "dyn"),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let before: Vec<String> = client.tools().iter().map(|t| definition(t)).collect();
+    assert_eq!(before.len(), 4, "{before:?}");
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    client.register_into(&mut registry).unwrap();
+    let mut changes = client.subscribe();
+
+    assert_eq!(
+        call(&find(&client, "grow"), json!({})).await.unwrap(),
+        "grown"
+    );
+    let change = tokio::time::timeout(Duration::from_secs(10), changes.recv())
+        .await
+        .expect("a change is announced")
+        .unwrap();
+    assert_eq!(change.added, ["extra"]);
+    assert!(change.removed.is_empty());
+    let after: Vec<String> = client.tools().iter().map(|t| definition(t)).collect();
+    assert_eq!(after.len(), 5);
+    assert_eq!(
+        after[..4],
+        before[..],
+        "earlier definitions are byte-identical"
+    );
+    assert!(after[4].starts_with("extra|"), "{}", after[4]);
+
+    // The next turn: the registry gains the new tool, the others stay where they were.
+    client.register_into(&mut registry).unwrap();
+    let names: Vec<&str> = registry.iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, ["search", "version", "grow", "shrink", "extra"]);
+    let active = registry.visible_tools(&ActivationContext::default()).await;
+    let result = registry
+        .dispatch(&active, "extra", &json!({}), &ToolContext::default())
+        .await;
+    assert_eq!(result.to_model_text(), "extra works");
+
+    assert_eq!(
+        call(&find(&client, "shrink"), json!({})).await.unwrap(),
+        "shrunk"
+    );
+    let change = tokio::time::timeout(Duration::from_secs(10), changes.recv())
+        .await
+        .expect("a change is announced")
+        .unwrap();
+    assert_eq!(change.removed, ["search"]);
+    assert!(change.added.is_empty());
+    let search = find(&client, "search");
+    assert!(!search.is_available());
+    let refused = call(&search, json!({"query": "q"})).await.unwrap_err();
+    assert_eq!(
+        refused,
+        "`search` is not available: MCP server `dynamic` no longer lists it"
+    );
+    assert_eq!(client.tools().len(), 5, "a removed tool keeps its place");
+    assert_eq!(client.dyn_tools().len(), 4, "but is not handed out again");
+    client.close().await;
+}
+
+/// The raw server. `legacy`: the `initialize` handshake, `{}` for every unknown request
+/// (`server/discover` included), and tools that change the list. `empty`: `{}` for everything.
+#[test]
+#[ignore = "started by the other tests as a child MCP server"]
+fn raw_server_entry() {
+    let Some(mode) = std::env::var_os(MODE_ENV) else {
+        return;
+    };
+    let label = std::env::var(LABEL_ENV).unwrap_or_default();
+    let empty = mode == "empty";
+    let tool = |name: &str| {
+        json!({"name": name, "description": format!("The {name} tool"),
+               "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}})
+    };
+    let mut tools: Vec<Value> = ["search", "version", "grow", "shrink"]
+        .into_iter()
+        .map(tool)
+        .collect();
+    let mut version = String::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let send = |out: &mut std::io::StdoutLock<'_>, message: Value| {
+        writeln!(out, "{message}").unwrap();
+        out.flush().unwrap();
+    };
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = message.get("id").cloned() else {
+            continue; // a notification
+        };
+        let method = message["method"].as_str().unwrap_or_default();
+        let text = |text: String| json!({"content": [{"type": "text", "text": text}]});
+        let result = match method {
+            _ if empty => json!({}),
+            "initialize" => {
+                version = message["params"]["protocolVersion"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                json!({"protocolVersion": version, "capabilities": {"tools": {"listChanged": true}},
+                       "serverInfo": {"name": "raw", "version": "1.0.0"}})
+            }
+            "tools/list" => json!({"tools": tools}),
+            "tools/call" => {
+                let name = message["params"]["name"].as_str().unwrap_or_default();
+                let changed =
+                    json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+                match name {
+                    "search" => text(format!(
+                        "{label}: {}",
+                        message["params"]["arguments"]["query"]
+                            .as_str()
+                            .unwrap_or("")
+                    )),
+                    "version" => text(version.clone()),
+                    "grow" => {
+                        tools.push(tool("extra"));
+                        send(&mut out, changed);
+                        text("grown".to_string())
+                    }
+                    "shrink" => {
+                        tools.retain(|tool| tool["name"] != "search");
+                        send(&mut out, changed);
+                        text("shrunk".to_string())
+                    }
+                    "extra" => text("extra works".to_string()),
+                    other => {
+                        json!({"content": [{"type": "text", "text": format!("no tool {other}")}], "isError": true})
+                    }
+                }
+            }
+            _ => json!({}),
+        };
+        send(
+            &mut out,
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        );
+    }
+    std::process::exit(0);
+}
