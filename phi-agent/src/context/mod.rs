@@ -348,8 +348,12 @@ impl ToolContext {
     /// fields (strings, numbers, booleans, enums of strings), as MCP's elicitation allows; a
     /// field's doc comment is its description and `#[serde(default)]` makes it optional.
     ///
-    /// Over MCP the question goes to the client (an error if it does not support elicitation);
-    /// without a peer it is an error result saying the question cannot be asked here.
+    /// Over MCP the question goes to the client (an error if it does not support elicitation).
+    /// In an agent run it goes to the agent's
+    /// [`elicitation_handler`](crate::AgentBuilder::elicitation_handler); without one, a run that
+    /// may pause ([`PhiAgent::start`](crate::PhiAgent::start)) pauses on the question and runs
+    /// the call again with the answer once resumed, and other runs get an error result. Without a
+    /// peer it is an error result saying the question cannot be asked here.
     ///
     /// ```
     /// use phi_agent::{AgentResult, Elicitation, ToolContext};
@@ -400,8 +404,9 @@ impl ToolContext {
     }
 
     /// Asks a model: over MCP the client's (`sampling/createMessage`, an error if the client
-    /// does not support sampling); without a peer an error result saying it cannot be asked
-    /// here.
+    /// does not support sampling); in an agent run the agent's own model, or its
+    /// [`sampling_model`](crate::AgentBuilder::sampling_model); without a peer an error result
+    /// saying it cannot be asked here.
     pub async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
         if let Some(peer) = &self.peer {
             peer.sample(request).await
