@@ -11,7 +11,6 @@
 use std::io::Write;
 
 use async_trait::async_trait;
-use futures_util::StreamExt;
 use phi_agent::llm::{LlmRequest, LlmResponse, Message, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentResult, PhiAgent, StreamEvent, ToolContext, TypedTool, base_agent_builder,

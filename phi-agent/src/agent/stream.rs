@@ -226,6 +226,31 @@ impl<'a> RunStream<'a> {
             last: None,
         }
     }
+
+    /// The next event, or `None` after the last: [`StreamExt::next`](futures_util::StreamExt::next)
+    /// without importing it, so a streamed run needs no `futures-util` in the caller's manifest.
+    ///
+    /// ```
+    /// # use phi_agent::{base_agent_builder, AgentConfig, PhiAgent, StreamEvent};
+    /// # use phi_agent::llm::{LlmResponse, ScriptedLlm};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> phi_agent::AgentResult<()> {
+    /// let llm = ScriptedLlm::new([LlmResponse::text("hello")]);
+    /// let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default())?;
+    /// let mut events = agent.run_stream("hi");
+    /// let mut text = String::new();
+    /// while let Some(event) = events.next().await {
+    ///     if let StreamEvent::TextDelta { text: piece, .. } = event? {
+    ///         text.push_str(&piece);
+    ///     }
+    /// }
+    /// assert_eq!(text, "hello");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn next(&mut self) -> Option<AgentResult<StreamEvent>> {
+        futures_util::StreamExt::next(self).await
+    }
 }
 
 impl Stream for RunStream<'_> {

@@ -3,7 +3,6 @@
 //! mode, wrapped non-object answers, native structured output, streamed and journaled runs.
 
 use async_trait::async_trait;
-use futures_util::StreamExt;
 use phi_agent::llm::{LlmResponse, Message, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, AnswerMode, AnswerOptions, PhiAgent, StreamEvent,

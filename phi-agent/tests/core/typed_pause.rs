@@ -1,7 +1,6 @@
 //! Typed runs that pause: the paused JSON resumes into the typed answer in a freshly built agent,
 //! streamed or not, and a typed paused run refuses to resume as a plain one (and the reverse).
 
-use futures_util::StreamExt;
 use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentError, AnswerOptions, PausedRun, PhiAgent, RunOutcome, StreamEvent,

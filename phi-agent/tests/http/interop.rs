@@ -12,7 +12,6 @@
 use async_trait::async_trait;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use phi_agent::llm::{
     AnthropicClient, GeminiClient, GeminiSchemaForm, HttpConfig, LlmClient, Message, OpenAiClient,
     ResponsesClient, ToolCall,
