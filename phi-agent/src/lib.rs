@@ -48,6 +48,7 @@ mod message;
 mod output;
 mod state;
 mod tool;
+mod toolset;
 mod typed;
 
 #[doc(hidden)]
@@ -272,4 +273,5 @@ pub use crate::__phi_tools as tools;
 pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+pub use toolset::Toolset;
 pub use typed::TypedTool;

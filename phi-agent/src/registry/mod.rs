@@ -22,6 +22,7 @@ use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use crate::toolset::Toolset;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
@@ -233,6 +234,12 @@ impl ToolRegistry {
         tools
             .into_iter()
             .try_for_each(|tool| self.register_arc(tool))
+    }
+
+    /// Registers every tool of `toolset` under the name the toolset gives it, in order, stopping
+    /// at the first error: names are checked as for [`register`](Self::register).
+    pub fn register_toolset(&mut self, toolset: Toolset) -> AgentResult<()> {
+        self.register_all(toolset.into_tools())
     }
 
     /// Checks every tool's [`requires_tools`](Tool::requires_tools): each name must be a

@@ -25,5 +25,6 @@ mod telemetry;
 mod tool_search;
 mod tool_search_embed;
 mod tool_search_heldout;
+mod toolsets;
 mod typed_answer;
 mod typed_pause;
