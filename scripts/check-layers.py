@@ -13,7 +13,8 @@ re-exports (`crate::Content`) count as the module the root re-exports them from.
 
 The layers, lowest first (a layer may name its own modules and everything below it):
 
-    limits -> content -> message -> error        the vocabulary every layer speaks
+    limits, repair -> content -> message -> error
+                                                 the vocabulary every layer speaks
     schema                                       pure Value -> Value; names content, error, limits
     config, state, context                       settings and what a tool sees at run time
     tool, typed, decode, output, toolset         what a tool is, and groups of tools
@@ -35,11 +36,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-BASE = {"limits": set()}
+BASE = {"limits": set(), "repair": set()}
 BASE["content"] = {"limits"}
-BASE["message"] = BASE["content"] | {"content"}
+BASE["message"] = BASE["content"] | {"content", "repair"}
 BASE["error"] = BASE["message"] | {"message"}
-VOCABULARY = {"limits", "content", "message", "error"}
+VOCABULARY = {"limits", "repair", "content", "message", "error"}
 
 ALLOWED = dict(BASE)
 ALLOWED["schema"] = {"content", "error", "limits"}

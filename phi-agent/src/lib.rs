@@ -46,6 +46,7 @@ mod error;
 mod limits;
 mod message;
 mod output;
+mod repair;
 mod state;
 mod tool;
 mod toolset;
@@ -159,6 +160,7 @@ pub use llm::LlmClient;
 /// stopped from outside: when its call times out it runs on until it returns, so a long one
 /// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
 pub use phi_agent_macros::phi_tool;
+pub use repair::ArgumentRepair;
 
 /// Makes one tool of each `#[tool]` method of an impl block, for tools that hold state (a pool,
 /// a client, a cache).

@@ -51,6 +51,13 @@ pub struct AgentConfig {
     /// the turn's other calls are then not run). Default: `false`; see
     /// [`with_early_tool_start`](Self::with_early_tool_start).
     pub early_tool_start: bool,
+    /// Whether a call's arguments that are not JSON but one unambiguous repair away from it (a
+    /// trailing comma, single quotes, `True`/`False`/`None`, a code fence, an object cut off at
+    /// the end) are repaired when the call enters the run, instead of refused. The call then
+    /// says what was repaired ([`ToolCall::repaired`](crate::llm::ToolCall::repaired), also in
+    /// its [`ToolCallRecord`](crate::ToolCallRecord), its events and its `execute_tool` span);
+    /// anything ambiguous is refused as before. Default: `true`.
+    pub argument_repair: bool,
 }
 
 impl AgentConfig {
@@ -97,6 +104,18 @@ impl AgentConfig {
         self.early_tool_start = on;
         self
     }
+
+    /// This configuration with [`argument_repair`](Self::argument_repair) set to `on`.
+    ///
+    /// ```
+    /// use phi_agent::AgentConfig;
+    /// assert!(AgentConfig::default().argument_repair);
+    /// assert!(!AgentConfig::default().with_argument_repair(false).argument_repair);
+    /// ```
+    pub fn with_argument_repair(mut self, on: bool) -> Self {
+        self.argument_repair = on;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -108,6 +127,7 @@ impl Default for AgentConfig {
             max_repeated_failures: 3,
             tool_search: ToolSearch::Off,
             early_tool_start: false,
+            argument_repair: true,
         }
     }
 }

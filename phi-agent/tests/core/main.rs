@@ -10,6 +10,7 @@ mod adversarial_model;
 mod agent_loop;
 mod approval;
 mod argument_mistakes;
+mod argument_repair;
 mod dispatch_props;
 mod durable;
 mod early_start;

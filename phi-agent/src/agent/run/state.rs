@@ -222,6 +222,7 @@ impl RunState {
                 duration: settled.duration,
                 turn: self.turn,
                 approval: settled.approval,
+                repaired: call.repaired,
             });
         }
     }
