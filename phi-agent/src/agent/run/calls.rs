@@ -32,11 +32,11 @@ pub(in crate::agent) fn enter(arguments: &mut serde_json::Value) {
 /// A model's call as it enters the run: with `repair`, arguments that came as almost-JSON text
 /// are repaired into the object they obviously mean (and the call says so), then [`enter`]ed.
 pub(in crate::agent) fn enter_call(call: &mut ToolCall, repair: bool) {
-    if let (true, serde_json::Value::String(raw)) = (repair, &call.arguments) {
-        if let Some((arguments, repairs)) = crate::repair::repair_arguments(raw) {
-            call.arguments = arguments;
-            call.repaired = repairs;
-        }
+    if let (true, serde_json::Value::String(raw)) = (repair, &call.arguments)
+        && let Some((arguments, repairs)) = crate::repair::repair_arguments(raw)
+    {
+        call.arguments = arguments;
+        call.repaired = repairs;
     }
     enter(&mut call.arguments);
 }
