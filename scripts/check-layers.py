@@ -13,7 +13,7 @@ re-exports (`crate::Content`) count as the module the root re-exports them from.
 
 The layers, lowest first (a layer may name its own modules and everything below it):
 
-    limits, repair -> content -> message -> error
+    limits, repair -> content -> budget, message -> error
                                                  the vocabulary every layer speaks
     schema                                       pure Value -> Value; names content, error, limits
     config, state, context                       settings and what a tool sees at run time
@@ -38,9 +38,10 @@ from pathlib import Path
 
 BASE = {"limits": set(), "repair": set()}
 BASE["content"] = {"limits"}
+BASE["budget"] = {"limits", "content"}
 BASE["message"] = BASE["content"] | {"content", "repair"}
 BASE["error"] = BASE["message"] | {"message"}
-VOCABULARY = {"limits", "repair", "content", "message", "error"}
+VOCABULARY = {"limits", "repair", "content", "budget", "message", "error"}
 
 ALLOWED = dict(BASE)
 ALLOWED["schema"] = {"content", "error", "limits"}

@@ -38,6 +38,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod budget;
 mod config;
 mod content;
 mod context;

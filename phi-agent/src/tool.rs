@@ -53,6 +53,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The most bytes of one call's output the model reads; longer output is cut to fit (text
+    /// head and tail, JSON kept valid) with a note. `None` uses
+    /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
+    fn max_result_bytes(&self) -> Option<usize> {
+        None
+    }
+
     /// Machine-readable origin and version, for introspection.
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())

@@ -58,6 +58,13 @@ pub struct AgentConfig {
     /// its [`ToolCallRecord`](crate::ToolCallRecord), its events and its `execute_tool` span);
     /// anything ambiguous is refused as before. Default: `true`.
     pub argument_repair: bool,
+    /// The most bytes of tool output one turn's results give the model together. When a turn's
+    /// calls return more, each result keeps what it has up to one common share (the largest
+    /// for which the total fits), and the larger ones are cut to it as a single result over
+    /// its own limit is (text head and tail, JSON kept valid, with a note). Each call's own
+    /// limit ([`Tool::max_result_bytes`](crate::Tool::max_result_bytes), else
+    /// [`ToolConfig::max_output_bytes`]) applies first. Default: 400 000 bytes.
+    pub max_turn_result_bytes: usize,
 }
 
 impl AgentConfig {
@@ -116,6 +123,13 @@ impl AgentConfig {
         self.argument_repair = on;
         self
     }
+
+    /// This configuration with [`max_turn_result_bytes`](Self::max_turn_result_bytes) set to
+    /// `bytes`.
+    pub fn with_max_turn_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_turn_result_bytes = bytes;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -128,6 +142,7 @@ impl Default for AgentConfig {
             tool_search: ToolSearch::Off,
             early_tool_start: false,
             argument_repair: true,
+            max_turn_result_bytes: 400_000,
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct RegisteredTool {
     schema: Arc<StoredSchema>,
     exposure: ToolExposure,
     timeout: Duration,
+    /// The most bytes of output the model reads of one call ([`Tool::max_result_bytes`], or the
+    /// configured default).
+    result_limit: usize,
     metadata: Arc<ToolMetadata>,
 }
 
@@ -87,6 +90,13 @@ impl RegisteredTool {
     /// The timeout that applies to the tool (its own, or the configured default).
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// The most bytes of one call's output the model reads: the tool's own
+    /// [`max_result_bytes`](Tool::max_result_bytes), or
+    /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
+    pub fn result_limit(&self) -> usize {
+        self.result_limit
     }
 
     /// The tool's metadata.
@@ -210,6 +220,9 @@ impl ToolRegistry {
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
+            result_limit: tool
+                .max_result_bytes()
+                .unwrap_or(self.config.max_output_bytes),
             metadata: Arc::new(tool.metadata()),
             tool,
         };

@@ -158,6 +158,15 @@ impl Toolset {
         self
     }
 
+    /// Every tool's output cut to at most `bytes` for the model, instead of its own
+    /// [`max_result_bytes`](Tool::max_result_bytes) or the registry's default.
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
+        for entry in &mut self.entries {
+            entry.max_result = Some(bytes);
+        }
+        self
+    }
+
     /// The names the model will see, in order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
         self.entries.iter().map(|entry| entry.name)

@@ -55,6 +55,7 @@ pub(super) struct Entry {
     pub(super) name: &'static str,
     pub(super) exposure: Option<ToolExposure>,
     pub(super) approval: ApprovalPolicy,
+    pub(super) max_result: Option<usize>,
 }
 
 impl Entry {
@@ -64,6 +65,7 @@ impl Entry {
             tool,
             exposure: None,
             approval: ApprovalPolicy::Tools,
+            max_result: None,
         }
     }
 
@@ -74,6 +76,7 @@ impl Entry {
     fn is_changed(&self) -> bool {
         self.is_renamed()
             || self.exposure.is_some()
+            || self.max_result.is_some()
             || !matches!(self.approval, ApprovalPolicy::Tools)
     }
 
@@ -142,6 +145,12 @@ impl Tool for Wrapped {
 
     fn timeout_ms(&self) -> Option<u64> {
         self.entry.tool.timeout_ms()
+    }
+
+    fn max_result_bytes(&self) -> Option<usize> {
+        self.entry
+            .max_result
+            .or_else(|| self.entry.tool.max_result_bytes())
     }
 
     fn metadata(&self) -> ToolMetadata {

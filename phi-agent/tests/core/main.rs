@@ -17,6 +17,7 @@ mod early_start;
 mod faulty_tools;
 mod provider_state;
 mod registry;
+mod result_budgets;
 mod run_props;
 mod schema_conformance;
 mod schema_definitions;

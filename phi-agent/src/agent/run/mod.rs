@@ -231,7 +231,8 @@ async fn close_turn(
     (text, calls, settled): (String, Vec<ToolCall>, Vec<Settled>),
     found: &[Found],
 ) -> AgentResult<()> {
-    state.close_turn(text, calls, settled)?;
+    let turn_budget = run.agent.config.max_turn_result_bytes;
+    state.close_turn(text, calls, settled, turn_budget)?;
     let observer = Observer(run.agent.observer.as_deref());
     reveal_found(
         &run.agent.registry,

@@ -170,14 +170,21 @@ impl RunState {
         self.transcript.push(Message::assistant(text));
     }
 
-    /// Closes a turn: its results go to the transcript in call order and to the records; ends
-    /// the run when the model keeps repeating a failing call.
+    /// Closes a turn: its results, fitted into the turn's budget of `turn_budget` bytes
+    /// together, go to the transcript in call order and to the records; ends the run when the
+    /// model keeps repeating a failing call.
     pub(in crate::agent) fn close_turn(
         &mut self,
         text: String,
         calls: Vec<ToolCall>,
         mut settled: Vec<Settled>,
+        turn_budget: usize,
     ) -> AgentResult<()> {
+        let mut results: Vec<&mut Vec<crate::content::Content>> = settled
+            .iter_mut()
+            .map(|settled| &mut settled.result.content)
+            .collect();
+        crate::budget::share_turn(&mut results, turn_budget);
         let mut exhausted = None;
         for (call, settled) in calls.iter().zip(settled.iter_mut()) {
             if let Verdict::Exhausted { failures } = self.budget.record(call, &mut settled.result) {
