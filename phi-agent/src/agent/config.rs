@@ -1,5 +1,6 @@
 //! Limits of an agent.
 
+use super::LoopDetection;
 use crate::config::ToolConfig;
 use crate::search::ToolSearch;
 
@@ -65,6 +66,10 @@ pub struct AgentConfig {
     /// limit ([`Tool::max_result_bytes`](crate::Tool::max_result_bytes), else
     /// [`ToolConfig::max_output_bytes`]) applies first. Default: 400 000 bytes.
     pub max_turn_result_bytes: usize,
+    /// Whether the run tells a model that repeats the same call (or keeps getting the same
+    /// error) that it is repeating itself, and whether it then stops the run; see
+    /// [`LoopDetection`]. Default: off.
+    pub loop_detection: LoopDetection,
 }
 
 impl AgentConfig {
@@ -130,6 +135,12 @@ impl AgentConfig {
         self.max_turn_result_bytes = bytes;
         self
     }
+
+    /// This configuration with [`loop_detection`](Self::loop_detection) set to `detection`.
+    pub fn with_loop_detection(mut self, detection: LoopDetection) -> Self {
+        self.loop_detection = detection;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -143,6 +154,7 @@ impl Default for AgentConfig {
             early_tool_start: false,
             argument_repair: true,
             max_turn_result_bytes: 400_000,
+            loop_detection: LoopDetection::default(),
         }
     }
 }
