@@ -89,6 +89,14 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The tool whose [`call`](Tool::call) runs this one's calls, when this is a wrapper that
+    /// changes nothing about a call (a toolset's renamed tool): the registry then calls it
+    /// directly, so that the wrapper costs nothing per call. Not part of the public API.
+    #[doc(hidden)]
+    fn __call_target(&self) -> Option<std::sync::Arc<dyn Tool>> {
+        None
+    }
+
     /// Whether a person must approve this call before it runs. Default: no.
     ///
     /// Asked for every call of the model whose arguments passed the registry's shape and size

@@ -35,6 +35,9 @@ pub use spec::ToolSpec;
 #[derive(Clone)]
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
+    /// What dispatch calls: the tool, or the tool a forwarding wrapper stands for
+    /// ([`Tool::__call_target`]), so that a toolset's wrapper adds nothing to a call.
+    target: Arc<dyn Tool>,
     name: &'static str,
     description: &'static str,
     schema: Arc<StoredSchema>,
@@ -120,6 +123,16 @@ impl RegisteredTool {
             self.name, self.metadata.origin, self.metadata.version, self.description
         )
     }
+}
+
+/// The tool at the end of a chain of forwarding wrappers (a toolset's tools put into another
+/// toolset are wrapped twice).
+fn call_target(tool: &Arc<dyn Tool>) -> Arc<dyn Tool> {
+    let mut target = tool.clone();
+    while let Some(inner) = target.__call_target() {
+        target = inner;
+    }
+    target
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -224,6 +237,7 @@ impl ToolRegistry {
                 .max_result_bytes()
                 .unwrap_or(self.config.max_output_bytes),
             metadata: Arc::new(tool.metadata()),
+            target: call_target(&tool),
             tool,
         };
         if let Some(&index) = self.by_name.get(name) {

@@ -174,6 +174,11 @@ impl Tool for Wrapped {
         self.entry.tool.output_schema()
     }
 
+    fn __call_target(&self) -> Option<Arc<dyn Tool>> {
+        // `call` only forwards: the registry may call the tool itself.
+        Some(self.entry.tool.clone())
+    }
+
     fn __canonical_schema(&self) -> Option<Arc<Value>> {
         self.entry.tool.__canonical_schema()
     }
