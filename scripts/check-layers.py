@@ -13,10 +13,11 @@ re-exports (`crate::Content`) count as the module the root re-exports them from.
 
 The layers, lowest first (a layer may name its own modules and everything below it):
 
-    limits -> content -> message -> error        the vocabulary every layer speaks
+    limits, repair -> content -> budget, message -> error
+                                                 the vocabulary every layer speaks
     schema                                       pure Value -> Value; names content, error, limits
     config, state, context                       settings and what a tool sees at run time
-    tool, typed, decode, output                  what a tool is
+    tool, typed, decode, output, toolset         what a tool is, and groups of tools
     registry                                     names, exposure, activation, dispatch
     search                                       tool search: an index over the registry's tools
     llm                                          models, their requests and adapters
@@ -35,18 +36,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-BASE = {"limits": set()}
+BASE = {"limits": set(), "repair": set()}
 BASE["content"] = {"limits"}
-BASE["message"] = BASE["content"] | {"content"}
+BASE["budget"] = {"limits", "content"}
+BASE["message"] = BASE["content"] | {"content", "repair"}
 BASE["error"] = BASE["message"] | {"message"}
-VOCABULARY = {"limits", "content", "message", "error"}
+VOCABULARY = {"limits", "repair", "content", "budget", "message", "error"}
 
 ALLOWED = dict(BASE)
 ALLOWED["schema"] = {"content", "error", "limits"}
 ALLOWED["config"] = set()
 ALLOWED["state"] = {"error"}
 ALLOWED["context"] = {"error", "state"}
-TOOL_LAYER = {"tool", "typed", "decode", "output"}
+TOOL_LAYER = {"tool", "typed", "decode", "output", "toolset"}
 BELOW_TOOL = VOCABULARY | {"schema", "config", "state", "context"}
 for module in TOOL_LAYER:
     ALLOWED[module] = BELOW_TOOL | TOOL_LAYER

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use criterion::{Criterion, criterion_group, criterion_main};
+use phi_agent::registry::ActiveTools;
 use phi_agent::registry::ToolRegistry;
-use phi_agent::{ActivationContext, AgentResult, ToolContext, TypedTool};
+use phi_agent::{ActivationContext, AgentResult, ToolContext, Toolset, TypedTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -166,6 +167,60 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// The same tools inside a prefixed, filtered toolset (`calc_add`, `calc_create_order`): each
+/// is one forwarding wrapper away from the tool, which dispatch should not notice.
+fn toolset_registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::default();
+    let set = Toolset::new()
+        .with_tool(Add)
+        .with_tool(CreateOrder)
+        .with_tool(CreateOrderJson)
+        .prefix("calc")
+        .only(&["calc_add", "calc_create_order"]);
+    registry.register_toolset(set).unwrap();
+    registry
+}
+
+/// `calls` dispatches of `name`, for instruction counts: with `PHI_DISPATCH_COUNT=<calls>` the
+/// bench runs these instead of criterion, so that
+/// `valgrind --tool=callgrind --toggle-collect='*count_*'` sees a known number of calls.
+#[inline(never)]
+fn count_calls(
+    rt: &tokio::runtime::Runtime,
+    registry: &ToolRegistry,
+    active: &ActiveTools,
+    name: &str,
+    args: &Value,
+    calls: usize,
+) {
+    let ctx = ToolContext::default();
+    rt.block_on(async {
+        for _ in 0..calls {
+            black_box(registry.dispatch(active, name, black_box(args), &ctx).await);
+        }
+    });
+}
+
+#[inline(never)]
+fn count_add_alone(rt: &tokio::runtime::Runtime, r: &ToolRegistry, a: &ActiveTools, n: usize) {
+    count_calls(rt, r, a, "add", &json!({"a": 2, "b": 3}), n);
+}
+
+#[inline(never)]
+fn count_add_toolset(rt: &tokio::runtime::Runtime, r: &ToolRegistry, a: &ActiveTools, n: usize) {
+    count_calls(rt, r, a, "calc_add", &json!({"a": 2, "b": 3}), n);
+}
+
+#[inline(never)]
+fn count_nested_alone(rt: &tokio::runtime::Runtime, r: &ToolRegistry, a: &ActiveTools, n: usize) {
+    count_calls(rt, r, a, "create_order", &order_args(), n);
+}
+
+#[inline(never)]
+fn count_nested_toolset(rt: &tokio::runtime::Runtime, r: &ToolRegistry, a: &ActiveTools, n: usize) {
+    count_calls(rt, r, a, "calc_create_order", &order_args(), n);
+}
+
 fn bench_dispatch(c: &mut Criterion) {
     let rt = runtime();
     let mut registry = ToolRegistry::default();
@@ -174,6 +229,19 @@ fn bench_dispatch(c: &mut Criterion) {
     registry.register(CreateOrderJson).unwrap();
     let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
     let ctx = ToolContext::default();
+    let toolset = toolset_registry();
+    let toolset_active = rt.block_on(toolset.visible_tools(&ActivationContext::default()));
+
+    if let Some(calls) = std::env::var("PHI_DISPATCH_COUNT")
+        .ok()
+        .and_then(|calls| calls.parse().ok())
+    {
+        count_add_alone(&rt, &registry, &active, calls);
+        count_add_toolset(&rt, &toolset, &toolset_active, calls);
+        count_nested_alone(&rt, &registry, &active, calls);
+        count_nested_toolset(&rt, &toolset, &toolset_active, calls);
+        return;
+    }
 
     let mut group = c.benchmark_group("dispatch");
     let add_args = json!({"a": 2, "b": 3});
@@ -312,6 +380,41 @@ fn bench_dispatch(c: &mut Criterion) {
         })
     });
     // The floor here is the same as for `nested`: the difference is the JSON output conversion.
+    // The same calls of the same tools inside a prefixed, filtered toolset.
+    let add_args_toolset = json!({"a": 2, "b": 3});
+    group.bench_function("add/toolset", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = toolset
+                        .dispatch(
+                            &toolset_active,
+                            "calc_add",
+                            black_box(&add_args_toolset),
+                            &ctx,
+                        )
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    group.bench_function("nested/toolset", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let result = toolset
+                        .dispatch(&toolset_active, "calc_create_order", black_box(&args), &ctx)
+                        .await;
+                    black_box(result);
+                }
+                start.elapsed()
+            })
+        })
+    });
     group.bench_function("nested_json_output/registry", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {

@@ -217,7 +217,7 @@ impl Content {
     }
 
     /// Whether this is base64 media a text budget should not cut (images, audio, blobs).
-    fn is_media(&self) -> bool {
+    pub(crate) fn is_media(&self) -> bool {
         matches!(
             self,
             Content::Image { .. }
@@ -257,57 +257,5 @@ impl From<String> for Content {
 impl From<&str> for Content {
     fn from(text: &str) -> Self {
         Content::text(text)
-    }
-}
-
-/// Cuts `contents` to at most `limit` bytes as the model sees them, ending with a marker that
-/// says how much was cut. Returns the contents unchanged when they fit.
-pub(crate) fn truncate_output(contents: Vec<Content>, limit: usize) -> Vec<Content> {
-    let total: usize = contents.iter().map(Content::model_len).sum();
-    if total <= limit {
-        return contents;
-    }
-    let mut budget = limit;
-    let mut kept = Vec::with_capacity(contents.len() + 1);
-    for content in contents {
-        let len = content.model_len();
-        if len <= budget {
-            budget -= len;
-            kept.push(content);
-            continue;
-        }
-        if content.is_media() {
-            continue;
-        }
-        let mut text = content.to_model_text();
-        text.truncate(crate::limits::floor_char_boundary(&text, budget));
-        if !text.is_empty() {
-            kept.push(Content::text(text));
-        }
-        break;
-    }
-    kept.push(Content::text(format!(
-        "\n[output truncated: {total} bytes, limit {limit}; ask for less, e.g. a narrower query or a page of results]"
-    )));
-    kept
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncation_keeps_a_prefix_and_says_so() {
-        let out = truncate_output(vec![Content::text("é".repeat(100))], 51);
-        let text = out[0].as_text().unwrap();
-        assert_eq!(text.len(), 50, "cut on a char boundary");
-        assert!(
-            out[1]
-                .as_text()
-                .unwrap()
-                .contains("output truncated: 200 bytes, limit 51")
-        );
-        let small = vec![Content::text("ok")];
-        assert_eq!(truncate_output(small.clone(), 10), small);
     }
 }

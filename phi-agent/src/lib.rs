@@ -39,6 +39,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod budget;
 mod config;
 mod content;
 mod context;
@@ -47,8 +48,10 @@ mod error;
 mod limits;
 mod message;
 mod output;
+mod repair;
 mod state;
 mod tool;
+mod toolset;
 mod typed;
 
 #[doc(hidden)]
@@ -61,7 +64,7 @@ pub mod registry;
 pub mod schema;
 pub mod search;
 
-pub use agent::{AgentBuilder, AgentConfig, PhiAgent, base_agent_builder};
+pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
 pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
@@ -160,6 +163,7 @@ pub use llm::LlmClient;
 /// stopped from outside: when its call times out it runs on until it returns, so a long one
 /// should take `ctx: &ToolContext` and check `ctx.is_cancelled()`.
 pub use phi_agent_macros::phi_tool;
+pub use repair::ArgumentRepair;
 
 /// Makes one tool of each `#[tool]` method of an impl block, for tools that hold state (a pool,
 /// a client, a cache).
@@ -274,4 +278,5 @@ pub use crate::__phi_tools as tools;
 pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
+pub use toolset::Toolset;
 pub use typed::TypedTool;

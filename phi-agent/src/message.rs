@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::content::Content;
+use crate::repair::ArgumentRepair;
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,6 +143,11 @@ pub struct ToolCall {
     /// and then left out of the call's JSON.
     #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
     pub provider_state: ProviderState,
+    /// What the run repaired in [`arguments`](Self::arguments) when they entered it (almost-JSON
+    /// text made an object, see [`AgentConfig::argument_repair`](crate::AgentConfig::argument_repair));
+    /// empty when they were JSON as sent, and then left out of the call's JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<ArgumentRepair>,
 }
 
 impl ToolCall {
@@ -158,6 +164,7 @@ impl ToolCall {
             name: name.into(),
             arguments,
             provider_state: ProviderState::default(),
+            repaired: Vec::new(),
         }
     }
 

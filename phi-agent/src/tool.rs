@@ -60,6 +60,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The most bytes of one call's output the model reads; longer output is cut to fit (text
+    /// head and tail, JSON kept valid) with a note. `None` uses
+    /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
+    fn max_result_bytes(&self) -> Option<usize> {
+        None
+    }
+
     /// Machine-readable origin and version, for introspection.
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())
@@ -86,6 +93,14 @@ pub trait Tool: Send + Sync {
     /// Not part of the public API: implement [`schema`](Tool::schema).
     #[doc(hidden)]
     fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
+        None
+    }
+
+    /// The tool whose [`call`](Tool::call) runs this one's calls, when this is a wrapper that
+    /// changes nothing about a call (a toolset's renamed tool): the registry then calls it
+    /// directly, so that the wrapper costs nothing per call. Not part of the public API.
+    #[doc(hidden)]
+    fn __call_target(&self) -> Option<std::sync::Arc<dyn Tool>> {
         None
     }
 

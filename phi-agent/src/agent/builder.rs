@@ -9,6 +9,7 @@ use super::{AgentObserver, Approver, ElicitationHandler, InProcess, StepExecutor
 use crate::llm::LlmClient;
 use crate::state::SharedState;
 use crate::tool::Tool;
+use crate::toolset::Toolset;
 
 /// Starts an agent on `llm_client`. Finish it with [`PhiAgent::build`](crate::PhiAgent::build).
 ///
@@ -72,6 +73,13 @@ impl AgentBuilder {
     /// Adds several tools, e.g. from `tools![..]`.
     pub fn register_tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// Adds the tools of `toolset`, under the names it gives them. Names are checked when the
+    /// agent is built.
+    pub fn register_toolset(mut self, toolset: Toolset) -> Self {
+        self.tools.extend(toolset.into_tools());
         self
     }
 

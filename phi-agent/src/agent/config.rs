@@ -1,5 +1,6 @@
 //! Limits of an agent.
 
+use super::LoopDetection;
 use crate::config::ToolConfig;
 use crate::search::ToolSearch;
 
@@ -51,6 +52,24 @@ pub struct AgentConfig {
     /// the turn's other calls are then not run). Default: `false`; see
     /// [`with_early_tool_start`](Self::with_early_tool_start).
     pub early_tool_start: bool,
+    /// Whether a call's arguments that are not JSON but one unambiguous repair away from it (a
+    /// trailing comma, single quotes, `True`/`False`/`None`, a code fence, an object cut off at
+    /// the end) are repaired when the call enters the run, instead of refused. The call then
+    /// says what was repaired ([`ToolCall::repaired`](crate::llm::ToolCall::repaired), also in
+    /// its [`ToolCallRecord`](crate::ToolCallRecord), its events and its `execute_tool` span);
+    /// anything ambiguous is refused as before. Default: `true`.
+    pub argument_repair: bool,
+    /// The most bytes of tool output one turn's results give the model together. When a turn's
+    /// calls return more, each result keeps what it has up to one common share (the largest
+    /// for which the total fits), and the larger ones are cut to it as a single result over
+    /// its own limit is (text head and tail, JSON kept valid, with a note). Each call's own
+    /// limit ([`Tool::max_result_bytes`](crate::Tool::max_result_bytes), else
+    /// [`ToolConfig::max_output_bytes`]) applies first. Default: 400 000 bytes.
+    pub max_turn_result_bytes: usize,
+    /// Whether the run tells a model that repeats the same call (or keeps getting the same
+    /// error) that it is repeating itself, and whether it then stops the run; see
+    /// [`LoopDetection`]. Default: off.
+    pub loop_detection: LoopDetection,
 }
 
 impl AgentConfig {
@@ -97,6 +116,31 @@ impl AgentConfig {
         self.early_tool_start = on;
         self
     }
+
+    /// This configuration with [`argument_repair`](Self::argument_repair) set to `on`.
+    ///
+    /// ```
+    /// use phi_agent::AgentConfig;
+    /// assert!(AgentConfig::default().argument_repair);
+    /// assert!(!AgentConfig::default().with_argument_repair(false).argument_repair);
+    /// ```
+    pub fn with_argument_repair(mut self, on: bool) -> Self {
+        self.argument_repair = on;
+        self
+    }
+
+    /// This configuration with [`max_turn_result_bytes`](Self::max_turn_result_bytes) set to
+    /// `bytes`.
+    pub fn with_max_turn_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_turn_result_bytes = bytes;
+        self
+    }
+
+    /// This configuration with [`loop_detection`](Self::loop_detection) set to `detection`.
+    pub fn with_loop_detection(mut self, detection: LoopDetection) -> Self {
+        self.loop_detection = detection;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -108,6 +152,9 @@ impl Default for AgentConfig {
             max_repeated_failures: 3,
             tool_search: ToolSearch::Off,
             early_tool_start: false,
+            argument_repair: true,
+            max_turn_result_bytes: 400_000,
+            loop_detection: LoopDetection::default(),
         }
     }
 }

@@ -103,6 +103,18 @@ pub enum AgentEvent<'a> {
         /// Every tool the search returned, best first.
         names: &'a [&'static str],
     },
+    /// The model repeats itself: the same call (same tool and arguments) came
+    /// [`LoopDetection::repeats`](crate::LoopDetection::repeats) times among the latest calls,
+    /// or the same error as many times in a row; the model was told so with the call's result
+    /// ([`AgentConfig::loop_detection`](crate::AgentConfig::loop_detection)).
+    RepeatDetected {
+        /// The turn's number.
+        turn: usize,
+        /// The call that repeats.
+        call: &'a ToolCall,
+        /// How often it (or its error) was seen.
+        repeats: usize,
+    },
     /// The model gave its answer.
     Finished {
         /// Turns taken.

@@ -329,6 +329,7 @@ impl PausedRun {
                         duration: note.duration,
                         turn: note.turn,
                         approval: note.approval.clone(),
+                        repaired: call.repaired.clone(),
                     });
                 }
                 Message::System { .. } | Message::User { .. } | Message::ToolSearch(_) => {}

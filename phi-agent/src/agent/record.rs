@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::approval::Approval;
 use crate::content::Content;
+use crate::repair::ArgumentRepair;
 
 /// One tool call of a run.
 ///
@@ -33,4 +34,9 @@ pub struct ToolCallRecord {
     /// without an approver) shows [`Approval::Deny`] with the message the model read.
     #[serde(default)]
     pub approval: Option<Approval>,
+    /// What was repaired in the arguments before the call ran
+    /// ([`AgentConfig::argument_repair`](crate::AgentConfig::argument_repair)); empty when
+    /// nothing was. [`arguments`](Self::arguments) holds the repaired object.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<ArgumentRepair>,
 }

@@ -235,6 +235,20 @@ pub enum AgentError {
         transcript: Vec<crate::message::Message>,
     },
 
+    /// The model went on repeating one call after it was told it repeats itself, with
+    /// [`LoopDetection::end_run`](crate::LoopDetection::end_run) on.
+    #[error(
+        "the model sent the same call of tool `{tool}` {repeats} times (or got the same error as often in a row) after it was told it repeats itself, and was stopped; check the tool's description and results, or raise `LoopDetection::repeats` (the transcript so far is in the error)"
+    )]
+    RepeatedToolCall {
+        /// The tool that was called.
+        tool: String,
+        /// How often the call (or its error) was seen.
+        repeats: usize,
+        /// The conversation up to and including the last tool results, system prompt excluded.
+        transcript: Vec<crate::message::Message>,
+    },
+
     /// A typed run's answer was refused more often than allowed
     /// ([`AnswerOptions::max_retries`](crate::AnswerOptions::max_retries)): each time the model
     /// answered in plain text or with a value that does not decode, it was told every mistake,

@@ -155,12 +155,11 @@ impl ToolRegistry {
         }
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well.
-        let guarded = async { with_deadline(tool.timeout, tool.tool.call(args, ctx)).await };
+        let guarded = async { with_deadline(tool.timeout, tool.target.call(args, ctx)).await };
         match AssertUnwindSafe(guarded).catch_unwind().await {
-            Ok(Ok(Ok(content))) => ToolCallResult::success(crate::content::truncate_output(
-                content,
-                self.config.max_output_bytes,
-            )),
+            Ok(Ok(Ok(content))) => {
+                ToolCallResult::success(crate::budget::fit(content, tool.result_limit))
+            }
             Ok(Ok(Err(error))) => ToolCallResult::error(&error),
             Ok(Err(_elapsed)) => {
                 ctx.cancellation().cancel();

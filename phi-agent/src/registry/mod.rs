@@ -22,6 +22,7 @@ use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use crate::toolset::Toolset;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
@@ -34,11 +35,17 @@ pub use spec::ToolSpec;
 #[derive(Clone)]
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
+    /// What dispatch calls: the tool, or the tool a forwarding wrapper stands for
+    /// ([`Tool::__call_target`]), so that a toolset's wrapper adds nothing to a call.
+    target: Arc<dyn Tool>,
     name: &'static str,
     description: &'static str,
     schema: Arc<StoredSchema>,
     exposure: ToolExposure,
     timeout: Duration,
+    /// The most bytes of output the model reads of one call ([`Tool::max_result_bytes`], or the
+    /// configured default).
+    result_limit: usize,
     metadata: Arc<ToolMetadata>,
 }
 
@@ -88,6 +95,13 @@ impl RegisteredTool {
         self.timeout
     }
 
+    /// The most bytes of one call's output the model reads: the tool's own
+    /// [`max_result_bytes`](Tool::max_result_bytes), or
+    /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
+    pub fn result_limit(&self) -> usize {
+        self.result_limit
+    }
+
     /// The tool's metadata.
     pub fn metadata(&self) -> &ToolMetadata {
         &self.metadata
@@ -109,6 +123,16 @@ impl RegisteredTool {
             self.name, self.metadata.origin, self.metadata.version, self.description
         )
     }
+}
+
+/// The tool at the end of a chain of forwarding wrappers (a toolset's tools put into another
+/// toolset are wrapped twice).
+fn call_target(tool: &Arc<dyn Tool>) -> Arc<dyn Tool> {
+    let mut target = tool.clone();
+    while let Some(inner) = target.__call_target() {
+        target = inner;
+    }
+    target
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -209,7 +233,11 @@ impl ToolRegistry {
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
+            result_limit: tool
+                .max_result_bytes()
+                .unwrap_or(self.config.max_output_bytes),
             metadata: Arc::new(tool.metadata()),
+            target: call_target(&tool),
             tool,
         };
         if let Some(&index) = self.by_name.get(name) {
@@ -233,6 +261,12 @@ impl ToolRegistry {
         tools
             .into_iter()
             .try_for_each(|tool| self.register_arc(tool))
+    }
+
+    /// Registers every tool of `toolset` under the name the toolset gives it, in order, stopping
+    /// at the first error: names are checked as for [`register`](Self::register).
+    pub fn register_toolset(&mut self, toolset: Toolset) -> AgentResult<()> {
+        self.register_all(toolset.into_tools())
     }
 
     /// Checks every tool's [`requires_tools`](Tool::requires_tools): each name must be a

@@ -412,7 +412,13 @@ async fn oversize_output_is_truncated_with_a_marker() {
     );
     let result = dispatch(&registry, "flood", json!({})).await;
     assert!(!result.is_error);
-    assert_eq!(result.content[0].as_text().unwrap().len(), 1_000);
+    // Head and tail, 1 000 bytes together, around a marker of what was left out.
+    let kept = result.content[0].as_text().unwrap();
+    assert!(kept.contains("[... 4000 bytes left out ...]"), "{kept}");
+    assert_eq!(
+        kept.len() - "\n[... 4000 bytes left out ...]\n".len(),
+        1_000
+    );
     assert!(
         result.content[1]
             .as_text()

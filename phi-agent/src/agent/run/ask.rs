@@ -5,7 +5,7 @@
 
 use tracing::Instrument;
 
-use super::calls::enter;
+use super::calls::enter_call;
 use super::early::Early;
 use super::reply::{self, Readied};
 use super::search::reveal_native;
@@ -43,9 +43,17 @@ pub(in crate::agent) async fn ask_model(
     let mut readied = Readied::new();
     let model_step = async {
         let reply = if sink.is_on() {
-            reply::stream_reply(&*agent.llm, &request, sink, turn, &mut readied, early)
-                .instrument(span.clone())
-                .await
+            reply::stream_reply(
+                &*agent.llm,
+                &request,
+                sink,
+                turn,
+                &mut readied,
+                early,
+                agent.config.argument_repair,
+            )
+            .instrument(span.clone())
+            .await
         } else {
             agent.llm.complete(&request).instrument(span.clone()).await
         };
@@ -62,7 +70,7 @@ pub(in crate::agent) async fn ask_model(
         other => return Err(step::mismatch(&key(), "model reply", &other)),
     };
     for call in &mut response.tool_calls {
-        enter(&mut call.arguments);
+        enter_call(call, agent.config.argument_repair);
     }
     span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
     span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);

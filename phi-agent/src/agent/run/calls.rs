@@ -30,6 +30,18 @@ pub(in crate::agent) fn enter(arguments: &mut serde_json::Value) {
     crate::limits::defuse_deep_arguments(arguments);
 }
 
+/// A model's call as it enters the run: with `repair`, arguments that came as almost-JSON text
+/// are repaired into the object they obviously mean (and the call says so), then [`enter`]ed.
+pub(in crate::agent) fn enter_call(call: &mut ToolCall, repair: bool) {
+    if let (true, serde_json::Value::String(raw)) = (repair, &call.arguments)
+        && let Some((arguments, repairs)) = crate::repair::repair_arguments(raw)
+    {
+        call.arguments = arguments;
+        call.repaired = repairs;
+    }
+    enter(&mut call.arguments);
+}
+
 /// What every [`Runner`] of one run shares: built once per run, a runner per turn.
 #[derive(Clone, Copy)]
 pub(in crate::agent) struct RunParts<'a> {

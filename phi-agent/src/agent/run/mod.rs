@@ -243,8 +243,22 @@ async fn close_turn(
     (text, calls, settled): (String, Vec<ToolCall>, Vec<Settled>),
     found: &[Found],
 ) -> AgentResult<()> {
-    state.close_turn(text, calls, settled)?;
+    let config = &run.agent.config;
+    let repeated = state.close_turn(
+        text,
+        calls,
+        settled,
+        config.max_turn_result_bytes,
+        &config.loop_detection,
+    )?;
     let observer = Observer(run.agent.observer.as_deref());
+    for (call, repeats) in &repeated {
+        observer.emit(AgentEvent::RepeatDetected {
+            turn: state.turn,
+            call,
+            repeats: *repeats,
+        });
+    }
     reveal_found(
         &run.agent.registry,
         &mut run.conv.active,

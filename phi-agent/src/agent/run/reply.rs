@@ -4,7 +4,7 @@
 
 use futures_util::StreamExt;
 
-use super::calls::enter;
+use super::calls::enter_call;
 use super::early::Early;
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::error::{AgentError, AgentResult};
@@ -31,6 +31,7 @@ pub(in crate::agent) async fn stream_reply(
     turn: usize,
     readied: &mut Readied,
     early: &mut Early<'_, '_>,
+    repair: bool,
 ) -> AgentResult<LlmResponse> {
     let mut deltas = llm.stream(request);
     // The calls' ids by index: providers name a call once, on its first piece.
@@ -79,7 +80,7 @@ pub(in crate::agent) async fn stream_reply(
                     readied.resize(index + 1, None);
                 }
                 let mut ready = call.clone();
-                enter(&mut ready.arguments);
+                enter_call(&mut ready, repair);
                 readied[index] = Some(call);
                 sink.send(|| StreamEvent::ToolCallReady {
                     turn,

@@ -30,16 +30,23 @@ pub(in crate::agent) fn chat_span(llm: &dyn LlmClient) -> tracing::Span {
     )
 }
 
-/// The `execute_tool` span of one call, for registry tools and the search tool alike.
+/// The `execute_tool` span of one call, for registry tools and the search tool alike; a call
+/// whose arguments were repaired says which repairs (`phi.tool.arguments.repaired`).
 pub(in crate::agent) fn execute_tool_span(call: &ToolCall) -> tracing::Span {
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "execute_tool",
         "otel.name" = format!("execute_tool {}", call.name),
         "gen_ai.operation.name" = "execute_tool",
         "gen_ai.tool.name" = call.name.as_str(),
         "gen_ai.tool.call.id" = call.id.as_str(),
+        "phi.tool.arguments.repaired" = Empty,
         "error.type" = Empty,
-    )
+    );
+    if !call.repaired.is_empty() {
+        let repairs: Vec<&str> = call.repaired.iter().map(|repair| repair.as_str()).collect();
+        span.record("phi.tool.arguments.repaired", repairs.join(",").as_str());
+    }
+    span
 }
 
 /// The span of one approver's decision.

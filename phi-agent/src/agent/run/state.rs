@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::agent::answer::{Accepted, Judgement};
 use crate::agent::approval::Approval;
+use crate::agent::loop_guard::{LoopDetection, LoopGuard, Repeat};
 use crate::agent::output::RunOutput;
 use crate::agent::paused::{AnswerNote, PauseParts, PausedRun, TurnCall};
 use crate::agent::record::ToolCallRecord;
@@ -53,6 +54,8 @@ pub(in crate::agent) struct RunState {
     budget: RetryBudget,
     /// The run's limit on failures of one identical call.
     failure_limit: usize,
+    /// The latest calls, to tell a model that repeats itself.
+    loops: LoopGuard,
 }
 
 impl RunState {
@@ -96,6 +99,7 @@ impl RunState {
             records,
             budget,
             failure_limit,
+            loops: LoopGuard::default(),
         }
     }
 
@@ -170,14 +174,23 @@ impl RunState {
         self.transcript.push(Message::assistant(text));
     }
 
-    /// Closes a turn: its results go to the transcript in call order and to the records; ends
-    /// the run when the model keeps repeating a failing call.
+    /// Closes a turn: its results, fitted into the turn's budget of `turn_budget` bytes
+    /// together, go to the transcript in call order and to the records; ends the run when the
+    /// model keeps repeating a failing call, or (`loops`) any call. Returns the calls the model
+    /// was told it repeats, with how often.
     pub(in crate::agent) fn close_turn(
         &mut self,
         text: String,
         calls: Vec<ToolCall>,
         mut settled: Vec<Settled>,
-    ) -> AgentResult<()> {
+        turn_budget: usize,
+        loops: &LoopDetection,
+    ) -> AgentResult<Vec<(ToolCall, usize)>> {
+        let mut results: Vec<&mut Vec<crate::content::Content>> = settled
+            .iter_mut()
+            .map(|settled| &mut settled.result.content)
+            .collect();
+        crate::budget::share_turn(&mut results, turn_budget);
         let mut exhausted = None;
         for (call, settled) in calls.iter().zip(settled.iter_mut()) {
             if let Verdict::Exhausted { failures } = self.budget.record(call, &mut settled.result) {
@@ -186,7 +199,26 @@ impl RunState {
                 });
             }
         }
+        let mut repeated = Vec::new();
+        let mut looped = None;
+        for (call, settled) in calls.iter().zip(settled.iter_mut()) {
+            match self.loops.record(loops, call, &mut settled.result) {
+                Repeat::Fine => {}
+                Repeat::Noted { repeats } => repeated.push((call.clone(), repeats)),
+                Repeat::Ended { repeats } => {
+                    looped.get_or_insert_with(|| (call.name.clone(), repeats));
+                }
+            }
+        }
         self.write_turn(text, calls, settled);
+        if let Some((tool, repeats)) = looped {
+            tracing::warn!(tool = %tool, repeats, "the model repeats a tool call; run stopped");
+            return Err(AgentError::RepeatedToolCall {
+                tool,
+                repeats,
+                transcript: std::mem::take(&mut self.transcript),
+            });
+        }
         if let Some((tool, failures, last_error)) = exhausted {
             tracing::warn!(tool = %tool, failures, "the model repeats a failing tool call; run stopped");
             return Err(AgentError::RepeatedToolFailure {
@@ -197,7 +229,7 @@ impl RunState {
                 transcript: std::mem::take(&mut self.transcript),
             });
         }
-        Ok(())
+        Ok(repeated)
     }
 
     /// The reply with its calls, then each call's result, in call order; a record per call.
@@ -222,6 +254,7 @@ impl RunState {
                 duration: settled.duration,
                 turn: self.turn,
                 approval: settled.approval,
+                repaired: call.repaired,
             });
         }
     }

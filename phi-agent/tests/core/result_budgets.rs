@@ -1,0 +1,129 @@
+//! Result budgets: a result over its tool's limit reaches the model cut to fit, JSON still valid
+//! and text cut cleanly at both ends; a turn's results share the turn's budget.
+
+use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{
+    ActivationContext, AgentConfig, Content, PhiAgent, ToolConfig, ToolContext, Toolset,
+    base_agent_builder, phi_tool, tools,
+};
+use serde_json::{Value, json};
+
+/// A search that returns about 1 MB of JSON hits.
+#[phi_tool]
+fn big_search() -> Value {
+    let hits: Vec<Value> = (0..5_000)
+        .map(|i| json!({"id": i, "title": format!("hit {i}"), "body": "lorem ipsum ".repeat(16)}))
+        .collect();
+    json!({"query": "rust", "total": 5_000, "hits": hits})
+}
+
+/// About 1 MB of text in multi-byte characters, with a recognizable start and end.
+#[phi_tool]
+fn big_text() -> String {
+    format!("START{}END", "日本語テキスト🦀".repeat(40_000))
+}
+
+async fn dispatch(registry: &ToolRegistry, name: &str) -> Vec<Content> {
+    let active = registry.visible_tools(&ActivationContext::default()).await;
+    let result = registry
+        .dispatch(&active, name, &json!({}), &ToolContext::default())
+        .await;
+    assert!(!result.is_error, "{}", result.to_model_text());
+    result.content
+}
+
+#[tokio::test]
+async fn a_megabyte_of_json_reaches_the_model_as_valid_json_under_the_budget() {
+    let full = big_search().to_string().len();
+    assert!(full > 1_000_000, "{full}");
+    let mut registry = ToolRegistry::default();
+    registry.register_all(tools![big_search]).unwrap();
+    let limit = ToolConfig::default().max_output_bytes;
+    let content = dispatch(&registry, "big_search").await;
+    let Content::Json { value } = &content[0] else {
+        panic!("still JSON: {content:?}");
+    };
+    let text = content[0].to_model_text();
+    assert!(text.len() <= limit, "{} bytes", text.len());
+    let reread: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(&reread, value);
+    assert_eq!(value["query"], "rust", "the small fields are kept");
+    assert_eq!(value["total"], 5_000);
+    let hits = value["hits"].as_array().unwrap();
+    assert!(hits.len() > 100 && hits.len() < 5_000, "{}", hits.len());
+    assert_eq!(hits[0]["id"], 0, "elements are dropped from the end");
+    let note = content[1].as_text().unwrap();
+    assert!(note.contains("output truncated: "), "{note}");
+    assert!(note.contains(&format!("limit {limit}")), "{note}");
+    assert!(
+        note.contains(&format!("`$.hits` (kept {} of 5000 elements)", hits.len())),
+        "{note}"
+    );
+}
+
+#[tokio::test]
+async fn a_megabyte_of_multi_byte_text_is_cut_cleanly_at_both_ends() {
+    let mut registry = ToolRegistry::default();
+    registry.register_all(tools![big_text]).unwrap();
+    let content = dispatch(&registry, "big_text").await;
+    // A `String` is valid UTF-8 by construction: a cut inside a character would have panicked.
+    let text = content[0].as_text().unwrap();
+    assert!(text.len() <= ToolConfig::default().max_output_bytes + 64);
+    assert!(text.starts_with("START日本語"), "the head is kept");
+    assert!(text.ends_with("🦀END"), "the tail is kept");
+    let full = big_text().len();
+    let (head, rest) = text.split_once("\n[... ").unwrap();
+    let (left_out, tail) = rest.split_once(" bytes left out ...]\n").unwrap();
+    let left_out: usize = left_out.parse().unwrap();
+    assert_eq!(
+        head.len() + left_out + tail.len(),
+        full,
+        "what is kept and left out adds up"
+    );
+    assert!(
+        content[1]
+            .as_text()
+            .unwrap()
+            .contains(&format!("output truncated: {full} bytes"))
+    );
+}
+
+#[tokio::test]
+async fn a_toolset_sets_its_tools_result_limit() {
+    let mut registry = ToolRegistry::default();
+    registry
+        .register_toolset(Toolset::from(tools![big_text]).with_max_result_bytes(1_000))
+        .unwrap();
+    assert_eq!(registry.get("big_text").unwrap().result_limit(), 1_000);
+    let content = dispatch(&registry, "big_text").await;
+    assert!(content[0].as_text().unwrap().len() < 1_100);
+    assert!(content[1].as_text().unwrap().contains("limit 1000"));
+}
+
+#[tokio::test]
+async fn a_turns_results_share_the_turn_budget() {
+    let llm = ScriptedLlm::new(vec![
+        LlmResponse::tool_calls(vec![
+            ToolCall::new("c1", "big_text", json!({})),
+            ToolCall::new("c2", "big_search", json!({})),
+        ]),
+        LlmResponse::text("done"),
+    ]);
+    let builder = base_agent_builder(llm).register_tools(tools![big_text, big_search]);
+    let config = AgentConfig::default().with_max_turn_result_bytes(50_000);
+    let agent = PhiAgent::build(builder, config).unwrap();
+    let output = agent.run("go").await.unwrap();
+    let mut total = 0;
+    for record in &output.tool_calls {
+        let first = &record.result[0];
+        total += first.to_model_text().len();
+        if let Content::Json { value } = first {
+            let reread: Value = serde_json::from_str(&first.to_model_text()).unwrap();
+            assert_eq!(&reread, value);
+        }
+        let notes = record.result.last().unwrap().to_model_text();
+        assert!(notes.contains("limit 25000"), "{notes}");
+    }
+    assert!(total <= 50_000 + 100, "{total}");
+}
