@@ -19,12 +19,12 @@ use serde_json::{Map, Value, json};
 
 const FIXTURE: &str = include_str!("tool_search_fixture.txt");
 
-/// A tool of the fixture (or a filler): answers `ran <name>`.
-struct Listed {
-    name: &'static str,
-    description: &'static str,
-    schema: Value,
-    exposure: ToolExposure,
+/// A tool of the fixture (or a filler, or a held-out catalogue's): answers `ran <name>`.
+pub(crate) struct Listed {
+    pub(crate) name: &'static str,
+    pub(crate) description: &'static str,
+    pub(crate) schema: Value,
+    pub(crate) exposure: ToolExposure,
 }
 
 #[async_trait]

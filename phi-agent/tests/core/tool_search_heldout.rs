@@ -11,12 +11,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use async_trait::async_trait;
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::ToolIndex;
-use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
+use phi_agent::{ToolExposure, static_text};
+
+use super::tool_search::Listed;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 /// The sets, by file name under `tool_search_heldout/`.
 pub(crate) const SETS: [&str; 2] = ["bfcl", "agentdojo"];
@@ -55,31 +56,6 @@ pub(crate) fn load(set: &str) -> HeldOut {
     serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-struct Listed {
-    name: &'static str,
-    description: &'static str,
-    schema: Value,
-}
-
-#[async_trait]
-impl Tool for Listed {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn description(&self) -> &'static str {
-        self.description
-    }
-    fn schema(&self) -> Value {
-        self.schema.clone()
-    }
-    fn exposure(&self) -> ToolExposure {
-        ToolExposure::Deferred
-    }
-    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
-        Ok(vec![Content::text(self.name)])
-    }
-}
-
 /// A registry of the set's tools, in order, every one Deferred (registration index = position).
 pub(crate) fn registry(set: &HeldOut) -> ToolRegistry {
     let mut registry = ToolRegistry::default();
@@ -90,9 +66,10 @@ pub(crate) fn registry(set: &HeldOut) -> ToolRegistry {
         }
         registry
             .register(Listed {
-                name: Box::leak(tool.name.clone().into_boxed_str()),
-                description: Box::leak(tool.description.clone().into_boxed_str()),
+                name: static_text(&tool.name),
+                description: static_text(&tool.description),
                 schema: json!({"type": "object", "properties": properties}),
+                exposure: ToolExposure::Deferred,
             })
             .unwrap_or_else(|error| panic!("{}: {error}", tool.name));
     }
