@@ -31,13 +31,14 @@ impl Write for Captured {
     }
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn the_readme_s_subscriber_shows_turns_and_tool_calls() {
+/// Runs the two-turn `add` script under a `fmt` subscriber at INFO with `spans` events, and
+/// returns what it wrote.
+async fn logged_run(spans: FmtSpan) -> String {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(LevelFilter::INFO)
-        .with_span_events(FmtSpan::CLOSE)
+        .with_span_events(spans)
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
@@ -57,8 +58,13 @@ async fn the_readme_s_subscriber_shows_turns_and_tool_calls() {
     )
     .unwrap();
     assert_eq!(agent.run("6 + 7?").await.unwrap().text, "13");
-
     let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    text
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_readme_s_subscriber_shows_turns_and_tool_calls() {
+    let text = logged_run(FmtSpan::CLOSE).await;
     let lines: Vec<&str> = text.lines().collect();
     let closed = |span: &str| {
         lines
@@ -74,4 +80,16 @@ async fn the_readme_s_subscriber_shows_turns_and_tool_calls() {
         "the call's tool and id:\n{text}"
     );
     assert!(closed("invoke_agent{") >= 1, "a line for the run:\n{text}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn without_span_events_info_still_shows_each_reply_and_tool_result() {
+    let text = logged_run(FmtSpan::NONE).await;
+    let count = |message: &str| text.lines().filter(|l| l.contains(message)).count();
+    assert_eq!(count("model replied"), 2, "a line per model reply:\n{text}");
+    assert_eq!(count("tool finished"), 1, "a line per tool result:\n{text}");
+    assert!(
+        text.contains("tool_calls=1") && text.contains("is_error=false"),
+        "what the reply and the result were:\n{text}"
+    );
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use super::approval::Approval;
 use super::output::{RunOutcome, RunOutput};
 use super::paused::PausedRun;
 use crate::context::{LogLevel, Progress};
@@ -29,8 +30,10 @@ const BUFFER: usize = 32;
 /// [`ToolArgumentsDelta`](Self::ToolArgumentsDelta)s (the model may interleave the pieces of
 /// several calls) and [`ToolCallReady`](Self::ToolCallReady) as soon as the stream shows the
 /// call whole (the end of its block, the start of the next call), at the latest when the reply
-/// is complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested),
+/// is complete; then the tools run ([`ApprovalRequested`](Self::ApprovalRequested) and
+/// [`ApprovalResolved`](Self::ApprovalResolved) for a call that needs approval,
 /// [`ToolStarted`](Self::ToolStarted), [`ToolFinished`](Self::ToolFinished)), possibly
+/// [`ToolsFound`](Self::ToolsFound) for the turn's searches and
 /// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). With
 /// [`AgentConfig::early_tool_start`](crate::AgentConfig::early_tool_start), a ready call that
 /// needs no approval starts (and may finish) while the model still writes the turn. The last
@@ -89,6 +92,18 @@ pub enum StreamEvent {
         /// The call.
         call: ToolCall,
     },
+    /// A call that needed approval was decided: by the agent's [`Approver`](crate::Approver),
+    /// by the decision given to a paused run, or denied because no one could be asked. Comes
+    /// after the call's [`ApprovalRequested`](Self::ApprovalRequested) (for a resumed run, in
+    /// the run that paused) and before it runs.
+    ApprovalResolved {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model made it.
+        call: ToolCall,
+        /// The decision.
+        approval: Approval,
+    },
     /// A tool starts running.
     ToolStarted {
         /// The turn's number.
@@ -134,6 +149,17 @@ pub enum StreamEvent {
         /// The turn after which they were activated (0: before the first turn).
         turn: usize,
         /// Their names, in registration order.
+        names: Vec<&'static str>,
+    },
+    /// A tool search found tools: the model's `search_tools` (callable from the next turn on,
+    /// announced by [`ToolsActivated`](Self::ToolsActivated) if they were hidden) or the
+    /// provider's own search (callable at once).
+    ToolsFound {
+        /// The turn of the search.
+        turn: usize,
+        /// The model's query.
+        query: String,
+        /// Every tool the search returned, best first.
         names: Vec<&'static str>,
     },
     /// A turn is over: the model replied and the calls it made have their results.

@@ -118,6 +118,9 @@ fn check_order_of(events: &[StreamEvent], early: bool) {
     let mut tools_began = false;
     let mut started_calls = Vec::new();
     let mut ready: Vec<ToolCall> = Vec::new();
+    // Calls put to a person this turn, and those decided.
+    let mut requested: Vec<&str> = Vec::new();
+    let mut resolved: Vec<&str> = Vec::new();
     for event in events {
         match event {
             StreamEvent::TextDelta { turn: t, .. }
@@ -146,6 +149,7 @@ fn check_order_of(events: &[StreamEvent], early: bool) {
                 }
             }
             StreamEvent::ApprovalRequested { turn: t, call }
+            | StreamEvent::ApprovalResolved { turn: t, call, .. }
             | StreamEvent::ToolStarted { turn: t, call }
             | StreamEvent::ToolFinished { turn: t, call, .. } => {
                 assert_eq!(*t, turn);
@@ -153,8 +157,25 @@ fn check_order_of(events: &[StreamEvent], early: bool) {
                     ready.contains(call),
                     "a call is ready before it runs: {event:?}"
                 );
+                match event {
+                    StreamEvent::ApprovalRequested { .. } => requested.push(&call.id),
+                    StreamEvent::ApprovalResolved { .. } => {
+                        assert!(
+                            requested.contains(&call.id.as_str()),
+                            "a call is decided after it is put to a person: {event:?}"
+                        );
+                        resolved.push(&call.id);
+                    }
+                    StreamEvent::ToolStarted { .. } => assert!(
+                        !requested.contains(&call.id.as_str())
+                            || resolved.contains(&call.id.as_str()),
+                        "a call that awaits approval starts once decided: {event:?}"
+                    ),
+                    _ => {}
+                }
                 tools_began = true;
             }
+            StreamEvent::ToolsFound { turn: t, .. } => assert_eq!(*t, turn, "{event:?}"),
             StreamEvent::ToolsActivated { .. } => {}
             StreamEvent::TurnFinished { turn: t, .. } => {
                 assert_eq!(*t, turn);
@@ -162,6 +183,8 @@ fn check_order_of(events: &[StreamEvent], early: bool) {
                 tools_began = false;
                 started_calls.clear();
                 ready.clear();
+                requested.clear();
+                resolved.clear();
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -346,7 +369,14 @@ async fn streamed_runs_ask_the_builders_approver() {
         .iter()
         .position(|event| matches!(event, StreamEvent::ToolStarted { call, .. } if call.id == "g1"))
         .expect("tool started after approval");
-    assert!(requested < started);
+    let resolved = events
+        .iter()
+        .position(|event| {
+            matches!(event, StreamEvent::ApprovalResolved { call, approval: Approval::Approve, .. }
+                if call.id == "g1")
+        })
+        .expect("the approver's decision is streamed");
+    assert!(requested < resolved && resolved < started);
 }
 
 #[tokio::test(start_paused = true)]
@@ -573,6 +603,16 @@ async fn without_an_approver_a_streamed_run_denies_and_says_so() {
             .any(|e| matches!(e, StreamEvent::ApprovalRequested { .. }))
     );
     assert!(
+        events.iter().any(|e| matches!(
+            e,
+            StreamEvent::ApprovalResolved {
+                approval: Approval::Deny { .. },
+                ..
+            }
+        )),
+        "the denial is streamed: {events:?}"
+    );
+    assert!(
         !events
             .iter()
             .any(|e| matches!(e, StreamEvent::ToolStarted { .. })),
@@ -758,4 +798,55 @@ async fn resuming_an_undecided_run_as_a_stream_is_an_error_before_any_event() {
     let (events, outcome) = collect_outcome(agent.resume_stream(paused)).await;
     assert!(events.is_empty());
     assert!(outcome.is_err());
+}
+
+struct Calendar;
+
+#[async_trait]
+impl Tool for Calendar {
+    fn name(&self) -> &'static str {
+        "create_calendar_event"
+    }
+    fn description(&self) -> &'static str {
+        "Create an event on a calendar"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn exposure(&self) -> phi_agent::ToolExposure {
+        phi_agent::ToolExposure::Deferred
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("created")])
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_search_streams_what_it_found_before_the_tools_are_activated() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            phi_agent::search::SEARCH_TOOL_NAME,
+            json!({"query": "calendar event"}),
+        )]),
+        LlmResponse::text("found it"),
+    ]);
+    let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Local);
+    let agent = PhiAgent::build(base_agent_builder(llm).register_tool(Calendar), config).unwrap();
+    let (events, output) = collect(agent.run_stream("plan a meeting")).await;
+    output.unwrap();
+    check_order(&events);
+    let at = |wanted: fn(&StreamEvent) -> bool| {
+        events
+            .iter()
+            .position(wanted)
+            .unwrap_or_else(|| panic!("missing event in {events:?}"))
+    };
+    let searched = at(|e| matches!(e, StreamEvent::ToolFinished { turn: 1, .. }));
+    let found = at(|e| {
+        matches!(e, StreamEvent::ToolsFound { turn: 1, query, names }
+            if query == "calendar event" && names == &["create_calendar_event"])
+    });
+    let turn_end = at(|e| matches!(e, StreamEvent::TurnFinished { turn: 1, .. }));
+    assert!(searched < found && found < turn_end, "{events:?}");
 }

@@ -8,7 +8,7 @@ use tracing::Instrument;
 use super::calls::enter_call;
 use super::early::Early;
 use super::reply::{self, Readied};
-use super::search::reveal_native;
+use super::search::{Report, reveal_native};
 use super::spans::{chat_span, error_type};
 use super::state::RunState;
 use crate::agent::conversation::Conversation;
@@ -74,19 +74,32 @@ pub(in crate::agent) async fn ask_model(
     }
     span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
     span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+    // One line per reply at INFO, so a plain `fmt` subscriber shows the run's progress without
+    // span-close events.
+    tracing::info!(
+        turn,
+        tool_calls = response.tool_calls.len(),
+        text_bytes = response.text.len(),
+        input_tokens = response.usage.input_tokens,
+        output_tokens = response.usage.output_tokens,
+        stop_reason = ?response.stop_reason,
+        "model replied"
+    );
     observer.emit(AgentEvent::ModelReplied {
         turn,
         response: &response,
     });
     if plan.search == Search::Native {
         let registry = &agent.registry;
+        let report = Report { observer, sink };
         reveal_native(
             registry,
             &mut conv.active,
-            observer,
+            report,
             turn,
             &response.tool_searches,
-        );
+        )
+        .await;
     }
     state.replied(response.usage, std::mem::take(&mut response.tool_searches));
     for (index, call) in response.tool_calls.iter().enumerate() {

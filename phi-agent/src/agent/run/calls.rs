@@ -157,6 +157,14 @@ impl Runner<'_> {
             }
             _ => self.tool_step(call, arguments).await?,
         };
+        tracing::info!(
+            turn,
+            "gen_ai.tool.name" = call.name.as_str(),
+            "gen_ai.tool.call.id" = call.id.as_str(),
+            is_error = result.is_error,
+            duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
+            "tool finished"
+        );
         self.observer.emit(AgentEvent::ToolFinished {
             turn,
             call,

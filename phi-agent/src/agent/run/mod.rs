@@ -31,7 +31,7 @@ use tracing::Instrument;
 use self::ask::{Asking, ask_model};
 use self::calls::RunParts;
 use self::early::Early;
-use self::search::{Found, reveal_found};
+use self::search::{Found, Report, reveal_found};
 use self::settle::{Settle, finish_paused, settle};
 use self::spans::invoke_span;
 use self::state::{Judged, RunState, Settled};
@@ -214,7 +214,8 @@ async fn drive<P: Policy>(
                 calls,
                 found,
             } => {
-                let paused = pause(run, state, &plan, response.text, calls, &found);
+                reveal_before_pause(run, state.turn, &found).await;
+                let paused = pause(run, state, &plan, response.text, calls);
                 return Ok(P::paused(proof, paused));
             }
         }
@@ -259,13 +260,18 @@ async fn close_turn(
             repeats: *repeats,
         });
     }
+    let report = Report {
+        observer,
+        sink: run.sink,
+    };
     reveal_found(
         &run.agent.registry,
         &mut run.conv.active,
-        observer,
+        report,
         state.turn,
         found,
-    );
+    )
+    .await;
     let activated = run.agent.registry.activate(&mut run.conv.active).await;
     report_activated(run, state.turn, activated).await;
     Ok(())
@@ -309,24 +315,31 @@ async fn finish(run: &mut Run<'_>, state: RunState, text: String, usage: Usage) 
     output
 }
 
-/// The run paused in its current turn. The turn's searches are answered already: their tools
-/// are revealed now, so the paused state's active tools include them.
+/// The turn's searches are answered before a pause: their tools are revealed now, so the
+/// paused state's active tools include them.
+async fn reveal_before_pause(run: &mut Run<'_>, turn: usize, found: &[Found]) {
+    let report = Report {
+        observer: Observer(run.agent.observer.as_deref()),
+        sink: run.sink,
+    };
+    reveal_found(
+        &run.agent.registry,
+        &mut run.conv.active,
+        report,
+        turn,
+        found,
+    )
+    .await;
+}
+
+/// The run paused in its current turn, its searches revealed ([`reveal_before_pause`]).
 fn pause(
     run: &mut Run<'_>,
     state: RunState,
     plan: &Plan<'_>,
     text: String,
     calls: Vec<TurnCall>,
-    found: &[Found],
 ) -> PausedRun {
-    let observer = Observer(run.agent.observer.as_deref());
-    reveal_found(
-        &run.agent.registry,
-        &mut run.conv.active,
-        observer,
-        state.turn,
-        found,
-    );
     let answer = plan.answer.as_deref().map(|answer| AnswerNote {
         tool: answer.tool_name().to_string(),
         refused: answer.refused(),

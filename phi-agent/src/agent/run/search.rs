@@ -9,6 +9,7 @@ use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SearchArguments, found_text};
 
 use super::spans::execute_tool_span;
+use crate::agent::stream::{Sink, StreamEvent};
 
 /// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
 pub(in crate::agent) struct Found {
@@ -17,44 +18,59 @@ pub(in crate::agent) struct Found {
     hits: Vec<(usize, &'static str)>,
 }
 
+/// Where a run reports what its searches found: the observer and the stream.
+#[derive(Clone, Copy)]
+pub(in crate::agent) struct Report<'a> {
+    pub(in crate::agent) observer: Observer<'a>,
+    pub(in crate::agent) sink: &'a Sink,
+}
+
 /// Makes the tools a search found callable from the next request on, and reports the search.
-fn reveal(
+async fn reveal(
     registry: &ToolRegistry,
     active: &mut ActiveTools,
-    observer: Observer<'_>,
+    report: Report<'_>,
     turn: usize,
     query: &str,
     hits: &[(usize, &'static str)],
 ) {
     let names: Vec<&'static str> = hits.iter().map(|&(_, name)| name).collect();
     tracing::info!(query = %query, tools = ?names, "tool search");
-    observer.emit(AgentEvent::ToolsFound {
+    report.observer.emit(AgentEvent::ToolsFound {
         turn,
         query,
         names: &names,
     });
     registry.reveal(active, hits.iter().map(|&(index, _)| index));
+    report
+        .sink
+        .send(|| StreamEvent::ToolsFound {
+            turn,
+            query: query.to_string(),
+            names,
+        })
+        .await;
 }
 
 /// Reveals what each of a turn's searches found, in call order.
-pub(in crate::agent) fn reveal_found(
+pub(in crate::agent) async fn reveal_found(
     registry: &ToolRegistry,
     active: &mut ActiveTools,
-    observer: Observer<'_>,
+    report: Report<'_>,
     turn: usize,
     found: &[Found],
 ) {
     for found in found {
-        reveal(registry, active, observer, turn, &found.query, &found.hits);
+        reveal(registry, active, report, turn, &found.query, &found.hits).await;
     }
 }
 
 /// Reveals the tools the provider's own search found while it wrote this reply (which may
 /// already call them): before the calls run.
-pub(in crate::agent) fn reveal_native(
+pub(in crate::agent) async fn reveal_native(
     registry: &ToolRegistry,
     active: &mut ActiveTools,
-    observer: Observer<'_>,
+    report: Report<'_>,
     turn: usize,
     searches: &[ToolSearchCall],
 ) {
@@ -70,7 +86,7 @@ pub(in crate::agent) fn reveal_native(
                     .then_some((index, tool.name()))
             })
             .collect();
-        reveal(registry, active, observer, turn, search.query(), &found);
+        reveal(registry, active, report, turn, search.query(), &found).await;
     }
 }
 

@@ -249,12 +249,20 @@ fn place(
 }
 
 /// Reports a call's decision to the observer and to tracing.
-fn announce(runner: &Runner<'_>, call: &ToolCall, approval: &Approval) {
+async fn announce(runner: &Runner<'_>, call: &ToolCall, approval: &Approval) {
     runner.observer.emit(AgentEvent::ApprovalResolved {
         turn: runner.turn,
         call,
         approval,
     });
+    runner
+        .sink
+        .send(|| StreamEvent::ApprovalResolved {
+            turn: runner.turn,
+            call: call.clone(),
+            approval: approval.clone(),
+        })
+        .await;
     tracing::info!(
         "gen_ai.tool.name" = call.name.as_str(),
         "gen_ai.tool.call.id" = call.id.as_str(),
@@ -292,7 +300,7 @@ async fn ask(
                 "gen_ai.tool.call.id" = call.id.as_str(),
                 "tool call needs approval and the agent has no approver; denied"
             );
-            announce(runner, call, &Decision::NoApprover.outcome(&call.name).0);
+            announce(runner, call, &Decision::NoApprover.outcome(&call.name).0).await;
             decided.push((index, Decision::NoApprover));
             continue;
         };
@@ -309,7 +317,7 @@ async fn ask(
             enter(arguments);
         }
         span.record("approval.decision", decision_name(&approval));
-        announce(runner, call, &approval);
+        announce(runner, call, &approval).await;
         decided.push((index, Decision::Person(approval)));
     }
     decided
@@ -330,7 +338,7 @@ async fn carry_out(
         let call = &calls[*index];
         let (approval, denial) = decision.outcome(&call.name);
         if announce_now {
-            announce(runner, call, &approval);
+            announce(runner, call, &approval).await;
         }
         match denial {
             Some(error) => settled.push((
