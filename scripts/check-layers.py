@@ -21,7 +21,8 @@ The layers, lowest first (a layer may name its own modules and everything below 
     registry                                     names, exposure, activation, dispatch
     search                                       tool search: an index over the registry's tools
     llm                                          models, their requests and adapters
-    agent, mcp                                   the loop; the MCP bridge (neither names the other)
+    agent, mcp                                   the loop; the MCP bridge (neither names the other;
+                                                 mcp names llm to answer a server's sampling)
     __private                                    what generated code reaches (anything but the top)
 
 Inside `agent/`, the files name each other without a circle: each file is a node (a `mod.rs` is
@@ -56,7 +57,8 @@ ALLOWED["registry"] = BELOW_TOOL | TOOL_LAYER
 ALLOWED["search"] = ALLOWED["registry"] | {"registry"}
 ALLOWED["llm"] = ALLOWED["registry"] | {"registry", "search"}
 ALLOWED["agent"] = ALLOWED["llm"] | {"llm"}
-ALLOWED["mcp"] = ALLOWED["registry"] | {"registry"}
+# The MCP client answers a server's sampling requests with a model: mcp names llm (never agent).
+ALLOWED["mcp"] = ALLOWED["llm"] | {"llm"}
 ALLOWED["__private"] = ALLOWED["registry"] | {"registry"}
 
 STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"')

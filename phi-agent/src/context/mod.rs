@@ -1,6 +1,7 @@
 //! What a tool and an activation predicate know about the run they are part of.
 
 mod call_id;
+mod elicitation;
 mod run_peer;
 mod talk;
 mod token;
@@ -18,6 +19,7 @@ use serde_json::Value;
 use crate::error::AgentResult;
 use crate::state::SharedState;
 use call_id::CallId;
+pub use elicitation::{ElicitationHandler, ElicitationRequest};
 pub(crate) use run_peer::{RunPeer, Speaker};
 pub use talk::{Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer};
 use token::CallToken;
@@ -224,6 +226,13 @@ impl ToolContext {
     /// The provider's id for this tool call (empty outside an agent run).
     pub fn tool_call_id(&self) -> &str {
         self.tool_call_id.as_str()
+    }
+
+    /// The turn of the call, from 1; 0 outside an agent run (for the MCP client, which hands
+    /// a server's questions to a handler with the turn that asked).
+    #[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
+    pub(crate) fn turn(&self) -> usize {
+        self.turn
     }
 
     /// The stable key of this call's step in its run, `turn/<n>/tool/<call id>` (e.g.

@@ -5,6 +5,7 @@
 mod mcp_client;
 mod mcp_client_http;
 mod mcp_client_raw;
+mod mcp_client_talk;
 mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;

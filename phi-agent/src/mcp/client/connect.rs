@@ -1,17 +1,24 @@
 //! Opening a connection: the transport (a child process, or streamable HTTP), the handshake
 //! with its version fallback, and what to say when a server does not complete it.
 
+// rmcp marks sampling and roots deprecated by SEP-2577 (2026-07-28); 2025-11-25 servers use them.
+#![allow(deprecated)]
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
+use rmcp::model::{
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
+};
+use rmcp::service::{ClientInitializeError, NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient};
 use tokio::process::Command;
 
-use super::Inner;
+use super::talk::Talk;
+use super::{Inner, McpClientOptions};
 
 /// The connection of a running client: rmcp's service and, over stdio, the child's id.
 pub(super) struct Link {
@@ -20,23 +27,57 @@ pub(super) struct Link {
 }
 
 /// Answers the server's requests and notifications for one client.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(super) struct Handler {
     /// The client this handler serves, set once the client exists (it is built after the
     /// handler, whose connection it holds).
     pub(super) owner: Arc<OnceLock<Weak<Inner>>>,
+    /// The answers to the server's questions, and the capabilities they make.
+    pub(super) talk: Arc<Talk>,
+}
+
+impl Handler {
+    pub(super) fn new(options: &McpClientOptions) -> Self {
+        Self {
+            owner: Arc::default(),
+            talk: Arc::new(Talk::new(options)),
+        }
+    }
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::new(
-            ClientCapabilities::default(),
+            self.talk.capabilities(),
             Implementation::new("phi-agent", env!("CARGO_PKG_VERSION")),
         );
         // The version offered by `initialize`: the newest that still has that handshake (a
         // server answering `initialize` cannot name a later one).
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.talk.elicit(request, &self.talk.sole_asker()).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.talk.sample(params).await
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.talk.roots()
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -5,11 +5,16 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool as McpToolDef};
-use rmcp::service::ServiceError;
+use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ContentBlock, RequestId, ServerResult, Tool as McpToolDef,
+};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 
 use super::connect::chain;
+use super::talk::{Asker, Talk};
 use super::{Inner, McpClientOptions, result};
 use crate::content::Content;
 use crate::context::ToolContext;
@@ -37,6 +42,8 @@ pub struct McpTool {
     /// Whether the server still lists the tool (see `McpClient`'s docs on `tools/list_changed`).
     available: AtomicBool,
     call_timeout: Duration,
+    /// `Some(limit)` when progress reports restart `call_timeout`: the limit in total.
+    max_call_time: Option<Duration>,
 }
 
 impl McpTool {
@@ -75,6 +82,9 @@ impl McpTool {
             owner: Arc::downgrade(inner),
             available: AtomicBool::new(true),
             call_timeout: options.call_timeout,
+            max_call_time: options
+                .reset_timeout_on_progress
+                .then_some(options.max_call_time),
         }
     }
 
@@ -100,6 +110,82 @@ impl McpTool {
         self.available.swap(available, Ordering::AcqRel)
     }
 
+    /// Sends the call, and sends it again with the answers while the server answers that it
+    /// needs input first (`input_required`, protocol 2026-07-28).
+    async fn rounds(
+        &self,
+        talk: &Talk,
+        peer: &Peer<RoleClient>,
+        mut params: CallToolRequestParams,
+        asker: &Asker,
+    ) -> AgentResult<CallToolResult> {
+        let tool = &self.remote_name;
+        let mut waits = 0u32;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let input = match self.send(peer, params.clone()).await? {
+                ServerResult::CallToolResult(result) => return Ok(result),
+                // A result with no fields at all: a tool that returned nothing.
+                ServerResult::EmptyResult(_) => return Ok(CallToolResult::default()),
+                ServerResult::InputRequiredResult(input) => input,
+                other => {
+                    return Err(self.error(format!(
+                        "the server answered `{tool}` with something other than a tool result: {}",
+                        serde_json::to_string(&other).unwrap_or_default()
+                    )));
+                }
+            };
+            let requests = input.input_requests.unwrap_or_default();
+            if requests.is_empty() {
+                if input.request_state.is_none() {
+                    return Err(self.error(format!(
+                        "the server answered `{tool}` that it needs input, but asked for none"
+                    )));
+                }
+                // Only state to hand back: the server is still working; do not hammer it.
+                waits += 1;
+                tokio::time::sleep(Duration::from_millis(50 << waits.min(4))).await;
+            }
+            let responses = talk.fulfil(requests, asker).await.map_err(|error| {
+                self.error(format!(
+                    "the server asked for input to `{tool}` that this client cannot give: {}",
+                    error.message
+                ))
+            })?;
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = input.request_state;
+        }
+        Err(self.error(format!(
+            "the server asked for input to `{tool}` {MAX_INPUT_ROUNDS} times without a result; the call was given up"
+        )))
+    }
+
+    /// One `tools/call` request, within the call timeout (restarted by progress if asked).
+    async fn send(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+    ) -> AgentResult<ServerResult> {
+        let mut options = PeerRequestOptions::with_timeout(self.call_timeout);
+        if let Some(limit) = self.max_call_time {
+            options.reset_timeout_on_progress = true;
+            options.max_total_timeout = Some(limit);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|error| self.service_error(error))?;
+        // rmcp cancels the request on the server when its timeout fires; a call dropped
+        // (cancelled by the run) is cancelled there by this guard.
+        let mut guard = CancelOnDrop {
+            peer,
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        guard.id = None;
+        result.map_err(|error| self.service_error(error))
+    }
+
     fn error(&self, message: String) -> AgentError {
         AgentError::Mcp {
             server: self.server.to_string(),
@@ -123,6 +209,17 @@ impl McpTool {
                 "sending `{tool}` failed: {}",
                 chain(&error)
             )),
+            ServiceError::Timeout { timeout } => {
+                let (what, setting) = match self.max_call_time {
+                    Some(limit) if timeout >= limit => ("finish", "`max_call_time`"),
+                    Some(_) => ("report progress", "`call_timeout`"),
+                    None => ("finish", "`call_timeout`"),
+                };
+                self.error(format!(
+                    "`{tool}` did not {what} within {} ms and was cancelled; try a smaller request, or raise {setting}",
+                    timeout.as_millis()
+                ))
+            }
             ServiceError::TransportClosed
             | ServiceError::TransportSend(_)
             | ServiceError::Cancelled { .. } => self.error(format!(
@@ -177,42 +274,37 @@ impl Tool for McpTool {
                 });
             }
         }
-        let peer = match self.owner.upgrade() {
-            Some(inner) => inner.peer().await?,
-            None => {
-                return Err(self.error(
-                    "the client was closed or dropped; its tools can no longer be called"
-                        .to_string(),
-                ));
-            }
+        let Some(inner) = self.owner.upgrade() else {
+            return Err(self.error(
+                "the client was closed or dropped; its tools can no longer be called".to_string(),
+            ));
         };
-        // Dropping the request future (timeout, cancellation) makes rmcp send
-        // `notifications/cancelled`, so the server stops the tool too.
-        let call = tokio::time::timeout(self.call_timeout, peer.call_tool(params));
+        let peer = inner.peer().await?;
+        let talk = &inner.handler.talk;
+        let asker = Asker::of(ctx);
+        let _in_flight = talk.enter(asker.clone());
         let outcome = tokio::select! {
-            outcome = call => outcome,
+            outcome = self.rounds(talk, &peer, params, &asker) => outcome,
             () = ctx.cancellation().cancelled() => {
                 return Err(AgentError::Cancelled { tool: self.name.to_string() });
             }
         };
-        match outcome {
-            Err(_elapsed) => Err(self.error(format!(
-                "`{}` did not finish within {} ms and was cancelled; try a smaller request, or raise `call_timeout`",
-                self.remote_name,
-                self.call_timeout.as_millis()
-            ))),
-            Ok(Err(error)) => Err(self.service_error(error)),
-            Ok(Ok(result)) if result.is_error == Some(true) => {
-                Err(AgentError::tool(error_text(&result)))
-            }
-            Ok(Ok(result)) => Ok(result::contents_from_mcp(result)),
+        let result = outcome?;
+        if result.is_error == Some(true) {
+            return Err(AgentError::tool(error_text(&result)));
         }
+        Ok(result::contents_from_mcp(result))
     }
 
-    /// Slightly longer than the call timeout, so that the client's own timeout (which cancels
-    /// the call on the server and says so) fires first.
+    /// Slightly longer than the call timeout (or, when progress resets it, than the longest a
+    /// call may take), so that the client's own timeout (which cancels the call on the server
+    /// and says so) fires first.
     fn timeout_ms(&self) -> Option<u64> {
-        Some(self.call_timeout.as_millis() as u64 + 1_000)
+        let longest = match self.max_call_time {
+            Some(limit) => limit,
+            None => self.call_timeout,
+        };
+        Some(longest.as_millis() as u64 + 1_000)
     }
 
     fn metadata(&self) -> ToolMetadata {
@@ -246,6 +338,33 @@ fn needs_approval(hints: &ToolAnnotations, unannotated: bool) -> bool {
         (Some(true), _) => false,
         (_, Some(destructive)) => destructive,
         (_, None) => unannotated,
+    }
+}
+
+/// How many times a call is sent again with answers to the server's questions before it is
+/// given up (rmcp's own helpers stop at 10 as well).
+const MAX_INPUT_ROUNDS: usize = 10;
+
+/// Sends `notifications/cancelled` for a request abandoned before its answer came.
+struct CancelOnDrop<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        let params = CancelledNotificationParam::new(
+            Some(id),
+            Some("the caller abandoned the tool call".to_string()),
+        );
+        // Drop cannot wait; the notification is sent on the runtime, if there still is one.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(params).await;
+            });
+        }
     }
 }
 
