@@ -4,17 +4,22 @@
 //! scenario's server lists called once (arguments made from its schema), questions answered by
 //! an elicitation handler that accepts the form's defaults, and the connection closed.
 //!
+//! OAuth as a program would set it up (`McpOAuth`): the authorization URL is "opened" by fetching
+//! it without following the redirect, whose `Location` (the redirect URI with the code) goes back
+//! to the client, as a browser and a loopback listener would; this client's metadata document URL
+//! is the one the suite's CIMD scenario expects.
+//!
 //! The suite names the scenario in `MCP_CONFORMANCE_SCENARIO` and gives what the scenario
 //! pre-arranged (a client id and secret) in `MCP_CONFORMANCE_CONTEXT`; this program does the
-//! same for every scenario and reads neither but for what a real program would be configured
-//! with. Run by `interop/conformance/run`; by hand:
+//! same for every scenario and reads the context only for what a real program would be
+//! configured with (a pre-registered client). Run by `interop/conformance/run-client`; by hand:
 //! `cargo run -p phi-agent --features mcp --example mcp-conformance-client -- http://127.0.0.1:PORT/mcp`.
 //! Exits 1 with the error on stderr when the connection or a call fails.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use phi_agent::mcp::{McpClient, McpClientOptions, McpHttpOptions};
+use phi_agent::mcp::{McpClient, McpClientOptions, McpHttpOptions, McpOAuth};
 use phi_agent::{AgentResult, Elicitation, ElicitationRequest, Tool, ToolContext};
 use serde_json::{Map, Value, json};
 
@@ -44,8 +49,8 @@ async fn run(url: &str) -> AgentResult<()> {
         .with_elicitation_handler(accept)
         .with_connect_timeout(Duration::from_secs(20))
         .with_call_timeout(Duration::from_secs(20));
-    let client =
-        McpClient::connect_http("conformance", url, McpHttpOptions::default(), options).await?;
+    let http = McpHttpOptions::default().with_oauth(oauth());
+    let client = McpClient::connect_http("conformance", url, http, options).await?;
     let ctx = ToolContext::default();
     for tool in client.tools() {
         let arguments = arguments_for(&tool.schema());
@@ -55,6 +60,48 @@ async fn run(url: &str) -> AgentResult<()> {
     }
     client.close().await;
     Ok(())
+}
+
+/// OAuth as configured for this client, with the scenario's pre-registered client if it has one.
+fn oauth() -> McpOAuth {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut oauth = McpOAuth::default()
+        .with_client_name("phi-agent conformance client")
+        .with_redirect_uri("http://localhost:3000/callback")
+        .with_client_metadata_url("https://conformance-test.local/client-metadata.json")
+        .with_authorizer(follow_authorization);
+    if let Some(id) = context["client_id"].as_str() {
+        oauth = oauth.with_client_id(id);
+    }
+    if let Some(secret) = context["client_secret"].as_str() {
+        oauth = oauth.with_client_secret(secret);
+    }
+    oauth
+}
+
+/// The person's step, done by a program: fetch the authorization URL and read where the server
+/// redirects to (the redirect URI, with `code` and `state`).
+async fn follow_authorization(url: String) -> Result<String, String> {
+    eprintln!("authorizing at {url}");
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let response = http.get(&url).send().await.map_err(|e| e.to_string())?;
+    response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|location| location.to_str().ok())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            format!(
+                "the authorization server answered {} with no redirect",
+                response.status()
+            )
+        })
 }
 
 /// Arguments for a tool from its schema: each required property gets a value of its type.

@@ -4,6 +4,8 @@
 mod connect;
 #[cfg(feature = "mcp-http-client")]
 mod http;
+#[cfg(feature = "mcp-http-client")]
+mod oauth;
 mod result;
 mod talk;
 mod tool;
@@ -20,6 +22,8 @@ use tokio::sync::{RwLock, broadcast};
 use self::connect::{Connector, Handler, Link, StdioSpec};
 #[cfg(feature = "mcp-http-client")]
 pub use self::http::McpHttpOptions;
+#[cfg(feature = "mcp-http-client")]
+pub use self::oauth::{McpAuthorizer, McpOAuth};
 pub use self::tool::McpTool;
 use super::names::ProviderSafeNames;
 use crate::context::ElicitationHandler;
@@ -356,7 +360,7 @@ impl McpClient {
             server: server.clone(),
             message,
         })?;
-        Self::connect(server, Connector::Http(spec), None, options).await
+        Self::connect(server, Connector::Http(Box::new(spec)), None, options).await
     }
 
     async fn connect(

@@ -50,7 +50,7 @@ pub use rmcp;
 
 #[cfg(feature = "mcp-http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-client")))]
-pub use client::McpHttpOptions;
+pub use client::{McpAuthorizer, McpHttpOptions, McpOAuth};
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged};

@@ -4,6 +4,7 @@
 
 mod mcp_client;
 mod mcp_client_http;
+mod mcp_client_oauth;
 mod mcp_client_raw;
 mod mcp_client_talk;
 mod mcp_http;

@@ -95,8 +95,9 @@ impl ClientHandler for Handler {
 /// How to reach a server again (a restart, or the handshake's fallback).
 pub(super) enum Connector {
     Stdio(StdioSpec),
+    /// Boxed: its OAuth state is large, and a client holds one connector for its whole life.
     #[cfg(feature = "mcp-http-client")]
-    Http(super::http::HttpSpec),
+    Http(Box<super::http::HttpSpec>),
 }
 
 /// A command, kept as its parts so that it can be started again: program, arguments,
@@ -168,12 +169,42 @@ impl Connector {
         handler: Handler,
         first: Option<Command>,
     ) -> Result<Link, String> {
+        match self.open_once(handler.clone(), first).await {
+            Ok(link) => Ok(link),
+            // The server asks for OAuth (HTTP 401, or 403 for more scope): authorize as its
+            // challenge says, then connect once more with the token.
+            #[cfg(feature = "mcp-http-client")]
+            Err(Failure {
+                challenge: Some(challenge),
+                message,
+            }) => {
+                let Self::Http(spec) = self else {
+                    return Err(message);
+                };
+                spec.authorize(&challenge).await.map_err(|reason| {
+                    format!("`{}` needs authorization: {reason}", self.endpoint())
+                })?;
+                self.open_once(handler, None)
+                    .await
+                    .map_err(|failure| failure.message)
+            }
+            Err(failure) => Err(failure.message),
+        }
+    }
+
+    async fn open_once(&self, handler: Handler, first: Option<Command>) -> Result<Link, Failure> {
         let auto = ClientLifecycleMode::Auto {
             preferred_versions: vec![ProtocolVersion::LATEST],
             legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
         };
         let (outcome, process_id) = self.serve(handler.clone(), first, auto).await?;
         let probe_error = match outcome {
+            Err(error) if self.auth_challenge(&error).is_some() => {
+                return Err(Failure {
+                    challenge: self.auth_challenge(&error),
+                    message: self.handshake_failed(&error),
+                });
+            }
             Ok(service) => {
                 return Ok(Link {
                     service,
@@ -181,12 +212,20 @@ impl Connector {
                 });
             }
             Err(error) if probe_may_fall_back(&error) => error,
-            Err(error) => return Err(self.handshake_failed(&error)),
+            Err(error) => return Err(self.handshake_failed(&error).into()),
         };
         tracing::debug!(endpoint = %self.endpoint(), error = %probe_error, "server/discover failed; trying initialize alone");
         let (outcome, process_id) = self
             .serve(handler, None, ClientLifecycleMode::Initialize)
             .await?;
+        if let Err(error) = &outcome
+            && let Some(challenge) = self.auth_challenge(error)
+        {
+            return Err(Failure {
+                challenge: Some(challenge),
+                message: self.handshake_failed(error),
+            });
+        }
         match outcome {
             Ok(service) => Ok(Link {
                 service,
@@ -196,7 +235,8 @@ impl Connector {
                 "{}; before that, probing with `server/discover`, it {}",
                 self.handshake_failed(&error),
                 describe(&probe_error, self.hint())
-            )),
+            )
+            .into()),
         }
     }
 
@@ -210,7 +250,7 @@ impl Connector {
             Result<RunningService<RoleClient, Handler>, ClientInitializeError>,
             Option<u32>,
         ),
-        String,
+        Failure,
     > {
         match self {
             Self::Stdio(spec) => {
@@ -229,13 +269,49 @@ impl Connector {
             }
             #[cfg(feature = "mcp-http-client")]
             Self::Http(spec) => {
-                let transport = spec.transport()?;
-                Ok((
-                    handler.serve_with_lifecycle(transport, lifecycle).await,
-                    None,
-                ))
+                let outcome = match spec.authorized().await? {
+                    Some(client) => {
+                        let transport = spec.authorized_transport(client);
+                        handler.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                    None => {
+                        handler
+                            .serve_with_lifecycle(spec.transport()?, lifecycle)
+                            .await
+                    }
+                };
+                Ok((outcome, None))
             }
         }
+    }
+
+    /// The `WWW-Authenticate` challenge of a server that refused the handshake for want of
+    /// OAuth authorization (401, or 403 for more scope), when OAuth is configured.
+    fn auth_challenge(&self, error: &ClientInitializeError) -> Option<String> {
+        #[cfg(feature = "mcp-http-client")]
+        if let Self::Http(spec) = self
+            && spec.has_oauth()
+        {
+            use rmcp::transport::streamable_http_client::{
+                AuthRequiredError, InsufficientScopeError,
+            };
+            // rmcp does not name the transport's error as the source of `TransportError`.
+            let mut source: Option<&(dyn std::error::Error + 'static)> = match error {
+                ClientInitializeError::TransportError { error, .. } => Some(error),
+                other => Some(other),
+            };
+            while let Some(error) = source {
+                if let Some(required) = error.downcast_ref::<AuthRequiredError>() {
+                    return Some(required.www_authenticate_header.clone());
+                }
+                if let Some(scope) = error.downcast_ref::<InsufficientScopeError>() {
+                    return Some(scope.www_authenticate_header.clone());
+                }
+                source = error.source();
+            }
+        }
+        let _ = error;
+        None
     }
 
     fn hint(&self) -> &'static str {
@@ -254,6 +330,22 @@ impl Connector {
             self.endpoint(),
             describe(error, self.hint())
         )
+    }
+}
+
+/// Why a connection was not opened, and the server's OAuth challenge if that was the reason.
+pub(super) struct Failure {
+    message: String,
+    #[cfg_attr(not(feature = "mcp-http-client"), allow(dead_code))]
+    challenge: Option<String>,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            challenge: None,
+        }
     }
 }
 

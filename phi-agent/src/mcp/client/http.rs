@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+use super::oauth::{McpOAuth, OAuthState};
 
 /// How [`McpClient::connect_http`](super::McpClient::connect_http) talks to a server: the
 /// credentials and headers of every request, and what to do when a session expires.
@@ -29,6 +32,7 @@ pub struct McpHttpOptions {
     bearer_token: Option<Arc<str>>,
     headers: Vec<(String, String)>,
     recover_expired_sessions: bool,
+    oauth: Option<McpOAuth>,
 }
 
 impl Default for McpHttpOptions {
@@ -37,6 +41,7 @@ impl Default for McpHttpOptions {
             bearer_token: None,
             headers: Vec::new(),
             recover_expired_sessions: true,
+            oauth: None,
         }
     }
 }
@@ -63,6 +68,14 @@ impl McpHttpOptions {
         self.recover_expired_sessions = on;
         self
     }
+
+    /// Authorizes with OAuth 2.1 when the server asks (HTTP 401): see [`McpOAuth`]. The token
+    /// then goes with every request in place of a [bearer token](Self::with_bearer_token), and
+    /// is refreshed when it expires. Default: none.
+    pub fn with_oauth(mut self, oauth: McpOAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
 }
 
 impl fmt::Debug for McpHttpOptions {
@@ -78,6 +91,7 @@ impl fmt::Debug for McpHttpOptions {
                     .collect::<Vec<_>>(),
             )
             .field("recover_expired_sessions", &self.recover_expired_sessions)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -88,6 +102,7 @@ pub(super) struct HttpSpec {
     client: reqwest::Client,
     options: McpHttpOptions,
     headers: HashMap<HeaderName, HeaderValue>,
+    oauth: Option<OAuthState>,
 }
 
 impl HttpSpec {
@@ -110,20 +125,59 @@ impl HttpSpec {
             .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("could not set up the HTTP client: {e}"))?;
+        let url: Arc<str> = Arc::from(url);
+        let oauth = options
+            .oauth
+            .clone()
+            .map(|config| OAuthState::new(config, url.clone()));
         Ok(Self {
-            url: Arc::from(url),
+            url,
             client,
             options,
             headers,
+            oauth,
         })
+    }
+
+    /// Whether the server's 401 leads to an OAuth authorization.
+    pub(super) fn has_oauth(&self) -> bool {
+        self.oauth.is_some()
+    }
+
+    /// Authorizes as the server's `challenge` asks.
+    pub(super) async fn authorize(&self, challenge: &str) -> Result<(), String> {
+        match &self.oauth {
+            Some(oauth) => oauth.authorize(&self.client, challenge).await,
+            None => Err("the server needs authorization".to_string()),
+        }
+    }
+
+    /// The OAuth-authorized client to connect with, once there is one.
+    pub(super) async fn authorized(&self) -> Result<Option<AuthClient<reqwest::Client>>, String> {
+        match &self.oauth {
+            Some(oauth) => oauth.client(&self.client).await,
+            None => Ok(None),
+        }
+    }
+
+    fn config(&self) -> StreamableHttpClientTransportConfig {
+        StreamableHttpClientTransportConfig::with_uri(self.url.clone())
+            .custom_headers(self.headers.clone())
+            .reinit_on_expired_session(self.options.recover_expired_sessions)
+    }
+
+    /// A transport whose requests carry (and refresh) the OAuth token of `client`.
+    pub(super) fn authorized_transport(
+        &self,
+        client: AuthClient<reqwest::Client>,
+    ) -> StreamableHttpClientTransport<AuthClient<reqwest::Client>> {
+        StreamableHttpClientTransport::with_client(client, self.config())
     }
 
     pub(super) fn transport(
         &self,
     ) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.clone())
-            .custom_headers(self.headers.clone())
-            .reinit_on_expired_session(self.options.recover_expired_sessions);
+        let mut config = self.config();
         if let Some(token) = &self.options.bearer_token {
             config = config.auth_header(token.to_string());
         }

@@ -1,0 +1,324 @@
+//! OAuth 2.1 for a server reached over streamable HTTP (feature `mcp-http-client`), on rmcp's
+//! `auth` module: when the server answers 401, its challenge leads to the protected-resource
+//! metadata and the authorization server's metadata; the client registers (pre-registered id,
+//! a client-id metadata document, or dynamic registration), a person authorizes through the
+//! URL handed to [`McpAuthorizer`] (PKCE, the `resource` parameter), and the code is exchanged.
+//! rmcp then sends the token with every request and refreshes it when it expires (with the
+//! client secret and `resource`, as on the first exchange); tokens live in a
+//! [`CredentialStore`] (in memory by default).
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    CredentialRefreshGuard, CredentialStore, InMemoryCredentialStore, OAuthClientConfig,
+    StoredCredentials,
+};
+use tokio::sync::Mutex;
+
+/// The step where a person authorizes the client: open `url` (the authorization server's page)
+/// in a browser, sign in and consent, and hand back the URL the server redirected to (the
+/// `redirect_uri` with `code` and `state`). An async closure
+/// `Fn(String) -> impl Future<Output = Result<String, String>>` is one.
+///
+/// ```
+/// use phi_agent::mcp::McpAuthorizer;
+///
+/// // Print the URL; read the redirect the person pastes back.
+/// let ask = |url: String| async move {
+///     println!("open {url} and paste the address you land on:");
+///     let mut line = String::new();
+///     std::io::stdin().read_line(&mut line).map_err(|e| e.to_string())?;
+///     Ok(line.trim().to_string())
+/// };
+/// fn takes(_: impl McpAuthorizer) {}
+/// takes(ask);
+/// ```
+#[async_trait]
+pub trait McpAuthorizer: Send + Sync {
+    /// Has the person authorize at `url`; the redirect URL (with `code` and `state`), or why
+    /// not.
+    async fn authorize(&self, url: String) -> Result<String, String>;
+}
+
+#[async_trait]
+impl<F, Fut> McpAuthorizer for F
+where
+    F: Fn(String) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<String, String>> + Send,
+{
+    async fn authorize(&self, url: String) -> Result<String, String> {
+        self(url).await
+    }
+}
+
+/// OAuth 2.1 for [`McpClient::connect_http`](super::McpClient::connect_http), set with
+/// [`McpHttpOptions::with_oauth`](super::McpHttpOptions::with_oauth).
+///
+/// The configuration idiom of the crate: `#[non_exhaustive]`, [`Default`], a `with_*` setter per
+/// field. The client secret is never printed by `Debug`.
+///
+/// ```
+/// use phi_agent::mcp::{McpHttpOptions, McpOAuth};
+///
+/// let oauth = McpOAuth::default()
+///     .with_redirect_uri("http://127.0.0.1:8976/callback")
+///     .with_scopes(["mcp:tools"])
+///     .with_authorizer(|url: String| async move {
+///         Err(format!("open {url} in a browser"))
+///     });
+/// let http = McpHttpOptions::default().with_oauth(oauth);
+/// # let _ = http;
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct McpOAuth {
+    redirect_uri: String,
+    client_name: String,
+    scopes: Vec<String>,
+    client_id: Option<String>,
+    client_secret: Option<Arc<str>>,
+    client_metadata_url: Option<String>,
+    store: Arc<dyn CredentialStore>,
+    authorizer: Option<Arc<dyn McpAuthorizer>>,
+}
+
+impl Default for McpOAuth {
+    fn default() -> Self {
+        Self {
+            redirect_uri: "http://127.0.0.1:8976/callback".to_string(),
+            client_name: "phi-agent".to_string(),
+            scopes: Vec::new(),
+            client_id: None,
+            client_secret: None,
+            client_metadata_url: None,
+            store: Arc::new(InMemoryCredentialStore::new()),
+            authorizer: None,
+        }
+    }
+}
+
+impl McpOAuth {
+    /// Where the authorization server sends the person back (registered with it, and passed to
+    /// the [`McpAuthorizer`] as part of the URL). Default: `http://127.0.0.1:8976/callback`.
+    pub fn with_redirect_uri(mut self, uri: impl Into<String>) -> Self {
+        self.redirect_uri = uri.into();
+        self
+    }
+
+    /// The name the client registers under (dynamic registration). Default: `phi-agent`.
+    pub fn with_client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The scopes to ask for. Default: none, so the server's challenge and its metadata
+    /// decide (`scope` of the `WWW-Authenticate` header, else `scopes_supported`).
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A client id registered with the authorization server beforehand: no registration.
+    /// Default: none (a client-id metadata document if set, else dynamic registration).
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// The secret of the pre-registered [client id](Self::with_client_id), sent on the code
+    /// exchange and on every refresh. Default: none (a public client).
+    pub fn with_client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(Arc::from(secret.into()));
+        self
+    }
+
+    /// The HTTPS URL of this client's metadata document (SEP-991), used as its id where the
+    /// authorization server accepts those. Default: none.
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Where tokens (and the client id they belong to) are kept between connections and
+    /// refreshes: any rmcp [`CredentialStore`] (a file, the system keychain). Default: in memory.
+    pub fn with_credential_store(mut self, store: impl CredentialStore + 'static) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Who has the person authorize (see [`McpAuthorizer`]). Without one, a server that needs
+    /// authorization (and no stored token that still works) fails the connection with the
+    /// authorization URL in the message. Default: none.
+    pub fn with_authorizer(mut self, authorizer: impl McpAuthorizer + 'static) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
+        self
+    }
+}
+
+impl fmt::Debug for McpOAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpOAuth")
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_name", &self.client_name)
+            .field("scopes", &self.scopes)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<set>"),
+            )
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("authorizer", &self.authorizer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The caller's store behind an `Arc`, as rmcp's manager takes a store by value.
+struct SharedStore(Arc<dyn CredentialStore>);
+
+#[async_trait]
+impl CredentialStore for SharedStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        self.0.load().await
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.0.save(credentials).await
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.0.clear().await
+    }
+
+    async fn on_refresh_token_rejected(
+        &self,
+        credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        self.0.on_refresh_token_rejected(credentials).await
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        self.0.acquire_refresh_guard().await
+    }
+}
+
+/// One server's OAuth state: the authorized client once there is one, shared by every
+/// connection (a reconnect, a renewed session) to that server.
+pub(super) struct OAuthState {
+    config: McpOAuth,
+    url: Arc<str>,
+    authorized: Mutex<Option<AuthClient<reqwest::Client>>>,
+}
+
+impl OAuthState {
+    pub(super) fn new(config: McpOAuth, url: Arc<str>) -> Self {
+        Self {
+            config,
+            url,
+            authorized: Mutex::new(None),
+        }
+    }
+
+    /// The authorized client, if any: authorized before, or from a stored token (its client's
+    /// secret configured again, which a store does not keep).
+    pub(super) async fn client(
+        &self,
+        http: &reqwest::Client,
+    ) -> Result<Option<AuthClient<reqwest::Client>>, String> {
+        let mut authorized = self.authorized.lock().await;
+        if let Some(client) = authorized.as_ref() {
+            return Ok(Some(client.clone()));
+        }
+        if self.config.store.load().await.ok().flatten().is_none() {
+            return Ok(None);
+        }
+        let mut manager = self.manager().await?;
+        let restored = manager
+            .initialize_from_store()
+            .await
+            .map_err(|e| format!("the stored OAuth token could not be used: {e}"))?;
+        if !restored {
+            return Ok(None);
+        }
+        self.configure_secret(&mut manager)?;
+        let client = AuthClient::new(http.clone(), manager);
+        *authorized = Some(client.clone());
+        Ok(Some(client))
+    }
+
+    async fn manager(&self) -> Result<AuthorizationManager, String> {
+        let mut manager = AuthorizationManager::new(&*self.url)
+            .await
+            .map_err(|e| format!("cannot set up OAuth for `{}`: {e}", self.url))?;
+        manager.set_credential_store(SharedStore(self.config.store.clone()));
+        Ok(manager)
+    }
+
+    fn configure_secret(&self, manager: &mut AuthorizationManager) -> Result<(), String> {
+        if let (Some(id), Some(secret)) = (&self.config.client_id, &self.config.client_secret) {
+            let config = OAuthClientConfig::new(id.clone(), self.config.redirect_uri.clone())
+                .with_client_secret(secret.to_string())
+                .with_scopes(self.config.scopes.clone());
+            manager
+                .configure_client(config)
+                .map_err(|e| format!("cannot configure the OAuth client `{id}`: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Runs the authorization the server's `challenge` (its `WWW-Authenticate` header) asks
+    /// for, and keeps the authorized client for the connections to come.
+    pub(super) async fn authorize(
+        &self,
+        http: &reqwest::Client,
+        challenge: &str,
+    ) -> Result<(), String> {
+        let mut manager = self.manager().await?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(Some(challenge))
+            .await
+            .map_err(|e| format!("OAuth discovery failed: {e}"))?;
+        manager.set_metadata(resolution.metadata);
+        let config = &self.config;
+        let mut request = AuthorizationRequest::new(config.redirect_uri.clone())
+            .with_challenge(challenge)
+            .with_client_name(config.client_name.clone());
+        request = if config.scopes.is_empty() {
+            request.with_initial_scope_selection()
+        } else {
+            request.with_scopes(config.scopes.clone())
+        };
+        if let Some(id) = &config.client_id {
+            request = request.with_preregistered_client(id.clone());
+        }
+        if let Some(secret) = &config.client_secret {
+            request = request.with_client_secret(secret.to_string());
+        }
+        if let Some(url) = &config.client_metadata_url {
+            request = request.with_client_metadata_url(url.clone());
+        }
+        let session = AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, e)| format!("OAuth client registration failed: {e}"))?;
+        let url = session.get_authorization_url().to_string();
+        let Some(authorizer) = &config.authorizer else {
+            return Err(format!(
+                "the server needs OAuth authorization and no authorizer is set \
+                 (`McpOAuth::with_authorizer`); a person would open {url}"
+            ));
+        };
+        let redirect = authorizer
+            .authorize(url)
+            .await
+            .map_err(|e| format!("OAuth authorization was not completed: {e}"))?;
+        session
+            .handle_callback_url(&redirect)
+            .await
+            .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
+        *self.authorized.lock().await = Some(AuthClient::new(http.clone(), session.auth_manager));
+        Ok(())
+    }
+}
