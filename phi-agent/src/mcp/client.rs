@@ -417,12 +417,7 @@ impl McpClient {
     /// `tools/list_changed`; the tools already handed out reach the new connection. For a
     /// server that died, which the calls of its tools report.
     pub async fn reconnect(&self) -> AgentResult<McpToolsChanged> {
-        let (link, _) = self.inner.open(None).await?;
-        self.inner.follow(link.service.peer().clone());
-        let old = self.inner.link.write().await.replace(link);
-        if let Some(mut old) = old {
-            let _ = old.service.close().await;
-        }
+        self.inner.relink().await?;
         self.inner.refresh().await
     }
 
@@ -541,6 +536,27 @@ impl Inner {
                     self.options.connect_timeout.as_millis()
                 ))
             })?
+    }
+
+    /// Replaces the connection with a new one (the old one closed).
+    async fn relink(self: &Arc<Self>) -> AgentResult<()> {
+        let (link, _) = self.open(None).await?;
+        self.follow(link.service.peer().clone());
+        let old = self.link.write().await.replace(link);
+        if let Some(mut old) = old {
+            let _ = old.service.close().await;
+        }
+        Ok(())
+    }
+
+    /// Step-up authorization: a call the server refused for want of scope (403
+    /// `insufficient_scope`) is authorized again as its challenge asks, on a new connection.
+    pub(crate) async fn step_up(self: &Arc<Self>, challenge: &str) -> AgentResult<()> {
+        self.connector
+            .authorize(challenge)
+            .await
+            .map_err(|reason| self.error(format!("authorizing for more scope failed: {reason}")))?;
+        self.relink().await
     }
 
     /// The current connection's peer.

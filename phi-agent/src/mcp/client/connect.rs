@@ -288,6 +288,19 @@ impl Connector {
     /// The `WWW-Authenticate` challenge of a server that refused the handshake for want of
     /// OAuth authorization (401, or 403 for more scope), when OAuth is configured.
     fn auth_challenge(&self, error: &ClientInitializeError) -> Option<String> {
+        // rmcp does not name the transport's error as the source of `TransportError`.
+        match error {
+            ClientInitializeError::TransportError { error, .. } => self.oauth_challenge(error),
+            other => self.oauth_challenge(other),
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge somewhere in `error`'s sources (a 401, or a 403 for
+    /// more scope), when this connector authorizes with OAuth.
+    pub(super) fn oauth_challenge(
+        &self,
+        error: &(dyn std::error::Error + 'static),
+    ) -> Option<String> {
         #[cfg(feature = "mcp-http-client")]
         if let Self::Http(spec) = self
             && spec.has_oauth()
@@ -295,11 +308,7 @@ impl Connector {
             use rmcp::transport::streamable_http_client::{
                 AuthRequiredError, InsufficientScopeError,
             };
-            // rmcp does not name the transport's error as the source of `TransportError`.
-            let mut source: Option<&(dyn std::error::Error + 'static)> = match error {
-                ClientInitializeError::TransportError { error, .. } => Some(error),
-                other => Some(other),
-            };
+            let mut source = Some(error);
             while let Some(error) = source {
                 if let Some(required) = error.downcast_ref::<AuthRequiredError>() {
                     return Some(required.www_authenticate_header.clone());
@@ -312,6 +321,18 @@ impl Connector {
         }
         let _ = error;
         None
+    }
+
+    /// Authorizes again as `challenge` asks (more scope), for the connections to come.
+    pub(super) async fn authorize(&self, challenge: &str) -> Result<(), String> {
+        match self {
+            #[cfg(feature = "mcp-http-client")]
+            Self::Http(spec) => spec.authorize(challenge).await,
+            _ => {
+                let _ = challenge;
+                Err("only a server reached over HTTP authorizes with OAuth".to_string())
+            }
+        }
     }
 
     fn hint(&self) -> &'static str {

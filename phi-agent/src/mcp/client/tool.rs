@@ -110,6 +110,34 @@ impl McpTool {
         self.available.swap(available, Ordering::AcqRel)
     }
 
+    /// Sends the call; when the server refuses it for want of OAuth authorization (a 403 for
+    /// more scope, or a 401 a refresh could not cure), authorizes as it asks on a new connection
+    /// and sends it once more.
+    async fn call_authorized(
+        &self,
+        inner: &Arc<Inner>,
+        params: CallToolRequestParams,
+        asker: &Asker,
+    ) -> AgentResult<CallToolResult> {
+        let talk = &inner.handler.talk;
+        let peer = inner.peer().await?;
+        let challenge = match self.rounds(talk, &peer, params.clone(), asker).await {
+            Ok(result) => return Ok(result),
+            Err(Refusal::Error(error)) => return Err(error),
+            Err(Refusal::Unauthorized(challenge)) => challenge,
+        };
+        inner.step_up(&challenge).await?;
+        let peer = inner.peer().await?;
+        match self.rounds(talk, &peer, params, asker).await {
+            Ok(result) => Ok(result),
+            Err(Refusal::Error(error)) => Err(error),
+            Err(Refusal::Unauthorized(challenge)) => Err(self.error(format!(
+                "the server refused `{}` again after authorizing as it asked; not sent a third time (its challenge: {challenge})",
+                self.remote_name
+            ))),
+        }
+    }
+
     /// Sends the call, and sends it again with the answers while the server answers that it
     /// needs input first (`input_required`, protocol 2026-07-28).
     async fn rounds(
@@ -118,7 +146,7 @@ impl McpTool {
         peer: &Peer<RoleClient>,
         mut params: CallToolRequestParams,
         asker: &Asker,
-    ) -> AgentResult<CallToolResult> {
+    ) -> Result<CallToolResult, Refusal> {
         let tool = &self.remote_name;
         let mut waits = 0u32;
         for _ in 0..MAX_INPUT_ROUNDS {
@@ -128,18 +156,22 @@ impl McpTool {
                 ServerResult::EmptyResult(_) => return Ok(CallToolResult::default()),
                 ServerResult::InputRequiredResult(input) => input,
                 other => {
-                    return Err(self.error(format!(
-                        "the server answered `{tool}` with something other than a tool result: {}",
-                        serde_json::to_string(&other).unwrap_or_default()
-                    )));
+                    return Err(self
+                        .error(format!(
+                            "the server answered `{tool}` with something other than a tool result: {}",
+                            serde_json::to_string(&other).unwrap_or_default()
+                        ))
+                        .into());
                 }
             };
             let requests = input.input_requests.unwrap_or_default();
             if requests.is_empty() {
                 if input.request_state.is_none() {
-                    return Err(self.error(format!(
-                        "the server answered `{tool}` that it needs input, but asked for none"
-                    )));
+                    return Err(self
+                        .error(format!(
+                            "the server answered `{tool}` that it needs input, but asked for none"
+                        ))
+                        .into());
                 }
                 // Only state to hand back: the server is still working; do not hammer it.
                 waits += 1;
@@ -154,9 +186,11 @@ impl McpTool {
             params.input_responses = (!responses.is_empty()).then_some(responses);
             params.request_state = input.request_state;
         }
-        Err(self.error(format!(
-            "the server asked for input to `{tool}` {MAX_INPUT_ROUNDS} times without a result; the call was given up"
-        )))
+        Err(self
+            .error(format!(
+                "the server asked for input to `{tool}` {MAX_INPUT_ROUNDS} times without a result; the call was given up"
+            ))
+            .into())
     }
 
     /// One `tools/call` request, within the call timeout (restarted by progress if asked).
@@ -164,7 +198,7 @@ impl McpTool {
         &self,
         peer: &Peer<RoleClient>,
         params: CallToolRequestParams,
-    ) -> AgentResult<ServerResult> {
+    ) -> Result<ServerResult, Refusal> {
         let mut options = PeerRequestOptions::with_timeout(self.call_timeout);
         if let Some(limit) = self.max_call_time {
             options.reset_timeout_on_progress = true;
@@ -174,7 +208,7 @@ impl McpTool {
         let handle = peer
             .send_request_with_option(request, options)
             .await
-            .map_err(|error| self.service_error(error))?;
+            .map_err(|error| self.refusal(error))?;
         // rmcp cancels the request on the server when its timeout fires; a call dropped
         // (cancelled by the run) is cancelled there by this guard.
         let mut guard = CancelOnDrop {
@@ -183,7 +217,19 @@ impl McpTool {
         };
         let result = handle.await_response().await;
         guard.id = None;
-        result.map_err(|error| self.service_error(error))
+        result.map_err(|error| self.refusal(error))
+    }
+
+    /// A failed request: the server's OAuth challenge if it asked for authorization, else the
+    /// error as the model reads it.
+    fn refusal(&self, error: ServiceError) -> Refusal {
+        if let ServiceError::TransportSend(transport) = &error
+            && let Some(inner) = self.owner.upgrade()
+            && let Some(challenge) = inner.connector.oauth_challenge(transport)
+        {
+            return Refusal::Unauthorized(challenge);
+        }
+        Refusal::Error(self.service_error(error))
     }
 
     fn error(&self, message: String) -> AgentError {
@@ -279,12 +325,10 @@ impl Tool for McpTool {
                 "the client was closed or dropped; its tools can no longer be called".to_string(),
             ));
         };
-        let peer = inner.peer().await?;
-        let talk = &inner.handler.talk;
         let asker = Asker::of(ctx);
-        let _in_flight = talk.enter(asker.clone());
+        let _in_flight = inner.handler.talk.enter(asker.clone());
         let outcome = tokio::select! {
-            outcome = self.rounds(talk, &peer, params, &asker) => outcome,
+            outcome = self.call_authorized(&inner, params, &asker) => outcome,
             () = ctx.cancellation().cancelled() => {
                 return Err(AgentError::Cancelled { tool: self.name.to_string() });
             }
@@ -344,6 +388,19 @@ fn needs_approval(hints: &ToolAnnotations, unannotated: bool) -> bool {
 /// How many times a call is sent again with answers to the server's questions before it is
 /// given up (rmcp's own helpers stop at 10 as well).
 const MAX_INPUT_ROUNDS: usize = 10;
+
+/// Why a call came back without a result.
+enum Refusal {
+    Error(AgentError),
+    /// The server asked for (more) OAuth authorization: its `WWW-Authenticate` challenge.
+    Unauthorized(String),
+}
+
+impl From<AgentError> for Refusal {
+    fn from(error: AgentError) -> Self {
+        Self::Error(error)
+    }
+}
 
 /// Sends `notifications/cancelled` for a request abandoned before its answer came.
 struct CancelOnDrop<'a> {
