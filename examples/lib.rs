@@ -16,7 +16,9 @@
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
 //!
 //! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
-//! with `--features mcp-http-server`, since its tests start it as a child process.
+//! with `--features mcp-http-server`, since its tests start it as a child process; so is
+//! `mcp-client` (importing a server's tools over HTTP with OAuth, or over stdio; `--features
+//! mcp-http-client`), which `interop/mcp/run-client` runs against other servers.
 //!
 //! The examples that talk to a model choose it with [`choose_model`]: a provider whose key is set
 //! (precedence in [`choose_provider`]), else their own scripted model.
