@@ -17,6 +17,8 @@
 //!   `McpClient::connect_http` (feature `mcp-http-client`) reaches one over streamable HTTP; both
 //!   import its tools as [`Tool`](crate::Tool)s ([`McpTool`]) with provider-safe names
 //!   ([`ProviderSafeNames`]), prefixed per server if asked, and follow `tools/list_changed`.
+//!   Over HTTP a server behind OAuth 2.1 is authorized with `McpOAuth`; a server's questions and
+//!   sampling requests go to the handlers of [`McpClientOptions`].
 
 //!
 //! `mcp-server` serves over stdio (or any rmcp transport) and builds no HTTP stack;
