@@ -134,7 +134,7 @@ impl Bpe {
                 added.push((content.to_string(), id as u32));
             }
         }
-        added.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        added.sort_by_key(|(content, _)| std::cmp::Reverse(content.len()));
         Ok(Self {
             vocab,
             merges,
