@@ -11,6 +11,7 @@
 mod cache;
 mod hybrid;
 mod semantic;
+mod setting;
 
 use async_trait::async_trait;
 
@@ -19,6 +20,7 @@ use crate::error::AgentResult;
 pub use cache::EmbeddingCache;
 pub use hybrid::{Fusion, HybridConfig, HybridIndex};
 pub use semantic::SemanticIndex;
+pub use setting::SemanticSearch;
 
 /// Turns texts into vectors whose cosine similarity says how alike the texts are.
 ///
