@@ -165,3 +165,33 @@ async fn one_search_at_10000_tools() {
     );
     assert!(found > 0);
 }
+
+/// The query embedding alone, for an instruction count per query under callgrind
+/// (`--toggle-collect='phi_agent_embed::model::StaticEmbedder::embed_one*'`).
+#[test]
+#[ignore]
+fn embedding_the_queries() {
+    let Some(model) = common::model() else { return };
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .collect();
+    let started = Instant::now();
+    let nonzero = queries
+        .iter()
+        .filter(|q| model.embed_one(q).iter().any(|v| *v != 0.0))
+        .count();
+    println!(
+        "{} queries embedded in {:?}",
+        queries.len(),
+        started.elapsed()
+    );
+    assert_eq!(nonzero, queries.len());
+}
