@@ -270,12 +270,15 @@ async fn hybrid_settings_on_the_tuning_parts() {
     let mut prepared = prepare(&model).await;
     let mut configs = Vec::new();
     for share in [0.0f32, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6] {
-        configs.push(
-            HybridConfig::default()
-                .with_fusion(Fusion::Scores)
-                .with_lexical_weight(1.0)
-                .with_semantic_weight(share / (1.0 - share)),
-        );
+        for candidates in [20, 50, 100] {
+            configs.push(
+                HybridConfig::default()
+                    .with_fusion(Fusion::Scores)
+                    .with_candidates(candidates)
+                    .with_lexical_weight(1.0)
+                    .with_semantic_weight(share / (1.0 - share)),
+            );
+        }
     }
     for k in [1.0, 3.0, 10.0, 30.0, 60.0, 100.0] {
         for weight in [0.5, 0.75, 1.0, 1.5, 2.0] {
@@ -288,9 +291,9 @@ async fn hybrid_settings_on_the_tuning_parts() {
         }
     }
     println!(
-        "| fusion | k | semantic weight | bfcl R@5 | bfcl MRR | agentdojo R@5 | agentdojo MRR | mean R@5 |"
+        "| fusion | k | candidates | semantic weight | bfcl R@5 | bfcl MRR | agentdojo R@5 | agentdojo MRR | mean R@5 |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut best: Option<(f64, f64, HybridConfig)> = None;
     for config in configs {
         let scores: Vec<Score> = prepared
@@ -300,9 +303,10 @@ async fn hybrid_settings_on_the_tuning_parts() {
         let recall = scores.iter().map(Score::recall).sum::<f64>() / 2.0;
         let mrr = scores.iter().map(Score::mrr).sum::<f64>() / 2.0;
         println!(
-            "| {:?} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {recall:.3} |",
+            "| {:?} | {} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {recall:.3} |",
             config.fusion,
             config.rrf_k,
+            config.candidates,
             config.semantic_weight,
             scores[0].recall(),
             scores[0].mrr(),
