@@ -11,7 +11,9 @@ use super::{Embedder, HybridConfig};
 /// tools are embedded once per agent, on its first search (vectors read from
 /// [`cache_file`](Self::cache_file) when their tool's text is unchanged), and each search embeds
 /// its query. Should the embedder fail, the search answers from the words alone and says so in
-/// the log; the tool vectors are tried again on the next search.
+/// the log; the tool vectors are tried again on the next search. A search is no journaled step
+/// (a durable run's replay searches again): a local model answers a replay the same, a provider's
+/// endpoint as long as it serves the same model.
 ///
 /// ```
 /// use std::sync::Arc;
