@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::registry::RegisteredTool;
 use crate::schema::Dialect;
-use crate::tool::ToolAnnotations;
+use crate::tool::{TaskSupport, ToolAnnotations};
 
 /// The MCP tool object (protocol 2025-11-25): `name`, `description`, `inputSchema`,
 /// `outputSchema` when [`Tool::output_schema`](crate::Tool::output_schema) gives one with an
@@ -25,6 +25,11 @@ use crate::tool::ToolAnnotations;
 /// that JSON Schema does not define (`uint32`, `int64`, `double`, which schemars writes for Rust
 /// numbers) is left out, since validators warn on every unknown one; the bounds that back it
 /// stay, so the same values validate.
+///
+/// A tool that may run as a task ([`Tool::task_support`](crate::Tool::task_support)) says so in
+/// `_meta`, as `{"execution": {"taskSupport": "optional"}}` (or `"required"`): the shape of the
+/// 2025-11-25 tool's `execution` field, which rmcp's tool type (and the 2026-07-28 one, where the
+/// server decides per call) has no room for.
 pub fn definition(tool: &RegisteredTool) -> Value {
     let spec = tool.spec();
     let mut object = Map::new();
@@ -45,6 +50,11 @@ pub fn definition(tool: &RegisteredTool) -> Value {
     }
     if let Some(annotations) = annotations(&tool.tool().annotations()) {
         object.insert("annotations".into(), annotations);
+    }
+    let support = tool.tool().task_support();
+    if support != TaskSupport::Forbidden {
+        let execution = serde_json::json!({"execution": {"taskSupport": support.as_str()}});
+        object.insert("_meta".into(), execution);
     }
     Value::Object(object)
 }
