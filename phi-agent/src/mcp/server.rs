@@ -62,7 +62,10 @@ use crate::tool::TaskSupport;
 /// The server then declares the extension, and `tools/list` shows each such tool's support in
 /// its `_meta` (see [`definition`](super::definition)). Tasks belong to the server, not to a
 /// session, so a client can poll from any session or from none; each is kept for its time to
-/// live ([`with_task_ttl`](Self::with_task_ttl)).
+/// live ([`with_task_ttl`](Self::with_task_ttl)). A client declares the extension on each
+/// request (protocol 2026-07-28) or at `initialize`; over stateless HTTP only the first
+/// reaches the instance serving the call, so there a 2025-11-25 client gets no task (and a
+/// `Required` tool refuses it).
 ///
 /// Serve it on any rmcp transport with [`rmcp::ServiceExt::serve`], or use
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http).

@@ -332,3 +332,56 @@ fn a_hand_written_tool_declares_task_support_with_a_method() {
     let definition = phi_agent::mcp::definition(registry.get("report").unwrap());
     assert_eq!(definition["_meta"]["execution"]["taskSupport"], "optional");
 }
+
+/// Over stateless HTTP every request is served on its own: a task made by one request is
+/// polled to its result by the next ones. A 2026-07-28 client declares the extension on each
+/// request; a 2025-11-25 one declared it at `initialize`, which another request served, so its
+/// call of a required task tool is refused as from a client without the extension.
+#[tokio::test]
+async fn a_task_outlives_its_request_over_stateless_http() {
+    use phi_agent::mcp::HttpOptions;
+    use phi_agent::mcp::rmcp::model::ProtocolVersion;
+    use phi_agent::mcp::rmcp::transport::StreamableHttpClientTransport;
+    use phi_agent::mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use phi_agent::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt};
+
+    let http = server()
+        .serve_http(HttpOptions::default().with_stateless(true))
+        .await
+        .unwrap();
+    for (lifecycle, modern) in [
+        (ClientLifecycleMode::Initialize, false),
+        (
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+            true,
+        ),
+    ] {
+        let transport = StreamableHttpClientTransport::with_client(
+            crate::raw::new_client(),
+            StreamableHttpClientTransportConfig::with_uri(http.url()),
+        );
+        let client = ClientConfig::new(tasks_client(), Implementation::new("tasks-http", "0"))
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .expect("handshake over HTTP");
+        let answer = call(&client, "slow_sum", json!({"a": 2, "b": 3})).await;
+        if !modern {
+            let error = answer.unwrap_err().to_string();
+            assert!(
+                error.contains("Missing required client capability"),
+                "{error}"
+            );
+            client.cancel().await.unwrap();
+            continue;
+        }
+        let Ok(CallToolResponse::Task(created)) = answer else {
+            panic!("a task over HTTP: {answer:?}");
+        };
+        let result = completed(poll(&client, &created.task.task_id, TaskStatus::Completed).await);
+        assert_eq!(result.content[0].as_text().unwrap().text, "5");
+        client.cancel().await.unwrap();
+    }
+    http.shutdown().await;
+}
