@@ -1,6 +1,6 @@
 """Drives the example MCP server's task tool with FastMCP's client and its tasks extension.
 
-Usage: python python_tasks_client.py <server-binary>
+Usage: python python_tasks_client.py <server-binary> <conformance-fixture-binary>
 
 `fastmcp-tasks` implements the client half of MCP's tasks extension (`io.modelcontextprotocol/tasks`,
 SEP-2663) on the official Python SDK: it declares the extension on each request, and polls
@@ -10,13 +10,17 @@ SEP-2663) on the official Python SDK: it declares the extension on each request,
   id, `tasks/get` shows it working or completed, and its result is the tool's;
 - the same tool called plainly through the same client: the extension resolves the task, and the
   caller gets the tool's result as from any call;
-- a plain MCP SDK client (no extension) calling it gets the result directly, no task.
+- a plain MCP SDK client (no extension) calling it gets the result directly, no task;
+- the conformance fixture's `test_task_elicitation` (task support "required") asks the user a
+  question from inside the task: the client sees `input_required`, its elicitation handler
+  answers, the answer goes back with `tasks/update`, and the task completes with it.
 
 Exits non-zero on the first failure.
 """
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 
@@ -83,6 +87,36 @@ async def main() -> None:
             result = await client.call_tool("import_rows", {"rows": 1})
             check(text_of(result) == "imported 1 rows", f"a plain client's result: {text_of(result)!r}")
         print("mcp sdk without the extension: import_rows answered with its result, no task")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    await question_in_a_task(sys.argv[2])
+
+
+async def question_in_a_task(fixture: str) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([fixture, f"127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stderr.readline()
+        check(line.startswith("conformance fixture: "), f"the fixture did not announce its endpoint: {line!r}")
+        url = line.split()[2]
+        asked = []
+
+        async def on_elicit(message, response_type, params, context):
+            asked.append(message)
+            return {"username": "ada", "email": "ada@example.com"}
+
+        async with Client(StreamableHttpTransport(url), elicitation_handler=on_elicit) as client:
+            task = await call_tool_task(client, "test_task_elicitation", {"message": "Who are you?"})
+            result = await task.result()
+            text = text_of(result)
+            check(asked == ["Who are you?"], f"the elicitation handler was asked {asked}")
+            check("username: ada" in text and "email: ada@example.com" in text, f"the task's result: {text!r}")
+            final = await task.status()
+            check(final.status == "completed", f"the task ended {final.status}")
+        print(f"fastmcp-tasks: a question from inside task {task.task_id} answered through tasks/update: {text!r}")
     finally:
         process.terminate()
         process.wait(timeout=10)
