@@ -155,6 +155,7 @@ pub use llm::LlmClient;
 /// | `needs_approval` | a person must approve every call ([`Tool::needs_approval`]); `needs_approval = false` is the default |
 /// | `needs_approval = path` | a person must approve the calls for which a sync or async fn `(&Args, &ToolContext) -> bool` says so; it sees the decoded arguments (`GetWeatherArgs` for `get_weather`) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
+/// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///
@@ -277,6 +278,6 @@ pub use crate::__phi_tools as tools;
 
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
+pub use tool::{TaskSupport, Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
 pub use toolset::Toolset;
 pub use typed::TypedTool;

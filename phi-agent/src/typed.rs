@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+use crate::tool::{TaskSupport, Tool, ToolAnnotations, ToolExposure, ToolMetadata};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -86,6 +86,11 @@ pub trait TypedTool: Send + Sync {
     /// See [`Tool::requires_tools`].
     fn requires_tools(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// See [`Tool::task_support`].
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Forbidden
     }
 
     /// See [`Tool::should_activate`]. Default: always active.
@@ -239,6 +244,10 @@ where
 
     fn requires_tools(&self) -> &'static [&'static str] {
         TypedTool::requires_tools(self)
+    }
+
+    fn task_support(&self) -> TaskSupport {
+        TypedTool::task_support(self)
     }
 
     fn should_activate<'life0, 'life1, 'async_trait>(

@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
 use super::callee::Callee;
-use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns};
+use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns, TaskMode};
 use super::validate::Tool;
 use crate::naming;
 
@@ -273,6 +273,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
         }
     });
     let annotations = annotations_fn(tool);
+    let task = task_support_fn(tool);
     let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
     let approval = needs_approval_fn(tool);
@@ -300,6 +301,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             #metadata
             #exposure
             #annotations
+            #task
 
             fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
                 #[allow(unused_imports)]
@@ -583,4 +585,17 @@ fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
             #first #(&& #conditions)*
         },
     ))
+}
+
+/// `fn task_support`, for a tool with `task = ".."`.
+fn task_support_fn(tool: &Tool) -> Option<TokenStream> {
+    let variant = match tool.attr.task? {
+        TaskMode::Optional => quote!(Optional),
+        TaskMode::Required => quote!(Required),
+    };
+    Some(quote! {
+        fn task_support(&self) -> _phi::TaskSupport {
+            _phi::TaskSupport::#variant
+        }
+    })
 }

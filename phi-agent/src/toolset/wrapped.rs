@@ -174,6 +174,10 @@ impl Tool for Wrapped {
         self.entry.tool.output_schema()
     }
 
+    fn task_support(&self) -> crate::tool::TaskSupport {
+        self.entry.tool.task_support()
+    }
+
     fn __call_target(&self) -> Option<Arc<dyn Tool>> {
         // `call` only forwards: the registry may call the tool itself.
         Some(self.entry.tool.clone())
