@@ -67,6 +67,55 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Example arguments, each a JSON object this tool accepts, shown to the model beside the
+    /// schema: a model that sees a filled-in call gets nested or formatted parameters right more
+    /// often than from the schema alone. Default: none.
+    ///
+    /// Read once, at registration, where each example is checked against the tool's schema (and
+    /// decoded, for a [`TypedTool`](crate::TypedTool)); one that does not fit fails registration
+    /// with [`AgentError::InvalidInputExample`](crate::AgentError::InvalidInputExample). Anthropic
+    /// receives them as the tool's `input_examples`; the other providers read them at the end
+    /// of the tool's description (see `docs/providers.md`). With `#[phi_tool]` write
+    /// `example = {..}` (repeatable).
+    ///
+    /// ```
+    /// use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolConfig, registry::ToolRegistry};
+    /// use async_trait::async_trait;
+    /// use serde_json::{json, Value};
+    ///
+    /// struct Search;
+    ///
+    /// #[async_trait]
+    /// impl Tool for Search {
+    ///     fn name(&self) -> &'static str { "search" }
+    ///     fn description(&self) -> &'static str { "Search the catalogue" }
+    ///     fn schema(&self) -> Value {
+    ///         json!({"type": "object", "properties": {"query": {"type": "string"}},
+    ///                "required": ["query"], "additionalProperties": false})
+    ///     }
+    ///     async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+    ///         Ok(vec![Content::text("no match")])
+    ///     }
+    ///     fn input_examples(&self) -> Vec<Value> {
+    ///         vec![json!({"query": "red shoes"}), json!({"qurey": "typo"})]
+    ///     }
+    /// }
+    ///
+    /// let error = ToolRegistry::new(ToolConfig::default()).register(Search).unwrap_err();
+    /// assert!(error.to_string().contains("input example 2 of tool `search`"), "{error}");
+    /// ```
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    /// Checks one of [`input_examples`](Tool::input_examples) the way a call's arguments are
+    /// decoded, beyond the schema check every tool gets: a [`TypedTool`](crate::TypedTool)
+    /// decodes it into its `Args`. Not part of the public API.
+    #[doc(hidden)]
+    fn __check_input_example(&self, _example: &Value) -> AgentResult<()> {
+        Ok(())
+    }
+
     /// Machine-readable origin and version, for introspection.
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())

@@ -88,6 +88,12 @@ pub trait TypedTool: Send + Sync {
         &[]
     }
 
+    /// See [`Tool::input_examples`]: each is decoded into `Args` at registration, as a call's
+    /// arguments are.
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
     /// See [`Tool::should_activate`]. Default: always active.
     //
     // Written the way `#[async_trait]` expands an `async fn` (impls still write `async fn`), so
@@ -239,6 +245,15 @@ where
 
     fn requires_tools(&self) -> &'static [&'static str] {
         TypedTool::requires_tools(self)
+    }
+
+    fn input_examples(&self) -> Vec<Value> {
+        TypedTool::input_examples(self)
+    }
+
+    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
+        decode::arguments::<T::Args>(TypedTool::name(self), example, schema::cached::<T::Args>)
+            .map(drop)
     }
 
     fn should_activate<'life0, 'life1, 'async_trait>(

@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
 use super::callee::Callee;
+use super::parse::example::Example;
 use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns};
 use super::validate::Tool;
 use crate::naming;
@@ -118,10 +119,19 @@ fn args_struct(tool: &Tool) -> TokenStream {
     // writes the same rule into the schema as `additionalProperties: false`. serde cannot refuse
     // unknown fields next to a flattened one, so such a struct stays open, and its schema says so.
     let closed = (!has_flattened_field(tool)).then(|| quote!(#[serde(deny_unknown_fields)]));
+    // An example written as a value of this struct is sent as JSON, so it must serialize; only
+    // then, so that no other tool asks its parameter types for `Serialize`.
+    let serialize = tool
+        .attr
+        .examples
+        .0
+        .iter()
+        .any(|example| matches!(example, Example::Expr(_)))
+        .then(|| quote!(#krate::__private::serde::Serialize,));
     quote! {
         // No doc comment: it would become the schema's description.
         #[allow(missing_docs)]
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#serialize #krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #closed
         #[schemars(crate = #schemars_crate)]
@@ -273,6 +283,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
         }
     });
     let annotations = annotations_fn(tool);
+    let examples = input_examples_fn(tool);
     let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
     let approval = needs_approval_fn(tool);
@@ -300,6 +311,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             #metadata
             #exposure
             #annotations
+            #examples
 
             fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
                 #[allow(unused_imports)]
@@ -529,6 +541,31 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
     Some(quote! {
         fn annotations(&self) -> _phi::ToolAnnotations {
             <_phi::ToolAnnotations as ::core::default::Default>::default() #(#setters)*
+        }
+    })
+}
+
+/// `example = ..`: JSON as the compact text the macro wrote from it (checked here for syntax
+/// and keys), an expression of the arguments struct serialized when the tool is registered
+/// (spanned on the expression, so that one of another type is reported there). The registry
+/// checks every example against the schema and the decoder.
+fn input_examples_fn(tool: &Tool) -> Option<TokenStream> {
+    let examples = &tool.attr.examples.0;
+    if examples.is_empty() {
+        return None;
+    }
+    let values = examples.iter().map(|example| match example {
+        Example::Json(json) => {
+            let text = json.to_text();
+            quote!(_phi::__private::json_example(#text))
+        }
+        Example::Expr(expr) => quote_spanned! {expr.span()=>
+            _phi::__private::args_example::<Self::Args>(#expr)
+        },
+    });
+    Some(quote! {
+        fn input_examples(&self) -> ::std::vec::Vec<_phi::__private::serde_json::Value> {
+            ::std::vec![#(#values),*]
         }
     })
 }

@@ -30,7 +30,7 @@ const API_VERSION: &str = "2023-06-01";
 const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
 /// Its name, in the tool entry and in the `server_tool_use` blocks it answers with.
 const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
-/// The beta the tool search needs (`anthropic-beta` header).
+/// The beta the tool search and `input_examples` need (`anthropic-beta` header).
 const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
 
 /// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
@@ -93,13 +93,20 @@ impl AnthropicClient {
         format!("{}/v1/messages", self.core.base_url)
     }
 
-    /// The headers of `request`: the key, the API version, and the tool search's beta when the
-    /// request has deferred tools.
+    /// The headers of `request`: the key, the API version, and the advanced tool use beta when
+    /// the request has deferred tools (the tool search) or a tool with `input_examples`.
     fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
         headers.insert("x-api-key", self.core.key.header("")?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
-        if !request.deferred_tools.is_empty() {
+        let has_examples = || {
+            request
+                .tools
+                .iter()
+                .chain(request.deferred_tools.iter())
+                .any(|tool| !tool.input_examples().is_empty())
+        };
+        if !request.deferred_tools.is_empty() || has_examples() {
             headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
         }
         Ok(headers)

@@ -59,7 +59,7 @@ pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
         kind: "function",
         function: OpenAiFunction {
             name: spec.name,
-            description: spec.description,
+            description: spec.description_with_examples(),
             parameters,
             strict,
         },
@@ -180,7 +180,7 @@ pub(crate) fn openai_responses_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
     ResponsesTool {
         kind: "function",
         name: spec.name,
-        description: spec.description,
+        description: spec.description_with_examples(),
         parameters,
         strict,
     }
@@ -197,7 +197,9 @@ pub(crate) struct ResponsesTool<'a> {
     strict: bool,
 }
 
-/// The Anthropic messages tool object: `{name, description, input_schema}`.
+/// The Anthropic messages tool object: `{name, description, input_schema}`, and
+/// `input_examples` when the tool has [examples](ToolSpec::input_examples) (every other
+/// provider reads them at the end of the description instead).
 ///
 /// ```
 /// use phi_agent::llm::ToolSpec;
@@ -217,6 +219,7 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
         name: spec.name,
         description: spec.description,
         input_schema: spec.dialect_schema_or_canonical(Dialect::Anthropic),
+        input_examples: spec.input_examples(),
     }
 }
 
@@ -226,6 +229,8 @@ pub(crate) struct AnthropicTool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    input_examples: &'a [Value],
 }
 
 /// A Gemini `FunctionDeclaration`: `{name, description, parameters}`, without `parameters`
@@ -245,7 +250,10 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
     let parameters = spec.dialect_schema(Dialect::Gemini).map_err(Clone::clone)?;
     let mut declaration = Map::new();
     declaration.insert("name".into(), spec.name.into());
-    declaration.insert("description".into(), spec.description.into());
+    declaration.insert(
+        "description".into(),
+        spec.description_with_examples().into(),
+    );
     if has_properties(parameters) {
         declaration.insert("parameters".into(), parameters.clone());
     }
@@ -272,7 +280,7 @@ pub fn gemini_json_schema(spec: &ToolSpec) -> Value {
 pub(crate) fn gemini_json_schema_borrowed(spec: &ToolSpec) -> GeminiDeclaration<'_> {
     GeminiDeclaration {
         name: spec.name,
-        description: spec.description,
+        description: spec.description_with_examples(),
         parameters: None,
         parameters_json_schema: Some(spec.dialect_schema_or_canonical(Dialect::Mcp)),
     }
@@ -286,7 +294,7 @@ pub(crate) fn gemini_openapi_or_json_schema(spec: &ToolSpec) -> GeminiDeclaratio
     match spec.dialect_schema(Dialect::Gemini) {
         Ok(parameters) => GeminiDeclaration {
             name: spec.name,
-            description: spec.description,
+            description: spec.description_with_examples(),
             parameters: has_properties(parameters).then_some(parameters),
             parameters_json_schema: None,
         },

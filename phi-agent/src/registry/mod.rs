@@ -6,6 +6,7 @@
 mod activation;
 mod deadline;
 mod dispatch;
+mod examples;
 mod name;
 mod shared_list;
 mod spec;
@@ -23,6 +24,7 @@ use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolExposure, ToolMetadata};
 use crate::toolset::Toolset;
+use examples::InputExamples;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
@@ -47,6 +49,9 @@ pub struct RegisteredTool {
     /// configured default).
     result_limit: usize,
     metadata: Arc<ToolMetadata>,
+    /// [`Tool::input_examples`], checked; `None` for a tool without any (most), which costs
+    /// nothing.
+    examples: Option<Arc<InputExamples>>,
 }
 
 impl RegisteredTool {
@@ -107,6 +112,11 @@ impl RegisteredTool {
         &self.metadata
     }
 
+    /// The tool's [`input_examples`](Tool::input_examples), as checked at registration.
+    pub fn input_examples(&self) -> &[Value] {
+        self.examples.as_deref().map_or(&[], InputExamples::values)
+    }
+
     /// The tool as offered to a model. Cheap: shares the schema.
     pub fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -114,6 +124,7 @@ impl RegisteredTool {
             description: self.description,
             schema: self.schema.value().clone(),
             dialects: self.schema.dialects().clone(),
+            examples: self.examples.clone(),
         }
     }
 
@@ -227,9 +238,13 @@ impl ToolRegistry {
                 StoredSchema::compact(schema)
             }
         };
+        let description = tool.description();
+        let examples =
+            schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
         let entry = RegisteredTool {
             name,
-            description: tool.description(),
+            description,
+            examples,
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),

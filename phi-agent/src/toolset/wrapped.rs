@@ -174,6 +174,14 @@ impl Tool for Wrapped {
         self.entry.tool.output_schema()
     }
 
+    fn input_examples(&self) -> Vec<Value> {
+        self.entry.tool.input_examples()
+    }
+
+    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
+        self.entry.tool.__check_input_example(example)
+    }
+
     fn __call_target(&self) -> Option<Arc<dyn Tool>> {
         // `call` only forwards: the registry may call the tool itself.
         Some(self.entry.tool.clone())

@@ -9,6 +9,7 @@ mod providers;
 
 mod gemini_responses;
 mod http_faults;
+mod input_examples;
 mod interop;
 mod network_faults;
 mod security;

@@ -40,6 +40,9 @@ attribute_keys! {
         "open_world" => open_world: Option<bool>,
         /// Whether a person must approve a call: `flag`, `flag = bool`, or `= predicate`.
         "needs_approval" => needs_approval: Option<NeedsApproval>,
+        /// The arguments of one call, shown to the model; repeatable. Taken out of the tokens
+        /// before darling reads them (see `example::take_examples`).
+        "example" => examples: Examples,
         /// Every parameter type must fit OpenAI strict mode.
         "strict" => strict: bool,
         /// Where phi-agent is, when it is renamed or re-exported.
@@ -51,12 +54,28 @@ impl ToolAttr {
     /// Parses the attribute's tokens; see [`keys::parse`]. `attribute` is how the user wrote
     /// it, for messages: `#[phi_tool(..)]` on a fn, `#[tool(..)]` on a method.
     pub(crate) fn parse(tokens: TokenStream, attribute: &str, errors: &mut Errors) -> Self {
-        match errors.handle(NestedMeta::parse_meta_list(tokens)) {
+        let (tokens, examples) = super::example::take_examples(tokens, errors);
+        let mut attr: Self = match errors.handle(NestedMeta::parse_meta_list(tokens)) {
             Some(items) => keys::parse_as(items, attribute, errors),
             None => Self::default(),
-        }
+        };
+        attr.examples = Examples(examples);
+        attr
     }
 }
+
+/// Every `example = ..`, in order.
+#[derive(Default)]
+pub(crate) struct Examples(pub(crate) Vec<super::example::Example>);
+
+impl std::fmt::Debug for Examples {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Examples({})", self.0.len())
+    }
+}
+
+// Never read by darling: `ToolAttr::parse` takes every `example` out first.
+impl FromMeta for Examples {}
 
 /// `timeout = 30_000`: milliseconds, more than zero.
 #[derive(Debug)]

@@ -5,6 +5,7 @@
 //! are `validate`'s.
 
 mod attr;
+pub(crate) mod example;
 mod signature;
 
 use proc_macro2::TokenStream;
