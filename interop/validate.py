@@ -16,7 +16,8 @@ is answered, in call order, in the next request (by id, by `call_id`, or for Gem
 ids by name), Gemini's thought signatures come back on the calls they came with, and the
 Responses API's reasoning items (with their encrypted content) come back byte for byte, each just
 before the call it preceded. Native tool search: the request's search tool and deferred
-definitions pass the SDKs' request types, the provider's search (Responses: `tool_search_call`
+definitions pass the SDKs' request types (and every Anthropic custom tool's keys, `input_examples`
+among them, are ToolParam's), the provider's search (Responses: `tool_search_call`
 and `tool_search_output`, which must come back as they came, without their ids; Anthropic:
 `server_tool_use` and `tool_search_tool_result`, which must come back with the same id, input
 and tool references) is read, and the tools it found are called and answered.
@@ -36,7 +37,7 @@ import warnings
 
 import accumulate
 
-from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types import Message, RawMessageStreamEvent, ToolParam
 from anthropic.types.message_create_params import (
     MessageCreateParamsNonStreaming,
     MessageCreateParamsStreaming,
@@ -182,6 +183,15 @@ def validate_anthropic(record, where, previous):
         if block.get("type") == "tool_result"
     ]
     tools = body.get("tools", [])
+    # A custom tool's own keys, `input_examples` among them, must be ToolParam's (the request's
+    # TypedDict ignores keys it does not know inside a tool), and its examples need the beta.
+    for tool in tools:
+        if tool.get("type", "custom") == "custom":
+            check_keys(tool, ToolParam, f"{where}: tool {tool.get('name')}")
+            examples = tool.get("input_examples")
+            if examples is not None:
+                assert examples and all(isinstance(e, dict) for e in examples), f"{where}: {examples}"
+                assert "anthropic-beta" in record["headers"], f"{where}: input_examples without the beta"
     if any(tool.get("type", "").startswith("tool_search_tool_") for tool in tools):
         assert any(tool.get("defer_loading") is True for tool in tools), f"{where}: a search, nothing deferred"
         assert not all(tool.get("defer_loading") is True for tool in tools), f"{where}: every tool deferred"

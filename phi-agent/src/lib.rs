@@ -275,8 +275,9 @@ pub use phi_agent_macros::tool;
 #[doc(inline)]
 pub use crate::__phi_tools as tools;
 
+pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
+pub use tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata, static_text};
 pub use toolset::Toolset;
 pub use typed::TypedTool;

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
@@ -65,6 +66,20 @@ pub trait Tool: Send + Sync {
     /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
     fn max_result_bytes(&self) -> Option<usize> {
         None
+    }
+
+    /// This tool's result budget in bytes or estimated tokens; what the registry reads.
+    /// Default: [`max_result_bytes`](Tool::max_result_bytes) as a budget in bytes. Override one
+    /// or the other; `#[phi_tool(max_result = ..)]` sets this one.
+    fn max_result(&self) -> Option<ResultBudget> {
+        self.max_result_bytes().map(ResultBudget::Bytes)
+    }
+
+    /// Who may call this tool: the model directly, code the model writes (a provider's
+    /// programmatic tool calling, or a `run_code` tool), or both; see [`ToolCallers`]. Default:
+    /// [`ToolCallers::Both`]. With `#[phi_tool]` write `callers = "direct" | "code" | "both"`.
+    fn callers(&self) -> ToolCallers {
+        ToolCallers::Both
     }
 
     /// Example arguments, each a JSON object this tool accepts, shown to the model beside the
@@ -228,6 +243,44 @@ pub enum ToolExposure {
     Deferred,
     /// Never sent to the model and never callable by it; the program can still call it.
     Hidden,
+}
+
+/// Who may call a tool: the model in a turn of its own, code the model writes (a provider's
+/// programmatic tool calling, where the model's program runs in the provider's sandbox and
+/// calls tools there; or a `run_code` tool of our own), or both. Read by the adapters (Anthropic's
+/// `allowed_callers`) and by code-mode tools, which offer only the tools code may call.
+///
+/// `#[non_exhaustive]`: another kind of caller may come.
+///
+/// ```
+/// use phi_agent::ToolCallers;
+/// assert!(ToolCallers::Both.allows_direct() && ToolCallers::Both.allows_code());
+/// assert!(!ToolCallers::Code.allows_direct());
+/// assert_eq!(ToolCallers::default(), ToolCallers::Both);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolCallers {
+    /// Only the model, in a turn of its own (a plain tool call).
+    Direct,
+    /// Only code the model writes; the model never calls it directly.
+    Code,
+    /// Both.
+    #[default]
+    Both,
+}
+
+impl ToolCallers {
+    /// Whether the model may call the tool directly.
+    pub fn allows_direct(self) -> bool {
+        matches!(self, ToolCallers::Direct | ToolCallers::Both)
+    }
+
+    /// Whether code the model writes may call the tool.
+    pub fn allows_code(self) -> bool {
+        matches!(self, ToolCallers::Code | ToolCallers::Both)
+    }
 }
 
 /// Machine-readable facts about a tool.

@@ -7,10 +7,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+use crate::tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -61,6 +62,16 @@ pub trait TypedTool: Send + Sync {
     /// See [`Tool::timeout_ms`].
     fn timeout_ms(&self) -> Option<u64> {
         None
+    }
+
+    /// See [`Tool::max_result`].
+    fn max_result(&self) -> Option<ResultBudget> {
+        None
+    }
+
+    /// See [`Tool::callers`].
+    fn callers(&self) -> ToolCallers {
+        ToolCallers::Both
     }
 
     /// See [`Tool::metadata`].
@@ -225,6 +236,14 @@ where
 
     fn timeout_ms(&self) -> Option<u64> {
         TypedTool::timeout_ms(self)
+    }
+
+    fn max_result(&self) -> Option<ResultBudget> {
+        TypedTool::max_result(self)
+    }
+
+    fn callers(&self) -> ToolCallers {
+        TypedTool::callers(self)
     }
 
     fn metadata(&self) -> ToolMetadata {

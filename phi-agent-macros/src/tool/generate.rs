@@ -14,7 +14,7 @@ use syn::{Ident, LitStr};
 
 use super::callee::Callee;
 use super::parse::example::Example;
-use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns};
+use super::parse::{Callers, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, Returns};
 use super::validate::Tool;
 use crate::naming;
 
@@ -269,6 +269,31 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             }
         }
     });
+    let max_result = tool.attr.max_result.map(|budget| {
+        let (unit, amount) = match budget {
+            MaxResult::Bytes(bytes) => (quote!(Bytes), bytes),
+            MaxResult::Tokens(tokens) => (quote!(Tokens), tokens),
+        };
+        // Unsuffixed, so that it is read as a `usize`.
+        let amount = proc_macro2::Literal::u64_unsuffixed(amount);
+        quote! {
+            fn max_result(&self) -> ::core::option::Option<_phi::ResultBudget> {
+                ::core::option::Option::Some(_phi::ResultBudget::#unit(#amount))
+            }
+        }
+    });
+    let callers = match tool.attr.callers {
+        None | Some(Callers::Both) => None,
+        Some(Callers::Direct) => Some(quote!(Direct)),
+        Some(Callers::Code) => Some(quote!(Code)),
+    }
+    .map(|variant| {
+        quote! {
+            fn callers(&self) -> _phi::ToolCallers {
+                _phi::ToolCallers::#variant
+            }
+        }
+    });
     let metadata = metadata_fn(tool);
     let exposure = match tool.exposure {
         Exposure::Direct => None,
@@ -308,6 +333,8 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
 
             #call
             #timeout
+            #max_result
+            #callers
             #metadata
             #exposure
             #annotations

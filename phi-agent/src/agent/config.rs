@@ -136,6 +136,19 @@ impl AgentConfig {
         self
     }
 
+    /// This configuration with [`max_turn_result_bytes`](Self::max_turn_result_bytes) set from
+    /// `budget`: a budget in estimated tokens is kept as its byte estimate
+    /// ([`ResultBudget::bytes`](crate::ResultBudget::bytes)).
+    ///
+    /// ```
+    /// use phi_agent::{AgentConfig, ResultBudget};
+    /// let config = AgentConfig::default().with_max_turn_result(ResultBudget::Tokens(20_000));
+    /// assert_eq!(config.max_turn_result_bytes, 80_000);
+    /// ```
+    pub fn with_max_turn_result(self, budget: crate::ResultBudget) -> Self {
+        self.with_max_turn_result_bytes(budget.bytes())
+    }
+
     /// This configuration with [`loop_detection`](Self::loop_detection) set to `detection`.
     pub fn with_loop_detection(mut self, detection: LoopDetection) -> Self {
         self.loop_detection = detection;

@@ -19,6 +19,7 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
@@ -101,7 +102,7 @@ impl RegisteredTool {
     }
 
     /// The most bytes of one call's output the model reads: the tool's own
-    /// [`max_result_bytes`](Tool::max_result_bytes), or
+    /// [`max_result`](Tool::max_result) (a budget in tokens as its byte estimate), or
     /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
     pub fn result_limit(&self) -> usize {
         self.result_limit
@@ -249,8 +250,8 @@ impl ToolRegistry {
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
             result_limit: tool
-                .max_result_bytes()
-                .unwrap_or(self.config.max_output_bytes),
+                .max_result()
+                .map_or(self.config.max_output_bytes, ResultBudget::bytes),
             metadata: Arc::new(tool.metadata()),
             target: call_target(&tool),
             tool,

@@ -38,6 +38,10 @@ impl Tool for Snapshot {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {}})
     }
+    // On the wire as Anthropic's `input_examples`, which the SDK's `ToolParam` must know.
+    fn input_examples(&self) -> Vec<Value> {
+        vec![json!({})]
+    }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![
             Content::text("screen captured"),
