@@ -70,6 +70,13 @@ pub struct AgentConfig {
     /// error) that it is repeating itself, and whether it then stops the run; see
     /// [`LoopDetection`]. Default: off.
     pub loop_detection: LoopDetection,
+    /// Whether each `execute_tool` span records the call's arguments and its result as the
+    /// OpenTelemetry GenAI attributes `gen_ai.tool.call.arguments` and
+    /// `gen_ai.tool.call.result` (opt-in there too, since they may hold personal data).
+    /// Values the tool's schema marks `writeOnly` (or `format: password`) are recorded as
+    /// `"<redacted>"`, in the arguments by the argument schema and in a JSON result by the
+    /// output schema. Default: `false`.
+    pub trace_tool_content: bool,
 }
 
 impl AgentConfig {
@@ -154,6 +161,12 @@ impl AgentConfig {
         self.loop_detection = detection;
         self
     }
+
+    /// This configuration with [`trace_tool_content`](Self::trace_tool_content) set to `on`.
+    pub fn with_trace_tool_content(mut self, on: bool) -> Self {
+        self.trace_tool_content = on;
+        self
+    }
 }
 
 impl Default for AgentConfig {
@@ -168,6 +181,7 @@ impl Default for AgentConfig {
             argument_repair: true,
             max_turn_result_bytes: 400_000,
             loop_detection: LoopDetection::default(),
+            trace_tool_content: false,
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::llm::{ToolCall, ToolSearchCall};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SearchArguments, found_text};
 
-use super::spans::execute_tool_span;
+use super::spans::{execute_tool_span, record_result};
 use crate::agent::stream::{Sink, StreamEvent};
 
 /// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
@@ -98,7 +98,9 @@ pub(in crate::agent) fn search(
     call: &ToolCall,
     arguments: &serde_json::Value,
 ) -> (ToolCallResult, Option<Found>) {
-    let span = execute_tool_span(call);
+    let spec = crate::search::search_tool_spec();
+    let content = agent.config.trace_tool_content.then(|| &*spec.schema);
+    let span = execute_tool_span(call, spec.description, content);
     let _entered = span.enter();
     let arguments = match SearchArguments::parse(arguments) {
         Ok(arguments) => arguments,
@@ -108,6 +110,9 @@ pub(in crate::agent) fn search(
                 content: vec![Content::text(message)],
                 is_error: true,
             };
+            if content.is_some() {
+                record_result(&span, &result, None);
+            }
             return (result, None);
         }
     };
@@ -117,6 +122,9 @@ pub(in crate::agent) fn search(
             active.is_discoverable(index)
         });
     let result = ToolCallResult::success(vec![Content::text(found_text(&arguments.query, &hits))]);
+    if content.is_some() {
+        record_result(&span, &result, None);
+    }
     let found = Found {
         query: arguments.query,
         hits: hits.iter().map(|hit| (hit.index, hit.name)).collect(),
