@@ -137,10 +137,12 @@ fn example(value: &[TokenTree], errors: &mut Errors) -> Option<Example> {
         [TokenTree::Group(group)] if group.delimiter() == Delimiter::Brace => {
             Some(Example::Json(json_value(&[value[0].clone()], errors)?))
         }
-        [TokenTree::Literal(literal)] if literal.to_string().ends_with('"') => {
-            let text: syn::LitStr = syn::parse2(TokenTree::Literal(literal.clone()).into())
-                .map_err(|error| errors.push(error))
-                .ok()?;
+        [TokenTree::Literal(literal)]
+            if matches!(syn::Lit::new(literal.clone()), syn::Lit::Str(_)) =>
+        {
+            let syn::Lit::Str(text) = syn::Lit::new(literal.clone()) else {
+                return None;
+            };
             let span = text.span();
             let relexed: TokenStream = match text.value().parse() {
                 Ok(tokens) => tokens,
