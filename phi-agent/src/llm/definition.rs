@@ -220,6 +220,22 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
         description: spec.description,
         input_schema: spec.dialect_schema_or_canonical(Dialect::Anthropic),
         input_examples: spec.input_examples(),
+        allowed_callers: None,
+    }
+}
+
+/// [`anthropic_borrowed`] with the tool's `allowed_callers`, for a request that carries the
+/// code-execution tool (programmatic tool calling): `"direct"`, `"code_execution_20250825"`
+/// or both, from [`ToolSpec::callers`].
+pub(crate) fn anthropic_with_callers_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
+    let callers = spec.callers();
+    AnthropicTool {
+        allowed_callers: Some(match (callers.allows_direct(), callers.allows_code()) {
+            (true, false) => &["direct"],
+            (false, true) => &["code_execution_20250825"],
+            _ => &["direct", "code_execution_20250825"],
+        }),
+        ..anthropic_borrowed(spec)
     }
 }
 
@@ -231,6 +247,8 @@ pub(crate) struct AnthropicTool<'a> {
     input_schema: &'a Value,
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     input_examples: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_callers: Option<&'static [&'static str]>,
 }
 
 /// A Gemini `FunctionDeclaration`: `{name, description, parameters}`, without `parameters`

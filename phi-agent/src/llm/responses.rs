@@ -209,7 +209,7 @@ impl ResponsesClient {
                     &request.tools,
                     &request.deferred_tools,
                     definition::openai_responses_borrowed,
-                    &json!({"type": "tool_search"}),
+                    std::slice::from_ref(&json!({"type": "tool_search"})),
                 ))
             } else {
                 (!request.tools.is_empty()).then(|| {

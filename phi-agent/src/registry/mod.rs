@@ -23,7 +23,7 @@ use crate::budget::ResultBudget;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
-use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use crate::tool::{Tool, ToolCallers, ToolExposure, ToolMetadata};
 use crate::toolset::Toolset;
 use examples::InputExamples;
 use shared_list::DirectList;
@@ -53,6 +53,7 @@ pub struct RegisteredTool {
     /// [`Tool::input_examples`], checked; `None` for a tool without any (most), which costs
     /// nothing.
     examples: Option<Arc<InputExamples>>,
+    callers: ToolCallers,
 }
 
 impl RegisteredTool {
@@ -126,6 +127,7 @@ impl RegisteredTool {
             schema: self.schema.value().clone(),
             dialects: self.schema.dialects().clone(),
             examples: self.examples.clone(),
+            callers: self.callers,
         }
     }
 
@@ -246,6 +248,7 @@ impl ToolRegistry {
             name,
             description,
             examples,
+            callers: tool.callers(),
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),

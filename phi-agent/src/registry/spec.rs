@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::examples::InputExamples;
 use crate::schema::{Dialect, DialectError, DialectSchemas};
+use crate::tool::ToolCallers;
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,8 @@ pub struct ToolSpec {
     /// The tool's input examples, if it has any; read through
     /// [`input_examples`](ToolSpec::input_examples).
     pub(crate) examples: Option<Arc<InputExamples>>,
+    /// Who may call the tool; read through [`callers`](ToolSpec::callers).
+    pub(crate) callers: ToolCallers,
 }
 
 impl ToolSpec {
@@ -37,7 +40,20 @@ impl ToolSpec {
             schema: Arc::new(crate::schema::canonicalize(schema)),
             dialects: Arc::default(),
             examples: None,
+            callers: ToolCallers::Both,
         }
+    }
+
+    /// Who may call the tool ([`Tool::callers`](crate::Tool::callers)); read by an adapter that
+    /// speaks its provider's programmatic tool calling.
+    pub fn callers(&self) -> ToolCallers {
+        self.callers
+    }
+
+    /// This spec with [`callers`](Self::callers) set to `callers`.
+    pub fn with_callers(mut self, callers: ToolCallers) -> Self {
+        self.callers = callers;
+        self
     }
 
     /// This spec with `examples` as its [`input_examples`](Self::input_examples), unchecked (a
