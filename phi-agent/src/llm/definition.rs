@@ -183,6 +183,21 @@ pub(crate) fn openai_responses_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
         description: spec.description_with_examples(),
         parameters,
         strict,
+        allowed_callers: None,
+    }
+}
+
+/// [`openai_responses_borrowed`] with the tool's `allowed_callers`, for a request that carries
+/// programmatic tool calling: `"direct"`, `"programmatic"` or both, from [`ToolSpec::callers`].
+pub(crate) fn openai_responses_with_callers_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
+    let callers = spec.callers();
+    ResponsesTool {
+        allowed_callers: Some(match (callers.allows_direct(), callers.allows_code()) {
+            (true, false) => &["direct"],
+            (false, true) => &["programmatic"],
+            _ => &["direct", "programmatic"],
+        }),
+        ..openai_responses_borrowed(spec)
     }
 }
 
@@ -195,6 +210,8 @@ pub(crate) struct ResponsesTool<'a> {
     description: &'a str,
     parameters: WireSchema<'a>,
     strict: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_callers: Option<&'static [&'static str]>,
 }
 
 /// The Anthropic messages tool object: `{name, description, input_schema}`, and
