@@ -749,8 +749,10 @@ impl CallState {
         caller: Option<Value>,
     ) -> ToolCall {
         let items = std::mem::take(&mut self.items);
+        // The call's id pairs it with the reasoning just before it; a program item needs none.
+        let paired = items.last().is_some_and(|item| item["type"] == "reasoning");
         let kept = Kept {
-            id: if items.is_empty() { None } else { item_id },
+            id: if paired { item_id } else { None },
             items,
             response_id: self.response_id.clone(),
             caller,
