@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["phi_agent", "phi_agent_restate"]
+CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed"]
 LISTING = os.path.join(ROOT, "api", "phi-agent.txt")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
 

@@ -58,8 +58,7 @@ async fn logged_run(spans: FmtSpan) -> String {
     )
     .unwrap();
     assert_eq!(agent.run("6 + 7?").await.unwrap().text, "13");
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    text
+    String::from_utf8(captured.0.lock().unwrap().clone()).unwrap()
 }
 
 #[tokio::test(flavor = "current_thread")]

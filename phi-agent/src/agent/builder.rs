@@ -39,6 +39,7 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         steps: Arc::new(InProcess),
         sampler: None,
         elicitation: None,
+        semantic: None,
     }
 }
 
@@ -55,12 +56,21 @@ pub struct AgentBuilder {
     pub(crate) steps: Arc<dyn StepExecutor>,
     pub(crate) sampler: Option<Arc<dyn LlmClient>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(crate) semantic: Option<crate::search::SemanticSearch>,
 }
 
 impl AgentBuilder {
     /// Sets the system prompt.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Ranks the local `search_tools`'s results with `search`'s embedder beside the words (a
+    /// [`HybridIndex`](crate::search::HybridIndex)), when tool search is
+    /// [`Local`](crate::ToolSearch::Local) or falls back to it. Native search is untouched.
+    pub fn semantic_search(mut self, search: crate::search::SemanticSearch) -> Self {
+        self.semantic = Some(search);
         self
     }
 

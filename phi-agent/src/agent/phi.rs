@@ -13,7 +13,9 @@ use super::tool_list;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;
 use crate::registry::ToolRegistry;
-use crate::search::{SEARCH_TOOL_NAME, ToolIndex, ToolSearch};
+use crate::search::{
+    EmbeddingCache, HybridIndex, SEARCH_TOOL_NAME, SemanticSearch, ToolIndex, ToolSearch,
+};
 use crate::state::SharedState;
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
@@ -47,6 +49,10 @@ pub(super) struct AgentInner {
     pub(super) workspace: PathBuf,
     /// The search index over the Deferred tools, built on the first search of any session.
     pub(super) tool_index: OnceLock<ToolIndex>,
+    /// Hybrid search's setting, and its index, built on the first search that succeeds in
+    /// embedding the tools.
+    pub(super) semantic: Option<SemanticSearch>,
+    pub(super) hybrid_index: tokio::sync::OnceCell<HybridIndex>,
     /// The Direct tools and `search_tools`: the list of every searching session that has found
     /// nothing yet.
     pub(super) search_list: OnceLock<Arc<[crate::llm::ToolSpec]>>,
@@ -63,6 +69,45 @@ impl AgentInner {
     pub(super) fn tool_index(&self) -> &ToolIndex {
         self.tool_index
             .get_or_init(|| ToolIndex::build(&self.registry))
+    }
+
+    /// The hybrid index, when the agent has semantic search and its tools could be embedded:
+    /// built on the first call (tool vectors read from the cache file where their text is
+    /// unchanged, the file saved again), tried again on the next call if embedding failed.
+    pub(super) async fn hybrid_index(&self) -> Option<&HybridIndex> {
+        let semantic = self.semantic.as_ref()?;
+        let built = self
+            .hybrid_index
+            .get_or_try_init(|| async {
+                let cache_error = |error: std::io::Error| {
+                    AgentError::Config(format!("tool embedding cache: {error}"))
+                };
+                let mut cache = match &semantic.cache_file {
+                    Some(path) => EmbeddingCache::open(path).map_err(cache_error)?,
+                    None => EmbeddingCache::in_memory(),
+                };
+                let index = HybridIndex::build(
+                    &self.registry,
+                    semantic.embedder.clone(),
+                    &mut cache,
+                    semantic.config,
+                )
+                .await?;
+                // The index stands without the file: a cache that cannot be written costs the
+                // next agent its vectors, not this one its search.
+                if let Err(error) = cache.save() {
+                    tracing::warn!(%error, "tool embedding cache not saved");
+                }
+                Ok::<_, AgentError>(index)
+            })
+            .await;
+        match built {
+            Ok(index) => Some(index),
+            Err(error) => {
+                tracing::warn!(%error, "tool embeddings failed; searching by words only");
+                None
+            }
+        }
     }
 }
 
@@ -102,6 +147,8 @@ impl PhiAgent {
                 approver: builder.approver,
                 workspace: builder.workspace,
                 tool_index: OnceLock::new(),
+                semantic: builder.semantic,
+                hybrid_index: tokio::sync::OnceCell::new(),
                 search_list: OnceLock::new(),
                 deferred_list: std::sync::Mutex::new(None),
                 steps: builder.steps,

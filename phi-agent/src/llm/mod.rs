@@ -1,13 +1,16 @@
 //! The model side of an agent: the [`LlmClient`] trait, the conversation types it speaks, and
 //! the adapters: `OpenAiClient` and `ResponsesClient` (feature `openai`: chat completions and the
 //! Responses API), `AnthropicClient` (feature `anthropic`), `GeminiClient` (feature `gemini`) and
-//! the offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects.
+//! the offline [`ScriptedLlm`]; [`definition`] builds each provider's tool objects. The
+//! providers' embedding endpoints, for hybrid tool search: `OpenAiEmbedder` and `GeminiEmbedder`.
 
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod adapter;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 pub mod definition;
+#[cfg(any(feature = "openai", feature = "gemini"))]
+mod embeddings;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -47,6 +50,12 @@ pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::AnthropicClient;
+#[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
+pub use embeddings::GeminiEmbedder;
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use embeddings::OpenAiEmbedder;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use gemini::{GeminiClient, GeminiSchemaForm};

@@ -31,7 +31,9 @@ use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
 use tokenize::Stemming;
 
-pub use embed::{Embedder, EmbeddingCache, HybridConfig, HybridIndex, SemanticIndex};
+pub use embed::{
+    Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
+};
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 

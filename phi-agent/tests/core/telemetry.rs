@@ -405,6 +405,7 @@ async fn approvals_are_spans_and_events() {
         messages,
         [
             "tool call approval resolved",
+            "tool finished",
             "tool call awaits approval; the run pauses"
         ]
     );

@@ -246,3 +246,118 @@ async fn an_embedder_that_answers_wrong_is_an_error() {
         "{error}"
     );
 }
+
+/// An agent with semantic search: the model's `search_tools` finds by meaning what the words
+/// miss, the tools are embedded once for every search of every session (and their vectors
+/// saved to the cache file), and each search embeds its query.
+#[tokio::test]
+async fn an_agents_search_tools_ranks_with_the_embedder() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
+    use phi_agent::{AgentConfig, AgentEvent, PhiAgent, ToolSearch, base_agent_builder};
+    use std::sync::Mutex;
+
+    let search = |id: &str, query: &str| {
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            id,
+            SEARCH_TOOL_NAME,
+            json!({"query": query, "limit": 1}),
+        )])
+    };
+    let llm = ScriptedLlm::new([
+        search("s1", "settle what I owe"),
+        search("s2", "will there be rain"),
+        LlmResponse::text("done"),
+        search("s3", "settle what I owe"),
+        LlmResponse::text("done again"),
+    ]);
+    let embedder = Arc::new(Concepts::default());
+    let path = scratch_path("agent-embeddings");
+    let found: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
+    let sink = found.clone();
+    let mut builder = base_agent_builder(llm)
+        .semantic_search(SemanticSearch::new(embedder.clone()).with_cache_file(&path))
+        .observer(move |event: &AgentEvent<'_>| {
+            if let AgentEvent::ToolsFound { names, .. } = event {
+                sink.lock().unwrap().push(names.to_vec());
+            }
+        });
+    for tool in registry("Sends a transaction to the recipient.").iter() {
+        builder = builder.register_tool(Listed {
+            name: tool.name(),
+            description: tool.description(),
+            exposure: tool.exposure(),
+        });
+    }
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
+    let agent = PhiAgent::build(builder, config).unwrap();
+    agent.run("pay my debts").await.unwrap();
+    assert_eq!(
+        embedder.embedded(),
+        4 + 2,
+        "four tools once, then one query per search"
+    );
+    agent.run("and again").await.unwrap();
+    assert_eq!(
+        embedder.embedded(),
+        1,
+        "the tools' vectors are the agent's, not the run's"
+    );
+    assert_eq!(
+        *found.lock().unwrap(),
+        [vec!["send_money"], vec!["get_weather"], vec!["send_money"]]
+    );
+    assert_eq!(
+        EmbeddingCache::open(&path).unwrap().len(),
+        4,
+        "saved for the next agent"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// An embedder that always fails: searches still answer, from the words.
+struct Down;
+
+#[async_trait]
+impl Embedder for Down {
+    fn model(&self) -> &str {
+        "down"
+    }
+    async fn embed(&self, _: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+        Err(AgentError::Config("the embedding service is down".into()))
+    }
+}
+
+#[tokio::test]
+async fn a_failing_embedder_leaves_the_words() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
+    use phi_agent::{AgentConfig, PhiAgent, ToolSearch, base_agent_builder};
+
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            SEARCH_TOOL_NAME,
+            json!({"query": "weather forecast", "limit": 1}),
+        )]),
+        LlmResponse::text("done"),
+    ]);
+    let mut builder = base_agent_builder(llm).semantic_search(SemanticSearch::new(Arc::new(Down)));
+    for tool in registry("Sends a transaction to the recipient.").iter() {
+        builder = builder.register_tool(Listed {
+            name: tool.name(),
+            description: tool.description(),
+            exposure: tool.exposure(),
+        });
+    }
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
+    let output = PhiAgent::build(builder, config)
+        .unwrap()
+        .run("weather?")
+        .await
+        .unwrap();
+    let result = &output.tool_calls[0];
+    assert!(!result.is_error, "{result:?}");
+    let text = format!("{:?}", result);
+    assert!(text.contains("get_weather"), "{text}");
+}

@@ -7,6 +7,7 @@
 #[path = "../support/providers.rs"]
 mod providers;
 
+mod embeddings;
 mod gemini_responses;
 mod http_faults;
 mod input_examples;

@@ -149,7 +149,7 @@ impl Runner<'_> {
             // A search answers from the index, the same on every replay: no step.
             Some(agent) if call.name == SEARCH_TOOL_NAME => {
                 let started = Instant::now();
-                let (result, found) = search(agent, self.active, call, arguments);
+                let (result, found) = search(agent, self.active, call, arguments).await;
                 if let Some(found) = found {
                     self.found
                         .lock()

@@ -8,6 +8,8 @@ use crate::llm::{ToolCall, ToolSearchCall};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 use crate::search::{SearchArguments, found_text};
 
+use tracing::Instrument;
+
 use super::spans::{execute_tool_span, record_result};
 use crate::agent::stream::{Sink, StreamEvent};
 
@@ -92,7 +94,7 @@ pub(in crate::agent) async fn reveal_native(
 
 /// The model's call of `search_tools`: searches the session's discoverable tools (found ones
 /// included, so a repeated search answers the same).
-pub(in crate::agent) fn search(
+pub(in crate::agent) async fn search(
     agent: &AgentInner,
     active: &ActiveTools,
     call: &ToolCall,
@@ -101,7 +103,19 @@ pub(in crate::agent) fn search(
     let spec = crate::search::search_tool_spec();
     let content = agent.config.trace_tool_content.then(|| &*spec.schema);
     let span = execute_tool_span(call, spec.description, content);
-    let _entered = span.enter();
+    search_in(agent, active, arguments, &span, content.is_some())
+        .instrument(span.clone())
+        .await
+}
+
+/// [`search`] inside its span; `trace_content`: record the result on it.
+async fn search_in(
+    agent: &AgentInner,
+    active: &ActiveTools,
+    arguments: &serde_json::Value,
+    span: &tracing::Span,
+    trace_content: bool,
+) -> (ToolCallResult, Option<Found>) {
     let arguments = match SearchArguments::parse(arguments) {
         Ok(arguments) => arguments,
         Err(message) => {
@@ -110,20 +124,27 @@ pub(in crate::agent) fn search(
                 content: vec![Content::text(message)],
                 is_error: true,
             };
-            if content.is_some() {
-                record_result(&span, &result, None);
+            if trace_content {
+                record_result(span, &result, None);
             }
             return (result, None);
         }
     };
-    let hits = agent
-        .tool_index()
-        .search_where(&arguments.query, arguments.limit(), |index| {
-            active.is_discoverable(index)
-        });
+    let accept = |index| active.is_discoverable(index);
+    let (query, limit) = (&arguments.query, arguments.limit());
+    let hits = match agent.hybrid_index().await {
+        Some(index) => match index.search_where(query, limit, accept).await {
+            Ok(hits) => hits,
+            Err(error) => {
+                tracing::warn!(%error, "query embedding failed; searching by words only");
+                index.lexical().search_where(query, limit, accept)
+            }
+        },
+        None => agent.tool_index().search_where(query, limit, accept),
+    };
     let result = ToolCallResult::success(vec![Content::text(found_text(&arguments.query, &hits))]);
-    if content.is_some() {
-        record_result(&span, &result, None);
+    if trace_content {
+        record_result(span, &result, None);
     }
     let found = Found {
         query: arguments.query,

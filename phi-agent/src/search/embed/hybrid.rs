@@ -1,6 +1,6 @@
-//! The lexical and the semantic ranking fused by reciprocal rank fusion: a tool's score is
-//! `Σ weight / (k + rank)` over the rankings that found it, so neither ranking's raw scores
-//! (BM25's unbounded sums, cosine similarities) need to be made comparable.
+//! The lexical and the semantic ranking fused into one: by their scores, each divided by its
+//! ranking's best (the default, chosen on the held-out tuning parts), or by reciprocal rank
+//! fusion, `Σ weight / (k + rank)` over the rankings that found a tool.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,40 +10,70 @@ use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
 use crate::search::{SearchHit, ToolIndex};
 
+/// How a [`HybridIndex`] turns its two rankings into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Fusion {
+    /// Each tool's lexical score divided by the best lexical score of the query, and its
+    /// cosine similarity divided by the best one, summed with the weights. Keeps how far apart
+    /// the candidates are, which ranks alone lose: on the held-out tuning parts it scored 0.792
+    /// mean recall@5 against reciprocal rank fusion's best 0.783.
+    #[default]
+    Scores,
+    /// Reciprocal rank fusion: `weight / (k + rank)` summed over the rankings that found a
+    /// tool ([`HybridConfig::rrf_k`]). Needs no scores, so it fuses rankings of any kind.
+    ReciprocalRank,
+}
+
 /// How a [`HybridIndex`] fuses its two rankings.
 ///
 /// ```
-/// use phi_agent::search::HybridConfig;
-/// let config = HybridConfig::default().with_rrf_k(30.0).with_semantic_weight(2.0);
+/// use phi_agent::search::{Fusion, HybridConfig};
+/// let config = HybridConfig::default()
+///     .with_fusion(Fusion::ReciprocalRank)
+///     .with_rrf_k(30.0)
+///     .with_semantic_weight(2.0);
 /// assert_eq!(config.candidates, 50);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct HybridConfig {
-    /// Reciprocal rank fusion's constant: higher flattens the difference between ranks.
-    /// Default: 60, the value of the method's authors (no embedding model ships with the
-    /// crate, so it has not been chosen on the held-out sets).
+    /// How the rankings are fused. Default: [`Fusion::Scores`].
+    pub fusion: Fusion,
+    /// Reciprocal rank fusion's constant (used by [`Fusion::ReciprocalRank`] only): higher
+    /// flattens the difference between ranks. Default: 60, the method's authors' value. On the
+    /// held-out tuning parts, with `phi-agent-embed`'s static model, the best reciprocal rank
+    /// fusion was k 1 with semantic weight 0.5 (mean recall@5 0.783), and k from 1 to 100
+    /// moved it by under 0.02; fusion by scores did better, so it is the default.
     pub rrf_k: f32,
     /// How deep each ranking is read before fusing. Default: 50.
     pub candidates: usize,
     /// Weight of the lexical ranking. Default: 1.
     pub lexical_weight: f32,
-    /// Weight of the semantic ranking. Default: 1.
+    /// Weight of the semantic ranking. Default: 0.43 (with [`Fusion::Scores`], lexical 0.7 to
+    /// semantic 0.3: the best of 0 to 0.6 in steps of 0.1 on the held-out tuning parts).
     pub semantic_weight: f32,
 }
 
 impl Default for HybridConfig {
     fn default() -> Self {
         Self {
+            fusion: Fusion::Scores,
             rrf_k: 60.0,
             candidates: 50,
             lexical_weight: 1.0,
-            semantic_weight: 1.0,
+            semantic_weight: 0.43,
         }
     }
 }
 
 impl HybridConfig {
+    /// Sets [`fusion`](Self::fusion).
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
     /// Sets [`rrf_k`](Self::rrf_k).
     pub fn with_rrf_k(mut self, rrf_k: f32) -> Self {
         self.rrf_k = rrf_k;
@@ -137,23 +167,35 @@ impl HybridIndex {
     ) -> Vec<SearchHit> {
         let depth = self.config.candidates.max(limit);
         let c = self.config;
+        let lexical = self.lexical.search_where(query, depth, &accept);
+        let semantic = self.semantic.search_vector(vector, depth, &accept);
         let mut fused: HashMap<usize, f32> = HashMap::new();
-        for (rank, hit) in self
-            .lexical
-            .search_where(query, depth, &accept)
-            .iter()
-            .enumerate()
-        {
-            *fused.entry(hit.index).or_default() +=
-                c.lexical_weight / (c.rrf_k + rank as f32 + 1.0);
-        }
-        for (rank, (index, _)) in self
-            .semantic
-            .search_vector(vector, depth, &accept)
-            .iter()
-            .enumerate()
-        {
-            *fused.entry(*index).or_default() += c.semantic_weight / (c.rrf_k + rank as f32 + 1.0);
+        match c.fusion {
+            Fusion::ReciprocalRank => {
+                let rrf = |weight: f32, rank: usize| weight / (c.rrf_k + rank as f32 + 1.0);
+                for (rank, hit) in lexical.iter().enumerate() {
+                    *fused.entry(hit.index).or_default() += rrf(c.lexical_weight, rank);
+                }
+                for (rank, (index, _)) in semantic.iter().enumerate() {
+                    *fused.entry(*index).or_default() += rrf(c.semantic_weight, rank);
+                }
+            }
+            Fusion::Scores => {
+                // Both lists are best first; a best of zero (or less) leaves the scores as
+                // they are rather than dividing by it.
+                let scale = |best: Option<f32>| match best {
+                    Some(best) if best > 0.0 && best.is_finite() => 1.0 / best,
+                    _ => 1.0,
+                };
+                let lexical_scale = c.lexical_weight * scale(lexical.first().map(|h| h.score));
+                let semantic_scale = c.semantic_weight * scale(semantic.first().map(|h| h.1));
+                for hit in &lexical {
+                    *fused.entry(hit.index).or_default() += hit.score * lexical_scale;
+                }
+                for (index, similarity) in &semantic {
+                    *fused.entry(*index).or_default() += similarity * semantic_scale;
+                }
+            }
         }
         let mut ranked: Vec<(usize, f32)> = fused.into_iter().collect();
         ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -170,6 +212,17 @@ impl HybridIndex {
                 })
             })
             .collect()
+    }
+
+    /// How the two rankings are fused.
+    pub fn config(&self) -> HybridConfig {
+        self.config
+    }
+
+    /// Changes how the two rankings are fused, keeping both indexes (trying settings needs no
+    /// rebuild).
+    pub fn set_config(&mut self, config: HybridConfig) {
+        self.config = config;
     }
 
     /// The lexical index.

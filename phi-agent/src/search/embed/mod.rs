@@ -1,8 +1,8 @@
 //! Semantic retrieval as an option: an [`Embedder`] turns texts into vectors, a
 //! [`SemanticIndex`] holds one vector per Deferred tool (computed once per registry, cached on
 //! disk by [`EmbeddingCache`] under a hash of the model and the tool's text), and a
-//! [`HybridIndex`] fuses its ranking with the lexical [`ToolIndex`](super::ToolIndex) by
-//! reciprocal rank fusion.
+//! [`HybridIndex`] fuses its ranking with the lexical [`ToolIndex`](super::ToolIndex) (see
+//! [`Fusion`]).
 //!
 //! The lexical index needs none of this and stays dependency-free. Embedders that call a
 //! provider's endpoint belong with the adapters (the `llm` layer sits above this one); a local
@@ -11,14 +11,16 @@
 mod cache;
 mod hybrid;
 mod semantic;
+mod setting;
 
 use async_trait::async_trait;
 
 use crate::error::AgentResult;
 
 pub use cache::EmbeddingCache;
-pub use hybrid::{HybridConfig, HybridIndex};
+pub use hybrid::{Fusion, HybridConfig, HybridIndex};
 pub use semantic::SemanticIndex;
+pub use setting::SemanticSearch;
 
 /// Turns texts into vectors whose cosine similarity says how alike the texts are.
 ///

@@ -1,0 +1,293 @@
+//! A static embedding model: one vector per token in a table, a text's vector the mean of its
+//! tokens' rows. No network, no attention layers: embedding a tool's text is a tokenizer pass
+//! and a few hundred additions, so a registry of thousands of tools embeds in well under a
+//! second on one core.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use phi_agent::AgentResult;
+use phi_agent::search::Embedder;
+use safetensors::{Dtype, SafeTensors};
+
+use crate::tokenizer::Bpe;
+
+/// Why a model could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// A file could not be read (or a directory listed).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file was read but is not what a model needs.
+    #[error("{}: {message}", path.display())]
+    Format {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// A static token-embedding model run in-process, such as the one the PyPI package `wordllama`
+/// ships inside its wheel (`wordllama/weights/l2_supercat_256.safetensors` and
+/// `wordllama/tokenizers/l2_supercat_tokenizer_config.json`: LLaMA 2's tokenizer, 32,000 tokens
+/// of 256 dimensions).
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use phi_agent_embed::StaticEmbedder;
+/// // The package's directory: .../site-packages/wordllama
+/// let embedder = Arc::new(StaticEmbedder::load("/opt/venv/lib/python3.11/site-packages/wordllama")?);
+/// // Then: Agent::builder().with_embedder(embedder) or HybridIndex::build(&registry, embedder, ...)
+/// # Ok::<(), phi_agent_embed::LoadError>(())
+/// ```
+pub struct StaticEmbedder {
+    name: String,
+    tokenizer: Bpe,
+    /// Row-major, `rows × dimensions`.
+    table: Vec<f32>,
+    rows: usize,
+    dimensions: usize,
+}
+
+impl std::fmt::Debug for StaticEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaticEmbedder")
+            .field("name", &self.name)
+            .field("rows", &self.rows)
+            .field("dimensions", &self.dimensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StaticEmbedder {
+    /// Loads the model in `dir`: its one `.safetensors` file and its one tokenizer file (a
+    /// `.json` whose name has `tokenizer` in it), looked for in `dir` and in its `weights/` and
+    /// `tokenizers/` folders (a wordllama package's layout).
+    pub fn load(dir: impl AsRef<Path>) -> Result<Self, LoadError> {
+        let dir = dir.as_ref();
+        let mut weights = Vec::new();
+        let mut tokenizers = Vec::new();
+        for folder in [
+            dir.to_path_buf(),
+            dir.join("weights"),
+            dir.join("tokenizers"),
+        ] {
+            let entries = match std::fs::read_dir(&folder) {
+                Ok(entries) => entries,
+                Err(_) if folder != dir => continue,
+                Err(source) => {
+                    return Err(LoadError::Io {
+                        path: folder,
+                        source,
+                    });
+                }
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().to_lowercase();
+                if name.ends_with(".safetensors") {
+                    weights.push(path);
+                } else if name.ends_with(".json") && name.contains("tokenizer") {
+                    tokenizers.push(path);
+                }
+            }
+        }
+        let one = |mut found: Vec<PathBuf>, what: &str| match found.len() {
+            1 => Ok(found.remove(0)),
+            n => {
+                found.sort();
+                Err(LoadError::Format {
+                    path: dir.to_path_buf(),
+                    message: format!(
+                        "{n} {what} files (expected one; name both with from_files): {found:?}"
+                    ),
+                })
+            }
+        };
+        let weights = one(weights, "`.safetensors`")?;
+        let tokenizer = one(tokenizers, "tokenizer `.json`")?;
+        Self::from_files(weights, tokenizer)
+    }
+
+    /// Loads the embedding table in `weights` (safetensors: one two-dimensional tensor of f32,
+    /// f16 or bf16, one row per token) and the tokenizer in `tokenizer` (a Hugging Face
+    /// `tokenizer.json` with a BPE model; others are refused). The model's name is the weights
+    /// file's stem.
+    pub fn from_files(
+        weights: impl AsRef<Path>,
+        tokenizer: impl AsRef<Path>,
+    ) -> Result<Self, LoadError> {
+        let (weights, tokenizer_path) = (weights.as_ref(), tokenizer.as_ref());
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let format = |path: &Path, message: String| LoadError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let json: serde_json::Value = serde_json::from_slice(&read(tokenizer_path)?)
+            .map_err(|error| format(tokenizer_path, error.to_string()))?;
+        let tokenizer = Bpe::from_json(&json)
+            .map_err(|message| format(tokenizer_path, format!("tokenizer: {message}")))?;
+
+        let bytes = read(weights)?;
+        let tensors = SafeTensors::deserialize(&bytes)
+            .map_err(|error| format(weights, format!("not a safetensors file: {error}")))?;
+        let names = tensors.names();
+        let [name] = names.as_slice() else {
+            return Err(format(
+                weights,
+                format!("{} tensors (expected one embedding table)", names.len()),
+            ));
+        };
+        let tensor = tensors
+            .tensor(name)
+            .map_err(|error| format(weights, error.to_string()))?;
+        let &[rows, dimensions] = tensor.shape() else {
+            return Err(format(
+                weights,
+                format!(
+                    "a tensor of shape {:?} (expected rows × dimensions)",
+                    tensor.shape()
+                ),
+            ));
+        };
+        let data = tensor.data();
+        let table: Vec<f32> = match tensor.dtype() {
+            Dtype::F32 => data
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            Dtype::F16 => data
+                .chunks_exact(2)
+                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .collect(),
+            Dtype::BF16 => data
+                .chunks_exact(2)
+                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
+                .collect(),
+            other => {
+                return Err(format(
+                    weights,
+                    format!("{other:?} values (expected a float)"),
+                ));
+            }
+        };
+        if rows == 0 || dimensions == 0 || table.len() != rows * dimensions {
+            return Err(format(weights, "an empty or cut-short table".into()));
+        }
+        let name = weights.file_stem().map_or_else(
+            || "static".into(),
+            |stem| stem.to_string_lossy().into_owned(),
+        );
+        Ok(Self {
+            name,
+            tokenizer,
+            table,
+            rows,
+            dimensions,
+        })
+    }
+
+    /// Length of every vector.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// The token ids of `text`, as the model sees it (no special tokens added).
+    pub fn tokenize(&self, text: &str) -> Vec<u32> {
+        let mut ids = Vec::new();
+        self.tokenizer.encode(text, &mut ids);
+        ids
+    }
+
+    /// The unit vector of one text: the mean of its tokens' rows, normalized (all zeros for a
+    /// text without tokens).
+    pub fn embed_one(&self, text: &str) -> Vec<f32> {
+        let mut vector = vec![0f32; self.dimensions];
+        let ids = self.tokenize(text);
+        for &id in &ids {
+            // Ids past the table (an added token the table has no row for) take the last row,
+            // as the package's own inference clamps them.
+            let row = (id as usize).min(self.rows - 1) * self.dimensions;
+            for (sum, value) in vector
+                .iter_mut()
+                .zip(&self.table[row..row + self.dimensions])
+            {
+                *sum += value;
+            }
+        }
+        let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            vector.iter_mut().for_each(|v| *v /= norm);
+        }
+        vector
+    }
+
+    /// Bytes the model holds on the heap (its table, mostly).
+    pub fn heap_bytes(&self) -> usize {
+        self.table.capacity() * 4
+    }
+}
+
+#[async_trait]
+impl Embedder for StaticEmbedder {
+    fn model(&self) -> &str {
+        &self.name
+    }
+
+    async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|text| self.embed_one(text)).collect())
+    }
+
+    /// Batches cost nothing extra here; a bigger one only means fewer calls.
+    fn max_batch(&self) -> usize {
+        256
+    }
+}
+
+/// IEEE half precision to single: exact for every value (normals, subnormals, infinities, NaN).
+fn f16_to_f32(half: u16) -> f32 {
+    let sign = u32::from(half >> 15) << 31;
+    let exponent = u32::from((half >> 10) & 0x1f);
+    let mantissa = u32::from(half & 0x3ff);
+    let bits = match exponent {
+        0 if mantissa == 0 => sign,
+        0 => {
+            // Subnormal: value = mantissa × 2^-24, exact in f32.
+            let value = mantissa as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -value } else { value };
+        }
+        0x1f => sign | 0x7f80_0000 | (mantissa << 13),
+        _ => sign | ((exponent + 112) << 23) | (mantissa << 13),
+    };
+    f32::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f16_to_f32;
+
+    #[test]
+    fn half_precision_converts_exactly() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
+        assert_eq!(f16_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+        assert!(f16_to_f32(0x7e00).is_nan());
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+    }
+}

@@ -1,0 +1,103 @@
+//! The static model loaded from the wordllama package: tokens as the reference library gives
+//! them, vectors that put alike texts together, and load errors that name the file.
+
+mod common;
+
+use phi_agent::search::Embedder;
+use phi_agent_embed::{LoadError, StaticEmbedder};
+
+/// Token ids the `tokenizers` library gives for 107 texts (held-out queries and tool texts, CJK,
+/// Thai, emoji, literal special tokens), written by `scripts/embed-tokenizer-fixture.py`.
+#[test]
+fn tokenizes_as_the_reference_library() {
+    let Some(model) = common::model() else { return };
+    let cases: Vec<(String, Vec<u32>)> =
+        serde_json::from_str(include_str!("tokenizer_ids.json")).unwrap();
+    assert!(cases.len() > 100);
+    let mut wrong = Vec::new();
+    for (text, ids) in &cases {
+        let ours = model.tokenize(text);
+        if &ours != ids {
+            wrong.push(format!("{text:?}\n  ours {ours:?}\n  reference {ids:?}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} texts differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn alike_texts_are_nearer_than_unlike_ones() {
+    let Some(model) = common::model() else { return };
+    assert_eq!(model.dimensions(), 256);
+    assert_eq!(model.model(), "l2_supercat_256");
+    let vectors = model
+        .embed(&[
+            "will it rain in Paris tomorrow",
+            "get the weather forecast for a city",
+            "transfer money to a bank account",
+            "",
+        ])
+        .await
+        .unwrap();
+    let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let norm = cosine(&vectors[0], &vectors[0]);
+    assert!((norm - 1.0).abs() < 1e-4, "unit length: {norm}");
+    let (weather, money) = (
+        cosine(&vectors[0], &vectors[1]),
+        cosine(&vectors[0], &vectors[2]),
+    );
+    assert!(weather > money + 0.05, "weather {weather}, money {money}");
+    assert!(
+        vectors[3].iter().all(|v| *v == 0.0),
+        "no tokens, no direction"
+    );
+}
+
+#[test]
+fn load_errors_name_the_file_and_the_problem() {
+    let dir = std::env::temp_dir().join(format!("phi-agent-embed-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let error = StaticEmbedder::load(&dir).unwrap_err();
+    assert!(
+        matches!(&error, LoadError::Format { message, .. } if message.contains("0 `.safetensors`")),
+        "{error}"
+    );
+    assert!(StaticEmbedder::load(dir.join("missing")).is_err());
+
+    let weights = dir.join("table.safetensors");
+    let tokenizer = dir.join("tokenizer.json");
+    std::fs::write(&weights, b"not a safetensors file").unwrap();
+    std::fs::write(&tokenizer, br#"{"model": {"type": "Unigram"}}"#).unwrap();
+    let error = StaticEmbedder::from_files(&weights, &tokenizer).unwrap_err();
+    assert!(error.to_string().contains("Unigram"), "{error}");
+    assert!(error.to_string().contains("tokenizer.json"), "{error}");
+
+    std::fs::write(
+        &tokenizer,
+        br#"{"model": {"vocab": {"a": 0}, "merges": []}}"#,
+    )
+    .unwrap();
+    let error = StaticEmbedder::from_files(&weights, &tokenizer).unwrap_err();
+    assert!(
+        error.to_string().contains("not a safetensors file"),
+        "{error}"
+    );
+
+    // A table of 2 tokens × 3 dimensions in f32 loads, and embeds "a" as its row.
+    let header = br#"{"t":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}"#;
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header);
+    for value in [3.0f32, 4.0, 0.0, 1.0, 0.0, 0.0] {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    std::fs::write(&weights, &bytes).unwrap();
+    let model = StaticEmbedder::from_files(&weights, &tokenizer).unwrap();
+    assert_eq!(model.embed_one("a"), [0.6, 0.8, 0.0]);
+    assert_eq!(model.model(), "table");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

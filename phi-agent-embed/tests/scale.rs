@@ -1,0 +1,197 @@
+//! One search at 10,000 tools, lexical and hybrid with the static model (the query's embedding
+//! included): p50 and p99 over BFCL's test questions, and bytes per tool. Prints only; times
+//! depend on the machine and its load:
+//! `cargo test -p phi-agent-embed --release --test scale -- --ignored --nocapture`
+//! (`PHI_SCALE_QUERIES=n` runs the first n questions, for an instruction count under callgrind).
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use phi_agent::registry::ToolRegistry;
+use phi_agent::search::{Embedder, EmbeddingCache, HybridConfig, HybridIndex};
+use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+const TOOLS: usize = 10_000;
+
+#[derive(Deserialize)]
+struct HeldOut {
+    tools: Vec<ToolText>,
+    queries: Vec<Query>,
+}
+
+#[derive(Deserialize)]
+struct ToolText {
+    name: String,
+    description: String,
+    params: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+struct Query {
+    text: String,
+    part: String,
+}
+
+struct Listed {
+    name: &'static str,
+    description: &'static str,
+    schema: Value,
+}
+
+#[async_trait]
+impl Tool for Listed {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn schema(&self) -> Value {
+        self.schema.clone()
+    }
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Deferred
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(self.name)])
+    }
+}
+
+/// BFCL's tools repeated for vendors (`acme_<name>`, description suffixed "(on acme)") up to
+/// 10,000, as the core crate's benchmark builds them: every tool has near-identical siblings.
+fn registry(set: &HeldOut) -> ToolRegistry {
+    let vendors = [
+        "acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "wonka",
+    ];
+    let mut registry = ToolRegistry::default();
+    'fill: for vendor in vendors {
+        for tool in &set.tools {
+            if registry.len() == TOOLS {
+                break 'fill;
+            }
+            let mut properties = Map::new();
+            for (name, doc) in &tool.params {
+                properties.insert(name.clone(), json!({"type": "string", "description": doc}));
+            }
+            // A name past the length limit with its prefix is left out.
+            let _ = registry.register(Listed {
+                name: static_text(format!("{vendor}_{}", tool.name)),
+                description: static_text(format!("{} (on {vendor})", tool.description)),
+                schema: json!({"type": "object", "properties": properties}),
+            });
+        }
+    }
+    assert_eq!(registry.len(), TOOLS);
+    registry
+}
+
+fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    (times[times.len() / 2], times[times.len() * 99 / 100])
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore]
+async fn one_search_at_10000_tools() {
+    let Some(model) = common::model() else { return };
+    let model = Arc::new(model);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let registry = registry(&set);
+    let limit = std::env::var("PHI_SCALE_QUERIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .take(limit)
+        .collect();
+
+    let started = Instant::now();
+    let embedder: Arc<dyn Embedder> = model.clone();
+    let index = HybridIndex::build(
+        &registry,
+        embedder,
+        &mut EmbeddingCache::in_memory(),
+        HybridConfig::default(),
+    )
+    .await
+    .unwrap();
+    let build = started.elapsed();
+
+    let mut lexical = Vec::new();
+    let mut embed = Vec::new();
+    let mut hybrid = Vec::new();
+    let mut found = 0;
+    for query in &queries {
+        let started = Instant::now();
+        found += std::hint::black_box(index.lexical().search(query, 5)).len();
+        lexical.push(started.elapsed());
+        let started = Instant::now();
+        std::hint::black_box(model.embed_one(query));
+        embed.push(started.elapsed());
+        let started = Instant::now();
+        found += std::hint::black_box(index.search(query, 5).await.unwrap()).len();
+        hybrid.push(started.elapsed());
+    }
+    let ((l50, l99), (e50, e99), (h50, h99)) = (
+        percentiles(lexical),
+        percentiles(embed),
+        percentiles(hybrid),
+    );
+    let lexical_bytes = index.lexical().heap_bytes() as f64 / TOOLS as f64;
+    let vector_bytes = index.semantic().dimensions() * 4;
+    println!(
+        "{TOOLS} tools, {} BFCL test questions; index built in {build:?} (every tool embedded)",
+        queries.len()
+    );
+    println!("lexical: p50 {l50:?}, p99 {l99:?}");
+    println!("query embedding alone: p50 {e50:?}, p99 {e99:?}");
+    println!("hybrid (query embedded, both rankings, fused): p50 {h50:?}, p99 {h99:?}");
+    println!(
+        "memory per tool: lexical index {lexical_bytes:.0} B, vector {vector_bytes} B; the model {:.1} MB once",
+        model.heap_bytes() as f64 / 1e6
+    );
+    assert!(found > 0);
+}
+
+/// The query embedding alone, for an instruction count per query under callgrind
+/// (`--toggle-collect='phi_agent_embed::model::StaticEmbedder::embed_one*'`).
+#[test]
+#[ignore]
+fn embedding_the_queries() {
+    let Some(model) = common::model() else { return };
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .collect();
+    let started = Instant::now();
+    let nonzero = queries
+        .iter()
+        .filter(|q| model.embed_one(q).iter().any(|v| *v != 0.0))
+        .count();
+    println!(
+        "{} queries embedded in {:?}",
+        queries.len(),
+        started.elapsed()
+    );
+    assert_eq!(nonzero, queries.len());
+}
