@@ -189,6 +189,7 @@ pub(crate) fn openai_responses_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
 
 /// [`openai_responses_borrowed`] with the tool's `allowed_callers`, for a request that carries
 /// programmatic tool calling: `"direct"`, `"programmatic"` or both, from [`ToolSpec::callers`].
+#[cfg_attr(not(feature = "openai"), allow(dead_code))]
 pub(crate) fn openai_responses_with_callers_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
     let callers = spec.callers();
     ResponsesTool {
@@ -244,6 +245,7 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
 /// [`anthropic_borrowed`] with the tool's `allowed_callers`, for a request that carries the
 /// code-execution tool (programmatic tool calling): `"direct"`, `"code_execution_20250825"`
 /// or both, from [`ToolSpec::callers`].
+#[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
 pub(crate) fn anthropic_with_callers_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
     let callers = spec.callers();
     AnthropicTool {
