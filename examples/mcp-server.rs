@@ -1,5 +1,6 @@
 //! An MCP server with four tools: `calculator`, `get_weather` and `import_rows` are listed
-//! (`import_rows` reports progress and writes log messages while it runs); `audit_log` is
+//! (`import_rows` reports progress and writes log messages while it runs, and runs as an MCP
+//! task for clients that ask for one); `audit_log` is
 //! Hidden, so MCP clients neither see nor may call it (the program itself still can). It also
 //! serves a resource (`example://units`) and a prompt (`weather_report`).
 //!
@@ -18,8 +19,8 @@ use async_trait::async_trait;
 use phi_agent::mcp::{HttpOptions, McpServer, Prompt, PromptMessage, Resource};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::{
-    AgentError, AgentResult, LogLevel, ToolAnnotations, ToolConfig, ToolContext, ToolExposure,
-    TypedTool,
+    AgentError, AgentResult, LogLevel, TaskSupport, ToolAnnotations, ToolConfig, ToolContext,
+    ToolExposure, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -200,6 +201,12 @@ impl TypedTool for ImportRows {
 
     fn description(&self) -> &'static str {
         "Import rows into the example table, reporting progress"
+    }
+
+    /// A client that declares MCP's tasks extension gets the call as a task to poll (the
+    /// progress is then the task's status message); others wait for the result.
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Optional
     }
 
     async fn call_typed(&self, args: ImportArgs, ctx: &ToolContext) -> AgentResult<String> {

@@ -126,7 +126,23 @@ async fn test_elicitation(
     message: String,
     ctx: &ToolContext,
 ) -> AgentResult<String> {
-    let answer = match ctx.elicit::<UserInfo>(&message).await? {
+    ask_user(&message, ctx).await
+}
+
+/// Asks the user for their details, always as an MCP task: the question reaches the client in
+/// the task's `inputRequests`, its answer comes back in `tasks/update` (not a suite scenario;
+/// `interop/mcp/run` drives it with FastMCP's tasks client).
+#[phi_tool(task = "required")]
+async fn test_task_elicitation(
+    /// The message to show the user
+    message: String,
+    ctx: &ToolContext,
+) -> AgentResult<String> {
+    ask_user(&message, ctx).await
+}
+
+async fn ask_user(message: &str, ctx: &ToolContext) -> AgentResult<String> {
+    let answer = match ctx.elicit::<UserInfo>(message).await? {
         Elicitation::Accept(user) => format!(
             "action: accept, content: {{username: {}, email: {}}}",
             user.username, user.email
@@ -285,6 +301,7 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_elicitation,
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
+        test_task_elicitation,
     ])?;
     registry.register(JsonSchema202012)?;
     Ok(registry)

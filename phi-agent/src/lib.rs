@@ -158,6 +158,7 @@ pub use llm::LlmClient;
 /// | `example = {"city": "Paris"}` | repeatable: the arguments of one call, shown to the model ([`Tool::input_examples`]); JSON written as tokens (strings as Rust string literals), JSON text in a string literal, or an expression of the arguments struct (`example = GetWeatherArgs { .. }`, which then derives `Serialize`). Malformed JSON and a key that is no parameter are compile errors on the token; the values are checked against the schema and decoded when the tool is registered |
 /// | `max_result = ..` | the most of one call's output the model reads ([`Tool::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
+/// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///
@@ -281,6 +282,8 @@ pub use crate::__phi_tools as tools;
 pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata, static_text};
+pub use tool::{
+    TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata, static_text,
+};
 pub use toolset::Toolset;
 pub use typed::TypedTool;

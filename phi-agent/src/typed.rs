@@ -11,7 +11,7 @@ use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
+use crate::tool::{TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -103,6 +103,11 @@ pub trait TypedTool: Send + Sync {
     /// arguments are.
     fn input_examples(&self) -> Vec<Value> {
         Vec::new()
+    }
+
+    /// See [`Tool::task_support`].
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Forbidden
     }
 
     /// See [`Tool::should_activate`]. Default: always active.
@@ -273,6 +278,10 @@ where
     fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
         decode::arguments::<T::Args>(TypedTool::name(self), example, schema::cached::<T::Args>)
             .map(drop)
+    }
+
+    fn task_support(&self) -> TaskSupport {
+        TypedTool::task_support(self)
     }
 
     fn should_activate<'life0, 'life1, 'async_trait>(

@@ -14,7 +14,9 @@ use syn::{Ident, LitStr};
 
 use super::callee::Callee;
 use super::parse::example::Example;
-use super::parse::{Callers, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, Returns};
+use super::parse::{
+    Callers, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, Returns, TaskMode,
+};
 use super::validate::Tool;
 use crate::naming;
 
@@ -309,6 +311,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
     });
     let annotations = annotations_fn(tool);
     let examples = input_examples_fn(tool);
+    let task = task_support_fn(tool);
     let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
     let approval = needs_approval_fn(tool);
@@ -339,6 +342,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             #exposure
             #annotations
             #examples
+            #task
 
             fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
                 #[allow(unused_imports)]
@@ -647,4 +651,17 @@ fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
             #first #(&& #conditions)*
         },
     ))
+}
+
+/// `fn task_support`, for a tool with `task = ".."`.
+fn task_support_fn(tool: &Tool) -> Option<TokenStream> {
+    let variant = match tool.attr.task? {
+        TaskMode::Optional => quote!(Optional),
+        TaskMode::Required => quote!(Required),
+    };
+    Some(quote! {
+        fn task_support(&self) -> _phi::TaskSupport {
+            _phi::TaskSupport::#variant
+        }
+    })
 }

@@ -239,6 +239,10 @@ impl ToolContext {
     /// carries it out once. Keys are unique within a run, not across the runs of a session:
     /// combine the key with [`session_id`](Self::session_id) and the run's own identity (a
     /// Restate invocation, a request id) when one session makes several payments.
+    ///
+    /// A call that asked the user a question and paused the run runs again with the answer as
+    /// a step of its own (journaled as `turn/<n>/tool/<call id>/answered`), and its `step_key`
+    /// stays the same: a side effect made before the question is made once.
     pub fn step_key(&self) -> String {
         if self.turn == 0 {
             return String::new();

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::registry::RegisteredTool;
 use crate::schema::Dialect;
-use crate::tool::ToolAnnotations;
+use crate::tool::{TaskSupport, ToolAnnotations};
 
 /// The MCP tool object (protocol 2025-11-25): `name`, `description`, `inputSchema`,
 /// `outputSchema` when [`Tool::output_schema`](crate::Tool::output_schema) gives one with an
@@ -17,23 +17,30 @@ use crate::tool::ToolAnnotations;
 /// are omitted so the protocol defaults apply).
 ///
 /// The input schema is the MCP dialect of the canonical schema, except that a schema which
-/// declares its dialect (`$schema`, JSON Schema 2020-12 being MCP's default since 2025-11-25)
-/// is served as the tool declares it, its `$defs` and `$ref`s kept. In both schemas, a `format`
+/// declares its dialect (`$schema`) or definitions (`$defs`, or draft 7's `definitions`) at its
+/// root is served as the tool declares it, its `$defs` and `$ref`s kept: JSON Schema 2020-12 is
+/// MCP's default dialect since 2025-11-25, so a schema without `$schema` is 2020-12 too, and
+/// clients resolve its `$ref`s. (Inlining is for the providers' dialects, which take no
+/// `$ref`.) In both schemas, a `format`
 /// that JSON Schema does not define (`uint32`, `int64`, `double`, which schemars writes for Rust
 /// numbers) is left out, since validators warn on every unknown one; the bounds that back it
 /// stay, so the same values validate.
+///
+/// A tool that may run as a task ([`Tool::task_support`](crate::Tool::task_support)) says so in
+/// `_meta`, as `{"execution": {"taskSupport": "optional"}}` (or `"required"`): the shape of the
+/// 2025-11-25 tool's `execution` field, which rmcp's tool type (and the 2026-07-28 one, where the
+/// server decides per call) has no room for.
 pub fn definition(tool: &RegisteredTool) -> Value {
     let spec = tool.spec();
     let mut object = Map::new();
     object.insert("name".into(), spec.name.into());
     object.insert("description".into(), spec.description.into());
     let declared = tool.tool().schema();
-    let mut input =
-        if declared.get("$schema").is_some() && declared.get("type") == Some(&"object".into()) {
-            declared
-        } else {
-            spec.dialect_schema_or_canonical(Dialect::Mcp).clone()
-        };
+    let mut input = if served_as_declared(&declared) {
+        declared
+    } else {
+        spec.dialect_schema_or_canonical(Dialect::Mcp).clone()
+    };
     drop_unknown_formats(&mut input, 0);
     object.insert("inputSchema".into(), input);
     if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
@@ -44,7 +51,21 @@ pub fn definition(tool: &RegisteredTool) -> Value {
     if let Some(annotations) = annotations(&tool.tool().annotations()) {
         object.insert("annotations".into(), annotations);
     }
+    let support = tool.tool().task_support();
+    if support != TaskSupport::Forbidden {
+        let execution = serde_json::json!({"execution": {"taskSupport": support.as_str()}});
+        object.insert("_meta".into(), execution);
+    }
     Value::Object(object)
+}
+
+/// Whether a tool's own schema is what `tools/list` serves: an object schema that names its
+/// dialect or has definitions, which the canonical form would strip or inline.
+fn served_as_declared(declared: &Value) -> bool {
+    let names_dialect_or_definitions = ["$schema", "$defs", "definitions"]
+        .iter()
+        .any(|keyword| declared.get(keyword).is_some());
+    names_dialect_or_definitions && declared.get("type") == Some(&Value::from("object"))
 }
 
 /// The formats JSON Schema 2020-12 defines (its format vocabulary, section 7.3).

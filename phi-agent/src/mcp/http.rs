@@ -472,7 +472,7 @@ impl Endpoint {
             // Nothing to screen: rmcp answers these (streams, a wrong media type).
             return self.service.handle(request).await;
         }
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         let body = match Limited::new(body, MAX_BODY_BYTES).collect().await {
             Ok(body) => body.to_bytes(),
             Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
@@ -495,7 +495,10 @@ impl Endpoint {
                     .answer(parts, StatusCode::BAD_REQUEST, &refusal, None)
                     .await;
             }
-            Screened::Message(message) => initialize_id(&message),
+            Screened::Message(message) => {
+                name_the_task(&mut parts.headers, &message);
+                initialize_id(&message)
+            }
             Screened::Ignore => None,
         };
         // A new session is one `initialize` without a session id (rmcp routes one with an id
@@ -635,6 +638,35 @@ fn is_json(headers: &header::HeaderMap) -> bool {
             essence.trim().eq_ignore_ascii_case("application/json")
         })
 }
+
+/// Gives a `tasks/get`, `tasks/update` or `tasks/cancel` without an `Mcp-Name` header the one
+/// its body names (its `taskId`).
+///
+/// The tasks extension asks clients to send it, so that a load balancer can route the request
+/// to the instance that holds the task, and rmcp refuses a request without it; some clients
+/// (FastMCP's tasks extension 4.1) leave it out. This server holds its tasks itself, so the
+/// header tells it nothing the body does not: it is filled in rather than the client refused.
+/// A header that disagrees with the body is left for rmcp to refuse.
+fn name_the_task(headers: &mut header::HeaderMap, message: &ClientJsonRpcMessage) {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return;
+    };
+    let task_id = match &request.request {
+        ClientRequest::GetTaskRequest(request) => &request.params.task_id,
+        ClientRequest::UpdateTaskRequest(request) => &request.params.task_id,
+        ClientRequest::CancelTaskRequest(request) => &request.params.task_id,
+        _ => return,
+    };
+    // A value that reads as base64-encoded would be decoded into another id: leave it.
+    if headers.contains_key(MCP_NAME_HEADER) || task_id.starts_with("=?") {
+        return;
+    }
+    if let Ok(value) = header::HeaderValue::from_str(task_id) {
+        headers.insert(MCP_NAME_HEADER, value);
+    }
+}
+
+const MCP_NAME_HEADER: &str = "mcp-name";
 
 /// The id of an `initialize` request.
 fn initialize_id(message: &ClientJsonRpcMessage) -> Option<RequestId> {

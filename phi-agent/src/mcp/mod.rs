@@ -45,6 +45,8 @@ mod screen;
 mod server;
 #[cfg(feature = "mcp-server")]
 mod stdio;
+#[cfg(feature = "mcp-server")]
+mod tasks;
 
 pub use rmcp;
 

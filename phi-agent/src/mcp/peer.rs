@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use async_trait::async_trait;
 use rmcp::model::{
-    CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, ElicitationAction,
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    SamplingMessage, ServerRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, SamplingMessage, ServerRequest,
 };
 use rmcp::service::Peer;
 use rmcp::{RoleServer, model::ClientResult};
@@ -130,33 +130,25 @@ impl ToolPeer for ClientPeer {
             .peer_info()
             .is_some_and(|info| info.capabilities.elicitation.is_some());
         if !supported {
-            return Err(self.unsupported("ask the user a question (elicitation)"));
+            return Err(unsupported(
+                &self.tool,
+                "ask the user a question (elicitation)",
+            ));
         }
-        let requested_schema = serde_json::from_value(schema).map_err(|error| {
-            AgentError::tool(format!(
-                "the form is not one MCP elicitation allows (a flat object of strings, numbers, booleans and enums): {error}"
-            ))
-        })?;
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: message.to_string(),
-            requested_schema,
-        };
+        let params = elicit_params(message, schema)?;
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         let answer = match self.peer.send_request(request).await {
             Ok(ClientResult::ElicitResult(answer)) => answer,
             Ok(other) => {
-                return Err(self.failed("elicitation", format!("unexpected answer {other:?}")));
+                return Err(failed(
+                    &self.tool,
+                    "elicitation",
+                    format!("unexpected answer {other:?}"),
+                ));
             }
-            Err(error) => return Err(self.failed("elicitation", error.to_string())),
+            Err(error) => return Err(failed(&self.tool, "elicitation", error.to_string())),
         };
-        Ok(match answer.action {
-            ElicitationAction::Accept => {
-                Elicitation::Accept(answer.content.unwrap_or(Value::Object(Default::default())))
-            }
-            ElicitationAction::Decline => Elicitation::Decline,
-            _ => Elicitation::Cancel,
-        })
+        Ok(elicitation_of(answer))
     }
 
     async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
@@ -165,52 +157,85 @@ impl ToolPeer for ClientPeer {
             .peer_info()
             .is_some_and(|info| info.capabilities.sampling.is_some());
         if !supported {
-            return Err(self.unsupported("ask the client's model (sampling)"));
+            return Err(unsupported(&self.tool, "ask the client's model (sampling)"));
         }
-        let messages = request
-            .messages
-            .into_iter()
-            .map(|(role, text)| match role {
-                SampleRole::User => SamplingMessage::user_text(text),
-                SampleRole::Assistant => SamplingMessage::assistant_text(text),
-            })
-            .collect();
-        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
-        params.system_prompt = request.system;
-        params.temperature = request.temperature.map(|t| t as f32);
         let answer = self
             .peer
-            .create_message(params)
+            .create_message(sampling_params(request))
             .await
-            .map_err(|error| self.failed("sampling", error.to_string()))?;
-        let text = answer
-            .message
-            .content
-            .into_vec()
-            .iter()
-            .filter_map(|block| block.as_text().map(|text| text.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut sampled = Sampled::new(text, answer.model);
-        sampled.stop_reason = answer.stop_reason;
-        Ok(sampled)
+            .map_err(|error| failed(&self.tool, "sampling", error.to_string()))?;
+        Ok(sampled_of(answer))
     }
 }
 
-impl ClientPeer {
-    fn unsupported(&self, what: &str) -> AgentError {
+/// The `elicitation/create` parameters of a tool's question.
+pub(crate) fn elicit_params(message: &str, schema: Value) -> AgentResult<ElicitRequestParams> {
+    let requested_schema = serde_json::from_value(schema).map_err(|error| {
         AgentError::tool(format!(
-            "tool `{}` needs to {what}, and this MCP client does not support it (it declared no such capability at initialization)",
-            self.tool
+            "the form is not one MCP elicitation allows (a flat object of strings, numbers, booleans and enums): {error}"
         ))
-    }
+    })?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message.to_string(),
+        requested_schema,
+    })
+}
 
-    fn failed(&self, what: &str, error: String) -> AgentError {
-        AgentError::tool(format!(
-            "tool `{}`: the client did not answer the {what} request: {error}",
-            self.tool
-        ))
+/// The client's answer to a question, as the tool gets it.
+pub(crate) fn elicitation_of(answer: ElicitResult) -> Elicitation<Value> {
+    match answer.action {
+        ElicitationAction::Accept => {
+            Elicitation::Accept(answer.content.unwrap_or(Value::Object(Default::default())))
+        }
+        ElicitationAction::Decline => Elicitation::Decline,
+        _ => Elicitation::Cancel,
     }
+}
+
+/// The `sampling/createMessage` parameters of a tool's request to the client's model.
+pub(crate) fn sampling_params(request: SampleRequest) -> CreateMessageRequestParams {
+    let messages = request
+        .messages
+        .into_iter()
+        .map(|(role, text)| match role {
+            SampleRole::User => SamplingMessage::user_text(text),
+            SampleRole::Assistant => SamplingMessage::assistant_text(text),
+        })
+        .collect();
+    let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+    params.system_prompt = request.system;
+    params.temperature = request.temperature.map(|t| t as f32);
+    params
+}
+
+/// The client model's reply, as the tool gets it: its text blocks, joined.
+pub(crate) fn sampled_of(answer: CreateMessageResult) -> Sampled {
+    let text = answer
+        .message
+        .content
+        .into_vec()
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut sampled = Sampled::new(text, answer.model);
+    sampled.stop_reason = answer.stop_reason;
+    sampled
+}
+
+/// The error of a question the client cannot be asked.
+pub(crate) fn unsupported(tool: &str, what: &str) -> AgentError {
+    AgentError::tool(format!(
+        "tool `{tool}` needs to {what}, and this MCP client does not support it (it declared no such capability at initialization)"
+    ))
+}
+
+/// The error of a question the client did not answer.
+pub(crate) fn failed(tool: &str, what: &str, error: String) -> AgentError {
+    AgentError::tool(format!(
+        "tool `{tool}`: the client did not answer the {what} request: {error}"
+    ))
 }
 
 fn to_mcp_level(level: LogLevel) -> LoggingLevel {

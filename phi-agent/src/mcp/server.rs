@@ -5,16 +5,20 @@
 #![allow(deprecated)]
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool as McpToolDef,
-    UnsubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::service::{Peer, RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
@@ -24,9 +28,11 @@ use super::peer::{ClientPeer, LogFilter, LogThreshold};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
 use super::stdio::ScreenedLines;
+use super::tasks::{self, Answer, TaskPeer};
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
+use crate::tool::TaskSupport;
 
 /// An MCP server over a [`ToolRegistry`]: an rmcp [`ServerHandler`].
 ///
@@ -48,6 +54,18 @@ use crate::registry::{ActiveTools, ToolCallResult, ToolRegistry};
 /// registry: the HTTP server does this per client session, and per request for clients on the
 /// session-less 2026-07-28 protocol, where activation therefore does not carry over between
 /// requests.
+///
+/// A tool whose [`Tool::task_support`](crate::Tool::task_support) allows it is called as a
+/// task for clients that declare the `io.modelcontextprotocol/tasks` extension (SEP-2663):
+/// `tools/call` answers at once with the task, the tool runs on, and `tasks/get` gives its
+/// status and then its result (`tasks/update` answers its questions, `tasks/cancel` stops it).
+/// The server then declares the extension, and `tools/list` shows each such tool's support in
+/// its `_meta` (see [`definition`](super::definition)). Tasks belong to the server, not to a
+/// session, so a client can poll from any session or from none; each is kept for its time to
+/// live ([`with_task_ttl`](Self::with_task_ttl)). A client declares the extension on each
+/// request (protocol 2026-07-28) or at `initialize`; over stateless HTTP only the first
+/// reaches the instance serving the call, so there a 2025-11-25 client gets no task (and a
+/// `Required` tool refuses it).
 ///
 /// Serve it on any rmcp transport with [`rmcp::ServiceExt::serve`], or use
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http).
@@ -94,6 +112,12 @@ struct Shared {
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Prompt>,
     complete: Option<Complete>,
+    /// Each tool's task support, by registration index.
+    task_support: Vec<TaskSupport>,
+    /// The server's tasks, shared by its sessions.
+    tasks: TaskManager,
+    task_ttl: Option<Duration>,
+    task_poll_interval: Duration,
 }
 
 impl McpServer {
@@ -108,6 +132,10 @@ impl McpServer {
             .iter()
             .map(super::definition::tool_definition)
             .collect();
+        let task_support = registry
+            .iter()
+            .map(|tool| tool.tool().task_support())
+            .collect();
         Self {
             shared: Arc::new(Shared {
                 registry,
@@ -119,9 +147,34 @@ impl McpServer {
                 templates: Vec::new(),
                 prompts: Vec::new(),
                 complete: None,
+                task_support,
+                tasks: TaskManager::new(),
+                task_ttl: Some(Self::DEFAULT_TASK_TTL),
+                task_poll_interval: Self::DEFAULT_TASK_POLL_INTERVAL,
             }),
             session: Arc::default(),
         }
+    }
+
+    /// How long a task is kept from its creation: 5 minutes. A task still running then fails
+    /// (its tool is stopped); a finished one is kept as long again for the client to read.
+    pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(5 * 60);
+
+    /// How often a client is asked to poll a task (`pollIntervalMs`): every second.
+    pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+    /// How long each task is kept from its creation (`ttlMs`); `None` keeps tasks for as long
+    /// as the server runs. Default: [`DEFAULT_TASK_TTL`](Self::DEFAULT_TASK_TTL).
+    pub fn with_task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.shared_mut().task_ttl = ttl;
+        self
+    }
+
+    /// How often clients are asked to poll a task (`pollIntervalMs`). Default:
+    /// [`DEFAULT_TASK_POLL_INTERVAL`](Self::DEFAULT_TASK_POLL_INTERVAL).
+    pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
+        self.shared_mut().task_poll_interval = interval;
+        self
     }
 
     /// The name and version announced to clients (`serverInfo`).
@@ -234,7 +287,7 @@ impl McpServer {
 
     /// Tells the client that the tool list changed: on the listen streams that asked for it
     /// (protocol 2026-07-28 and later), or as a plain notification (earlier versions).
-    async fn notify_tools_changed(&self, context: &RequestContext<RoleServer>) {
+    async fn notify_tools_changed(&self, peer: &Peer<RoleServer>) {
         let listeners = self
             .session
             .listeners
@@ -242,7 +295,7 @@ impl McpServer {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         if listeners.is_empty()
-            && let Err(error) = context.peer.notify_tool_list_changed().await
+            && let Err(error) = peer.notify_tool_list_changed().await
         {
             tracing::warn!(%error, "could not send notifications/tools/list_changed");
         }
@@ -266,6 +319,68 @@ impl McpServer {
                 .any(|template| template.matches(uri).is_some())
     }
 
+    /// Starts the call of `name` as a task and returns the task's first state, once
+    /// `tasks/get` can find it. The call runs as any other does (the same dispatch, decoding,
+    /// timeout and activation), with a peer that talks through the task; `tasks/cancel` stops
+    /// it as a client's cancellation stops a call.
+    fn start_task(
+        &self,
+        name: String,
+        arguments: Value,
+        active: ActiveTools,
+        context: &RequestContext<RoleServer>,
+    ) -> rmcp::model::Task {
+        let mut options = TaskOptions::new()
+            .with_ttl_ms(self.shared.task_ttl.map(millis))
+            .with_poll_interval_ms(millis(self.shared.task_poll_interval));
+        options.status_message = Some(format!("tool `{name}` is running"));
+        let server = self.clone();
+        let peer = context.peer.clone();
+        let capabilities = context.client_capabilities();
+        let protocol = context.protocol_version();
+        let modern = protocol.as_ref().is_some_and(|version| {
+            version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        });
+        let logs = LogFilter::for_request(&self.session.threshold, &context.meta, modern);
+        let call_id = context.id.to_string();
+        self.shared.tasks.spawn(options, move |task| {
+            // The call's own token: the request that made the task is over, and its token
+            // with it; `tasks/cancel` cancels this one.
+            let stop = tokio_util::sync::CancellationToken::new();
+            let talk = TaskPeer {
+                task: task.clone(),
+                capabilities,
+                client: ClientPeer {
+                    peer: peer.clone(),
+                    progress_token: None,
+                    logs,
+                    tool: name.clone(),
+                },
+                asked: AtomicUsize::new(0),
+            };
+            let ctx = server
+                .shared
+                .context
+                .for_call_under(&call_id, &stop)
+                .with_peer(Arc::new(talk));
+            Box::pin(async move {
+                let registry = server.shared.registry.clone();
+                let dispatch = registry.dispatch(&active, &name, &arguments, &ctx);
+                let result = tokio::select! {
+                    result = dispatch => result,
+                    () = task.cancelled() => {
+                        stop.cancel();
+                        return Err(TaskExit::Cancelled);
+                    }
+                };
+                if server.reevaluate().await {
+                    server.notify_tools_changed(&peer).await;
+                }
+                Ok(convert::call_result(result, protocol.as_ref()))
+            })
+        })
+    }
+
     fn activation_context(&self) -> ActivationContext {
         ActivationContext {
             session_id: self.shared.context.session_id().to_string(),
@@ -286,16 +401,24 @@ impl std::fmt::Debug for McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_logging()
             .enable_completions()
             .enable_prompts()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+            .enable_tool_list_changed();
         let shared = &self.shared;
+        let offers_tasks = shared
+            .task_support
+            .iter()
+            .any(|support| *support != TaskSupport::Forbidden);
+        let mut capabilities = if offers_tasks {
+            builder.enable_tasks().build()
+        } else {
+            builder.build()
+        };
         let has_resources = !shared.resources.is_empty() || !shared.templates.is_empty();
         if !has_resources {
             capabilities.resources = None;
@@ -362,6 +485,27 @@ impl ServerHandler for McpServer {
             let protocol = context.protocol_version();
             return Ok(convert::call_result(refusal, protocol.as_ref()).into());
         }
+        let support = registry
+            .position(&request.name)
+            .filter(|&index| active.is_active(index))
+            .map_or(TaskSupport::Forbidden, |index| {
+                self.shared.task_support[index]
+            });
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        match tasks::answer(support, declared) {
+            Answer::Result => {}
+            Answer::Refuse => {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            Answer::Task => {
+                let task = self.start_task(request.name.to_string(), arguments, active, &context);
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
+        }
         let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
         let result = tokio::select! {
             result = dispatch => result,
@@ -375,10 +519,38 @@ impl ServerHandler for McpServer {
             }
         };
         if self.reevaluate().await {
-            self.notify_tools_changed(&context).await;
+            self.notify_tools_changed(&context.peer).await;
         }
         let protocol = context.protocol_version();
         Ok(convert::call_result(result, protocol.as_ref()).into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(
+            self.shared.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared.tasks.cancel_task(&request.task_id)
     }
 
     async fn set_level(
@@ -678,6 +850,12 @@ macro_rules! mcp_server {
             ::core::env!("CARGO_PKG_VERSION"),
         )
     };
+}
+
+/// Whole milliseconds, as MCP counts task times (saturating: a duration beyond `u64`
+/// milliseconds is not one anyone waits for).
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The error of a `resources/read` or `resources/subscribe` of a URI not served: MCP's

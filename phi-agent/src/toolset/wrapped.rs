@@ -199,6 +199,10 @@ impl Tool for Wrapped {
         self.entry.tool.__check_input_example(example)
     }
 
+    fn task_support(&self) -> crate::tool::TaskSupport {
+        self.entry.tool.task_support()
+    }
+
     fn __call_target(&self) -> Option<Arc<dyn Tool>> {
         // `call` only forwards: the registry may call the tool itself.
         Some(self.entry.tool.clone())

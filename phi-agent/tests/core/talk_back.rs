@@ -435,3 +435,57 @@ async fn a_question_asked_while_a_paused_turn_finishes_is_an_error_result_not_a_
     let text = call.result[0].as_text().unwrap();
     assert!(text.contains("cannot pause on it"), "{text}");
 }
+
+/// A durable run (a journal that outlives the process) that pauses on a question resumes with
+/// the answer: the answered call runs again as a step of its own, and the journal's record of
+/// the attempt that paused is not handed back in its place.
+#[tokio::test]
+async fn a_journaled_run_that_paused_on_a_question_runs_the_call_again_with_the_answer() {
+    use phi_agent::JournalExecutor;
+
+    let journal = JournalExecutor::new();
+    let agent = PhiAgent::build(
+        base_agent_builder(ScriptedLlm::new([LlmResponse::tool_calls(vec![
+            ToolCall::new("c1", "order", json!({})),
+        ])]))
+        .register_tool(Order)
+        .step_executor(journal.clone()),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let RunOutcome::Paused(paused) = agent.start("Order").await.unwrap() else {
+        panic!("the run should pause on the question");
+    };
+    let keys: Vec<String> = journal.entries().into_iter().map(|(key, _)| key).collect();
+    assert!(
+        keys.contains(&"turn/1/tool/c1".to_string()),
+        "the attempt that paused is journaled: {keys:?}"
+    );
+    let mut paused: PausedRun =
+        serde_json::from_value(serde_json::to_value(&paused).unwrap()).unwrap();
+    paused
+        .answer("c1", Elicitation::Accept(json!({"ship": true})))
+        .unwrap();
+
+    // Another process, the same journal.
+    let llm = ScriptedLlm::new([LlmResponse::text("Shipped it.")]);
+    let fresh = PhiAgent::build(
+        base_agent_builder(llm.clone())
+            .register_tool(Order)
+            .step_executor(JournalExecutor::from_entries(journal.entries())),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let output = fresh.resume(paused).await.unwrap().done().unwrap();
+    let call = &output.tool_calls[0];
+    assert_eq!(
+        (call.result[0].as_text(), call.is_error),
+        (Some("shipped"), false),
+        "the call ran with the answer"
+    );
+    let read = serde_json::to_string(&llm.requests()[0].messages).unwrap();
+    assert!(
+        read.contains("shipped") && !read.contains("pauses"),
+        "{read}"
+    );
+}

@@ -11,4 +11,5 @@ mod mcp_malformed;
 mod mcp_server;
 mod mcp_sessions;
 mod mcp_talk;
+mod mcp_tasks;
 mod raw;

@@ -533,11 +533,43 @@ impl phi_agent::Tool for Declared {
     }
 }
 
+/// A tool whose hand-written schema uses `$defs` and names no dialect: JSON Schema 2020-12,
+/// MCP's default.
+struct DefsOnly;
+
+impl DefsOnly {
+    fn declared() -> Value {
+        json!({
+            "type": "object",
+            "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            "properties": {"address": {"$ref": "#/$defs/address"}},
+            "required": ["address"]
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl phi_agent::Tool for DefsOnly {
+    fn name(&self) -> &'static str {
+        "defs_only"
+    }
+    fn description(&self) -> &'static str {
+        "A tool with definitions and no declared dialect"
+    }
+    fn schema(&self) -> Value {
+        Self::declared()
+    }
+    async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("ok")])
+    }
+}
+
 #[tokio::test]
 async fn a_schema_that_declares_its_dialect_is_served_as_declared() {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register(Declared).unwrap();
     registry.register_all(tools![chatty]).unwrap();
+    registry.register(DefsOnly).unwrap();
     let server = McpServer::new(registry);
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
@@ -561,6 +593,23 @@ async fn a_schema_that_declares_its_dialect_is_served_as_declared() {
         tools[1]["inputSchema"].get("$schema").is_none(),
         "a derived schema stays canonical"
     );
+    // `$defs` without `$schema`: 2020-12 by default, served with its definitions and `$ref`s.
+    assert_eq!(tools[2]["name"], "defs_only");
+    assert_eq!(tools[2]["inputSchema"], DefsOnly::declared());
+    // The providers' dialects still inline the definitions (none takes a `$ref`).
+    let canonical = phi_agent::schema::canonicalize(DefsOnly::declared());
+    for dialect in [
+        phi_agent::schema::Dialect::Anthropic,
+        phi_agent::schema::Dialect::OpenAiStrict,
+        phi_agent::schema::Dialect::Gemini,
+    ] {
+        let schema = phi_agent::schema::to_dialect(&canonical, dialect).unwrap();
+        assert!(schema.get("$defs").is_none(), "{dialect}: {schema}");
+        assert_eq!(
+            schema["properties"]["address"]["properties"]["city"]["type"], "string",
+            "{dialect}: {schema}"
+        );
+    }
     client.cancel().await.unwrap();
 }
 

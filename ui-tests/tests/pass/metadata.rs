@@ -1,6 +1,6 @@
 //! Names, descriptions, metadata, timeouts and annotations from the attribute.
 
-use phi_agent::{Tool, ToolAnnotations, ToolExposure, phi_tool};
+use phi_agent::{TaskSupport, Tool, ToolAnnotations, ToolExposure, phi_tool};
 
 /// Fetch a URL.
 ///
@@ -57,6 +57,22 @@ fn main() {
     assert_eq!(metadata.origin, env!("CARGO_PKG_NAME"));
     assert_eq!(metadata.version, env!("CARGO_PKG_VERSION"));
     assert_ne!(metadata.origin, "phi-agent");
+
+    assert_eq!(Plain.task_support(), TaskSupport::Forbidden);
+    assert_eq!(Report.task_support(), TaskSupport::Optional);
+    assert_eq!(Rebuild.task_support(), TaskSupport::Required);
+}
+
+/// Builds a long report; an MCP client may get the call as a task.
+#[phi_tool(task = "optional")]
+async fn report() -> &'static str {
+    "report"
+}
+
+/// Rebuilds the index; always a task over MCP.
+#[phi_tool(task = "required", timeout = 600_000)]
+async fn rebuild() -> &'static str {
+    "rebuilt"
 }
 
 /// Strict mode accepts standard scalar and collection types.

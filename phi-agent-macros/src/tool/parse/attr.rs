@@ -47,6 +47,8 @@ attribute_keys! {
         /// The arguments of one call, shown to the model; repeatable. Taken out of the tokens
         /// before darling reads them (see `example::take_examples`).
         "example" => examples: Examples,
+        /// Whether an MCP client may get a call as a task: "optional" or "required".
+        "task" => task: Option<TaskMode>,
         /// Every parameter type must fit OpenAI strict mode.
         "strict" => strict: bool,
         /// Where phi-agent is, when it is renamed or re-exported.
@@ -345,5 +347,32 @@ struct Verbatim(Expr);
 impl FromMeta for Verbatim {
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
         Ok(Verbatim(expr.clone()))
+    }
+}
+
+/// `task = "optional"` or `task = "required"`: whether an MCP client may get a call of the tool
+/// as a task (`TaskSupport`); without the key, never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskMode {
+    /// A client that declared the tasks extension gets a task.
+    Optional,
+    /// Every call is a task.
+    Required,
+}
+
+impl FromMeta for TaskMode {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let value = LitStr::from_expr(expr)?;
+        match value.value().as_str() {
+            "optional" => Ok(TaskMode::Optional),
+            "required" => Ok(TaskMode::Required),
+            other => Err(syn::Error::new_spanned(
+                &value,
+                format!(
+                    "unknown task support `{other}`; use \"optional\" (a call is a task for a client that asks for one) or \"required\" (every call is a task); without `task`, no call is"
+                ),
+            )
+            .into()),
+        }
     }
 }

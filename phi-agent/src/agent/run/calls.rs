@@ -116,12 +116,33 @@ impl Runner<'_> {
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
     ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
+        self.run_attempt(calls, jobs, Attempt::First).await
+    }
+
+    /// [`run_calls`](Self::run_calls) for calls that ran before, asked the user a question and
+    /// paused the run: each runs again, with its answer, as the new step
+    /// `turn/<n>/tool/<call id>/answered`. Under the first attempt's key a journal would hand
+    /// back the result it recorded for the attempt that paused.
+    pub(in crate::agent) async fn run_answered(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+    ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
+        self.run_attempt(calls, jobs, Attempt::Answered).await
+    }
+
+    async fn run_attempt(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+        attempt: Attempt,
+    ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
         // Indices rather than `&ToolCall` items keep the stream's closure free of a
         // higher-ranked lifetime, so the run future stays `Send`.
         stream::iter(0..jobs.len())
             .map(|job| {
                 let (index, arguments) = jobs[job];
-                self.run_one(index, &calls[index], arguments)
+                self.run_one(index, &calls[index], arguments, attempt)
             })
             .buffered(self.parallel)
             // The first failed step ends the turn: the calls after it are not started, and
@@ -136,6 +157,7 @@ impl Runner<'_> {
         index: usize,
         call: &ToolCall,
         arguments: &serde_json::Value,
+        attempt: Attempt,
     ) -> AgentResult<(ToolCallResult, Duration)> {
         let turn = self.turn;
         self.observer.emit(AgentEvent::ToolStarted { turn, call });
@@ -158,7 +180,7 @@ impl Runner<'_> {
                 }
                 (result, started.elapsed())
             }
-            _ => self.tool_step(call, arguments).await?,
+            _ => self.tool_step(call, arguments, attempt).await?,
         };
         tracing::info!(
             turn,
@@ -190,10 +212,14 @@ impl Runner<'_> {
         &self,
         call: &ToolCall,
         arguments: &serde_json::Value,
+        attempt: Attempt,
     ) -> AgentResult<(ToolCallResult, Duration)> {
         let turn = self.turn;
         // Formatted only for an executor that journals, or for an error.
-        let key = || format!("turn/{turn}/tool/{}", call.id);
+        let key = || match attempt {
+            Attempt::First => format!("turn/{turn}/tool/{}", call.id),
+            Attempt::Answered => format!("turn/{turn}/tool/{}/answered", call.id),
+        };
         let known = self.registry.get(&call.name).is_some();
         let tool_step = async {
             let ctx = self
@@ -234,6 +260,14 @@ impl Runner<'_> {
         found.sort_by_key(|&(index, _)| index);
         found.into_iter().map(|(_, found)| found).collect()
     }
+}
+
+/// Which run of a call a step is: its first, or the one after the user answered the question
+/// that paused the run (a resumed run's paused turn cannot pause again, so there is no third).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attempt {
+    First,
+    Answered,
 }
 
 /// The error for a journaled tool result this agent could not have produced.

@@ -412,7 +412,7 @@ pub(in crate::agent) async fn finish_paused(
     let decided = carry_out(runner, &tool_calls, decided, true).await;
     let ran = match decided {
         Ok(decided) => runner
-            .run_calls(&tool_calls, &answered)
+            .run_answered(&tool_calls, &answered)
             .await
             .map(|ran| (decided, ran)),
         Err(error) => Err(error),

@@ -1,0 +1,185 @@
+//! Tools calls answered with a task (the `io.modelcontextprotocol/tasks` extension, SEP-2663):
+//! which calls get one, the tool running on in the background, and what it says meanwhile.
+//!
+//! rmcp's [`TaskManager`] keeps the tasks (their status, the questions they wait on, their
+//! results until their time to live runs out) and answers `tasks/get`, `tasks/update` and
+//! `tasks/cancel`; this module decides per call and runs the call as the task's operation.
+//! One manager serves every session of a server: a client may poll from another session, or
+//! (stateless HTTP, 2026-07-28) from no session at all.
+
+#![allow(deprecated)] // rmcp marks sampling as deprecated by SEP-2577 (2026-07-28); task input still carries it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
+    InputRequest,
+};
+use rmcp::task_manager::{TaskContext, TaskExit};
+use serde_json::Value;
+
+use super::peer::{
+    ClientPeer, elicit_params, elicitation_of, failed, sampled_of, sampling_params, unsupported,
+};
+use crate::context::{Elicitation, LogLevel, Progress, SampleRequest, Sampled, ToolPeer};
+use crate::error::{AgentError, AgentResult};
+use crate::tool::TaskSupport;
+
+/// How a `tools/call` is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// With the call's result, as always.
+    Result,
+    /// With a task.
+    Task,
+    /// With "Missing required client capability": the tool only runs as a task, and the
+    /// client did not declare the extension.
+    Refuse,
+}
+
+/// How a call of a tool with `support` is answered, for a client that declared the tasks
+/// extension on the request (`declared`) or not.
+pub(crate) fn answer(support: TaskSupport, declared: bool) -> Answer {
+    match (support, declared) {
+        (TaskSupport::Optional | TaskSupport::Required, true) => Answer::Task,
+        (TaskSupport::Required, false) => Answer::Refuse,
+        _ => Answer::Result,
+    }
+}
+
+/// The peer of a call that runs as a task. The `tools/call` was answered long ago, so nothing
+/// can ride on its response: progress becomes the task's status message (what `tasks/get`
+/// shows), questions become the task's `inputRequests` (answered with `tasks/update`), and log
+/// messages go to the client as notifications, as for any call.
+pub(crate) struct TaskPeer {
+    pub(crate) task: TaskContext,
+    /// What the client declared on the request that made the task.
+    pub(crate) capabilities: Option<ClientCapabilities>,
+    /// For log messages; it has no progress token.
+    pub(crate) client: ClientPeer,
+    /// Numbers the task's questions: a key names one request over the task's whole life.
+    pub(crate) asked: AtomicUsize,
+}
+
+impl std::fmt::Debug for TaskPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskPeer")
+            .field("task", &self.task.task_id())
+            .field("tool", &self.client.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskPeer {
+    /// Puts `request` to the client as the task's next input request and waits for the
+    /// answer, decoded as `T`.
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        request: InputRequest,
+    ) -> AgentResult<T> {
+        let number = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        let key = format!("{what}-{number}");
+        let answer = self
+            .task
+            .request_input(key, request)
+            .await
+            .map_err(|exit| match exit {
+                TaskExit::Cancelled => AgentError::Cancelled {
+                    tool: self.client.tool.clone(),
+                },
+                TaskExit::Error(error) => {
+                    failed(&self.client.tool, what, error.message.to_string())
+                }
+            })?;
+        serde_json::from_value(answer).map_err(|error| {
+            failed(
+                &self.client.tool,
+                what,
+                format!("the answer in tasks/update is not a {what} result: {error}"),
+            )
+        })
+    }
+}
+
+#[async_trait]
+impl ToolPeer for TaskPeer {
+    async fn progress(&self, progress: Progress) {
+        let done = match progress.total {
+            Some(total) => format!("{} of {total}", progress.done),
+            None => progress.done.to_string(),
+        };
+        let status = match progress.message {
+            Some(message) => format!("{done}: {message}"),
+            None => done,
+        };
+        self.task.set_status_message(status);
+    }
+
+    async fn log(&self, level: LogLevel, data: Value) {
+        self.client.log(level, data).await;
+    }
+
+    async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
+        let supported = self
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        if !supported {
+            return Err(unsupported(
+                &self.client.tool,
+                "ask the user a question (elicitation)",
+            ));
+        }
+        let request = ElicitRequest::new(elicit_params(message, schema)?);
+        let answer: ElicitResult = self
+            .ask("elicitation", InputRequest::Elicitation(request))
+            .await?;
+        Ok(elicitation_of(answer))
+    }
+
+    async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
+        let supported = self
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.sampling.is_some());
+        if !supported {
+            return Err(unsupported(
+                &self.client.tool,
+                "ask the client's model (sampling)",
+            ));
+        }
+        let request = CreateMessageRequest::new(sampling_params(request));
+        let answer: CreateMessageResult = self
+            .ask("sampling", InputRequest::CreateMessage(request))
+            .await?;
+        Ok(sampled_of(answer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_declaring_client_gets_a_task_and_required_refuses_the_others() {
+        use Answer::*;
+        use TaskSupport::*;
+        let cases = [
+            (Forbidden, false, Result),
+            (Forbidden, true, Result),
+            (Optional, false, Result),
+            (Optional, true, Task),
+            (Required, false, Refuse),
+            (Required, true, Task),
+        ];
+        for (support, declared, expected) in cases {
+            assert_eq!(
+                answer(support, declared),
+                expected,
+                "{support:?} {declared}"
+            );
+        }
+    }
+}
