@@ -1,8 +1,12 @@
 """A local fake of the two APIs fakellm does not speak: OpenAI's Responses API
 (`POST /v1/responses`, plain or with `stream: true`) and Gemini's
 `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`; and of the
-one thing fakellm does not do with Anthropic's messages API (`POST /v1/messages`): its native
-tool search.
+two things fakellm does not do with Anthropic's messages API (`POST /v1/messages`): its native
+tool search, and programmatic tool calling (a request with the code-execution tool gets a call
+made by the model's code, with its caller and a container; the request with its result must
+name that container, and gets the code's result and the answer). A Responses request with the
+`programmatic_tool_calling` tool likewise gets a `program` item and a call whose caller is that
+program.
 
 Every reply is built from the official SDKs' own types (openai's `Response`, its reasoning items
 and stream events; google-genai's `GenerateContentResponse`, one per streamed chunk) and
@@ -61,7 +65,11 @@ from openai.types.responses import (
 )
 from openai.types.responses import FunctionTool
 from anthropic.types import (
+    CodeExecutionResultBlock,
+    CodeExecutionToolResultBlock,
+    Container,
     Message,
+    ServerToolCaller,
     ServerToolUseBlock,
     TextBlock,
     ToolReferenceBlock,
@@ -70,6 +78,8 @@ from anthropic.types import (
     ToolUseBlock,
     Usage,
 )
+from openai.types.responses.response_function_tool_call import CallerProgram
+from openai.types.responses.response_output_item import Program
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
@@ -176,6 +186,17 @@ def responses_reply(body):
             names = [tool["name"] for tool in loaded]
         else:
             names = [tool["name"] for tool in tools if tool.get("type") == "function"]
+        program = any(tool.get("type") == "programmatic_tool_calling" for tool in tools)
+        if program:
+            # The model's program calls the tools code may call.
+            names = [
+                tool["name"] for tool in tools
+                if tool.get("type") == "function" and "programmatic" in (tool.get("allowed_callers") or [])
+            ]
+            output.append(
+                Program(type="program", id="prog_interop_1", call_id="pc_interop_1",
+                        code="; ".join(f"await {name}()" for name in names), fingerprint="fp-interop")
+            )
         output += [
             ResponseFunctionToolCall(
                 type="function_call",
@@ -184,6 +205,7 @@ def responses_reply(body):
                 name=name,
                 arguments=json.dumps(args),
                 status="completed",
+                caller=CallerProgram(type="program", caller_id="pc_interop_1") if program else None,
             )
             for index, (name, args) in enumerate(planned_calls(names))
         ]
@@ -350,6 +372,66 @@ def gemini_chunks(response):
     return [(None, gemini_wire(chunk)) for chunk in chunks]
 
 
+CONTAINER = "container_interop_1"
+
+
+def anthropic_code_reply(body):
+    """A messages reply for programmatic tool calling: the model's code calls each tool it may
+    call from code; with the results (in the container it ran in), the code's output and the
+    answer. `None` when the request does not carry the container back."""
+    results = [
+        block["content"] if isinstance(block["content"], str) else block["content"][0]["text"]
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    container = Container(id=CONTAINER, expires_at="2030-01-01T00:00:00Z")
+    if results:
+        if body.get("container") != CONTAINER:
+            return None
+        content = [
+            CodeExecutionToolResultBlock(
+                type="code_execution_tool_result",
+                tool_use_id="srvtoolu_code_1",
+                content=CodeExecutionResultBlock(
+                    type="code_execution_result", stdout="\n".join(results), stderr="",
+                    return_code=0, content=[],
+                ),
+            ),
+            TextBlock(type="text", text=answer_from(results)),
+        ]
+        stop = "end_turn"
+    else:
+        names = [
+            tool["name"] for tool in body.get("tools", [])
+            if "code_execution_20250825" in tool.get("allowed_callers", [])
+        ]
+        content = [
+            ServerToolUseBlock(
+                type="server_tool_use", id="srvtoolu_code_1", name="code_execution",
+                input={"code": "; ".join(f"{name}()" for name in names)},
+            ),
+        ] + [
+            ToolUseBlock(
+                type="tool_use", id=f"toolu_code_{index}", name=name, input=args,
+                caller=ServerToolCaller(type="code_execution_20250825", tool_id="srvtoolu_code_1"),
+            )
+            for index, (name, args) in enumerate(planned_calls(names))
+        ]
+        stop = "tool_use"
+    return Message(
+        id=f"msg_interop_{int(time.time() * 1000)}",
+        type="message",
+        role="assistant",
+        model=body["model"],
+        content=content,
+        stop_reason=stop,
+        usage=Usage(input_tokens=30, output_tokens=12),
+        container=container,
+    )
+
+
 def anthropic_search_reply(body):
     """A messages reply as anthropic's `Message` model: the native search finds the deferred
     tools and calls them; with tool results, the answer."""
@@ -415,7 +497,14 @@ class Handler(BaseHTTPRequestHandler):
             plain, events = gemini_wire, gemini_chunks
             overloaded = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
         elif path == "/v1/messages":
-            # Only the tool search scenario comes here (fakellm serves the rest).
+            # Only the tool search and code execution scenarios come here (fakellm serves the rest).
+            if any(tool.get("type") == "code_execution_20250825" for tool in body.get("tools", [])):
+                reply = anthropic_code_reply(body)
+                if reply is None:
+                    error = {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "container missing"}}
+                    return self.send(400, error)
+                return self.send(200, reply.model_dump(mode="json", exclude_none=True))
             return self.send(200, anthropic_search_reply(body).model_dump(mode="json", exclude_none=True))
         else:
             return self.send(404, {"error": {"message": f"no route for {path}"}})

@@ -16,10 +16,14 @@ is answered, in call order, in the next request (by id, by `call_id`, or for Gem
 ids by name), Gemini's thought signatures come back on the calls they came with, and the
 Responses API's reasoning items (with their encrypted content) come back byte for byte, each just
 before the call it preceded. Native tool search: the request's search tool and deferred
-definitions pass the SDKs' request types, the provider's search (Responses: `tool_search_call`
+definitions pass the SDKs' request types (and every Anthropic custom tool's keys, `input_examples`
+and `allowed_callers` among them, are ToolParam's), the provider's search (Responses: `tool_search_call`
 and `tool_search_output`, which must come back as they came, without their ids; Anthropic:
 `server_tool_use` and `tool_search_tool_result`, which must come back with the same id, input
-and tool references) is read, and the tools it found are called and answered.
+and tool references) is read, and the tools it found are called and answered. Programmatic tool calling: a call the
+model's code made comes back with its caller (Anthropic: after its `server_tool_use` block, with
+the request naming the container; Responses: after its `program` item, which comes back as it
+came, and its output with the caller too).
 
 Streamed answers are also fed, as the bytes that came over the wire, to the SDKs' own stream
 accumulators (accumulate.py), which must assemble the same message (text, tool calls' names and
@@ -36,7 +40,7 @@ import warnings
 
 import accumulate
 
-from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types import Message, RawMessageStreamEvent, ToolParam
 from anthropic.types.message_create_params import (
     MessageCreateParamsNonStreaming,
     MessageCreateParamsStreaming,
@@ -66,6 +70,8 @@ RESPONSES_EVENT = TypeAdapter(ResponseStreamEvent)
 REASONING_BACK = [0]
 # Native tool searches sent back (per API), over the whole run.
 SEARCHES_BACK = collections.Counter()
+# Calls made by the model's code (programmatic tool calling) sent back with their caller.
+CODE_BACK = collections.Counter()
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
     "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
@@ -182,13 +188,23 @@ def validate_anthropic(record, where, previous):
         if block.get("type") == "tool_result"
     ]
     tools = body.get("tools", [])
+    # A custom tool's own keys, `input_examples` among them, must be ToolParam's (the request's
+    # TypedDict ignores keys it does not know inside a tool), and its examples need the beta.
+    for tool in tools:
+        if tool.get("type", "custom") == "custom":
+            check_keys(tool, ToolParam, f"{where}: tool {tool.get('name')}")
+            examples = tool.get("input_examples")
+            if examples is not None:
+                assert examples and all(isinstance(e, dict) for e in examples), f"{where}: {examples}"
+                assert "anthropic-beta" in record["headers"], f"{where}: input_examples without the beta"
     if any(tool.get("type", "").startswith("tool_search_tool_") for tool in tools):
         assert any(tool.get("defer_loading") is True for tool in tools), f"{where}: a search, nothing deferred"
         assert not all(tool.get("defer_loading") is True for tool in tools), f"{where}: every tool deferred"
     if previous is not None:
         # The provider's search comes back with its id, input and tool references.
         searched = {
-            block["id"]: block for block in previous["content"] if block["type"] == "server_tool_use"
+            block["id"]: block for block in previous["content"]
+            if block["type"] == "server_tool_use" and block["name"].startswith("tool_search_tool")
         }
         found = {
             block["tool_use_id"]: block for block in previous["content"] if block["type"] == "tool_search_tool_result"
@@ -205,6 +221,18 @@ def validate_anthropic(record, where, previous):
                 f"{where}: tool_search_tool_result {search_id} not sent back: {result}"
             )
             SEARCHES_BACK["anthropic"] += 1
+        # A call the model's code made comes back with its caller, after the code-execution
+        # block that made it, and the request names the container the code ran in.
+        for block in previous["content"]:
+            caller = block.get("caller") or {"type": "direct"}
+            if block["type"] != "tool_use" or caller["type"] == "direct":
+                continue
+            assert body.get("container") == previous["container"]["id"], f"{where}: container not carried back"
+            back = [b for b in sent if b.get("type") == "tool_use" and b.get("id") == block["id"]]
+            assert back and back[0].get("caller") == caller, f"{where}: {block['id']} back as {back}"
+            server = [i for i, b in enumerate(sent) if b.get("type") == "server_tool_use" and b.get("id") == caller["tool_id"]]
+            assert server and server[0] < sent.index(back[0]), f"{where}: the code of {block['id']} not sent back before it"
+            CODE_BACK["anthropic"] += 1
     if stream:
         return anthropic_stream_calls(record["response_events"], where), answered, None
     response = Message.model_validate(record["response"])
@@ -283,6 +311,18 @@ def validate_responses(record, where, previous):
                 bare = {key: value for key, value in item.items() if key != "id"}
                 assert json.dumps(bare) in texts, f"{where}: {item['type']} {item['id']} not sent back as it came"
                 SEARCHES_BACK["responses"] += 1
+        # A program comes back as it came, and each call it made (and the call's output) with
+        # its caller.
+        for item in output:
+            if item["type"] == "program":
+                assert json.dumps(item) in texts, f"{where}: program {item['id']} not sent back as it came"
+            caller = item.get("caller") or {"type": "direct"}
+            if item["type"] != "function_call" or caller["type"] == "direct":
+                continue
+            for kind in ("function_call", "function_call_output"):
+                back = [i for i in body["input"] if i.get("type") == kind and i.get("call_id") == item["call_id"]]
+                assert back and back[0].get("caller") == caller, f"{where}: {kind} {item['call_id']} back as {back}"
+            CODE_BACK["responses"] += 1
     if any(tool.get("type") == "tool_search" for tool in body.get("tools", [])):
         assert any(tool.get("defer_loading") is True for tool in body["tools"]), f"{where}: a search, nothing deferred"
     if stream:
@@ -424,13 +464,17 @@ def main():
     for api in ("anthropic", "responses"):
         if SEARCHES_BACK[api] < 1:
             raise SystemExit(f"expected a native tool search sent back through {api}, saw none")
+    for api in ("anthropic", "responses"):
+        if CODE_BACK[api] < 1:
+            raise SystemExit(f"expected a call made by code sent back through {api}, saw none")
     if REASONING_BACK[0] < 2:
         raise SystemExit(f"expected reasoning items sent back in a plain and a streamed run, saw {REASONING_BACK[0]}")
     print(
         f"validated {sum(counts.values())} exchanges with the official SDK types: {dict(counts)}; "
         f"{retried} retryable errors were retried with the same request; "
         f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
-        f"native tool search items sent back: {dict(SEARCHES_BACK)}{assembled_note}"
+        f"native tool search items sent back: {dict(SEARCHES_BACK)}; "
+        f"calls made by code sent back with their caller: {dict(CODE_BACK)}{assembled_note}"
     )
 
 

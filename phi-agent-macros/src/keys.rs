@@ -184,7 +184,7 @@ fn retain_known(
 }
 
 /// The known key nearest to `key`, if it is near enough to be a typo.
-fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     known
         .iter()
         .map(|candidate| (strsim::levenshtein(key, candidate), *candidate))

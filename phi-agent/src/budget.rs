@@ -11,6 +11,51 @@
 
 use serde_json::{Map, Value};
 
+/// How much of the model's context a tool's output may take: in bytes, or in estimated tokens.
+///
+/// Budgets are applied in bytes; a budget in tokens is read as
+/// [`BYTES_PER_TOKEN`](Self::BYTES_PER_TOKEN) bytes per token, the usual estimate for English
+/// text and JSON with the tokenizers of OpenAI, Anthropic and Gemini (code and non-Latin text
+/// take more tokens per byte: give those a smaller budget). `#[non_exhaustive]`: another unit
+/// may come.
+///
+/// ```
+/// use phi_agent::ResultBudget;
+/// assert_eq!(ResultBudget::Tokens(2_000).bytes(), 8_000);
+/// assert_eq!(ResultBudget::Bytes(8_192).bytes(), 8_192);
+/// assert_eq!(ResultBudget::Bytes(8_192).tokens(), 2_048);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ResultBudget {
+    /// Bytes of output as the model reads it (UTF-8 text, compact JSON).
+    Bytes(usize),
+    /// Estimated tokens: [`BYTES_PER_TOKEN`](Self::BYTES_PER_TOKEN) bytes each.
+    Tokens(usize),
+}
+
+impl ResultBudget {
+    /// Bytes per estimated token.
+    pub const BYTES_PER_TOKEN: usize = 4;
+
+    /// The budget in bytes, the unit it is applied in (saturating, for a budget in tokens that
+    /// would overflow).
+    pub fn bytes(self) -> usize {
+        match self {
+            ResultBudget::Bytes(bytes) => bytes,
+            ResultBudget::Tokens(tokens) => tokens.saturating_mul(Self::BYTES_PER_TOKEN),
+        }
+    }
+
+    /// The budget in estimated tokens (rounded down, for a budget in bytes).
+    pub fn tokens(self) -> usize {
+        match self {
+            ResultBudget::Bytes(bytes) => bytes / Self::BYTES_PER_TOKEN,
+            ResultBudget::Tokens(tokens) => tokens,
+        }
+    }
+}
+
 use crate::content::Content;
 use crate::limits::floor_char_boundary;
 

@@ -155,6 +155,9 @@ pub use llm::LlmClient;
 /// | `needs_approval` | a person must approve every call ([`Tool::needs_approval`]); `needs_approval = false` is the default |
 /// | `needs_approval = path` | a person must approve the calls for which a sync or async fn `(&Args, &ToolContext) -> bool` says so; it sees the decoded arguments (`GetWeatherArgs` for `get_weather`) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
+/// | `example = {"city": "Paris"}` | repeatable: the arguments of one call, shown to the model ([`Tool::input_examples`]); JSON written as tokens (strings as Rust string literals), JSON text in a string literal, or an expression of the arguments struct (`example = GetWeatherArgs { .. }`, which then derives `Serialize`). Malformed JSON and a key that is no parameter are compile errors on the token; the values are checked against the schema and decoded when the tool is registered |
+/// | `max_result = ..` | the most of one call's output the model reads ([`Tool::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
+/// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
@@ -276,8 +279,11 @@ pub use phi_agent_macros::tool;
 #[doc(inline)]
 pub use crate::__phi_tools as tools;
 
+pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
-pub use tool::{TaskSupport, Tool, ToolAnnotations, ToolExposure, ToolMetadata, static_text};
+pub use tool::{
+    TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata, static_text,
+};
 pub use toolset::Toolset;
 pub use typed::TypedTool;

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
@@ -65,6 +66,69 @@ pub trait Tool: Send + Sync {
     /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
     fn max_result_bytes(&self) -> Option<usize> {
         None
+    }
+
+    /// This tool's result budget in bytes or estimated tokens; what the registry reads.
+    /// Default: [`max_result_bytes`](Tool::max_result_bytes) as a budget in bytes. Override one
+    /// or the other; `#[phi_tool(max_result = ..)]` sets this one.
+    fn max_result(&self) -> Option<ResultBudget> {
+        self.max_result_bytes().map(ResultBudget::Bytes)
+    }
+
+    /// Who may call this tool: the model directly, code the model writes (a provider's
+    /// programmatic tool calling, or a `run_code` tool), or both; see [`ToolCallers`]. Default:
+    /// [`ToolCallers::Both`]. With `#[phi_tool]` write `callers = "direct" | "code" | "both"`.
+    fn callers(&self) -> ToolCallers {
+        ToolCallers::Both
+    }
+
+    /// Example arguments, each a JSON object this tool accepts, shown to the model beside the
+    /// schema: a model that sees a filled-in call gets nested or formatted parameters right more
+    /// often than from the schema alone. Default: none.
+    ///
+    /// Read once, at registration, where each example is checked against the tool's schema (and
+    /// decoded, for a [`TypedTool`](crate::TypedTool)); one that does not fit fails registration
+    /// with [`AgentError::InvalidInputExample`](crate::AgentError::InvalidInputExample). Anthropic
+    /// receives them as the tool's `input_examples`; the other providers read them at the end
+    /// of the tool's description (see `docs/providers.md`). With `#[phi_tool]` write
+    /// `example = {..}` (repeatable).
+    ///
+    /// ```
+    /// use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolConfig, registry::ToolRegistry};
+    /// use async_trait::async_trait;
+    /// use serde_json::{json, Value};
+    ///
+    /// struct Search;
+    ///
+    /// #[async_trait]
+    /// impl Tool for Search {
+    ///     fn name(&self) -> &'static str { "search" }
+    ///     fn description(&self) -> &'static str { "Search the catalogue" }
+    ///     fn schema(&self) -> Value {
+    ///         json!({"type": "object", "properties": {"query": {"type": "string"}},
+    ///                "required": ["query"], "additionalProperties": false})
+    ///     }
+    ///     async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+    ///         Ok(vec![Content::text("no match")])
+    ///     }
+    ///     fn input_examples(&self) -> Vec<Value> {
+    ///         vec![json!({"query": "red shoes"}), json!({"qurey": "typo"})]
+    ///     }
+    /// }
+    ///
+    /// let error = ToolRegistry::new(ToolConfig::default()).register(Search).unwrap_err();
+    /// assert!(error.to_string().contains("input example 2 of tool `search`"), "{error}");
+    /// ```
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    /// Checks one of [`input_examples`](Tool::input_examples) the way a call's arguments are
+    /// decoded, beyond the schema check every tool gets: a [`TypedTool`](crate::TypedTool)
+    /// decodes it into its `Args`. Not part of the public API.
+    #[doc(hidden)]
+    fn __check_input_example(&self, _example: &Value) -> AgentResult<()> {
+        Ok(())
     }
 
     /// Machine-readable origin and version, for introspection.
@@ -229,6 +293,44 @@ pub enum ToolExposure {
     Deferred,
     /// Never sent to the model and never callable by it; the program can still call it.
     Hidden,
+}
+
+/// Who may call a tool: the model in a turn of its own, code the model writes (a provider's
+/// programmatic tool calling, where the model's program runs in the provider's sandbox and
+/// calls tools there; or a `run_code` tool of our own), or both. Read by the adapters (Anthropic's
+/// `allowed_callers`) and by code-mode tools, which offer only the tools code may call.
+///
+/// `#[non_exhaustive]`: another kind of caller may come.
+///
+/// ```
+/// use phi_agent::ToolCallers;
+/// assert!(ToolCallers::Both.allows_direct() && ToolCallers::Both.allows_code());
+/// assert!(!ToolCallers::Code.allows_direct());
+/// assert_eq!(ToolCallers::default(), ToolCallers::Both);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolCallers {
+    /// Only the model, in a turn of its own (a plain tool call).
+    Direct,
+    /// Only code the model writes; the model never calls it directly.
+    Code,
+    /// Both.
+    #[default]
+    Both,
+}
+
+impl ToolCallers {
+    /// Whether the model may call the tool directly.
+    pub fn allows_direct(self) -> bool {
+        matches!(self, ToolCallers::Direct | ToolCallers::Both)
+    }
+
+    /// Whether code the model writes may call the tool.
+    pub fn allows_code(self) -> bool {
+        matches!(self, ToolCallers::Code | ToolCallers::Both)
+    }
 }
 
 /// Machine-readable facts about a tool.

@@ -7,10 +7,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{TaskSupport, Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+use crate::tool::{TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -63,6 +64,16 @@ pub trait TypedTool: Send + Sync {
         None
     }
 
+    /// See [`Tool::max_result`].
+    fn max_result(&self) -> Option<ResultBudget> {
+        None
+    }
+
+    /// See [`Tool::callers`].
+    fn callers(&self) -> ToolCallers {
+        ToolCallers::Both
+    }
+
     /// See [`Tool::metadata`].
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())
@@ -86,6 +97,12 @@ pub trait TypedTool: Send + Sync {
     /// See [`Tool::requires_tools`].
     fn requires_tools(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// See [`Tool::input_examples`]: each is decoded into `Args` at registration, as a call's
+    /// arguments are.
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
     }
 
     /// See [`Tool::task_support`].
@@ -226,6 +243,14 @@ where
         TypedTool::timeout_ms(self)
     }
 
+    fn max_result(&self) -> Option<ResultBudget> {
+        TypedTool::max_result(self)
+    }
+
+    fn callers(&self) -> ToolCallers {
+        TypedTool::callers(self)
+    }
+
     fn metadata(&self) -> ToolMetadata {
         TypedTool::metadata(self)
     }
@@ -244,6 +269,15 @@ where
 
     fn requires_tools(&self) -> &'static [&'static str] {
         TypedTool::requires_tools(self)
+    }
+
+    fn input_examples(&self) -> Vec<Value> {
+        TypedTool::input_examples(self)
+    }
+
+    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
+        decode::arguments::<T::Args>(TypedTool::name(self), example, schema::cached::<T::Args>)
+            .map(drop)
     }
 
     fn task_support(&self) -> TaskSupport {

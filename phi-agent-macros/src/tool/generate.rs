@@ -13,7 +13,10 @@ use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
 use super::callee::Callee;
-use super::parse::{DefaultValue, Exposure, NeedsApproval, Param, Returns, TaskMode};
+use super::parse::example::Example;
+use super::parse::{
+    Callers, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, Returns, TaskMode,
+};
 use super::validate::Tool;
 use crate::naming;
 
@@ -118,10 +121,19 @@ fn args_struct(tool: &Tool) -> TokenStream {
     // writes the same rule into the schema as `additionalProperties: false`. serde cannot refuse
     // unknown fields next to a flattened one, so such a struct stays open, and its schema says so.
     let closed = (!has_flattened_field(tool)).then(|| quote!(#[serde(deny_unknown_fields)]));
+    // An example written as a value of this struct is sent as JSON, so it must serialize; only
+    // then, so that no other tool asks its parameter types for `Serialize`.
+    let serialize = tool
+        .attr
+        .examples
+        .0
+        .iter()
+        .any(|example| matches!(example, Example::Expr(_)))
+        .then(|| quote!(#krate::__private::serde::Serialize,));
     quote! {
         // No doc comment: it would become the schema's description.
         #[allow(missing_docs)]
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#serialize #krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #closed
         #[schemars(crate = #schemars_crate)]
@@ -259,6 +271,31 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             }
         }
     });
+    let max_result = tool.attr.max_result.map(|budget| {
+        let (unit, amount) = match budget {
+            MaxResult::Bytes(bytes) => (quote!(Bytes), bytes),
+            MaxResult::Tokens(tokens) => (quote!(Tokens), tokens),
+        };
+        // Unsuffixed, so that it is read as a `usize`.
+        let amount = proc_macro2::Literal::u64_unsuffixed(amount);
+        quote! {
+            fn max_result(&self) -> ::core::option::Option<_phi::ResultBudget> {
+                ::core::option::Option::Some(_phi::ResultBudget::#unit(#amount))
+            }
+        }
+    });
+    let callers = match tool.attr.callers {
+        None | Some(Callers::Both) => None,
+        Some(Callers::Direct) => Some(quote!(Direct)),
+        Some(Callers::Code) => Some(quote!(Code)),
+    }
+    .map(|variant| {
+        quote! {
+            fn callers(&self) -> _phi::ToolCallers {
+                _phi::ToolCallers::#variant
+            }
+        }
+    });
     let metadata = metadata_fn(tool);
     let exposure = match tool.exposure {
         Exposure::Direct => None,
@@ -273,6 +310,7 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
         }
     });
     let annotations = annotations_fn(tool);
+    let examples = input_examples_fn(tool);
     let task = task_support_fn(tool);
     let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
@@ -298,9 +336,12 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
 
             #call
             #timeout
+            #max_result
+            #callers
             #metadata
             #exposure
             #annotations
+            #examples
             #task
 
             fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
@@ -531,6 +572,31 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
     Some(quote! {
         fn annotations(&self) -> _phi::ToolAnnotations {
             <_phi::ToolAnnotations as ::core::default::Default>::default() #(#setters)*
+        }
+    })
+}
+
+/// `example = ..`: JSON as the compact text the macro wrote from it (checked here for syntax
+/// and keys), an expression of the arguments struct serialized when the tool is registered
+/// (spanned on the expression, so that one of another type is reported there). The registry
+/// checks every example against the schema and the decoder.
+fn input_examples_fn(tool: &Tool) -> Option<TokenStream> {
+    let examples = &tool.attr.examples.0;
+    if examples.is_empty() {
+        return None;
+    }
+    let values = examples.iter().map(|example| match example {
+        Example::Json(json) => {
+            let text = json.to_text();
+            quote!(_phi::__private::json_example(#text))
+        }
+        Example::Expr(expr) => quote_spanned! {expr.span()=>
+            _phi::__private::args_example::<Self::Args>(#expr)
+        },
+    });
+    Some(quote! {
+        fn input_examples(&self) -> ::std::vec::Vec<_phi::__private::serde_json::Value> {
+            ::std::vec![#(#values),*]
         }
     })
 }

@@ -5,6 +5,7 @@
 use syn::{Ident, Path};
 
 use super::callee::Callee;
+use super::parse::example::{Example, Json};
 use super::parse::{Exposure, Parsed, ToolAttr, ToolFn};
 use crate::errors::Errors;
 use crate::naming;
@@ -37,6 +38,7 @@ pub(crate) fn validate(parsed: Parsed, errors: &mut Errors) -> Tool {
     deferred_only_keys(&mut attr, exposure, errors);
     required_tool_names(&attr, errors);
     renames(&func, errors);
+    example_keys(&attr, &func, errors);
     let fn_ident = &func.item.sig.ident;
     let name = tool_name(&attr, fn_ident, errors);
     let description = description(&attr, &func, &name, errors);
@@ -161,6 +163,84 @@ fn renames(func: &ToolFn, errors: &mut Errors) {
             ));
         }
     }
+}
+
+/// The keys of every JSON example must be parameters of the tool (by the name the model sees),
+/// unless a parameter is flattened or renamed in a way read only by serde, when the decoder at
+/// registration is the judge. Whether values fit their types is checked there too.
+fn example_keys(attr: &ToolAttr, func: &ToolFn, errors: &mut Errors) {
+    let Some(known) = parameter_names(func) else {
+        return;
+    };
+    for example in &attr.examples.0 {
+        let Example::Json(json) = example else {
+            continue;
+        };
+        // A brace group or a literal checked to hold an object: never anything else.
+        let Json::Object { entries, .. } = json else {
+            continue;
+        };
+        for (key, key_span, _) in entries {
+            if known.iter().any(|name| name == key) {
+                continue;
+            }
+            let names: Vec<&str> = known.iter().map(String::as_str).collect();
+            let suggestion = crate::keys::closest(key, &names)
+                .map(|close| format!("did you mean `\"{close}\"`? "))
+                .unwrap_or_default();
+            let listed = if names.is_empty() {
+                "the tool takes no parameters".to_string()
+            } else {
+                format!("the parameters are: {}", names.join(", "))
+            };
+            errors.push(syn::Error::new(
+                *key_span,
+                format!("the example has the key `\"{key}\"`, which is not a parameter of this tool; {suggestion}{listed}"),
+            ));
+        }
+    }
+}
+
+/// The names the model sees for the parameters (and each serde `alias`), or `None` when serde
+/// attributes make them unknowable here (`flatten`, or a `rename` this reader does not follow).
+fn parameter_names(func: &ToolFn) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for arg in func.args() {
+        let mut name = match &arg.rename {
+            Some(rename) => rename.value(),
+            None => naming::unraw(&arg.ident),
+        };
+        for field_attr in arg
+            .field_attrs
+            .iter()
+            .filter(|a| a.path().is_ident("serde"))
+        {
+            let mut understood = true;
+            let parsed = field_attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") || meta.path.is_ident("alias") {
+                    let is_rename = meta.path.is_ident("rename");
+                    match meta.value().and_then(|value| value.parse::<syn::LitStr>()) {
+                        Ok(text) if is_rename => name = text.value(),
+                        Ok(text) => names.push(text.value()),
+                        Err(_) => understood = false,
+                    }
+                } else if meta.path.is_ident("flatten") {
+                    understood = false;
+                } else if meta.input.peek(syn::Token![=]) {
+                    // Another key's value (`default = ".."`): read past it.
+                    let _ = meta.value()?.parse::<syn::Expr>()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let _ = meta.input.parse::<proc_macro2::Group>()?;
+                }
+                Ok(())
+            });
+            if parsed.is_err() || !understood {
+                return None;
+            }
+        }
+        names.push(name);
+    }
+    Some(names)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod blocking;
 mod boxed;
 mod checks;
 mod const_str;
+mod examples;
 mod metadata;
 mod methods;
 mod output_schema;
@@ -46,6 +47,7 @@ pub use checks::{
     DecodableParameter, DescribedParameter, Output, Parameter, ToolOutput, ToolParameter,
     assert_output, assert_parameter, assert_strict,
 };
+pub use examples::{args_example, json_example};
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolReceiver};
 pub use output_schema::{OutputSchemaFromType, OutputSchemaNone};

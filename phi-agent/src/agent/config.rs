@@ -70,6 +70,13 @@ pub struct AgentConfig {
     /// error) that it is repeating itself, and whether it then stops the run; see
     /// [`LoopDetection`]. Default: off.
     pub loop_detection: LoopDetection,
+    /// Whether each `execute_tool` span records the call's arguments and its result as the
+    /// OpenTelemetry GenAI attributes `gen_ai.tool.call.arguments` and
+    /// `gen_ai.tool.call.result` (opt-in there too, since they may hold personal data).
+    /// Values the tool's schema marks `writeOnly` (or `format: password`) are recorded as
+    /// `"<redacted>"`, in the arguments by the argument schema and in a JSON result by the
+    /// output schema. Default: `false`.
+    pub trace_tool_content: bool,
 }
 
 impl AgentConfig {
@@ -136,9 +143,28 @@ impl AgentConfig {
         self
     }
 
+    /// This configuration with [`max_turn_result_bytes`](Self::max_turn_result_bytes) set from
+    /// `budget`: a budget in estimated tokens is kept as its byte estimate
+    /// ([`ResultBudget::bytes`](crate::ResultBudget::bytes)).
+    ///
+    /// ```
+    /// use phi_agent::{AgentConfig, ResultBudget};
+    /// let config = AgentConfig::default().with_max_turn_result(ResultBudget::Tokens(20_000));
+    /// assert_eq!(config.max_turn_result_bytes, 80_000);
+    /// ```
+    pub fn with_max_turn_result(self, budget: crate::ResultBudget) -> Self {
+        self.with_max_turn_result_bytes(budget.bytes())
+    }
+
     /// This configuration with [`loop_detection`](Self::loop_detection) set to `detection`.
     pub fn with_loop_detection(mut self, detection: LoopDetection) -> Self {
         self.loop_detection = detection;
+        self
+    }
+
+    /// This configuration with [`trace_tool_content`](Self::trace_tool_content) set to `on`.
+    pub fn with_trace_tool_content(mut self, on: bool) -> Self {
+        self.trace_tool_content = on;
         self
     }
 }
@@ -155,6 +181,7 @@ impl Default for AgentConfig {
             argument_repair: true,
             max_turn_result_bytes: 400_000,
             loop_detection: LoopDetection::default(),
+            trace_tool_content: false,
         }
     }
 }

@@ -93,6 +93,29 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     }
 }
 
+/// Whether `value` fits `schema`, for a value checked once (a tool's input example at
+/// registration): the validator is built for this call alone. `Err` lists every mistake, each
+/// with its path. Without `schema-validation` only the root is checked (an object).
+pub(crate) fn check_once(schema: &Value, value: &Value) -> Result<(), String> {
+    if !value.is_object() {
+        return Err(mistakes::not_an_object(value));
+    }
+    #[cfg(feature = "schema-validation")]
+    if let Ok(validator) = jsonschema::draft202012::options().build(schema) {
+        let (listed, omitted) = validate::mistakes(&validator, schema, value);
+        if !listed.is_empty() {
+            let mut text: Vec<String> = listed.iter().map(ToString::to_string).collect();
+            if omitted > 0 {
+                text.push(format!("and {omitted} more"));
+            }
+            return Err(text.join("; "));
+        }
+    }
+    #[cfg(not(feature = "schema-validation"))]
+    let _ = schema;
+    Ok(())
+}
+
 /// Where [`arguments`] keeps what decoded.
 struct Slot<A>(Option<A>);
 

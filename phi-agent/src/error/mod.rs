@@ -217,6 +217,21 @@ pub enum AgentError {
         problem: String,
     },
 
+    /// One of a tool's [`input_examples`](crate::Tool::input_examples) does not fit the tool's
+    /// arguments (its schema, or for a typed tool its decoder): the model would learn a call that
+    /// fails.
+    #[error(
+        "input example {number} of tool `{tool}` does not fit its arguments: {problem}; fix the example or remove it"
+    )]
+    InvalidInputExample {
+        /// The tool being registered.
+        tool: String,
+        /// Which example, counting from 1 in the order the tool gives them.
+        number: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+
     /// The model kept sending one identical tool call that kept failing, past
     /// [`AgentConfig::max_repeated_failures`](crate::AgentConfig::max_repeated_failures).
     #[error(

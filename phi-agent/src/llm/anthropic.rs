@@ -30,7 +30,17 @@ const API_VERSION: &str = "2023-06-01";
 const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
 /// Its name, in the tool entry and in the `server_tool_use` blocks it answers with.
 const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
-/// The beta the tool search needs (`anthropic-beta` header).
+/// The code-execution server tool that calls the request's tools from the model's code
+/// (programmatic tool calling), as a tool entry's `type` and as the `type` of a call's
+/// `caller`.
+const CODE_EXECUTION_TYPE: &str = "code_execution_20250825";
+/// Its name, in the tool entry and in its `server_tool_use` blocks.
+const CODE_EXECUTION_NAME: &str = "code_execution";
+/// The key of this adapter's state on a [`ToolCall`]: the call's `caller`, the server blocks
+/// that came before it, and the code-execution container (see [`AnthropicClient::with_code_execution`]).
+const STATE_KEY: &str = "anthropic";
+/// The beta the tool search, `input_examples` and programmatic tool calling need
+/// (`anthropic-beta` header).
 const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
 
 /// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
@@ -50,6 +60,8 @@ pub struct AnthropicClient {
     core: AdapterCore,
     tools: ToolJsonCache,
     native: DeferredJsonCache,
+    /// Whether requests carry the code-execution tool and `allowed_callers`.
+    code_execution: bool,
 }
 
 impl AnthropicClient {
@@ -73,7 +85,33 @@ impl AnthropicClient {
             )?,
             tools: ToolJsonCache::default(),
             native: DeferredJsonCache::default(),
+            code_execution: false,
         })
+    }
+
+    /// This client with Anthropic's programmatic tool calling on or off (default off): every
+    /// request then carries the code-execution server tool (`code_execution_20250825`) and each
+    /// tool its `allowed_callers` from [`Tool::callers`](crate::Tool::callers) (`"direct"`,
+    /// `"code_execution_20250825"` or both), so that the model can write one program, run in
+    /// Anthropic's sandbox, that calls many tools. A call made by such a program carries its
+    /// `caller` and the code-execution container back with it, and both are sent back on the
+    /// next request (`docs/providers.md#anthropic-programmatic-tool-calling`).
+    ///
+    /// ```
+    /// use phi_agent::llm::AnthropicClient;
+    /// let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5")?.with_code_execution(true);
+    /// assert!(client.code_execution());
+    /// # Ok::<(), phi_agent::AgentError>(())
+    /// ```
+    pub fn with_code_execution(mut self, on: bool) -> Self {
+        self.code_execution = on;
+        self
+    }
+
+    /// Whether programmatic tool calling is on; see
+    /// [`with_code_execution`](Self::with_code_execution).
+    pub fn code_execution(&self) -> bool {
+        self.code_execution
     }
 
     /// A client configured the way the official SDKs read the environment:
@@ -93,13 +131,20 @@ impl AnthropicClient {
         format!("{}/v1/messages", self.core.base_url)
     }
 
-    /// The headers of `request`: the key, the API version, and the tool search's beta when the
-    /// request has deferred tools.
+    /// The headers of `request`: the key, the API version, and the advanced tool use beta when
+    /// the request has deferred tools (the tool search) or a tool with `input_examples`.
     fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
         headers.insert("x-api-key", self.core.key.header("")?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
-        if !request.deferred_tools.is_empty() {
+        let has_examples = || {
+            request
+                .tools
+                .iter()
+                .chain(request.deferred_tools.iter())
+                .any(|tool| !tool.input_examples().is_empty())
+        };
+        if self.code_execution || !request.deferred_tools.is_empty() || has_examples() {
             headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
         }
         Ok(headers)
@@ -120,6 +165,16 @@ impl AnthropicClient {
                         turns.push("assistant", json!({"type": "text", "text": text}));
                     }
                     for call in tool_calls {
+                        // The server's blocks before the call (the code that made it), as
+                        // they came.
+                        let before = call
+                            .provider_state
+                            .get(STATE_KEY)
+                            .and_then(|state| state.get("before"))
+                            .and_then(Value::as_array);
+                        for block in before.into_iter().flatten() {
+                            turns.push("assistant", block.clone());
+                        }
                         turns.push("assistant", tool_use(call));
                     }
                 }
@@ -150,18 +205,33 @@ impl AnthropicClient {
                 }
             }
         }
+        let code_tools = self.code_execution.then_some(());
+        let convert = match code_tools {
+            Some(()) => definition::anthropic_with_callers_borrowed,
+            None => definition::anthropic_borrowed,
+        };
         MessagesBody {
+            container: container(&request.messages).map(str::to_string),
             model: &self.core.model,
             max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: turns.0,
             tools: if !request.deferred_tools.is_empty() {
-                Some(self.native.get(
-                    &request.tools,
-                    &request.deferred_tools,
-                    definition::anthropic_borrowed,
-                    &json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME}),
-                ))
+                let extra = if self.code_execution {
+                    server_tools().as_slice()
+                } else {
+                    &server_tools()[..1]
+                };
+                Some(
+                    self.native
+                        .get(&request.tools, &request.deferred_tools, convert, extra),
+                )
+            } else if self.code_execution {
+                // The code-execution tool after the shown tools, none deferred.
+                Some(
+                    self.native
+                        .get(&request.tools, no_tools(), convert, &server_tools()[1..]),
+                )
             } else {
                 (!request.tools.is_empty()).then(|| {
                     self.tools
@@ -173,9 +243,43 @@ impl AnthropicClient {
     }
 }
 
+/// The server tools' entries: the tool search, then the code-execution tool.
+fn server_tools() -> &'static [Value; 2] {
+    static TOOLS: std::sync::OnceLock<[Value; 2]> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| {
+        [
+            json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME}),
+            json!({"type": CODE_EXECUTION_TYPE, "name": CODE_EXECUTION_NAME}),
+        ]
+    })
+}
+
+/// An empty tool list that stays the same `Arc`, so that the tools cache keeps holding.
+fn no_tools() -> &'static std::sync::Arc<[super::ToolSpec]> {
+    static NONE: std::sync::OnceLock<std::sync::Arc<[super::ToolSpec]>> =
+        std::sync::OnceLock::new();
+    NONE.get_or_init(|| std::sync::Arc::from(Vec::new()))
+}
+
+/// The code-execution container of the latest call that ran in one, to carry the program's
+/// state on into the next request.
+fn container(messages: &[Message]) -> Option<&str> {
+    messages.iter().rev().find_map(|message| match message {
+        Message::Assistant { tool_calls, .. } => tool_calls.iter().find_map(|call| {
+            call.provider_state
+                .get(STATE_KEY)?
+                .get("container")?
+                .as_str()
+        }),
+        _ => None,
+    })
+}
+
 /// A messages request; the tools are shared with earlier turns, not copied.
 #[derive(serde::Serialize)]
 struct MessagesBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<String>,
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -212,7 +316,16 @@ fn tool_use(call: &ToolCall) -> Value {
         Value::Object(_) => call.arguments.clone(),
         _ => Value::Object(Map::new()),
     };
-    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+    let mut block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input});
+    // A call made by the model's code goes back with the caller that made it.
+    if let Some(caller) = call
+        .provider_state
+        .get(STATE_KEY)
+        .and_then(|state| state.get("caller"))
+    {
+        block["caller"] = caller.clone();
+    }
+    block
 }
 
 fn tool_result(id: &str, content: &[Content], is_error: bool) -> Value {
@@ -259,6 +372,15 @@ struct Reply<'a> {
     stop_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// The code-execution container the request ran in, if it used one.
+    #[serde(default)]
+    container: Option<WireContainer>,
+}
+
+#[derive(Deserialize)]
+struct WireContainer {
+    #[serde(default)]
+    id: Option<String>,
 }
 
 /// A content block of a message.
@@ -279,6 +401,10 @@ enum Block<'a> {
         /// The arguments: any JSON the model wrote.
         #[serde(default)]
         input: Option<Value>,
+        /// Who made the call: the model (`direct`, or absent) or its code
+        /// (`code_execution_20250825` with the server tool's id).
+        #[serde(default)]
+        caller: Option<Value>,
     },
     /// A call of a server tool (the tool search among them).
     #[serde(rename = "server_tool_use")]
@@ -297,6 +423,14 @@ enum Block<'a> {
         tool_use_id: Option<Cow<'a, str>>,
         #[serde(default, borrow)]
         content: Option<SearchResult<'a>>,
+    },
+    /// What the model's code returned, once it has run to its end.
+    #[serde(rename = "code_execution_tool_result")]
+    CodeExecutionResult {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        tool_use_id: Option<Cow<'a, str>>,
+        #[serde(default)]
+        content: Option<Value>,
     },
     /// Thinking, and block kinds added later: not part of the answer.
     #[serde(other)]
@@ -339,6 +473,9 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
     let mut text = String::new();
     let mut tool_calls = Vec::new();
     let mut tool_searches: Vec<ToolSearchCall> = Vec::new();
+    // The code-execution blocks, kept to go back before the calls they led to.
+    let mut server_blocks: Vec<Value> = Vec::new();
+    let mut callers: Vec<Option<Value>> = Vec::new();
     for (index, block) in blocks.into_iter().enumerate() {
         match block {
             // The server's own tool search: its call, then its result (in that order).
@@ -377,17 +514,44 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                 }
             }
             Block::Text { text: piece } => text.push_str(piece.as_deref().unwrap_or_default()),
-            Block::ToolUse { id, name, input } => {
+            Block::ToolUse {
+                id,
+                name,
+                input,
+                caller,
+            } => {
                 let (Some(id), Some(name)) = (id, name) else {
                     return Err(invalid(format!(
                         "tool_use block {index} lacks `id` or `name`"
                     )));
                 };
                 tool_calls.push(ToolCall::new(id, name, input.unwrap_or(Value::Null)));
+                // A direct call needs nothing carried: it is the plain form.
+                callers.push(caller.filter(|caller| caller["type"] != "direct"));
             }
-            Block::ServerToolUse { .. } | Block::Other => {}
+            Block::ServerToolUse { id, name, input } => server_blocks.push(json!({
+                "type": "server_tool_use",
+                "id": id.unwrap_or_default(),
+                "name": name.unwrap_or_default(),
+                "input": input.unwrap_or_else(|| Value::Object(Map::new())),
+            })),
+            Block::CodeExecutionResult {
+                tool_use_id,
+                content,
+            } => server_blocks.push(json!({
+                "type": "code_execution_tool_result",
+                "tool_use_id": tool_use_id.unwrap_or_default(),
+                "content": content.unwrap_or(Value::Null),
+            })),
+            Block::Other => {}
         }
     }
+    carry_code_execution(
+        &mut tool_calls,
+        callers,
+        server_blocks,
+        reply.container.and_then(|container| container.id),
+    );
     let stop_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
     let usage = reply.usage.unwrap_or_default();
     Ok(LlmResponse {
@@ -400,6 +564,35 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         },
         stop_reason,
     })
+}
+
+/// Puts what programmatic tool calling needs back on the next request into the calls' state:
+/// the server's code-execution blocks on the first call (they go back before it), each call's
+/// `caller`, and the container on every call. A reply without calls keeps nothing: its code has
+/// run to its end.
+fn carry_code_execution(
+    calls: &mut [ToolCall],
+    callers: Vec<Option<Value>>,
+    server_blocks: Vec<Value>,
+    container: Option<String>,
+) {
+    let mut server_blocks = Some(server_blocks).filter(|blocks| !blocks.is_empty());
+    for (call, caller) in calls.iter_mut().zip(callers) {
+        let mut state = Map::new();
+        if let Some(blocks) = server_blocks.take() {
+            state.insert("before".into(), Value::Array(blocks));
+        }
+        if let Some(caller) = caller {
+            state.insert("caller".into(), caller);
+        }
+        if state.is_empty() {
+            continue;
+        }
+        if let Some(container) = &container {
+            state.insert("container".into(), Value::String(container.clone()));
+        }
+        call.provider_state.insert(STATE_KEY, Value::Object(state));
+    }
 }
 
 fn stop_reason(reason: Option<&str>, has_calls: bool) -> StopReason {
@@ -863,6 +1056,135 @@ mod tests {
 
     fn spec(name: &'static str) -> ToolSpec {
         ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+    }
+
+    /// What Anthropic answers when the model's code calls a tool: the code-execution block, the
+    /// call with its `caller`, and the container.
+    fn programmatic_reply() -> Value {
+        json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+            "content": [
+                {"type": "text", "text": "Summing the records."},
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution",
+                 "input": {"code": "print(sum(lookup(id=i) for i in range(3)))"}},
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"id": 0},
+                 "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "delete", "input": {"id": 9},
+                 "caller": {"type": "direct"}}
+            ],
+            "container": {"id": "container_1", "expires_at": "2026-12-02T01:00:00Z"},
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 10, "output_tokens": 5}
+        })
+    }
+
+    #[test]
+    fn code_execution_sends_the_server_tool_and_each_tools_allowed_callers() {
+        let client = AnthropicClient::new("k", "m")
+            .unwrap()
+            .with_code_execution(true);
+        let request = LlmRequest {
+            messages: vec![Message::user("sum them")],
+            tools: Arc::from(vec![
+                spec("lookup").with_callers(crate::ToolCallers::Code),
+                spec("delete").with_callers(crate::ToolCallers::Direct),
+                spec("both"),
+            ]),
+            ..LlmRequest::default()
+        };
+        let body = client.request_body(&request);
+        let schema = json!({"type": "object", "properties": {}});
+        assert_eq!(
+            body["tools"],
+            json!([
+                {"name": "lookup", "description": "A tool", "input_schema": schema,
+                 "allowed_callers": ["code_execution_20250825"]},
+                {"name": "delete", "description": "A tool", "input_schema": schema,
+                 "allowed_callers": ["direct"]},
+                {"name": "both", "description": "A tool", "input_schema": schema,
+                 "allowed_callers": ["direct", "code_execution_20250825"]},
+                {"type": "code_execution_20250825", "name": "code_execution"}
+            ])
+        );
+        assert_eq!(
+            client.headers(&request).unwrap()["anthropic-beta"],
+            TOOL_SEARCH_BETA
+        );
+        assert!(
+            body.get("container").is_none(),
+            "no container before one was used"
+        );
+        // With deferred tools too: the search tool, then the code-execution tool.
+        let both = LlmRequest {
+            deferred_tools: Arc::from(vec![spec("later")]),
+            ..request
+        };
+        let tools = client.request_body(&both)["tools"].clone();
+        assert_eq!(tools[3]["type"], TOOL_SEARCH_TYPE);
+        assert_eq!(tools[4]["type"], CODE_EXECUTION_TYPE);
+        assert_eq!(tools[5]["defer_loading"], true);
+        // Off (the default): neither.
+        let plain = AnthropicClient::new("k", "m").unwrap();
+        let body = plain.request_body(&LlmRequest {
+            tools: Arc::from(vec![spec("lookup")]),
+            ..LlmRequest::default()
+        });
+        assert!(body["tools"][0].get("allowed_callers").is_none());
+        assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_call_from_code_carries_its_caller_and_container_into_the_next_request() {
+        let reply = parse_response(&programmatic_reply()).unwrap();
+        assert_eq!(reply.text, "Summing the records.");
+        assert_eq!(reply.tool_calls.len(), 2);
+        let state = reply.tool_calls[0].provider_state.get(STATE_KEY).unwrap();
+        assert_eq!(state["caller"]["tool_id"], "srvtoolu_1");
+        assert_eq!(state["container"], "container_1");
+        assert_eq!(state["before"][0]["name"], "code_execution");
+        // A direct call in the same reply carries nothing of its own.
+        assert!(reply.tool_calls[1].provider_state.get(STATE_KEY).is_none());
+
+        let client = AnthropicClient::new("k", "m")
+            .unwrap()
+            .with_code_execution(true);
+        let next = LlmRequest {
+            messages: vec![
+                Message::user("sum them"),
+                Message::Assistant {
+                    text: reply.text.clone(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_1".into(),
+                    name: "lookup".into(),
+                    content: vec![Content::text("7")],
+                    is_error: false,
+                },
+                Message::Tool {
+                    tool_call_id: "toolu_2".into(),
+                    name: "delete".into(),
+                    content: vec![Content::text("gone")],
+                    is_error: false,
+                },
+            ],
+            ..LlmRequest::default()
+        };
+        let body = client.request_body(&next);
+        assert_eq!(body["container"], "container_1");
+        assert_eq!(
+            body["messages"][1]["content"],
+            json!([
+                {"type": "text", "text": "Summing the records."},
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution",
+                 "input": {"code": "print(sum(lookup(id=i) for i in range(3)))"}},
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"id": 0},
+                 "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "delete", "input": {"id": 9}}
+            ])
+        );
+        let results = body["messages"][2]["content"].as_array().unwrap();
+        assert!(results.iter().all(|block| block["type"] == "tool_result"));
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(crate) fn openai_borrowed(spec: &ToolSpec) -> OpenAiTool<'_> {
         kind: "function",
         function: OpenAiFunction {
             name: spec.name,
-            description: spec.description,
+            description: spec.description_with_examples(),
             parameters,
             strict,
         },
@@ -180,9 +180,25 @@ pub(crate) fn openai_responses_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
     ResponsesTool {
         kind: "function",
         name: spec.name,
-        description: spec.description,
+        description: spec.description_with_examples(),
         parameters,
         strict,
+        allowed_callers: None,
+    }
+}
+
+/// [`openai_responses_borrowed`] with the tool's `allowed_callers`, for a request that carries
+/// programmatic tool calling: `"direct"`, `"programmatic"` or both, from [`ToolSpec::callers`].
+#[cfg_attr(not(feature = "openai"), allow(dead_code))]
+pub(crate) fn openai_responses_with_callers_borrowed(spec: &ToolSpec) -> ResponsesTool<'_> {
+    let callers = spec.callers();
+    ResponsesTool {
+        allowed_callers: Some(match (callers.allows_direct(), callers.allows_code()) {
+            (true, false) => &["direct"],
+            (false, true) => &["programmatic"],
+            _ => &["direct", "programmatic"],
+        }),
+        ..openai_responses_borrowed(spec)
     }
 }
 
@@ -195,9 +211,13 @@ pub(crate) struct ResponsesTool<'a> {
     description: &'a str,
     parameters: WireSchema<'a>,
     strict: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_callers: Option<&'static [&'static str]>,
 }
 
-/// The Anthropic messages tool object: `{name, description, input_schema}`.
+/// The Anthropic messages tool object: `{name, description, input_schema}`, and
+/// `input_examples` when the tool has [examples](ToolSpec::input_examples) (every other
+/// provider reads them at the end of the description instead).
 ///
 /// ```
 /// use phi_agent::llm::ToolSpec;
@@ -217,6 +237,24 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
         name: spec.name,
         description: spec.description,
         input_schema: spec.dialect_schema_or_canonical(Dialect::Anthropic),
+        input_examples: spec.input_examples(),
+        allowed_callers: None,
+    }
+}
+
+/// [`anthropic_borrowed`] with the tool's `allowed_callers`, for a request that carries the
+/// code-execution tool (programmatic tool calling): `"direct"`, `"code_execution_20250825"`
+/// or both, from [`ToolSpec::callers`].
+#[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+pub(crate) fn anthropic_with_callers_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
+    let callers = spec.callers();
+    AnthropicTool {
+        allowed_callers: Some(match (callers.allows_direct(), callers.allows_code()) {
+            (true, false) => &["direct"],
+            (false, true) => &["code_execution_20250825"],
+            _ => &["direct", "code_execution_20250825"],
+        }),
+        ..anthropic_borrowed(spec)
     }
 }
 
@@ -226,6 +264,10 @@ pub(crate) struct AnthropicTool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    input_examples: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_callers: Option<&'static [&'static str]>,
 }
 
 /// A Gemini `FunctionDeclaration`: `{name, description, parameters}`, without `parameters`
@@ -245,7 +287,10 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
     let parameters = spec.dialect_schema(Dialect::Gemini).map_err(Clone::clone)?;
     let mut declaration = Map::new();
     declaration.insert("name".into(), spec.name.into());
-    declaration.insert("description".into(), spec.description.into());
+    declaration.insert(
+        "description".into(),
+        spec.description_with_examples().into(),
+    );
     if has_properties(parameters) {
         declaration.insert("parameters".into(), parameters.clone());
     }
@@ -272,7 +317,7 @@ pub fn gemini_json_schema(spec: &ToolSpec) -> Value {
 pub(crate) fn gemini_json_schema_borrowed(spec: &ToolSpec) -> GeminiDeclaration<'_> {
     GeminiDeclaration {
         name: spec.name,
-        description: spec.description,
+        description: spec.description_with_examples(),
         parameters: None,
         parameters_json_schema: Some(spec.dialect_schema_or_canonical(Dialect::Mcp)),
     }
@@ -286,7 +331,7 @@ pub(crate) fn gemini_openapi_or_json_schema(spec: &ToolSpec) -> GeminiDeclaratio
     match spec.dialect_schema(Dialect::Gemini) {
         Ok(parameters) => GeminiDeclaration {
             name: spec.name,
-            description: spec.description,
+            description: spec.description_with_examples(),
             parameters: has_properties(parameters).then_some(parameters),
             parameters_json_schema: None,
         },

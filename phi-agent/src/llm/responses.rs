@@ -71,6 +71,8 @@ pub struct ResponsesClient {
     encrypted_reasoning: Option<bool>,
     native_search: bool,
     deferred: DeferredJsonCache,
+    /// Whether requests carry the programmatic tool calling tool and `allowed_callers`.
+    programmatic: bool,
 }
 
 impl ResponsesClient {
@@ -97,6 +99,7 @@ impl ResponsesClient {
             encrypted_reasoning: None,
             native_search: false,
             deferred: DeferredJsonCache::default(),
+            programmatic: false,
         })
     }
 
@@ -143,6 +146,31 @@ impl ResponsesClient {
         self
     }
 
+    /// Turns the API's programmatic tool calling on or off (default off): requests then carry a
+    /// `{"type": "programmatic_tool_calling"}` tool, and each function tool its
+    /// `allowed_callers` from [`Tool::callers`](crate::Tool::callers) (`"direct"`,
+    /// `"programmatic"` or both), so that the model can write one program, run on OpenAI's side,
+    /// that calls many tools. The `program` item and each call's `caller` are kept with the calls
+    /// ([`ToolCall::provider_state`]) and sent back on the next request, the caller also on the
+    /// call's output (`docs/providers.md#responses-programmatic-tool-calling`).
+    ///
+    /// ```
+    /// use phi_agent::llm::ResponsesClient;
+    /// let client = ResponsesClient::new("sk-not-real", "gpt-5.4")?.with_programmatic_tool_calling(true);
+    /// assert!(client.programmatic_tool_calling());
+    /// # Ok::<(), phi_agent::AgentError>(())
+    /// ```
+    pub fn with_programmatic_tool_calling(mut self, on: bool) -> Self {
+        self.programmatic = on;
+        self
+    }
+
+    /// Whether programmatic tool calling is on; see
+    /// [`with_programmatic_tool_calling`](Self::with_programmatic_tool_calling).
+    pub fn programmatic_tool_calling(&self) -> bool {
+        self.programmatic
+    }
+
     /// Whether requests ask for encrypted reasoning items.
     fn asks_encrypted_reasoning(&self) -> bool {
         !self.store
@@ -163,12 +191,19 @@ impl ResponsesClient {
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
+        let convert = if self.programmatic {
+            definition::openai_responses_with_callers_borrowed
+        } else {
+            definition::openai_responses_borrowed
+        };
         // Stored: continue from the last reply whose id is known, with what came after it.
         let (previous_response_id, messages) = match self.store {
             true => continue_from(&request.messages),
             false => (None, request.messages.as_slice()),
         };
         let mut input = Vec::with_capacity(messages.len());
+        // The caller of each call a program made, for its output.
+        let mut callers: Vec<(&str, Value)> = Vec::new();
         for message in messages {
             match message {
                 Message::System { text } => input.push(json!({"role": "system", "content": text})),
@@ -184,7 +219,9 @@ impl ResponsesClient {
                         input.push(json!({"role": "assistant", "content": text}));
                     }
                     for call in tool_calls {
-                        push_call(&mut input, call);
+                        if let Some(caller) = push_call(&mut input, call) {
+                            callers.push((call.id.as_str(), caller));
+                        }
                     }
                 }
                 Message::Tool {
@@ -192,11 +229,17 @@ impl ResponsesClient {
                     content,
                     is_error,
                     ..
-                } => input.push(json!({
-                    "type": "function_call_output",
-                    "call_id": tool_call_id,
-                    "output": tool_result_text(content, *is_error),
-                })),
+                } => {
+                    let mut output = json!({
+                        "type": "function_call_output",
+                        "call_id": tool_call_id,
+                        "output": tool_result_text(content, *is_error),
+                    });
+                    if let Some((_, caller)) = callers.iter().find(|(id, _)| id == tool_call_id) {
+                        output["caller"] = caller.clone();
+                    }
+                    input.push(output);
+                }
             }
         }
         ResponsesBody {
@@ -205,12 +248,20 @@ impl ResponsesClient {
             previous_response_id,
             input,
             tools: if !request.deferred_tools.is_empty() {
-                Some(self.deferred.get(
-                    &request.tools,
-                    &request.deferred_tools,
-                    definition::openai_responses_borrowed,
-                    &json!({"type": "tool_search"}),
-                ))
+                let extra = if self.programmatic {
+                    &server_tools()[..]
+                } else {
+                    &server_tools()[..1]
+                };
+                Some(
+                    self.deferred
+                        .get(&request.tools, &request.deferred_tools, convert, extra),
+                )
+            } else if self.programmatic {
+                Some(
+                    self.deferred
+                        .get(&request.tools, no_tools(), convert, &server_tools()[1..]),
+                )
             } else {
                 (!request.tools.is_empty()).then(|| {
                     self.tools
@@ -229,6 +280,24 @@ impl ResponsesClient {
                 .map(|spec| json!({"format": definition::openai_responses_format(spec)})),
         }
     }
+}
+
+/// The API's own tools' entries: the tool search, then programmatic tool calling.
+fn server_tools() -> &'static [Value; 2] {
+    static TOOLS: std::sync::OnceLock<[Value; 2]> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| {
+        [
+            json!({"type": "tool_search"}),
+            json!({"type": "programmatic_tool_calling"}),
+        ]
+    })
+}
+
+/// An empty tool list that stays the same `Arc`, so that the tools cache keeps holding.
+fn no_tools() -> &'static std::sync::Arc<[super::ToolSpec]> {
+    static NONE: std::sync::OnceLock<std::sync::Arc<[super::ToolSpec]>> =
+        std::sync::OnceLock::new();
+    NONE.get_or_init(|| std::sync::Arc::from(Vec::new()))
 }
 
 /// Whether `model` is one of OpenAI's reasoning models, which accept (and need, when nothing is
@@ -252,6 +321,9 @@ struct Kept {
     /// The id of the stored response the call came in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     response_id: Option<Value>,
+    /// Who made the call, when a program did: `{"type": "program", "caller_id": ..}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    caller: Option<Value>,
 }
 
 impl Kept {
@@ -304,8 +376,9 @@ fn replayed_items(state: Option<&Value>, stored: bool) -> Vec<Value> {
         .collect()
 }
 
-/// A call as input items: the items that came before it, as they came, then the call.
-fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
+/// A call as input items: the items that came before it, as they came, then the call; the
+/// caller that made it, if a program did.
+fn push_call(input: &mut Vec<Value>, call: &ToolCall) -> Option<Value> {
     let kept = Kept::of(call.provider_state.get(STATE_KEY));
     let paired = !kept.items.is_empty();
     input.extend(kept.items);
@@ -320,7 +393,11 @@ fn push_call(input: &mut Vec<Value>, call: &ToolCall) {
     if paired && let Some(id) = kept.id {
         item["id"] = id;
     }
+    if let Some(caller) = &kept.caller {
+        item["caller"] = caller.clone();
+    }
     input.push(item);
+    kept.caller
 }
 
 /// A Responses request; the tools are shared with earlier turns, not copied.
@@ -402,7 +479,14 @@ enum OutputItem<'a> {
         /// The item's id, kept as it came to pair the call with its reasoning.
         #[serde(default)]
         id: Option<Value>,
+        /// Who made the call: the model (`direct`, or absent) or a program.
+        #[serde(default)]
+        caller: Option<Value>,
     },
+    /// A program the model wrote (programmatic tool calling), and what it returned: sent
+    /// back as they came, before the next call.
+    #[serde(rename = "program", alias = "program_output")]
+    Program,
     #[serde(rename = "reasoning")]
     Reasoning {
         #[serde(default, borrow, deserialize_with = "lenient::text")]
@@ -519,6 +603,7 @@ fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<LlmResponse> 
                 name,
                 arguments,
                 id,
+                caller,
             } => {
                 let (Some(call_id), Some(name)) = (call_id, name) else {
                     return Err(invalid(format!(
@@ -531,8 +616,10 @@ fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<LlmResponse> 
                     Some(other) => other,
                 };
                 let call = ToolCall::new(call_id, name, arguments);
-                tool_calls.push(kept.attach(call, id));
+                let caller = caller.filter(|caller| caller["type"] != "direct");
+                tool_calls.push(kept.attach(call, id, caller));
             }
+            OutputItem::Program => kept.keep(raw, true),
             OutputItem::Reasoning { encrypted_content } => {
                 let sendable = stored || encrypted_content.is_some();
                 drop(encrypted_content);
@@ -655,14 +742,22 @@ impl CallState {
     }
 
     /// `call` with the items kept since the last call (and the reply's id).
-    fn attach(&mut self, call: ToolCall, item_id: Option<Value>) -> ToolCall {
+    fn attach(
+        &mut self,
+        call: ToolCall,
+        item_id: Option<Value>,
+        caller: Option<Value>,
+    ) -> ToolCall {
         let items = std::mem::take(&mut self.items);
+        // The call's id pairs it with the reasoning just before it; a program item needs none.
+        let paired = items.last().is_some_and(|item| item["type"] == "reasoning");
         let kept = Kept {
-            id: if items.is_empty() { None } else { item_id },
+            id: if paired { item_id } else { None },
             items,
             response_id: self.response_id.clone(),
+            caller,
         };
-        if kept.items.is_empty() && kept.response_id.is_none() {
+        if kept.items.is_empty() && kept.response_id.is_none() && kept.caller.is_none() {
             return call;
         }
         call.with_provider_state(kept.into_state())
@@ -1072,6 +1167,76 @@ mod tests {
     use super::*;
     use crate::Content;
     use crate::llm::ToolSpec;
+
+    #[test]
+    fn programmatic_tool_calling_sends_allowed_callers_and_replays_the_program() {
+        let client = ResponsesClient::new("k", "m")
+            .unwrap()
+            .with_programmatic_tool_calling(true);
+        let schema = json!({"type": "object", "properties": {}});
+        let request = LlmRequest {
+            messages: vec![Message::user("sum them")],
+            tools: Arc::from(vec![
+                ToolSpec::new("lookup", "Look up", schema.clone())
+                    .with_callers(crate::ToolCallers::Code),
+                ToolSpec::new("delete", "Delete", schema.clone())
+                    .with_callers(crate::ToolCallers::Direct),
+            ]),
+            ..LlmRequest::default()
+        };
+        let body = serde_json::to_value(client.body(&request)).unwrap();
+        let tools = body["tools"].as_array().unwrap();
+        assert_eq!(tools[0]["allowed_callers"], json!(["programmatic"]));
+        assert_eq!(tools[1]["allowed_callers"], json!(["direct"]));
+        assert_eq!(tools[2], json!({"type": "programmatic_tool_calling"}));
+        assert_eq!(tools.len(), 3);
+
+        let reply = parse_response(&json!({
+            "id": "resp_1", "object": "response", "status": "completed",
+            "output": [
+                {"type": "program", "id": "prog_1", "call_id": "pc_1", "code": "lookup({})", "fingerprint": "fp"},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "lookup", "arguments": "{}",
+                 "caller": {"type": "program", "caller_id": "pc_1"}}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(reply.tool_calls.len(), 1);
+        let next = LlmRequest {
+            messages: vec![
+                Message::user("sum them"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: reply.tool_calls.clone(),
+                },
+                Message::Tool {
+                    tool_call_id: "call_a".into(),
+                    name: "lookup".into(),
+                    content: vec![Content::text("7")],
+                    is_error: false,
+                },
+            ],
+            ..request
+        };
+        let body = serde_json::to_value(client.body(&next)).unwrap();
+        let input = body["input"].as_array().unwrap();
+        assert_eq!(input[1]["type"], "program");
+        assert_eq!(input[1]["fingerprint"], "fp");
+        assert_eq!(input[2]["type"], "function_call");
+        assert_eq!(
+            input[2]["caller"],
+            json!({"type": "program", "caller_id": "pc_1"})
+        );
+        assert_eq!(input[3]["type"], "function_call_output");
+        assert_eq!(
+            input[3]["caller"],
+            json!({"type": "program", "caller_id": "pc_1"})
+        );
+        // Off (the default): none of it.
+        let plain = ResponsesClient::new("k", "m").unwrap();
+        let body = serde_json::to_value(plain.body(&next)).unwrap();
+        assert!(body["tools"][0].get("allowed_callers").is_none());
+        assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+    }
 
     #[test]
     fn function_calls_text_and_usage_are_read() {

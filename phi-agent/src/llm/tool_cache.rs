@@ -63,7 +63,8 @@ impl<'t, D: Serialize> Serialize for Definitions<'t, D> {
 type WithDeferred = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
 
 /// The last `tools` array an adapter with a native tool search built: the shown tools, the
-/// provider's search tool, then the deferred ones marked `defer_loading: true`. Kept, like
+/// provider's server tools (its search, its code execution), then the deferred ones marked
+/// `defer_loading: true`. Kept, like
 /// [`ToolJsonCache`], for the last pair of lists (both stay the same `Arc`s from turn to turn
 /// while nothing changes).
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -83,7 +84,7 @@ impl DeferredJsonCache {
         shown: &'t Arc<[ToolSpec]>,
         deferred: &'t Arc<[ToolSpec]>,
         convert: fn(&'t ToolSpec) -> D,
-        search: &serde_json::Value,
+        extra: &[serde_json::Value],
     ) -> SharedJson {
         let mut last = self
             .last
@@ -99,7 +100,7 @@ impl DeferredJsonCache {
         let entries: Vec<Entry<'_, D>> = shown
             .iter()
             .map(|spec| Entry::Tool(convert(spec)))
-            .chain([Entry::Search(search)])
+            .chain(extra.iter().map(Entry::Search))
             .chain(
                 deferred
                     .iter()

@@ -6,6 +6,7 @@
 mod activation;
 mod deadline;
 mod dispatch;
+mod examples;
 mod name;
 mod shared_list;
 mod spec;
@@ -18,11 +19,13 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
-use crate::tool::{Tool, ToolExposure, ToolMetadata};
+use crate::tool::{Tool, ToolCallers, ToolExposure, ToolMetadata};
 use crate::toolset::Toolset;
+use examples::InputExamples;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
@@ -47,6 +50,10 @@ pub struct RegisteredTool {
     /// configured default).
     result_limit: usize,
     metadata: Arc<ToolMetadata>,
+    /// [`Tool::input_examples`], checked; `None` for a tool without any (most), which costs
+    /// nothing.
+    examples: Option<Arc<InputExamples>>,
+    callers: ToolCallers,
 }
 
 impl RegisteredTool {
@@ -96,7 +103,7 @@ impl RegisteredTool {
     }
 
     /// The most bytes of one call's output the model reads: the tool's own
-    /// [`max_result_bytes`](Tool::max_result_bytes), or
+    /// [`max_result`](Tool::max_result) (a budget in tokens as its byte estimate), or
     /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
     pub fn result_limit(&self) -> usize {
         self.result_limit
@@ -107,6 +114,11 @@ impl RegisteredTool {
         &self.metadata
     }
 
+    /// The tool's [`input_examples`](Tool::input_examples), as checked at registration.
+    pub fn input_examples(&self) -> &[Value] {
+        self.examples.as_deref().map_or(&[], InputExamples::values)
+    }
+
     /// The tool as offered to a model. Cheap: shares the schema.
     pub fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -114,6 +126,8 @@ impl RegisteredTool {
             description: self.description,
             schema: self.schema.value().clone(),
             dialects: self.schema.dialects().clone(),
+            examples: self.examples.clone(),
+            callers: self.callers,
         }
     }
 
@@ -227,15 +241,20 @@ impl ToolRegistry {
                 StoredSchema::compact(schema)
             }
         };
+        let description = tool.description();
+        let examples =
+            schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
         let entry = RegisteredTool {
             name,
-            description: tool.description(),
+            description,
+            examples,
+            callers: tool.callers(),
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
             result_limit: tool
-                .max_result_bytes()
-                .unwrap_or(self.config.max_output_bytes),
+                .max_result()
+                .map_or(self.config.max_output_bytes, ResultBudget::bytes),
             metadata: Arc::new(tool.metadata()),
             target: call_target(&tool),
             tool,

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::examples::InputExamples;
 use crate::schema::{Dialect, DialectError, DialectSchemas};
+use crate::tool::ToolCallers;
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +24,11 @@ pub struct ToolSpec {
     ///
     /// [`dialect_schema`]: ToolSpec::dialect_schema
     pub(crate) dialects: Arc<DialectSchemas>,
+    /// The tool's input examples, if it has any; read through
+    /// [`input_examples`](ToolSpec::input_examples).
+    pub(crate) examples: Option<Arc<InputExamples>>,
+    /// Who may call the tool; read through [`callers`](ToolSpec::callers).
+    pub(crate) callers: ToolCallers,
 }
 
 impl ToolSpec {
@@ -32,7 +39,53 @@ impl ToolSpec {
             description,
             schema: Arc::new(crate::schema::canonicalize(schema)),
             dialects: Arc::default(),
+            examples: None,
+            callers: ToolCallers::Both,
         }
+    }
+
+    /// Who may call the tool ([`Tool::callers`](crate::Tool::callers)); read by an adapter that
+    /// speaks its provider's programmatic tool calling.
+    pub fn callers(&self) -> ToolCallers {
+        self.callers
+    }
+
+    /// This spec with [`callers`](Self::callers) set to `callers`.
+    pub fn with_callers(mut self, callers: ToolCallers) -> Self {
+        self.callers = callers;
+        self
+    }
+
+    /// This spec with `examples` as its [`input_examples`](Self::input_examples), unchecked (a
+    /// registry checks a tool's own at registration).
+    ///
+    /// ```
+    /// use phi_agent::llm::{ToolSpec, definition};
+    /// use serde_json::json;
+    /// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    ///     .with_input_examples(vec![json!({"n": 3})]);
+    /// assert_eq!(definition::anthropic(&spec)["input_examples"], json!([{"n": 3}]));
+    /// assert!(definition::openai(&spec)["function"]["description"].as_str().unwrap().ends_with("{\"n\":3}"));
+    /// ```
+    pub fn with_input_examples(mut self, examples: Vec<serde_json::Value>) -> Self {
+        self.examples = InputExamples::new(self.description, examples);
+        self
+    }
+
+    /// Example arguments shown to the model with the tool ([`Tool::input_examples`]).
+    ///
+    /// [`Tool::input_examples`]: crate::Tool::input_examples
+    pub fn input_examples(&self) -> &[Value] {
+        self.examples.as_deref().map_or(&[], InputExamples::values)
+    }
+
+    /// The description as a provider without an `input_examples` field reads it: the
+    /// description followed by the examples, one JSON object a line; the description alone
+    /// when there are none.
+    pub fn description_with_examples(&self) -> &str {
+        self.examples
+            .as_deref()
+            .map_or(self.description, InputExamples::described)
     }
 
     /// The argument schema in `dialect`, computed at most once per tool and dialect; see

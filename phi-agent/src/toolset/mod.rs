@@ -22,8 +22,9 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::error::{AgentError, AgentResult};
-use crate::tool::{Tool, ToolExposure};
+use crate::tool::{Tool, ToolCallers, ToolExposure};
 use wrapped::{ApprovalPolicy, Entry, NameView};
 
 /// A group of tools, changed together and registered together.
@@ -163,6 +164,31 @@ impl Toolset {
     pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
         for entry in &mut self.entries {
             entry.max_result = Some(bytes);
+        }
+        self
+    }
+
+    /// Every tool's output cut to `budget` (bytes or estimated tokens) for the model; see
+    /// [`with_max_result_bytes`](Self::with_max_result_bytes).
+    pub fn with_max_result(self, budget: ResultBudget) -> Self {
+        self.with_max_result_bytes(budget.bytes())
+    }
+
+    /// Every tool callable by `callers` instead of its own [`callers`](Tool::callers): e.g. a
+    /// toolset of fine-grained lookups offered to code only.
+    ///
+    /// ```
+    /// use phi_agent::{Tool, ToolCallers, Toolset, phi_tool, tools};
+    /// /// Look up a record.
+    /// #[phi_tool]
+    /// fn lookup(id: u32) -> String { id.to_string() }
+    ///
+    /// let tools = Toolset::from(tools![lookup]).with_callers(ToolCallers::Code).into_tools();
+    /// assert_eq!(tools[0].callers(), ToolCallers::Code);
+    /// ```
+    pub fn with_callers(mut self, callers: ToolCallers) -> Self {
+        for entry in &mut self.entries {
+            entry.callers = Some(callers);
         }
         self
     }

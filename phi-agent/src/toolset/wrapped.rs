@@ -10,10 +10,11 @@ use async_trait::async_trait;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolAnnotations, ToolExposure, ToolMetadata};
+use crate::tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
 
 /// A predicate over a call (the name the model used, its arguments) that says it needs approval.
 pub(super) type ApprovalRule = Arc<dyn Fn(&str, &Value) -> bool + Send + Sync>;
@@ -56,6 +57,7 @@ pub(super) struct Entry {
     pub(super) exposure: Option<ToolExposure>,
     pub(super) approval: ApprovalPolicy,
     pub(super) max_result: Option<usize>,
+    pub(super) callers: Option<ToolCallers>,
 }
 
 impl Entry {
@@ -66,6 +68,7 @@ impl Entry {
             exposure: None,
             approval: ApprovalPolicy::Tools,
             max_result: None,
+            callers: None,
         }
     }
 
@@ -77,6 +80,7 @@ impl Entry {
         self.is_renamed()
             || self.exposure.is_some()
             || self.max_result.is_some()
+            || self.callers.is_some()
             || !matches!(self.approval, ApprovalPolicy::Tools)
     }
 
@@ -153,6 +157,19 @@ impl Tool for Wrapped {
             .or_else(|| self.entry.tool.max_result_bytes())
     }
 
+    fn max_result(&self) -> Option<ResultBudget> {
+        match self.entry.max_result {
+            Some(bytes) => Some(ResultBudget::Bytes(bytes)),
+            None => self.entry.tool.max_result(),
+        }
+    }
+
+    fn callers(&self) -> ToolCallers {
+        self.entry
+            .callers
+            .unwrap_or_else(|| self.entry.tool.callers())
+    }
+
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata {
             name: self.entry.name.to_string(),
@@ -172,6 +189,14 @@ impl Tool for Wrapped {
 
     fn output_schema(&self) -> Option<Value> {
         self.entry.tool.output_schema()
+    }
+
+    fn input_examples(&self) -> Vec<Value> {
+        self.entry.tool.input_examples()
+    }
+
+    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
+        self.entry.tool.__check_input_example(example)
     }
 
     fn task_support(&self) -> crate::tool::TaskSupport {

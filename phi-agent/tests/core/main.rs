@@ -15,6 +15,7 @@ mod dispatch_props;
 mod durable;
 mod early_start;
 mod faulty_tools;
+mod input_examples;
 mod loop_detection;
 mod provider_state;
 mod registry;

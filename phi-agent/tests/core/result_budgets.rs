@@ -127,3 +127,110 @@ async fn a_turns_results_share_the_turn_budget() {
     }
     assert!(total <= 50_000 + 100, "{total}");
 }
+
+/// About 1 MB of text, with a budget of its own in bytes.
+#[phi_tool(max_result = "8 KiB")]
+fn capped_text() -> String {
+    "x".repeat(1 << 20)
+}
+
+/// About 1 MB of text, with a budget of its own in estimated tokens.
+#[phi_tool(max_result = "500 tokens")]
+fn token_capped_text() -> String {
+    "#".repeat(1 << 20)
+}
+
+/// A lookup with its budget as a plain integer (bytes).
+#[phi_tool(max_result = 1_000)]
+fn integer_capped() -> String {
+    "z".repeat(5_000)
+}
+
+#[tokio::test]
+async fn a_tool_sets_its_budget_in_bytes_or_tokens() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry
+        .register_all(tools![capped_text, token_capped_text, integer_capped])
+        .unwrap();
+    assert_eq!(registry.get("capped_text").unwrap().result_limit(), 8_192);
+    assert_eq!(
+        registry.get("token_capped_text").unwrap().result_limit(),
+        500 * phi_agent::ResultBudget::BYTES_PER_TOKEN
+    );
+    assert_eq!(
+        registry.get("integer_capped").unwrap().result_limit(),
+        1_000
+    );
+    for (name, fill, limit) in [
+        ("capped_text", 'x', 8_192),
+        ("token_capped_text", '#', 2_000),
+    ] {
+        let content = dispatch(&registry, name).await;
+        let text: String = content.iter().map(Content::to_model_text).collect();
+        // What is kept of the output is within the budget; the markers are on top.
+        let kept = text.chars().filter(|&c| c == fill).count();
+        assert!(kept <= limit && kept > limit - 100, "{name}: {kept}");
+        assert!(
+            text.contains(&format!("limit {limit}")),
+            "{name}: {}",
+            &text[text.len() - 200..]
+        );
+    }
+    // A toolset's budget in tokens overrides the tool's own.
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry
+        .register_toolset(
+            Toolset::from(tools![capped_text])
+                .with_max_result(phi_agent::ResultBudget::Tokens(100)),
+        )
+        .unwrap();
+    assert_eq!(registry.get("capped_text").unwrap().result_limit(), 400);
+}
+
+#[test]
+fn the_turn_budget_takes_tokens_too() {
+    let config =
+        AgentConfig::default().with_max_turn_result(phi_agent::ResultBudget::Tokens(1_000));
+    assert_eq!(config.max_turn_result_bytes, 4_000);
+    let config = AgentConfig::default().with_max_turn_result(phi_agent::ResultBudget::Bytes(1_234));
+    assert_eq!(config.max_turn_result_bytes, 1_234);
+}
+
+/// Fetch a record, for code only.
+#[phi_tool(callers = "code")]
+fn fetch_record(id: u32) -> String {
+    id.to_string()
+}
+
+/// Delete a record, never from code.
+#[phi_tool(callers = "direct")]
+fn delete_record(id: u32) -> String {
+    id.to_string()
+}
+
+#[test]
+fn callers_come_from_the_macro_key_and_the_toolset() {
+    use phi_agent::{Tool, ToolCallers};
+    let [fetch, delete, both]: [std::sync::Arc<dyn Tool>; 3] =
+        tools![fetch_record, delete_record, integer_capped]
+            .try_into()
+            .ok()
+            .unwrap();
+    assert_eq!(fetch.callers(), ToolCallers::Code);
+    assert_eq!(delete.callers(), ToolCallers::Direct);
+    assert_eq!(both.callers(), ToolCallers::Both);
+    let wrapped = Toolset::from(tools![delete_record, integer_capped])
+        .prefix("db")
+        .with_callers(ToolCallers::Code)
+        .into_tools();
+    assert!(
+        wrapped
+            .iter()
+            .all(|tool| tool.callers() == ToolCallers::Code)
+    );
+    // A prefix alone keeps each tool's own.
+    let prefixed = Toolset::from(tools![fetch_record])
+        .prefix("db")
+        .into_tools();
+    assert_eq!(prefixed[0].callers(), ToolCallers::Code);
+}

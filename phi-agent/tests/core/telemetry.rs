@@ -142,6 +142,90 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     assert_eq!(tools[0]["gen_ai.tool.name"], "echo");
     assert_eq!(tools[0]["gen_ai.tool.call.id"], "call-7");
     assert_eq!(tools[0]["otel.name"], "execute_tool echo");
+    assert_eq!(tools[0]["gen_ai.tool.type"], "function");
+    assert_eq!(tools[0]["gen_ai.tool.description"], "Echo the text");
+    // Content is opt-in: off by default.
+    assert!(!tools[0].contains_key("gen_ai.tool.call.arguments"));
+    assert!(!tools[0].contains_key("gen_ai.tool.call.result"));
+}
+
+/// Log in somewhere; its password is write-only.
+struct Login;
+
+#[async_trait]
+impl Tool for Login {
+    fn name(&self) -> &'static str {
+        "login"
+    }
+    fn description(&self) -> &'static str {
+        "Log in to the service"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {
+            "user": {"type": "string"},
+            "password": {"type": "string", "writeOnly": true}
+        }})
+    }
+    fn output_schema(&self) -> Option<Value> {
+        Some(json!({"type": "object", "properties": {
+            "session": {"type": "string", "writeOnly": true},
+            "user": {"type": "string"}
+        }}))
+    }
+    async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::json(
+            json!({"session": "s3cr3t-session", "user": args["user"]}),
+        )])
+    }
+}
+
+#[tokio::test]
+async fn tool_content_is_recorded_when_asked_without_write_only_values() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(recorder.clone());
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![
+            ToolCall::new("c1", "login", json!({"user": "ada", "password": "hunter2"})),
+            ToolCall::new("c2", "echo", json!({"text": "hi"})),
+        ]),
+        LlmResponse::text("in"),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm)
+            .register_tool(Login)
+            .register_tool(Echo),
+        AgentConfig::default().with_trace_tool_content(true),
+    )
+    .unwrap();
+    agent.run("log in").await.unwrap();
+    let spans = recorder.spans.lock().unwrap().clone();
+    let tools: Vec<&Fields> = spans
+        .iter()
+        .filter(|(name, _)| name == "execute_tool")
+        .map(|(_, fields)| fields)
+        .collect();
+    let login = tools
+        .iter()
+        .find(|f| f["gen_ai.tool.name"] == "login")
+        .unwrap();
+    assert_eq!(
+        login["gen_ai.tool.call.arguments"],
+        r#"{"user":"ada","password":"<redacted>"}"#
+    );
+    assert_eq!(
+        login["gen_ai.tool.call.result"],
+        r#"{"session":"<redacted>","user":"ada"}"#
+    );
+    assert_eq!(login["gen_ai.tool.description"], "Log in to the service");
+    let echo = tools
+        .iter()
+        .find(|f| f["gen_ai.tool.name"] == "echo")
+        .unwrap();
+    assert_eq!(echo["gen_ai.tool.call.arguments"], r#"{"text":"hi"}"#);
+    assert_eq!(echo["gen_ai.tool.call.result"], "hi");
+    let everything = format!("{spans:?}{:?}", recorder.events.lock().unwrap());
+    assert!(!everything.contains("hunter2"), "{everything}");
+    assert!(!everything.contains("s3cr3t-session"), "{everything}");
 }
 
 /// Deferred: found by tool search only.

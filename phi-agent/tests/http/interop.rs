@@ -38,6 +38,10 @@ impl Tool for Snapshot {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {}})
     }
+    // On the wire as Anthropic's `input_examples`, which the SDK's `ToolParam` must know.
+    fn input_examples(&self) -> Vec<Value> {
+        vec![json!({})]
+    }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![
             Content::text("screen captured"),
@@ -451,4 +455,45 @@ async fn a_deferred_tool_found_by_the_responses_tool_search() {
         .with_native_tool_search(true)
         .with_http_config(quick_retries());
     found_by_the_native_search(client).await;
+}
+
+/// Programmatic tool calling: the calculator, for code only, called twice by the model's
+/// program; the calls come back with their caller (and Anthropic's container), and the answer
+/// reads their results.
+async fn called_from_code(llm: impl LlmClient + 'static) {
+    let calculator = phi_agent::Toolset::from(vec![
+        std::sync::Arc::new(DeferredCalculator) as std::sync::Arc<dyn Tool>
+    ])
+    .with_exposure(phi_agent::ToolExposure::Direct)
+    .with_callers(phi_agent::ToolCallers::Code);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm).register_toolset(calculator),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let output = agent.run("What is 6 times 7, from code?").await.unwrap();
+    assert_eq!(output.text, "6 times 7 is 42, and 2 plus 3 is 5.");
+    assert_eq!(output.tool_calls.len(), 2);
+    assert!(output.tool_calls.iter().all(|call| !call.is_error));
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn tools_called_from_anthropics_code_execution() {
+    let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
+        .unwrap()
+        .with_base_url(apis_url())
+        .with_code_execution(true);
+    called_from_code(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn tools_called_from_a_responses_program() {
+    let client = ResponsesClient::new("sk-interop", "gpt-5.4")
+        .unwrap()
+        .with_base_url(format!("{}/v1", apis_url()))
+        .with_programmatic_tool_calling(true)
+        .with_http_config(quick_retries());
+    called_from_code(client).await;
 }

@@ -10,6 +10,7 @@ mod providers;
 mod embeddings;
 mod gemini_responses;
 mod http_faults;
+mod input_examples;
 mod interop;
 mod network_faults;
 mod security;

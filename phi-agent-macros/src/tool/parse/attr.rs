@@ -23,6 +23,10 @@ attribute_keys! {
         "timeout" => timeout: Option<Timeout>,
         /// Who may see the tool; default: direct.
         "exposure" => exposure: Option<Exposure>,
+        /// The result budget: bytes (`8192`, `"8 KiB"`) or estimated tokens (`"2000 tokens"`).
+        "max_result" => max_result: Option<MaxResult>,
+        /// Who may call the tool: `"direct"`, `"code"` or `"both"` (the default).
+        "callers" => callers: Option<Callers>,
         /// Deferred tools only: a predicate over `&ActivationContext`.
         "activate_when" => activate_when: Option<Path>,
         /// Deferred tools only: the tools that must be active first.
@@ -40,6 +44,9 @@ attribute_keys! {
         "open_world" => open_world: Option<bool>,
         /// Whether a person must approve a call: `flag`, `flag = bool`, or `= predicate`.
         "needs_approval" => needs_approval: Option<NeedsApproval>,
+        /// The arguments of one call, shown to the model; repeatable. Taken out of the tokens
+        /// before darling reads them (see `example::take_examples`).
+        "example" => examples: Examples,
         /// Whether an MCP client may get a call as a task: "optional" or "required".
         "task" => task: Option<TaskMode>,
         /// Every parameter type must fit OpenAI strict mode.
@@ -53,12 +60,28 @@ impl ToolAttr {
     /// Parses the attribute's tokens; see [`keys::parse`]. `attribute` is how the user wrote
     /// it, for messages: `#[phi_tool(..)]` on a fn, `#[tool(..)]` on a method.
     pub(crate) fn parse(tokens: TokenStream, attribute: &str, errors: &mut Errors) -> Self {
-        match errors.handle(NestedMeta::parse_meta_list(tokens)) {
+        let (tokens, examples) = super::example::take_examples(tokens, errors);
+        let mut attr: Self = match errors.handle(NestedMeta::parse_meta_list(tokens)) {
             Some(items) => keys::parse_as(items, attribute, errors),
             None => Self::default(),
-        }
+        };
+        attr.examples = Examples(examples);
+        attr
     }
 }
+
+/// Every `example = ..`, in order.
+#[derive(Default)]
+pub(crate) struct Examples(pub(crate) Vec<super::example::Example>);
+
+impl std::fmt::Debug for Examples {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Examples({})", self.0.len())
+    }
+}
+
+// Never read by darling: `ToolAttr::parse` takes every `example` out first.
+impl FromMeta for Examples {}
 
 /// `timeout = 30_000`: milliseconds, more than zero.
 #[derive(Debug)]
@@ -78,6 +101,80 @@ impl FromMeta for Timeout {
         match int.base10_parse::<u64>() {
             Ok(0) | Err(_) => Err(syn::Error::new_spanned(int, hint).into()),
             Ok(ms) => Ok(Timeout(ms)),
+        }
+    }
+}
+
+/// `max_result = ..`: a result budget in bytes or in estimated tokens, more than zero.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MaxResult {
+    Bytes(u64),
+    Tokens(u64),
+}
+
+impl FromMeta for MaxResult {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let hint = "`max_result` is a budget for one call's output: bytes as an integer (`max_result = 8192`) or a string with a unit (`\"8 KiB\"`, `\"1 MiB\"`, `\"64 kB\"`, `\"500 B\"`), or estimated tokens (`\"2000 tokens\"`); more than zero";
+        let error = |node: &dyn quote::ToTokens| syn::Error::new_spanned(node, hint).into();
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(int), ..
+            }) => match int.base10_parse::<u64>() {
+                Ok(0) | Err(_) => Err(error(int)),
+                Ok(bytes) => Ok(MaxResult::Bytes(bytes)),
+            },
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) => parse_budget(&text.value()).ok_or_else(|| error(text)),
+            other => Err(error(other)),
+        }
+    }
+}
+
+/// `"8 KiB"`, `"2000 tokens"`, ...: a positive number and a unit, a space between them or not.
+fn parse_budget(text: &str) -> Option<MaxResult> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '_'))
+        .unwrap_or(text.len());
+    let number: u64 = text[..split].replace('_', "").parse().ok()?;
+    let unit = text[split..].trim();
+    let scale: u64 = match unit {
+        "tokens" | "token" => return (number > 0).then_some(MaxResult::Tokens(number)),
+        "" | "B" | "bytes" | "byte" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        _ => return None,
+    };
+    let bytes = number.checked_mul(scale)?;
+    (bytes > 0).then_some(MaxResult::Bytes(bytes))
+}
+
+/// `callers = ..`: who may call the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Callers {
+    Direct,
+    Code,
+    Both,
+}
+
+impl FromMeta for Callers {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let value = LitStr::from_expr(expr)?;
+        match value.value().as_str() {
+            "direct" => Ok(Callers::Direct),
+            "code" => Ok(Callers::Code),
+            "both" => Ok(Callers::Both),
+            other => Err(syn::Error::new_spanned(
+                &value,
+                format!(
+                    "unknown callers `{other}`; use one of \"direct\" (only the model, in a turn of its own), \"code\" (only code the model writes) or \"both\" (the default)"
+                ),
+            )
+            .into()),
         }
     }
 }
@@ -154,6 +251,32 @@ impl FromMeta for NeedsApproval {
                 "`needs_approval` is a flag (`needs_approval`, `needs_approval = false`) or the path of a predicate `fn(&Args, &ToolContext) -> bool`, e.g. `needs_approval = outside_workspace`",
             )
             .into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_read_their_unit() {
+        let bytes = |text: &str| match parse_budget(text) {
+            Some(MaxResult::Bytes(bytes)) => Some(bytes),
+            _ => None,
+        };
+        assert_eq!(bytes("8 KiB"), Some(8192));
+        assert_eq!(bytes("8KiB"), Some(8192));
+        assert_eq!(bytes("1 MiB"), Some(1 << 20));
+        assert_eq!(bytes("64 kB"), Some(64_000));
+        assert_eq!(bytes("500"), Some(500));
+        assert_eq!(bytes("10_000 B"), Some(10_000));
+        assert!(matches!(
+            parse_budget("2000 tokens"),
+            Some(MaxResult::Tokens(2000))
+        ));
+        for wrong in ["0 KiB", "8 kib", "KiB", "-3", "8.5 KiB", "0 tokens", ""] {
+            assert!(parse_budget(wrong).is_none(), "{wrong}");
         }
     }
 }

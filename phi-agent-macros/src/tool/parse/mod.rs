@@ -5,13 +5,14 @@
 //! are `validate`'s.
 
 mod attr;
+pub(crate) mod example;
 mod signature;
 
 use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
 
-pub(crate) use attr::{Exposure, NeedsApproval, TaskMode, ToolAttr};
+pub(crate) use attr::{Callers, Exposure, MaxResult, NeedsApproval, TaskMode, ToolAttr};
 pub(crate) use signature::{DefaultValue, Param, Returns, ToolFn};
 
 /// `#[phi_tool(attr)] fn ..`, parsed.

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::search::{Found, search};
-use super::spans::execute_tool_span;
+use super::spans::{execute_tool_span, record_result};
 use crate::agent::events::{AgentEvent, Observer};
 use crate::agent::phi::AgentInner;
 use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
@@ -67,6 +67,7 @@ impl<'a> RunParts<'a> {
             observer: Observer(self.agent.observer.as_deref()),
             base_ctx: self.base_ctx,
             parallel: self.agent.config.max_parallel_tools,
+            trace_content: self.agent.config.trace_tool_content,
             turn,
             search: searching.then_some(self.agent),
             found: Mutex::default(),
@@ -84,6 +85,8 @@ pub(in crate::agent) struct Runner<'a> {
     pub(in crate::agent) observer: Observer<'a>,
     pub(in crate::agent) base_ctx: &'a ToolContext,
     pub(in crate::agent) parallel: usize,
+    /// [`AgentConfig::trace_tool_content`](crate::AgentConfig::trace_tool_content).
+    trace_content: bool,
     pub(in crate::agent) turn: usize,
     /// The agent, when this session's model finds its Deferred tools with `search_tools`.
     search: Option<&'a AgentInner>,
@@ -224,7 +227,7 @@ impl Runner<'_> {
                 .for_call_in_run(call.id.as_str())
                 .in_turn(turn);
             let started = Instant::now();
-            let result = execute(self.registry, self.active, call, arguments, &ctx).await;
+            let result = execute(self, call, arguments, &ctx).await;
             Ok(StepOutput::Tool(ToolStep {
                 known,
                 content: result.content,
@@ -286,19 +289,31 @@ fn replay_mismatch(key: String, call: &ToolCall, step: &ToolStep) -> AgentError 
 
 /// One tool call, inside its `execute_tool` span.
 async fn execute(
-    registry: &ToolRegistry,
-    active: &ActiveTools,
+    runner: &Runner<'_>,
     call: &ToolCall,
     arguments: &serde_json::Value,
     ctx: &ToolContext,
 ) -> ToolCallResult {
-    let span = execute_tool_span(call);
-    let result = registry
-        .dispatch(active, &call.name, arguments, ctx)
+    let tool = runner.registry.get(&call.name);
+    let content = runner.trace_content.then(|| tool.map(|tool| tool.schema()));
+    let span = execute_tool_span(
+        call,
+        tool.map_or("", |tool| tool.description()),
+        // A tool this agent does not have: nothing to redact by, nothing of value to record
+        // but the arguments as the model sent them.
+        content.map(|schema| schema.map_or(&serde_json::Value::Null, |schema| &**schema)),
+    );
+    let result = runner
+        .registry
+        .dispatch(runner.active, &call.name, arguments, ctx)
         .instrument(span.clone())
         .await;
     if result.is_error {
         span.record("error.type", "tool_error");
+    }
+    if runner.trace_content {
+        let output_schema = tool.and_then(|tool| tool.tool().output_schema());
+        record_result(&span, &result, output_schema.as_ref());
     }
     result
 }

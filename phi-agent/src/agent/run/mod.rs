@@ -15,6 +15,7 @@
 mod ask;
 mod calls;
 mod early;
+mod redact;
 mod reply;
 mod search;
 mod settle;

@@ -10,7 +10,7 @@ use crate::search::{SearchArguments, found_text};
 
 use tracing::Instrument;
 
-use super::spans::execute_tool_span;
+use super::spans::{execute_tool_span, record_result};
 use crate::agent::stream::{Sink, StreamEvent};
 
 /// What one `search_tools` call found: the tools to reveal once the turn's calls are done.
@@ -100,17 +100,21 @@ pub(in crate::agent) async fn search(
     call: &ToolCall,
     arguments: &serde_json::Value,
 ) -> (ToolCallResult, Option<Found>) {
-    let span = execute_tool_span(call);
-    search_in(agent, active, arguments, &span)
+    let spec = crate::search::search_tool_spec();
+    let content = agent.config.trace_tool_content.then(|| &*spec.schema);
+    let span = execute_tool_span(call, spec.description, content);
+    search_in(agent, active, arguments, &span, content.is_some())
         .instrument(span.clone())
         .await
 }
 
+/// [`search`] inside its span; `trace_content`: record the result on it.
 async fn search_in(
     agent: &AgentInner,
     active: &ActiveTools,
     arguments: &serde_json::Value,
     span: &tracing::Span,
+    trace_content: bool,
 ) -> (ToolCallResult, Option<Found>) {
     let arguments = match SearchArguments::parse(arguments) {
         Ok(arguments) => arguments,
@@ -120,6 +124,9 @@ async fn search_in(
                 content: vec![Content::text(message)],
                 is_error: true,
             };
+            if trace_content {
+                record_result(span, &result, None);
+            }
             return (result, None);
         }
     };
@@ -136,6 +143,9 @@ async fn search_in(
         None => agent.tool_index().search_where(query, limit, accept),
     };
     let result = ToolCallResult::success(vec![Content::text(found_text(&arguments.query, &hits))]);
+    if trace_content {
+        record_result(span, &result, None);
+    }
     let found = Found {
         query: arguments.query,
         hits: hits.iter().map(|hit| (hit.index, hit.name)).collect(),
