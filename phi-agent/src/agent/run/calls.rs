@@ -10,6 +10,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::nested::NestedApprovals;
 use super::search::{Found, search};
 use super::spans::execute_tool_span;
 use crate::agent::events::{AgentEvent, Observer};
@@ -49,6 +50,8 @@ pub(in crate::agent) struct RunParts<'a> {
     pub(in crate::agent) base_ctx: &'a ToolContext,
     pub(in crate::agent) sink: &'a Sink,
     pub(in crate::agent) talk: &'a RunTalk,
+    /// How the nested calls that need approval are settled.
+    pub(in crate::agent) nested: NestedApprovals<'a>,
 }
 
 impl<'a> RunParts<'a> {
@@ -72,6 +75,7 @@ impl<'a> RunParts<'a> {
             found: Mutex::default(),
             sink: self.sink,
             talk: self.talk,
+            nested_approvals: self.nested,
         }
     }
 }
@@ -92,8 +96,9 @@ pub(in crate::agent) struct Runner<'a> {
     /// awaits while holding it.
     found: Mutex<Vec<(usize, Found)>>,
     pub(in crate::agent) sink: &'a Sink,
-    /// The run's peer: the questions its calls asked that pause the run.
+    /// The run's peer: the questions its calls asked that pause the run, and their nested calls.
     pub(in crate::agent) talk: &'a RunTalk,
+    pub(in crate::agent) nested_approvals: NestedApprovals<'a>,
 }
 
 impl Runner<'_> {
@@ -134,14 +139,7 @@ impl Runner<'_> {
         call: &ToolCall,
         arguments: &serde_json::Value,
     ) -> AgentResult<(ToolCallResult, Duration)> {
-        let turn = self.turn;
-        self.observer.emit(AgentEvent::ToolStarted { turn, call });
-        self.sink
-            .send(|| StreamEvent::ToolStarted {
-                turn,
-                call: call.clone(),
-            })
-            .await;
+        self.started(call).await;
         let (result, duration) = match self.search {
             // A search answers from the index, the same on every replay: no step.
             Some(agent) if call.name == SEARCH_TOOL_NAME => {
@@ -157,10 +155,40 @@ impl Runner<'_> {
             }
             _ => self.tool_step(call, arguments).await?,
         };
+        self.finished(call, &result, duration).await;
+        Ok((result, duration))
+    }
+
+    /// A nested call (`call.id` is `<caller id>/call/<k>`), reported as a call is, and run as
+    /// its step `turn/<n>/tool/<caller id>/call/<k>`.
+    pub(super) async fn run_nested(
+        &self,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+    ) -> AgentResult<ToolCallResult> {
+        self.started(call).await;
+        let (result, duration) = self.tool_step(call, arguments).await?;
+        self.finished(call, &result, duration).await;
+        Ok(result)
+    }
+
+    async fn started(&self, call: &ToolCall) {
+        let turn = self.turn;
+        self.observer.emit(AgentEvent::ToolStarted { turn, call });
+        self.sink
+            .send(|| StreamEvent::ToolStarted {
+                turn,
+                call: call.clone(),
+            })
+            .await;
+    }
+
+    async fn finished(&self, call: &ToolCall, result: &ToolCallResult, duration: Duration) {
+        let turn = self.turn;
         self.observer.emit(AgentEvent::ToolFinished {
             turn,
             call,
-            result: &result,
+            result,
             duration,
         });
         self.sink
@@ -171,7 +199,6 @@ impl Runner<'_> {
                 duration,
             })
             .await;
-        Ok((result, duration))
     }
 
     /// A registry tool's call as its step, checked against this agent when replayed.
@@ -190,7 +217,8 @@ impl Runner<'_> {
                 .for_call_in_run(call.id.as_str())
                 .in_turn(turn);
             let started = Instant::now();
-            let result = execute(self.registry, self.active, call, arguments, &ctx).await;
+            let tool = execute(self.registry, self.active, call, arguments, &ctx);
+            let result = self.serving(call, tool).await?;
             Ok(StepOutput::Tool(ToolStep {
                 known,
                 content: result.content,

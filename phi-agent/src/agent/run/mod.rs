@@ -15,6 +15,7 @@
 mod ask;
 mod calls;
 mod early;
+mod nested;
 mod reply;
 mod search;
 mod settle;
@@ -31,6 +32,7 @@ use tracing::Instrument;
 use self::ask::{Asking, ask_model};
 use self::calls::RunParts;
 use self::early::Early;
+use self::nested::NestedApprovals;
 use self::search::{Found, reveal_found};
 use self::settle::{Settle, finish_paused, settle};
 use self::spans::invoke_span;
@@ -163,6 +165,10 @@ async fn drive<P: Policy>(
         base_ctx,
         sink,
         talk: run.talk,
+        nested: match policy.approvals() {
+            Approvals::Ask(approver) => NestedApprovals::Ask(approver),
+            Approvals::Pause(_) => NestedApprovals::Pause,
+        },
     };
     let searching = plan.search == Search::Local;
     while state.turn < agent.config.max_turns {
@@ -283,6 +289,7 @@ async fn close_paused_turn(
         base_ctx: run.base_ctx,
         sink: run.sink,
         talk: run.talk,
+        nested: NestedApprovals::Refuse,
     };
     let (calls, settled) = {
         // A paused turn's searches ran, and were revealed, before the pause.
@@ -396,6 +403,7 @@ fn run_talk(
         pausing: AtomicBool::new(pausing),
         answers,
         asked: Mutex::default(),
+        nested: Default::default(),
     }
 }
 
