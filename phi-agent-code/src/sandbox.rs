@@ -132,7 +132,11 @@ pub(crate) fn run(
         engine.register_fn(
             name,
             move |ctx: NativeCallContext| -> Result<Dynamic, Box<EvalAltResult>> {
-                without.call(name, Dynamic::from_map(rhai::Map::new()), ctx.call_position())
+                without.call(
+                    name,
+                    Dynamic::from_map(rhai::Map::new()),
+                    ctx.call_position(),
+                )
             },
         );
     }
@@ -215,12 +219,7 @@ struct Caller {
 }
 
 impl Caller {
-    fn call(
-        &self,
-        name: &str,
-        args: Dynamic,
-        at: Position,
-    ) -> Result<Dynamic, Box<EvalAltResult>> {
+    fn call(&self, name: &str, args: Dynamic, at: Position) -> Result<Dynamic, Box<EvalAltResult>> {
         let max = self.shared.limits.max_tool_calls;
         let made = self.shared.calls.get();
         if made >= max {

@@ -88,7 +88,9 @@ fn note(schema: &Value) -> Option<String> {
         .get("description")
         .and_then(Value::as_str)
         .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
-    let default = schema.get("default").map(|value| format!("default {value}"));
+    let default = schema
+        .get("default")
+        .map(|value| format!("default {value}"));
     match (description, default) {
         (Some(text), Some(default)) => Some(format!("{text} ({default})")),
         (Some(text), None) => Some(text),
@@ -189,7 +191,11 @@ mod tests {
 
     #[test]
     fn a_tool_without_parameters_takes_an_empty_map() {
-        let text = stub("now", "The time.", &json!({"type": "object", "properties": {}}));
+        let text = stub(
+            "now",
+            "The time.",
+            &json!({"type": "object", "properties": {}}),
+        );
         assert_eq!(text, "// The time.\nnow(#{})\n");
     }
 }

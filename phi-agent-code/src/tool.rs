@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
-use phi_agent::{
-    AgentError, AgentResult, Content, Tool, ToolContext, ToolExposure, static_text,
-};
+use phi_agent::{AgentError, AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
 use serde_json::{Value, json};
 
 use crate::limits::CodeLimits;
@@ -109,7 +107,10 @@ impl RunCode {
     fn callable_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
         self.tools.iter().filter(|tool| {
             tool.exposure() != ToolExposure::Hidden
-                && self.callable.as_ref().is_none_or(|callable| callable(&***tool))
+                && self
+                    .callable
+                    .as_ref()
+                    .is_none_or(|callable| callable(&***tool))
         })
     }
 
@@ -141,7 +142,7 @@ impl RunCode {
              maps `#{{ sku: \"a\", qty: 2 }}` (`m.sku`, `m[\"qty\"]`), strings with `+` and \
              `${{x}}` in backticks, `print(x)`. Call a tool with one map of its arguments, e.g. \
              `let r = lookup(#{{ sku: \"a\" }});`; it returns the tool's result (a map, array, \
-             number or string). A failed call throws: `try {{ .. }} catch (e) {{ .. }}`.\n\
+             number or string). A failed call throws: catch it with the statement `try {{ .. }} catch (e) {{ .. }}`.\n\
              \n\
              The program has no files, network, environment or clock. Limits: {} operations, {} \
              ms, {} tool calls, strings of {} bytes, arrays of {} items, maps of {} entries, {} \
@@ -195,7 +196,11 @@ impl Tool for RunCode {
     fn timeout_ms(&self) -> Option<u64> {
         // A little past the program's own limit, so that its clearer error comes first.
         let limit = self.limits.max_duration.as_millis();
-        Some(u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(5_000))
+        Some(
+            u64::try_from(limit)
+                .unwrap_or(u64::MAX)
+                .saturating_add(5_000),
+        )
     }
 
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
@@ -213,9 +218,8 @@ impl Tool for RunCode {
         let cancel = Arc::new(AtomicBool::new(false));
         // Dropped (a timeout, the run dropped): the program stops at its next operation.
         let _stop = StopOnDrop(cancel.clone());
-        let mut program = tokio::task::spawn_blocking(move || {
-            sandbox::run(program, requests, cancel)
-        });
+        let mut program =
+            tokio::task::spawn_blocking(move || sandbox::run(program, requests, cancel));
         let finished = loop {
             tokio::select! {
                 Some(request) = incoming.recv() => {

@@ -483,7 +483,14 @@ pub(super) async fn nested_asked(
     call: &ToolCall,
 ) -> Result<Option<serde_json::Value>, ToolCallResult> {
     let session_id = runner.talk.session_id.clone();
-    let mut decided = ask(runner, approver, &session_id, std::slice::from_ref(call), &[0]).await;
+    let mut decided = ask(
+        runner,
+        approver,
+        &session_id,
+        std::slice::from_ref(call),
+        &[0],
+    )
+    .await;
     let decision = decided
         .pop()
         .map_or(Decision::NoApprover, |(_, decision)| decision);
@@ -502,10 +509,7 @@ pub(super) fn nested_decided(
     approved(&call.name, &decision)
 }
 
-fn approved(
-    tool: &str,
-    decision: &Decision,
-) -> Result<Option<serde_json::Value>, ToolCallResult> {
+fn approved(tool: &str, decision: &Decision) -> Result<Option<serde_json::Value>, ToolCallResult> {
     let (approval, denial) = decision.outcome(tool);
     if let Some(error) = denial {
         return Err(ToolCallResult::error(&error));
