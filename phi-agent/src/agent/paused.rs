@@ -47,7 +47,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 /// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
