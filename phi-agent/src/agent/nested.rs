@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::approval::Approval;
+use super::approval::{Approval, Approver};
 use crate::content::Content;
 use crate::llm::{ProviderState, ToolCall};
 
@@ -111,4 +111,15 @@ impl NestedLedger {
         let recorded = replay.results.iter().find(|record| record.k == k)?;
         Some(Replayed::Recorded(recorded.clone()))
     }
+}
+
+/// How the nested calls that need approval are settled in this turn.
+#[derive(Clone, Copy)]
+pub(super) enum NestedApprovals<'a> {
+    /// Put to the approver (denied without one).
+    Ask(Option<&'a dyn Approver>),
+    /// The run pauses on them.
+    Pause,
+    /// Denied: a resumed run finishing its paused turn cannot pause it again.
+    Refuse,
 }

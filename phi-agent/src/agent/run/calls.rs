@@ -10,10 +10,10 @@ use futures_util::{StreamExt, TryStreamExt};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::nested::NestedApprovals;
 use super::search::{Found, search};
 use super::spans::execute_tool_span;
 use crate::agent::events::{AgentEvent, Observer};
+use crate::agent::nested::NestedApprovals;
 use crate::agent::phi::AgentInner;
 use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
 use crate::agent::stream::{Sink, StreamEvent};

@@ -19,23 +19,11 @@ use serde_json::Value;
 
 use super::calls::{Runner, enter};
 use super::settle::{nested_asked, nested_decided};
-use crate::agent::approval::Approver;
-use crate::agent::nested::{NestedPause, NestedRecord, Replayed};
+use crate::agent::nested::{NestedApprovals, NestedPause, NestedRecord, Replayed};
 use crate::context::{CalledTool, nested};
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
 use crate::registry::ToolCallResult;
-
-/// How the nested calls that need approval are settled in this turn.
-#[derive(Clone, Copy)]
-pub(in crate::agent) enum NestedApprovals<'a> {
-    /// Put to the approver (denied without one).
-    Ask(Option<&'a dyn Approver>),
-    /// The run pauses on them.
-    Pause,
-    /// Denied: a resumed run finishing its paused turn cannot pause it again.
-    Refuse,
-}
 
 /// What one nested call came to.
 enum Outcome {
