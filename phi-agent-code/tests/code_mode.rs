@@ -402,3 +402,41 @@ async fn outside_a_run_a_program_cannot_call_tools_and_says_why() {
         .unwrap();
     assert_eq!(value[0].to_model_text(), "2");
 }
+
+#[tokio::test]
+async fn in_a_run_that_asks_a_nested_call_goes_to_the_approver() {
+    let program = r#"let a = lookup(#{ key: "a" }); refund(#{ order: "o-9" }) + " after " + a"#;
+    let llm = ScriptedLlm::new([
+        code_call("c1", program),
+        code_call("c2", r#"refund(#{ order: "o-7" })"#),
+        LlmResponse::text("Done."),
+    ]);
+    let counts = Arc::new(Counts::default());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let agent = agent_with(&llm, &counts, |builder| {
+        builder.approver(move |request: phi_agent::ApprovalRequest| {
+            let seen = seen.clone();
+            async move {
+                let order = request.arguments["order"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                seen.lock().unwrap().push(request.call_id.clone());
+                if order == "o-9" {
+                    phi_agent::Approval::Approve
+                } else {
+                    phi_agent::Approval::deny("not this one")
+                }
+            }
+        })
+    });
+    let output = agent.run("Refund").await.unwrap();
+    assert_eq!(output.text, "Done.");
+    assert_eq!(*asked.lock().unwrap(), ["c1/call/1", "c2/call/0"]);
+    assert_eq!(counts.refund.load(Ordering::SeqCst), 1);
+    let texts = texts(&output);
+    assert_eq!(texts[0], "\"refunded o-9 after 10\"");
+    assert!(output.tool_calls[1].is_error);
+    assert!(texts[1].contains("not this one"), "{}", texts[1]);
+}

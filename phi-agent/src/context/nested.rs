@@ -14,7 +14,7 @@
 //!
 //! [`ToolContext::call_tool`]: super::ToolContext::call_tool
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -77,37 +77,56 @@ pub(crate) struct NestedRequest {
     pub(crate) reply: oneshot::Sender<AgentResult<CalledTool>>,
 }
 
-#[derive(Default)]
-struct Queue {
-    /// How many serving polls are under way on this thread, one inside the other.
-    depth: usize,
-    requests: Vec<NestedRequest>,
-}
-
 thread_local! {
-    static QUEUE: RefCell<Queue> = RefCell::default();
+    /// How many serving polls are under way on this thread (one inside the other), and how
+    /// many requests wait in [`REQUESTS`]: read on every poll of every call, so a `Cell` with a
+    /// constant initializer (no lazy set-up, no lock).
+    static COUNTS: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The requests made by the polls under way, oldest first; touched only when there are any.
+    static REQUESTS: RefCell<Vec<NestedRequest>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A serving poll begins: the mark [`leave`] takes the requests after.
-pub(crate) fn enter() -> usize {
-    QUEUE.with(|queue| {
-        let mut queue = queue.borrow_mut();
-        queue.depth += 1;
-        queue.requests.len()
-    })
+/// A serving poll under way: [`leave`](Serving::leave) takes the requests made since it began.
+/// Dropped without leaving (a panic through the poll), it still ends, dropping the requests,
+/// so that the thread's queue stays consistent.
+pub(crate) struct Serving {
+    mark: usize,
+    left: bool,
 }
 
-/// The serving poll that began at `mark` ends: the requests it made.
-pub(crate) fn leave(mark: usize) -> Vec<NestedRequest> {
-    QUEUE.with(|queue| {
-        let mut queue = queue.borrow_mut();
-        queue.depth = queue.depth.saturating_sub(1);
-        if queue.requests.len() > mark {
-            queue.requests.split_off(mark)
-        } else {
-            Vec::new()
+/// A serving poll begins.
+pub(crate) fn enter() -> Serving {
+    let (depth, queued) = COUNTS.get();
+    COUNTS.set((depth + 1, queued));
+    Serving {
+        mark: queued,
+        left: false,
+    }
+}
+
+impl Serving {
+    /// The serving poll ends: the requests it made.
+    pub(crate) fn leave(mut self) -> Vec<NestedRequest> {
+        self.left = true;
+        end(self.mark)
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if !self.left {
+            drop(end(self.mark));
         }
-    })
+    }
+}
+
+fn end(mark: usize) -> Vec<NestedRequest> {
+    let (depth, queued) = COUNTS.get();
+    COUNTS.set((depth.saturating_sub(1), mark.min(queued)));
+    if queued <= mark {
+        return Vec::new();
+    }
+    REQUESTS.with_borrow_mut(|requests| requests.split_off(mark.min(requests.len())))
 }
 
 /// Asks the run polling this call to call `name` with `arguments` for the call `caller`.
@@ -119,14 +138,12 @@ pub(crate) async fn request(caller: &str, name: &str, arguments: Value) -> Agent
         arguments,
         reply,
     };
-    let queued = QUEUE.with(|queue| {
-        let mut queue = queue.borrow_mut();
-        if queue.depth == 0 {
-            return false;
-        }
-        queue.requests.push(request);
+    let (depth, queued) = COUNTS.get();
+    let queued = depth > 0 && {
+        REQUESTS.with_borrow_mut(|requests| requests.push(request));
+        COUNTS.set((depth, queued + 1));
         true
-    });
+    };
     if !queued {
         return Err(AgentError::tool(
             "a tool can call another tool only from its own call's future: await \

@@ -217,7 +217,7 @@ impl Runner<'_> {
                 .for_call_in_run(call.id.as_str())
                 .in_turn(turn);
             let started = Instant::now();
-            let tool = execute(self.registry, self.active, call, arguments, &ctx);
+            let tool = || execute(self.registry, self.active, call, arguments, &ctx);
             let result = self.serving(call, tool).await?;
             Ok(StepOutput::Tool(ToolStep {
                 known,

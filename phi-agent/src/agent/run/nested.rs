@@ -49,13 +49,18 @@ fn pausing() -> AgentError {
 
 impl Runner<'_> {
     /// `tool` (the run of the model's `caller`), serving the nested calls it makes while it
-    /// runs. A call that makes none costs two thread-local accesses per poll.
-    pub(super) async fn serving(
+    /// runs. A call that makes none costs four thread-local accesses per poll.
+    /// The tool's future is made here, in place (`tool()`), rather than passed in: moving a
+    /// dispatch's future into this one copied it on every call.
+    pub(super) async fn serving<F>(
         &self,
         caller: &ToolCall,
-        tool: impl Future<Output = ToolCallResult> + Send,
-    ) -> AgentResult<ToolCallResult> {
-        let mut tool = pin!(tool);
+        tool: impl FnOnce() -> F + Send,
+    ) -> AgentResult<ToolCallResult>
+    where
+        F: Future<Output = ToolCallResult> + Send,
+    {
+        let mut tool = pin!(tool());
         // Made on the first nested call: most calls make none.
         let mut running: Option<Running<'_>> = None;
         let mut next_k = 0;
@@ -64,9 +69,9 @@ impl Runner<'_> {
         let mut failed: Option<AgentError> = None;
         std::future::poll_fn(|cx| {
             loop {
-                let mark = nested::enter();
+                let serving = nested::enter();
                 let polled = tool.as_mut().poll(cx);
-                for request in nested::leave(mark) {
+                for request in serving.leave() {
                     let k = next_k;
                     next_k += 1;
                     if paused || failed.is_some() {
