@@ -418,8 +418,9 @@ impl ToolContext {
     /// (it needs approval, and the run was started with [`start`](crate::PhiAgent::start): the
     /// call is run again on resume, and the nested calls it made before are answered from the
     /// paused state, so make them in the same order), or this call is not part of an agent run
-    /// and its [peer](Self::with_peer) does not call tools. A durable run replays the nested
-    /// calls it journaled. Make nested calls one after another, awaited in this call's own
+    /// and its [peer](Self::with_peer) does not call tools. While a resumed run finishes the
+    /// turn it paused in, a further nested call that needs approval cannot pause it again: it
+    /// is denied, with a result saying so. A durable run replays the nested calls it journaled. Make nested calls one after another, awaited in this call's own
     /// future (not in a spawned task or thread), so that `k` names the same call on every run.
     ///
     /// This is what code mode (`phi-agent-code`) builds on; most tools never need it.
