@@ -16,6 +16,7 @@ mod durable;
 mod early_start;
 mod faulty_tools;
 mod loop_detection;
+mod nested_calls;
 mod provider_state;
 mod registry;
 mod result_budgets;
