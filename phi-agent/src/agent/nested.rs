@@ -101,6 +101,14 @@ impl NestedLedger {
             .insert(caller, replay);
     }
 
+    /// The paused turn is finished: later calls, even under a reused id, run afresh.
+    pub(super) fn end_replays(&self) {
+        self.replays
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
     /// How the `k`-th nested call of `caller` is answered when it is a resumed caller's.
     pub(super) fn replayed(&self, caller: &str, k: usize) -> Option<Replayed> {
         let mut replays = self.replays.lock().unwrap_or_else(|p| p.into_inner());

@@ -466,6 +466,7 @@ pub(in crate::agent) async fn finish_paused(
         Err(error) => Err(error),
     };
     runner.talk.set_pausing(true);
+    runner.talk.nested.end_replays();
     let (decided, ran) = ran?;
     for (index, outcome) in decided {
         slots[index] = Some(outcome);
