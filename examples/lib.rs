@@ -14,6 +14,8 @@
 //!   `tracing-subscriber` set-up with span events); offline.
 //! - `typed-answer`: `run_typed::<T>`, the answer as a Rust value after a tool call, a refused
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
+//! - `code-mode`: the model's one program loops over five orders and calls two tools for each
+//!   (`phi-agent-code`'s `run_code`); offline.
 //!
 //! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
 //! with `--features mcp-http-server`, since its tests start it as a child process; so is

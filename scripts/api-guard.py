@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The public API of phi-agent (and phi-agent-restate) as a text listing, and a guard that every change to it is named
+"""The public API of phi-agent (and phi-agent-restate, phi-agent-code) as a text listing, and a guard that every change to it is named
 in CHANGELOG.md.
 
 The listing is read from `cargo doc` HTML (stable rustdoc: its JSON output needs nightly, and so
@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed"]
+CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed", "phi_agent_code"]
 LISTING = os.path.join(ROOT, "api", "phi-agent.txt")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
 

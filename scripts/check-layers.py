@@ -48,7 +48,7 @@ ALLOWED = dict(BASE)
 ALLOWED["schema"] = {"content", "error", "limits"}
 ALLOWED["config"] = set()
 ALLOWED["state"] = {"error"}
-ALLOWED["context"] = {"error", "state"}
+ALLOWED["context"] = {"error", "state", "content"}
 TOOL_LAYER = {"tool", "typed", "decode", "output", "toolset"}
 BELOW_TOOL = VOCABULARY | {"schema", "config", "state", "context"}
 for module in TOOL_LAYER:

@@ -75,8 +75,8 @@ pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput
 pub use config::ToolConfig;
 pub use content::{Content, ResourceBody, ResourceContents};
 pub use context::{
-    ActivationContext, Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled,
-    ToolContext, ToolPeer,
+    ActivationContext, CalledTool, Elicitation, LogLevel, Progress, SampleRequest, SampleRole,
+    Sampled, ToolContext, ToolPeer,
 };
 pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH};
 pub use llm::LlmClient;

@@ -40,6 +40,7 @@ mod config;
 mod conversation;
 mod events;
 mod loop_guard;
+mod nested;
 mod output;
 mod paused;
 mod phi;

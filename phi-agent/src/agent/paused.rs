@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
+use super::nested::{NestedPause, Within};
 use super::question::PendingQuestion;
 use super::record::ToolCallRecord;
 use crate::content::Content;
@@ -46,7 +47,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 /// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
@@ -173,6 +174,10 @@ pub struct PendingCall {
     #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
     provider_state: ProviderState,
     decision: Option<Approval>,
+    /// For a call made by a tool's program ([`ToolContext::call_tool`](crate::ToolContext::call_tool)):
+    /// the model's call that made it, which runs again on resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) within: Option<Box<Within>>,
 }
 
 impl PendingCall {
@@ -183,7 +188,35 @@ impl PendingCall {
             arguments: call.arguments.clone(),
             provider_state: call.provider_state.clone(),
             decision: None,
+            within: None,
         }
+    }
+
+    /// The nested call `pause` of the model's call `caller`.
+    pub(super) fn nested(caller: &ToolCall, pause: NestedPause) -> Self {
+        let NestedPause {
+            call, k, results, ..
+        } = pause;
+        Self {
+            within: Some(Box::new(Within {
+                id: caller.id.clone(),
+                tool: caller.name.clone(),
+                arguments: caller.arguments.clone(),
+                provider_state: caller.provider_state.clone(),
+                k,
+                results,
+            })),
+            ..Self::new(&call)
+        }
+    }
+
+    /// For a call that a tool made while it ran (code mode's program calling a tool, through
+    /// [`ToolContext::call_tool`](crate::ToolContext::call_tool)): the id of the model's call
+    /// whose tool made it. Its own [`id`](Self::id) is then `<that id>/call/<k>`. Resuming runs
+    /// that call again; the nested calls it made before this one are answered from the paused
+    /// state, not run again.
+    pub fn within(&self) -> Option<&str> {
+        self.within.as_deref().map(|within| within.id.as_str())
     }
 
     /// The provider's id of the call, which [`PausedRun::approve`] and the others take.
@@ -221,6 +254,10 @@ impl TurnCall {
         match self {
             TurnCall::Ran(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone())
                 .with_provider_state(call.provider_state.clone()),
+            TurnCall::Pending(PendingCall {
+                within: Some(within),
+                ..
+            }) => within.to_tool_call(),
             TurnCall::Pending(call) => ToolCall::new(&call.id, &call.tool, call.arguments.clone())
                 .with_provider_state(call.provider_state.clone()),
             TurnCall::Asking(call) => call.to_tool_call(),
@@ -476,7 +513,14 @@ impl PausedRun {
                 undecided.join(", ")
             ));
         }
-        if let Some(call) = pending.iter().find(|call| !tool_exists(&call.tool)) {
+        let missing = |call: &&&PendingCall| {
+            !tool_exists(&call.tool)
+                || call
+                    .within
+                    .as_deref()
+                    .is_some_and(|within| !tool_exists(&within.tool))
+        };
+        if let Some(call) = pending.iter().find(missing) {
             return refuse(format!(
                 "the pending call `{}` is of the tool `{}`, which this agent does not have; resume on an agent with the same tools",
                 call.id, call.tool
@@ -487,7 +531,8 @@ impl PausedRun {
 }
 
 impl PendingCall {
-    pub(super) fn take_decision(self) -> Option<Approval> {
-        self.decision
+    /// The decision and, for a nested call, the model's call that made it.
+    pub(super) fn into_parts(self) -> (Option<Approval>, Option<Box<Within>>) {
+        (self.decision, self.within)
     }
 }

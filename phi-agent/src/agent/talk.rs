@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::events::{AgentEvent, AgentObserver};
+use super::nested::NestedLedger;
 use super::stream::StreamEvent;
 use crate::context::{
     Elicitation, LogLevel, Progress, RunPeer, SampleRequest, SampleRole, Sampled, Speaker,
@@ -40,6 +41,8 @@ pub(super) struct RunTalk {
     pub(super) answers: HashMap<String, Elicitation<Value>>,
     /// The questions asked this turn that pause the run: (call id, message, schema).
     pub(super) asked: Mutex<Vec<(String, String, Value)>>,
+    /// The nested calls that paused the run, and those a resumed run answers from its state.
+    pub(super) nested: NestedLedger,
 }
 
 impl fmt::Debug for RunTalk {

@@ -2,6 +2,7 @@
 
 mod call_id;
 mod elicitation;
+pub(crate) mod nested;
 mod run_peer;
 mod talk;
 mod token;
@@ -20,6 +21,7 @@ use crate::error::AgentResult;
 use crate::state::SharedState;
 use call_id::CallId;
 pub use elicitation::{ElicitationHandler, ElicitationRequest};
+pub use nested::CalledTool;
 pub(crate) use run_peer::{RunPeer, Speaker};
 pub use talk::{Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer};
 use token::CallToken;
@@ -413,6 +415,35 @@ impl ToolContext {
             peer.elicit(call, message, schema).await
         } else {
             Err(talk::not_connected("ask the user a question"))
+        }
+    }
+
+    /// Calls the tool `name` with `arguments` through the run this call is part of, exactly as
+    /// if the model had called it: the tool must be available to the model (exposure, tool
+    /// search), its arguments are checked (every mistake at once), it runs with its timeout and
+    /// its panics contained, a call that needs approval is put to the agent's approver or pauses
+    /// the run, and it is a step of its own under the stable key
+    /// `turn/<n>/tool/<this call's id>/call/<k>` (`k` counts this call's nested calls from 0),
+    /// reported with its own tool events whose call id is `<this call's id>/call/<k>`. A failed
+    /// call is an `Ok` [`CalledTool`] with `is_error` set, holding what the model would read.
+    ///
+    /// `Err` means the call cannot be made, and the caller should stop: the run pauses on it
+    /// (it needs approval, and the run was started with [`start`](crate::PhiAgent::start): the
+    /// call is run again on resume, and the nested calls it made before are answered from the
+    /// paused state, so make them in the same order), or this call is not part of an agent run
+    /// and its [peer](Self::with_peer) does not call tools. While a resumed run finishes the
+    /// turn it paused in, a further nested call that needs approval cannot pause it again: it
+    /// is denied, with a result saying so. A durable run replays the nested calls it journaled. Make nested calls one after another, awaited in this call's own
+    /// future (not in a spawned task or thread), so that `k` names the same call on every run.
+    ///
+    /// This is what code mode (`phi-agent-code`) builds on; most tools never need it.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> AgentResult<CalledTool> {
+        if let Some(peer) = &self.peer {
+            peer.call_tool(name, arguments).await
+        } else if self.session.run_peer.is_some() {
+            nested::request(self.tool_call_id(), name, arguments).await
+        } else {
+            Err(talk::not_connected("call another tool"))
         }
     }
 

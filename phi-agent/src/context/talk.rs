@@ -210,6 +210,14 @@ pub trait ToolPeer: Send + Sync + std::fmt::Debug {
 
     /// Asks a model.
     async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled>;
+
+    /// Calls the tool `name` with `arguments` for the tool
+    /// ([`ToolContext::call_tool`](super::ToolContext::call_tool)). Default: an error saying
+    /// that tools cannot be called here; a test peer can answer with results of its own.
+    async fn call_tool(&self, name: &str, arguments: Value) -> AgentResult<super::CalledTool> {
+        let _ = (name, arguments);
+        Err(not_connected("call another tool"))
+    }
 }
 
 /// What a context without a peer does: progress and log messages become tracing events;

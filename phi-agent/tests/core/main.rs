@@ -17,6 +17,7 @@ mod early_start;
 mod faulty_tools;
 mod input_examples;
 mod loop_detection;
+mod nested_calls;
 mod provider_state;
 mod registry;
 mod result_budgets;

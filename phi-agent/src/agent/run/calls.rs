@@ -13,6 +13,7 @@ use tracing::Instrument;
 use super::search::{Found, search};
 use super::spans::{execute_tool_span, record_result};
 use crate::agent::events::{AgentEvent, Observer};
+use crate::agent::nested::NestedApprovals;
 use crate::agent::phi::AgentInner;
 use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
 use crate::agent::stream::{Sink, StreamEvent};
@@ -49,6 +50,8 @@ pub(in crate::agent) struct RunParts<'a> {
     pub(in crate::agent) base_ctx: &'a ToolContext,
     pub(in crate::agent) sink: &'a Sink,
     pub(in crate::agent) talk: &'a RunTalk,
+    /// How the nested calls that need approval are settled.
+    pub(in crate::agent) nested: NestedApprovals<'a>,
 }
 
 impl<'a> RunParts<'a> {
@@ -73,6 +76,7 @@ impl<'a> RunParts<'a> {
             found: Mutex::default(),
             sink: self.sink,
             talk: self.talk,
+            nested_approvals: self.nested,
         }
     }
 }
@@ -95,8 +99,9 @@ pub(in crate::agent) struct Runner<'a> {
     /// awaits while holding it.
     found: Mutex<Vec<(usize, Found)>>,
     pub(in crate::agent) sink: &'a Sink,
-    /// The run's peer: the questions its calls asked that pause the run.
+    /// The run's peer: the questions its calls asked that pause the run, and their nested calls.
     pub(in crate::agent) talk: &'a RunTalk,
+    pub(in crate::agent) nested_approvals: NestedApprovals<'a>,
 }
 
 impl Runner<'_> {
@@ -159,14 +164,7 @@ impl Runner<'_> {
         arguments: &serde_json::Value,
         attempt: Attempt,
     ) -> AgentResult<(ToolCallResult, Duration)> {
-        let turn = self.turn;
-        self.observer.emit(AgentEvent::ToolStarted { turn, call });
-        self.sink
-            .send(|| StreamEvent::ToolStarted {
-                turn,
-                call: call.clone(),
-            })
-            .await;
+        self.started(call).await;
         let (result, duration) = match self.search {
             // A search answers from the index, the same on every replay: no step.
             Some(agent) if call.name == SEARCH_TOOL_NAME => {
@@ -182,6 +180,36 @@ impl Runner<'_> {
             }
             _ => self.tool_step(call, arguments, attempt).await?,
         };
+        self.finished(call, &result, duration).await;
+        Ok((result, duration))
+    }
+
+    /// A nested call (`call.id` is `<caller id>/call/<k>`), reported as a call is, and run as
+    /// its step `turn/<n>/tool/<caller id>/call/<k>`.
+    pub(super) async fn run_nested(
+        &self,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+    ) -> AgentResult<ToolCallResult> {
+        self.started(call).await;
+        let (result, duration) = self.tool_step(call, arguments, Attempt::First).await?;
+        self.finished(call, &result, duration).await;
+        Ok(result)
+    }
+
+    async fn started(&self, call: &ToolCall) {
+        let turn = self.turn;
+        self.observer.emit(AgentEvent::ToolStarted { turn, call });
+        self.sink
+            .send(|| StreamEvent::ToolStarted {
+                turn,
+                call: call.clone(),
+            })
+            .await;
+    }
+
+    async fn finished(&self, call: &ToolCall, result: &ToolCallResult, duration: Duration) {
+        let turn = self.turn;
         tracing::info!(
             turn,
             "gen_ai.tool.name" = call.name.as_str(),
@@ -193,7 +221,7 @@ impl Runner<'_> {
         self.observer.emit(AgentEvent::ToolFinished {
             turn,
             call,
-            result: &result,
+            result,
             duration,
         });
         self.sink
@@ -204,7 +232,6 @@ impl Runner<'_> {
                 duration,
             })
             .await;
-        Ok((result, duration))
     }
 
     /// A registry tool's call as its step, checked against this agent when replayed.
@@ -227,7 +254,8 @@ impl Runner<'_> {
                 .for_call_in_run(call.id.as_str())
                 .in_turn(turn);
             let started = Instant::now();
-            let result = execute(self, call, arguments, &ctx).await;
+            let tool = || execute(self, call, arguments, &ctx);
+            let result = self.serving(call, tool).await?;
             Ok(StepOutput::Tool(ToolStep {
                 known,
                 content: result.content,

@@ -15,6 +15,7 @@
 mod ask;
 mod calls;
 mod early;
+mod nested;
 mod redact;
 mod reply;
 mod search;
@@ -39,6 +40,7 @@ use self::state::{Judged, RunState, Settled};
 use super::answer::Answering;
 use super::conversation::Conversation;
 use super::events::{AgentEvent, Observer};
+use super::nested::NestedApprovals;
 use super::output::{RunOutcome, RunOutput};
 use super::paused::{AnswerNote, PausedRun, TurnCall};
 use super::phi::AgentInner;
@@ -164,6 +166,10 @@ async fn drive<P: Policy>(
         base_ctx,
         sink,
         talk: run.talk,
+        nested: match policy.approvals() {
+            Approvals::Ask(approver) => NestedApprovals::Ask(approver),
+            Approvals::Pause(_) => NestedApprovals::Pause,
+        },
     };
     let searching = plan.search == Search::Local;
     while state.turn < agent.config.max_turns {
@@ -290,6 +296,7 @@ async fn close_paused_turn(
         base_ctx: run.base_ctx,
         sink: run.sink,
         talk: run.talk,
+        nested: NestedApprovals::Refuse,
     };
     let (calls, settled) = {
         // A paused turn's searches ran, and were revealed, before the pause.
@@ -410,6 +417,7 @@ fn run_talk(
         pausing: AtomicBool::new(pausing),
         answers,
         asked: Mutex::default(),
+        nested: Default::default(),
     }
 }
 

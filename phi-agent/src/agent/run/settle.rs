@@ -15,6 +15,7 @@ use super::spans::{approve_span, decision_name};
 use super::state::Settled;
 use crate::agent::approval::{Approval, ApprovalRequest, Approver};
 use crate::agent::events::AgentEvent;
+use crate::agent::nested::{NestedPause, NestedReplay};
 use crate::agent::paused::{PendingCall, RanCall, TurnCall};
 use crate::agent::plan::Approvals;
 use crate::agent::question::PendingQuestion;
@@ -125,11 +126,12 @@ pub(in crate::agent) async fn settle<P>(
             place(&mut slots, &immediate, ran);
             let found = early.take_found(runner);
             let questions = questions(runner, calls, &mut slots);
-            if waiting.is_empty() && questions.is_empty() {
+            let nested = nested_pauses(runner, calls, &mut slots);
+            if waiting.is_empty() && questions.is_empty() && nested.is_empty() {
                 let settled = filled(slots)?;
                 return Ok(Settle::Done { settled, found });
             }
-            let calls = paused_turn(runner, calls, slots, questions);
+            let calls = paused_turn(runner, calls, slots, questions, nested);
             pause_events(runner, &calls).await;
             Ok(Settle::Paused {
                 proof,
@@ -164,13 +166,38 @@ fn questions(
     questions
 }
 
+/// The nested calls of the turn's calls that wait for approval: each such call's result is
+/// dropped (it runs again once decided, answered from the nested results it had), and the run
+/// pauses on its nested call.
+fn nested_pauses(
+    runner: &Runner<'_>,
+    calls: &[ToolCall],
+    slots: &mut Slots,
+) -> Vec<Option<NestedPause>> {
+    let pauses = runner.talk.nested.take_pauses();
+    if pauses.is_empty() {
+        return Vec::new();
+    }
+    let mut nested: Vec<Option<NestedPause>> = calls.iter().map(|_| None).collect();
+    for pause in pauses {
+        let Some(index) = calls.iter().position(|call| call.id == pause.caller) else {
+            continue;
+        };
+        // A caller stops at its first pause; a question asked as well waits behind it.
+        slots[index] = None;
+        nested[index] = Some(pause);
+    }
+    nested
+}
+
 /// The paused turn's calls: those that ran with their results, those that asked a question,
-/// the others pending.
+/// those whose nested call waits, the others pending.
 fn paused_turn(
     runner: &Runner<'_>,
     calls: &[ToolCall],
     slots: Slots,
     mut questions: Vec<Option<PendingQuestion>>,
+    mut nested: Vec<Option<NestedPause>>,
 ) -> Vec<TurnCall> {
     let turn = runner.turn;
     calls
@@ -187,6 +214,19 @@ fn paused_turn(
                 is_error: settled.result.is_error,
                 duration: settled.duration,
             }),
+            None if nested.get(index).is_some_and(Option::is_some) => {
+                let pause = nested[index].take().expect("checked just above");
+                runner.observer.emit(AgentEvent::ApprovalRequested {
+                    turn,
+                    call: &pause.call,
+                });
+                tracing::info!(
+                    "gen_ai.tool.name" = pause.call.name.as_str(),
+                    "gen_ai.tool.call.id" = pause.call.id.as_str(),
+                    "nested tool call awaits approval; the run pauses"
+                );
+                TurnCall::Pending(PendingCall::nested(call, pause))
+            }
             None if questions.get(index).is_some_and(Option::is_some) => {
                 TurnCall::Asking(questions[index].take().expect("checked just above"))
             }
@@ -209,12 +249,17 @@ fn paused_turn(
 /// waits on.
 async fn pause_events(runner: &Runner<'_>, calls: &[TurnCall]) {
     for call in calls {
-        if let TurnCall::Pending(_) = call {
+        if let TurnCall::Pending(pending) = call {
+            // A nested call is shown as itself, not as the model's call that made it.
+            let shown = match pending.within() {
+                Some(_) => ToolCall::new(pending.id(), pending.tool(), pending.arguments().clone()),
+                None => call.to_tool_call(),
+            };
             runner
                 .sink
                 .send(|| StreamEvent::ApprovalRequested {
                     turn: runner.turn,
-                    call: call.to_tool_call(),
+                    call: shown,
                 })
                 .await;
         }
@@ -392,11 +437,22 @@ pub(in crate::agent) async fn finish_paused(
             })),
             TurnCall::Pending(pending) => {
                 slots.push(None);
+                let (decision, within) = pending.into_parts();
+                if let Some(within) = within {
+                    // The model's call runs again; its nested calls before the decided one are
+                    // answered from the paused state, the decided one as decided.
+                    let replay = NestedReplay {
+                        results: within.results,
+                        k: within.k,
+                        decision,
+                    };
+                    runner.talk.nested.replay(within.id, replay);
+                    answered.push((index, &tool_calls[index].arguments));
+                    continue;
+                }
                 // `PausedRun::check` refused undecided calls; should one slip through, it is
                 // denied, never run.
-                let decision = pending
-                    .take_decision()
-                    .map_or(Decision::NoApprover, Decision::Person);
+                let decision = decision.map_or(Decision::NoApprover, Decision::Person);
                 decided.push((index, decision));
             }
             TurnCall::Asking(_) => {
@@ -418,10 +474,57 @@ pub(in crate::agent) async fn finish_paused(
         Err(error) => Err(error),
     };
     runner.talk.set_pausing(true);
+    runner.talk.nested.end_replays();
     let (decided, ran) = ran?;
     for (index, outcome) in decided {
         slots[index] = Some(outcome);
     }
     place(&mut slots, &answered, ran);
     Ok((tool_calls, filled(slots)?))
+}
+
+/// What a nested call that needs approval runs with once `approver` decides it (asked as a
+/// turn's calls are, with the same events): `Ok(Some(arguments))` for arguments of the
+/// approver's, `Ok(None)` for its own, `Err` with the result the caller reads when denied.
+pub(super) async fn nested_asked(
+    runner: &Runner<'_>,
+    approver: Option<&dyn Approver>,
+    call: &ToolCall,
+) -> Result<Option<serde_json::Value>, ToolCallResult> {
+    let session_id = runner.talk.session_id.clone();
+    let mut decided = ask(
+        runner,
+        approver,
+        &session_id,
+        std::slice::from_ref(call),
+        &[0],
+    )
+    .await;
+    let decision = decided
+        .pop()
+        .map_or(Decision::NoApprover, |(_, decision)| decision);
+    approved(&call.name, &decision)
+}
+
+/// As [`nested_asked`], for the nested call a paused run was decided on (`None`: undecided,
+/// denied).
+pub(super) async fn nested_decided(
+    runner: &Runner<'_>,
+    call: &ToolCall,
+    decision: Option<Approval>,
+) -> Result<Option<serde_json::Value>, ToolCallResult> {
+    let decision = decision.map_or(Decision::NoApprover, Decision::Person);
+    announce(runner, call, &decision.outcome(&call.name).0).await;
+    approved(&call.name, &decision)
+}
+
+fn approved(tool: &str, decision: &Decision) -> Result<Option<serde_json::Value>, ToolCallResult> {
+    let (approval, denial) = decision.outcome(tool);
+    if let Some(error) = denial {
+        return Err(ToolCallResult::error(&error));
+    }
+    Ok(match approval {
+        Approval::ApproveWith { arguments } => Some(arguments),
+        Approval::Approve | Approval::Deny { .. } => None,
+    })
 }

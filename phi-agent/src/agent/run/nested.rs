@@ -1,0 +1,210 @@
+//! Serving the nested calls a running tool makes ([`ToolContext::call_tool`]): each is a call
+//! of the run's own, made where the tool's future is polled (`context/nested.rs` says how the
+//! requests get there), with the checks, events and step of a model's call, under the id
+//! `<caller id>/call/<k>` and so the step key `turn/<n>/tool/<caller id>/call/<k>`.
+//!
+//! A nested call that needs approval is settled as the turn's plan says: asked inline, or it
+//! pauses the run (the caller is told to stop, its result is dropped, and the paused state
+//! keeps the nested results so far), or, while a resumed run finishes its paused turn, denied.
+//!
+//! [`ToolContext::call_tool`]: crate::ToolContext::call_tool
+
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::task::Poll;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use serde_json::Value;
+
+use super::calls::{Runner, enter};
+use super::settle::{nested_asked, nested_decided};
+use crate::agent::nested::{NestedApprovals, NestedPause, NestedRecord, Replayed};
+use crate::context::{CalledTool, nested};
+use crate::error::{AgentError, AgentResult};
+use crate::llm::ToolCall;
+use crate::registry::ToolCallResult;
+
+/// What one nested call came to.
+enum Outcome {
+    /// It has a result (run, replayed, denied).
+    Done(ToolCall, ToolCallResult),
+    /// It waits for approval: the run pauses.
+    Pause(ToolCall),
+    /// Its step failed (the executor, or a journal that does not fit): the run ends.
+    Failed(AgentError),
+}
+
+type Running<'r> =
+    FuturesUnordered<Pin<Box<dyn Future<Output = (usize, Outcome, Reply)> + Send + 'r>>>;
+type Reply = tokio::sync::oneshot::Sender<AgentResult<CalledTool>>;
+
+/// The error a caller gets once its run pauses on one of its nested calls.
+fn pausing() -> AgentError {
+    AgentError::tool(
+        "the run pauses: a tool this program called needs a person's approval; the program \
+         runs again once it is decided, and the calls it made before are not made again",
+    )
+}
+
+impl Runner<'_> {
+    /// `tool` (the run of the model's `caller`), serving the nested calls it makes while it
+    /// runs. A call that makes none costs four thread-local accesses per poll.
+    /// The tool's future is made here, in place (`tool()`), rather than passed in: moving a
+    /// dispatch's future into this one copied it on every call.
+    pub(super) async fn serving<F>(
+        &self,
+        caller: &ToolCall,
+        tool: impl FnOnce() -> F + Send,
+    ) -> AgentResult<ToolCallResult>
+    where
+        F: Future<Output = ToolCallResult> + Send,
+    {
+        let mut tool = pin!(tool());
+        // Made on the first nested call: most calls make none.
+        let mut running: Option<Running<'_>> = None;
+        let mut next_k = 0;
+        let mut log: Vec<NestedRecord> = Vec::new();
+        let mut paused = false;
+        let mut failed: Option<AgentError> = None;
+        std::future::poll_fn(|cx| {
+            loop {
+                let serving = nested::enter();
+                let polled = tool.as_mut().poll(cx);
+                for request in serving.leave() {
+                    let k = next_k;
+                    next_k += 1;
+                    if paused || failed.is_some() {
+                        let _ = request.reply.send(Err(pausing()));
+                        continue;
+                    }
+                    if request.caller != caller.id {
+                        let _ = request.reply.send(Err(AgentError::tool(
+                            "a nested call must be made from the future of the call it belongs to",
+                        )));
+                        continue;
+                    }
+                    let reply = request.reply;
+                    let call = self.nested_call(caller, k, request.name, request.arguments);
+                    let running = running.get_or_insert_with(FuturesUnordered::new);
+                    running.push(Box::pin(async move { (k, call.await, reply) }));
+                }
+                if let Poll::Ready(result) = polled {
+                    // Nested calls still running are dropped with it, as a timeout drops them.
+                    return Poll::Ready(match failed.take() {
+                        Some(error) => Err(error),
+                        None => Ok(result),
+                    });
+                }
+                let Some(set) = running.as_mut() else {
+                    return Poll::Pending;
+                };
+                let mut replied = false;
+                while let Poll::Ready(Some((k, outcome, reply))) = set.poll_next_unpin(cx) {
+                    replied = true;
+                    let answer = match outcome {
+                        Outcome::Done(call, result) => {
+                            log.push(NestedRecord {
+                                k,
+                                tool: call.name,
+                                arguments: call.arguments,
+                                content: result.content.clone(),
+                                is_error: result.is_error,
+                            });
+                            Ok(CalledTool {
+                                content: result.content,
+                                is_error: result.is_error,
+                            })
+                        }
+                        Outcome::Pause(call) => {
+                            paused = true;
+                            self.talk.nested.paused(NestedPause {
+                                caller: caller.id.clone(),
+                                call,
+                                k,
+                                results: log.clone(),
+                            });
+                            Err(pausing())
+                        }
+                        Outcome::Failed(error) => {
+                            let message = error.to_string();
+                            failed = Some(error);
+                            Err(AgentError::tool(message))
+                        }
+                    };
+                    let _ = reply.send(answer);
+                }
+                if !replied {
+                    return Poll::Pending;
+                }
+                // A reply went out: the tool goes on at once (its waker fired as well).
+            }
+        })
+        .await
+    }
+
+    /// The `k`-th nested call of `caller`: `name` with `arguments`.
+    fn nested_call<'s>(
+        &'s self,
+        caller: &ToolCall,
+        k: usize,
+        name: String,
+        mut arguments: Value,
+    ) -> Pin<Box<dyn Future<Output = Outcome> + Send + 's>> {
+        enter(&mut arguments);
+        let call = ToolCall::new(format!("{}/call/{k}", caller.id), name, arguments);
+        let replayed = self.talk.nested.replayed(&caller.id, k);
+        Box::pin(async move {
+            let arguments = match replayed {
+                Some(Replayed::Recorded(record)) => return replay(call, record),
+                Some(Replayed::Decided(decision)) => {
+                    match nested_decided(self, &call, decision).await {
+                        Ok(arguments) => arguments,
+                        Err(denied) => return Outcome::Done(call, denied),
+                    }
+                }
+                None if self.needs_approval(&call).await => match self.nested_approvals {
+                    NestedApprovals::Ask(approver) => {
+                        match nested_asked(self, approver, &call).await {
+                            Ok(arguments) => arguments,
+                            Err(denied) => return Outcome::Done(call, denied),
+                        }
+                    }
+                    NestedApprovals::Pause => return Outcome::Pause(call),
+                    NestedApprovals::Refuse => {
+                        let error = AgentError::tool(format!(
+                            "tool `{}` needs a person's approval, and this run cannot pause on it \
+                             now (it is finishing the turn it paused in); call it in a later turn",
+                            call.name
+                        ));
+                        return Outcome::Done(call, ToolCallResult::error(&error));
+                    }
+                },
+                None => None,
+            };
+            let arguments = arguments.unwrap_or_else(|| call.arguments.clone());
+            match self.run_nested(&call, &arguments).await {
+                Ok(result) => Outcome::Done(call, result),
+                Err(error) => Outcome::Failed(error),
+            }
+        })
+    }
+}
+
+/// A resumed caller's nested call answered from the paused state, when it is the call made
+/// before (same tool, same arguments); a program that now makes another call gets an error.
+fn replay(call: ToolCall, record: NestedRecord) -> Outcome {
+    if record.tool == call.name && record.arguments == call.arguments {
+        let result = ToolCallResult {
+            content: record.content,
+            is_error: record.is_error,
+        };
+        return Outcome::Done(call, result);
+    }
+    let error = AgentError::tool(format!(
+        "this program's nested call {} was `{}` before the run paused and is `{}` now: a program \
+         that resumes must make the same calls in the same order (no clock, no randomness)",
+        record.k, record.tool, call.name
+    ));
+    Outcome::Done(call, ToolCallResult::error(&error))
+}
