@@ -88,8 +88,9 @@ impl RunCode {
         self
     }
 
-    /// With only the tools for which `callable` holds callable from programs (default: all of
-    /// them). Where a tool says itself whether code may call it, pass that here.
+    /// With only the tools for which `callable` holds callable from programs (default: those
+    /// whose [`Tool::callers`] allow code, which is every tool unless it is marked
+    /// `callers = "direct"`). `callable` replaces that default.
     pub fn with_callable(
         mut self,
         callable: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static,
@@ -107,10 +108,10 @@ impl RunCode {
     fn callable_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
         self.tools.iter().filter(|tool| {
             tool.exposure() != ToolExposure::Hidden
-                && self
-                    .callable
-                    .as_ref()
-                    .is_none_or(|callable| callable(&***tool))
+                && match &self.callable {
+                    Some(callable) => callable(&***tool),
+                    None => tool.callers().allows_code(),
+                }
         })
     }
 

@@ -168,6 +168,26 @@ async fn three_lookups_summed_are_three_validated_calls_and_only_the_sum_goes_ba
     assert_eq!(description(&requests[0]), description(&requests[1]));
 }
 
+/// Says hello; for the model only.
+#[phi_tool(callers = "direct")]
+fn greet(name: String) -> String {
+    format!("hello {name}")
+}
+
+#[test]
+fn a_tool_marked_for_direct_calls_only_is_not_callable_from_programs() {
+    let run_code = RunCode::new(&tools![lookup, greet]);
+    assert!(run_code.description().contains("lookup(#{"));
+    assert!(
+        !run_code.description().contains("greet"),
+        "{}",
+        run_code.description()
+    );
+    // A predicate of the caller's replaces the marker.
+    let all = RunCode::new(&tools![lookup, greet]).with_callable(|_: &dyn Tool| true);
+    assert!(all.description().contains("greet(#{"));
+}
+
 #[test]
 fn the_description_is_byte_identical_for_the_same_tools_and_changes_with_them() {
     let tools = tools![lookup, refund];

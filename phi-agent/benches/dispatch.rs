@@ -221,6 +221,32 @@ fn count_nested_toolset(rt: &tokio::runtime::Runtime, r: &ToolRegistry, a: &Acti
     count_calls(rt, r, a, "calc_create_order", &order_args(), n);
 }
 
+/// The floor of `count_nested_alone`: the same arguments decoded (borrowed) and the same fn
+/// called directly, `calls` times.
+#[inline(never)]
+fn count_nested_floor(rt: &tokio::runtime::Runtime, calls: usize) {
+    let args = order_args();
+    rt.block_on(async {
+        for _ in 0..calls {
+            let decoded = CreateOrderArgs::deserialize(black_box(&args)).unwrap();
+            black_box(create_order_text(decoded));
+        }
+    });
+}
+
+/// The typed tool's own `Tool::call` on the same arguments, without the registry.
+#[inline(never)]
+fn count_nested_tool_call(rt: &tokio::runtime::Runtime, calls: usize) {
+    let args = order_args();
+    let ctx = ToolContext::default();
+    rt.block_on(async {
+        for _ in 0..calls {
+            let result = phi_agent::Tool::call(&CreateOrder, black_box(&args), &ctx).await;
+            black_box(result).ok();
+        }
+    });
+}
+
 fn bench_dispatch(c: &mut Criterion) {
     let rt = runtime();
     let mut registry = ToolRegistry::default();
@@ -240,6 +266,8 @@ fn bench_dispatch(c: &mut Criterion) {
         count_add_toolset(&rt, &toolset, &toolset_active, calls);
         count_nested_alone(&rt, &registry, &active, calls);
         count_nested_toolset(&rt, &toolset, &toolset_active, calls);
+        count_nested_floor(&rt, calls);
+        count_nested_tool_call(&rt, calls);
         return;
     }
 

@@ -171,11 +171,72 @@ fn tool_list(registry: &ToolRegistry, active: &ActiveTools) -> Arc<[ToolSpec]> {
     registry.visible(active).map(|tool| tool.spec()).collect()
 }
 
+/// `runs` cold first turns of a fresh 1,000-tool registry (800 Direct) of schema `kind`, each
+/// registry built outside the counted part, for instruction counts: with
+/// `PHI_TOOL_LIST_COUNT=<runs>` the bench runs these instead of criterion, so that
+/// `valgrind --tool=callgrind --toggle-collect='*count_first_turn_*'` sees a known number of lists.
+#[inline(never)]
+fn count_cold_list(rt: &tokio::runtime::Runtime, kind: SchemaKind, runs: usize) {
+    for _ in 0..runs {
+        let registry = registry_with(800, 150, 50, kind);
+        let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+        let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
+        let first_turn = match kind {
+            SchemaKind::StrictForm => count_first_turn_strict,
+            SchemaKind::Typed => count_first_turn_typed,
+            SchemaKind::DerivedText => count_first_turn_text,
+        };
+        black_box(first_turn(&registry, &active, &client));
+    }
+}
+
+#[inline(never)]
+fn count_first_turn_strict(r: &ToolRegistry, a: &ActiveTools, c: &OpenAiClient) -> usize {
+    // A body of its own (identical ones are merged into one symbol).
+    count_cold_first_turn(r, a, c) + black_box(0)
+}
+
+#[inline(never)]
+fn count_first_turn_typed(r: &ToolRegistry, a: &ActiveTools, c: &OpenAiClient) -> usize {
+    // A body of its own (identical ones are merged into one symbol).
+    count_cold_first_turn(r, a, c) + black_box(1)
+}
+
+#[inline(never)]
+fn count_first_turn_text(r: &ToolRegistry, a: &ActiveTools, c: &OpenAiClient) -> usize {
+    // A body of its own (identical ones are merged into one symbol).
+    count_cold_first_turn(r, a, c) + black_box(2)
+}
+
+/// The counted part of [`count_cold_list`]: what `cold_*` times.
+#[inline(never)]
+fn count_cold_first_turn(
+    registry: &ToolRegistry,
+    active: &ActiveTools,
+    client: &OpenAiClient,
+) -> usize {
+    let request = request(tool_list(registry, active));
+    client.request_bytes(&request).len()
+}
+
 fn bench_tool_list(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
+    if let Some(runs) = std::env::var("PHI_TOOL_LIST_COUNT")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+    {
+        for kind in [
+            SchemaKind::StrictForm,
+            SchemaKind::Typed,
+            SchemaKind::DerivedText,
+        ] {
+            count_cold_list(&rt, kind, runs);
+        }
+        return;
+    }
     let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
     let mut group = c.benchmark_group("tool_list");
     for (label, direct, deferred, hidden) in [("200", 200, 0, 0), ("1000", 800, 150, 50)] {

@@ -37,7 +37,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-use super::screen::{Refusal, Screened, screen};
+use super::screen::{Refusal, Screened, is_tool_call, screen};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
 
@@ -488,18 +488,23 @@ impl Endpoint {
                 );
             }
         };
-        let initialize = match screen(&body) {
-            Screened::Refuse(refusal) => {
-                tracing::debug!(?refusal, "MCP HTTP: answering a malformed message");
-                return self
-                    .answer(parts, StatusCode::BAD_REQUEST, &refusal, None)
-                    .await;
+        // A well-formed `tools/call` is handed on unread: it opens no session, and rmcp reads it.
+        let initialize = if is_tool_call(&body) {
+            None
+        } else {
+            match screen(&body) {
+                Screened::Refuse(refusal) => {
+                    tracing::debug!(?refusal, "MCP HTTP: answering a malformed message");
+                    return self
+                        .answer(parts, StatusCode::BAD_REQUEST, &refusal, None)
+                        .await;
+                }
+                Screened::Message(message) => {
+                    name_the_task(&mut parts.headers, &message);
+                    initialize_id(&message)
+                }
+                Screened::Ignore => None,
             }
-            Screened::Message(message) => {
-                name_the_task(&mut parts.headers, &message);
-                initialize_id(&message)
-            }
-            Screened::Ignore => None,
         };
         // A new session is one `initialize` without a session id (rmcp routes one with an id
         // into that session); stateless mode opens none.

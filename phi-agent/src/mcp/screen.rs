@@ -81,6 +81,39 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
     }
 }
 
+/// Whether `text` is a well-formed `tools/call` request (what nearly every message a serving
+/// loop receives is): then [`screen`] would hand it on as it is, and the HTTP transport, which
+/// needs nothing from a screened message but the id of an `initialize`, can skip it.
+///
+/// [`screen`] reads the whole message as rmcp's `ClientJsonRpcMessage` (an untagged enum, so
+/// serde buffers every value of the message first), and rmcp then reads the same text again: for
+/// a 10 KB argument that first read was a sixth of serving the call. This reads the envelope
+/// with the params left as text, then the params as rmcp's own `CallToolRequestParams`; anything
+/// else (another method, a malformed envelope or params) answers `false`, and `screen` decides.
+pub(crate) fn is_tool_call(text: &[u8]) -> bool {
+    /// The parts of a JSON-RPC request rmcp checks before it reads the params.
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: std::borrow::Cow<'a, str>,
+        #[allow(dead_code)] // read for its type check: rmcp refuses an id of another type
+        id: RequestId,
+        #[serde(borrow)]
+        method: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        params: Option<&'a serde_json::value::RawValue>,
+    }
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(text) else {
+        return false;
+    };
+    envelope.jsonrpc == "2.0"
+        && envelope.method == CallToolRequestMethod::VALUE
+        && envelope.params.is_some_and(|params| {
+            serde_json::from_str::<rmcp::model::CallToolRequestParams>(params.get()).is_ok()
+        })
+}
+
 /// The answer to text rmcp cannot read as a client message.
 fn not_a_message(text: &[u8], error: &serde_json::Error) -> Screened {
     use serde_json::error::Category;
@@ -187,5 +220,41 @@ fn kind(value: Option<&Value>) -> &'static str {
         Some(Value::String(_)) => "a string",
         Some(Value::Array(_)) => "an array",
         Some(Value::Object(_)) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_well_formed_tool_calls_skip_the_screen() {
+        let call: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+        assert!(is_tool_call(call));
+        assert!(is_tool_call(&[b"\xEF\xBB\xBF".as_slice(), call].concat()));
+        assert!(
+            matches!(screen(call), Screened::Message(_)),
+            "the screen agrees"
+        );
+        // Each of these is refused by the screen (or is not a tool call): none may skip it.
+        let refused: [&[u8]; 6] = [
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":[1]}}"#,
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":3}}"#,
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[1]}"#,
+            br#"{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{"name":"echo"}}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{"name":"echo"}}"#,
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo""#,
+        ];
+        for text in refused {
+            assert!(!is_tool_call(text), "{}", String::from_utf8_lossy(text));
+            assert!(
+                matches!(screen(text), Screened::Refuse(_)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert!(!is_tool_call(other));
+        assert!(matches!(screen(other), Screened::Message(_)));
     }
 }

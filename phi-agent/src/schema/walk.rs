@@ -62,9 +62,38 @@ pub(crate) fn for_each_schema_mut(
     }
 }
 
+/// Maps with at most this many entries are searched by a scan: schema objects are small, and
+/// comparing a few short keys costs a fraction of hashing the one looked for (serde_json's
+/// ordered map hashes with SipHash), which was a quarter of deriving a cold tool list.
+const SCAN_MAX: usize = 16;
+
+/// `map`'s value of `key`, as `map.get(key)` answers; see [`SCAN_MAX`].
+pub(crate) fn keyword<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if map.len() <= SCAN_MAX {
+        map.iter()
+            .find_map(|(name, value)| (name.as_str() == key).then_some(value))
+    } else {
+        map.get(key)
+    }
+}
+
+/// Whether `map` has `key`, as `map.contains_key(key)` answers; see [`SCAN_MAX`].
+pub(crate) fn has_keyword(map: &Map<String, Value>, key: &str) -> bool {
+    keyword(map, key).is_some()
+}
+
+/// Whether `map` has any of `keys`: one pass over `map`'s keys (see [`SCAN_MAX`]).
+pub(crate) fn has_any_keyword(map: &Map<String, Value>, keys: &[&str]) -> bool {
+    if map.len() <= SCAN_MAX {
+        map.keys().any(|name| keys.contains(&name.as_str()))
+    } else {
+        keys.iter().any(|key| map.contains_key(*key))
+    }
+}
+
 /// The schema types `schema` names in `type` (a string or an array), if any.
 pub(crate) fn types(schema: &Map<String, Value>) -> Option<Vec<&str>> {
-    match schema.get("type")? {
+    match keyword(schema, "type")? {
         Value::String(name) => Some(vec![name.as_str()]),
         Value::Array(names) => Some(names.iter().filter_map(Value::as_str).collect()),
         _ => None,
@@ -73,7 +102,7 @@ pub(crate) fn types(schema: &Map<String, Value>) -> Option<Vec<&str>> {
 
 /// Whether `schema` names the type `name` in `type` (a string or an array).
 pub(crate) fn has_type(schema: &Map<String, Value>, name: &str) -> bool {
-    match schema.get("type") {
+    match keyword(schema, "type") {
         Some(Value::String(named)) => named == name,
         Some(Value::Array(names)) => names.iter().any(|named| named.as_str() == Some(name)),
         _ => false,

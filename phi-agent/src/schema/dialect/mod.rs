@@ -172,7 +172,7 @@ fn root_problem(schema: &Value, dialect: Dialect) -> Option<SchemaProblem> {
             "the arguments schema must be a JSON object schema with `type: object`".into(),
         ));
     };
-    if root.get("type") != Some(&Value::from("object")) {
+    if crate::schema::walk::keyword(root, "type").and_then(Value::as_str) != Some("object") {
         return Some(problem(format!(
             "the arguments must be a JSON object (`type: object` at the root), as {} requires; \
              put the value in a field of an arguments struct",
@@ -184,7 +184,7 @@ fn root_problem(schema: &Value, dialect: Dialect) -> Option<SchemaProblem> {
     }
     ["anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"]
         .into_iter()
-        .find(|keyword| root.contains_key(*keyword))
+        .find(|keyword| crate::schema::walk::has_keyword(root, keyword))
         .map(|keyword| {
             problem(format!(
                 "`{keyword}` at the root is rejected by {}; put the alternatives in a field \

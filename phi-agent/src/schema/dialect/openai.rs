@@ -19,7 +19,7 @@ use super::rebuilt::{Rebuilt, set};
 use crate::schema::disjoint::provably_disjoint;
 use crate::schema::error::SchemaProblem;
 use crate::schema::path::{SchemaPath, Step};
-use crate::schema::walk::{ANNOTATIONS, has_type};
+use crate::schema::walk::{ANNOTATIONS, has_any_keyword, has_keyword, has_type, keyword};
 
 /// Formats strict mode accepts; any other `format` is dropped (formats do not constrain
 /// validation in JSON Schema 2020-12, so dropping one never changes which values pass).
@@ -192,7 +192,7 @@ impl<'v> Strict<'v> {
         map: &'v Map<String, Value>,
         path: &mut SchemaPath<'v>,
     ) -> Option<Entries<'v>> {
-        if let Some(reference) = map.get("$ref") {
+        if let Some(reference) = keyword(map, "$ref") {
             // `$ref` must stand alone: annotations beside it go, constraints cannot.
             for key in map.keys().filter(|key| *key != "$ref") {
                 if !ANNOTATIONS.contains(&key.as_str()) {
@@ -204,9 +204,10 @@ impl<'v> Strict<'v> {
             }
             return (map.len() > 1).then(|| vec![("$ref", Rebuilt::Same(reference))]);
         }
-        let constrained = ["type", "enum", "const", "anyOf", "oneOf", "allOf", "not"]
-            .iter()
-            .any(|keyword| map.contains_key(*keyword));
+        let constrained = has_any_keyword(
+            map,
+            &["type", "enum", "const", "anyOf", "oneOf", "allOf", "not"],
+        );
         if !constrained {
             self.any_value(path);
             return None;
@@ -313,7 +314,7 @@ impl<'v> Strict<'v> {
                 "minLength" | "maxLength" => {
                     dropped = true;
                     // One report for the pair a `char` carries.
-                    if key == "maxLength" && map.contains_key("minLength") {
+                    if key == "maxLength" && has_keyword(map, "minLength") {
                         continue;
                     }
                     self.report(
@@ -417,14 +418,14 @@ impl<'v> Strict<'v> {
 /// without `required` or `additionalProperties` (strict mode drops them there).
 fn already_closed(map: &Map<String, Value>, is_object: bool) -> bool {
     if !is_object {
-        return !map.contains_key("required") && !map.contains_key("additionalProperties");
+        return !has_keyword(map, "required") && !has_keyword(map, "additionalProperties");
     }
     let (Some(Value::Object(properties)), Some(Value::Array(required))) =
-        (map.get("properties"), map.get("required"))
+        (keyword(map, "properties"), keyword(map, "required"))
     else {
         return false;
     };
-    map.get("additionalProperties") == Some(&Value::Bool(false))
+    keyword(map, "additionalProperties") == Some(&Value::Bool(false))
         && properties.len() == required.len()
         && properties
             .keys()
@@ -435,14 +436,14 @@ fn already_closed(map: &Map<String, Value>, is_object: bool) -> bool {
 /// A field with a serde default becomes required in strict mode; its description tells the
 /// model which value to send for "the default".
 fn mention_defaults<'v>(original: &'v Map<String, Value>, out: &mut Entries<'v>) {
-    let required = original.get("required").and_then(Value::as_array);
+    let required = keyword(original, "required").and_then(Value::as_array);
     let is_required =
         |name: &str| required.is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)));
-    let Some(Value::Object(before)) = original.get("properties") else {
+    let Some(Value::Object(before)) = keyword(original, "properties") else {
         return;
     };
     let defaulted = before.iter().filter_map(|(name, property)| {
-        let default = property.get("default")?;
+        let default = keyword(property.as_object()?, "default")?;
         (!is_required(name)).then_some((name.as_str(), default))
     });
     for (name, default) in defaulted {
