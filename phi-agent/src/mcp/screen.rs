@@ -90,6 +90,7 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
 /// a 10 KB argument that first read was a sixth of serving the call. This reads the envelope
 /// with the params left as text, then the params as rmcp's own `CallToolRequestParams`; anything
 /// else (another method, a malformed envelope or params) answers `false`, and `screen` decides.
+#[cfg(feature = "mcp-http-server")] // only the HTTP transport skips the screen
 pub(crate) fn is_tool_call(text: &[u8]) -> bool {
     /// The parts of a JSON-RPC request rmcp checks before it reads the params.
     #[derive(serde::Deserialize)]
@@ -227,6 +228,7 @@ fn kind(value: Option<&Value>) -> &'static str {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "mcp-http-server")]
     #[test]
     fn only_well_formed_tool_calls_skip_the_screen() {
         let call: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
