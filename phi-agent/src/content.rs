@@ -115,6 +115,19 @@ impl ResourceContents {
     }
 }
 
+/// All of `content` as one text, the way a text-only provider shows it: each part's
+/// [`Content::to_model_text`], one per line.
+pub(crate) fn model_text(content: &[Content]) -> String {
+    match content {
+        [single] => single.to_model_text(),
+        many => many
+            .iter()
+            .map(Content::to_model_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
 impl Content {
     /// Text content.
     ///

@@ -53,14 +53,7 @@ impl CalledTool {
 
     /// All content as one text, as a text-only provider shows it.
     pub fn to_model_text(&self) -> String {
-        match self.content.as_slice() {
-            [single] => single.to_model_text(),
-            many => many
-                .iter()
-                .map(Content::to_model_text)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        }
+        crate::content::model_text(&self.content)
     }
 }
 
