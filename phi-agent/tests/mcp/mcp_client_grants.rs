@@ -6,6 +6,9 @@
 //! the token requests field by field, and that the token obtained is the one the calls carry.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::prelude::{BASE64_STANDARD, BASE64_URL_SAFE_NO_PAD};
@@ -235,6 +238,47 @@ async fn client_credentials_with_a_private_key_send_a_signed_assertion_and_no_se
     assert!(claims["exp"].as_u64() > claims["iat"].as_u64());
     assert!(claims["jti"].as_str().is_some_and(|jti| jti.len() >= 16));
     client.close().await;
+}
+
+/// No refresh token comes with a machine grant: when the token expires, the server's 401 runs
+/// the grant again and the call is sent once more.
+#[tokio::test]
+async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
+    for with_key in [true, false] {
+        let methods: &[&str] = if with_key {
+            &["private_key_jwt"]
+        } else {
+            &["client_secret_post"]
+        };
+        let mock = guarded_server(methods, &["client_credentials"]).await;
+        let issued = Arc::new(AtomicUsize::new(0));
+        let counter = issued.clone();
+        Mock::given(method("POST"))
+            .and(path("/token"))
+            .respond_with(move |_: &Request| {
+                let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                ResponseTemplate::new(200).set_body_json(json!({
+                    "access_token": format!("machine-{n}"), "token_type": "Bearer",
+                    "expires_in": 1,
+                }))
+            })
+            .mount(&mock)
+            .await;
+        let mut oauth = McpOAuth::default()
+            .with_grant(McpOAuthGrant::ClientCredentials)
+            .with_client_id("bot");
+        oauth = if with_key {
+            oauth.with_private_key(McpPrivateKey::from_pkcs8_pem(&p256_key().0).unwrap())
+        } else {
+            oauth.with_client_secret("s3cret")
+        };
+        let client = connect(&mock, oauth).await;
+        assert_eq!(whoami(&client).await, "machine-1", "key: {with_key}");
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        assert_eq!(whoami(&client).await, "machine-2", "key: {with_key}");
+        assert_eq!(issued.load(Ordering::SeqCst), 2, "key: {with_key}");
+        client.close().await;
+    }
 }
 
 #[tokio::test]

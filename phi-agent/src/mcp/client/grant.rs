@@ -35,8 +35,8 @@ pub enum McpOAuthGrant {
     /// [secret](super::McpOAuth::with_client_secret) (HTTP Basic or the request body, as the
     /// authorization server's metadata says) or, when a
     /// [private key](super::McpOAuth::with_private_key) is set, with a JWT assertion signed by
-    /// it (`private_key_jwt`, RFC 7523). A new token is requested whenever the server refuses
-    /// the old one.
+    /// it (`private_key_jwt`, RFC 7523). There is no refresh token: once the token expires, the
+    /// grant is run again when the server refuses the call, and the call is sent once more.
     ClientCredentials,
     /// Cross-app access (enterprise-managed authorization): the ID token of the person's
     /// enterprise sign-in is exchanged at their identity provider for an identity assertion
@@ -44,6 +44,8 @@ pub enum McpOAuthGrant {
     /// authorization server trades for an access token (the JWT bearer grant, RFC 7523). The
     /// client authenticates there with its [client id](super::McpOAuth::with_client_id) and
     /// [secret](super::McpOAuth::with_client_secret) or [private key](super::McpOAuth::with_private_key).
+    /// An expired token is replaced as for client credentials, for as long as the ID token
+    /// is accepted.
     CrossApp(McpCrossApp),
 }
 

@@ -18,8 +18,8 @@ use rmcp::transport::auth::enterprise::{
     EmaClientAuthentication, EmaExchangeRequest,
 };
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationMetadata, ClientCredentialsConfig, OAuthTokenResponse,
-    StoredCredentials, default_oauth_http_client,
+    AuthorizationManager, AuthorizationMetadata, ClientCredentialsConfig, OAuthClientConfig,
+    OAuthTokenResponse, StoredCredentials, default_oauth_http_client,
 };
 use serde_json::{Value, json};
 
@@ -88,13 +88,23 @@ pub(super) async fn obtain(
         .scopes()
         .map(|scopes| scopes.iter().map(|scope| scope.to_string()).collect())
         .unwrap_or_else(|| config.scopes.clone());
-    let stored = StoredCredentials::new(client_id, Some(token), granted, Some(now()))
+    let stored = StoredCredentials::new(client_id.clone(), Some(token), granted, Some(now()))
         .with_issuer(metadata.issuer.clone());
     config
         .store
         .save(stored)
         .await
-        .map_err(|e| format!("the OAuth token could not be stored: {e}"))
+        .map_err(|e| format!("the OAuth token could not be stored: {e}"))?;
+    // With the client known to the manager, an expired token (there is no refresh token) is
+    // "authorization required" rather than a configuration error: the request goes without
+    // one, and the server's 401 runs this grant again.
+    if let Err(error) = manager.configure_client(OAuthClientConfig::new(
+        client_id,
+        config.redirect_uri.clone(),
+    )) {
+        tracing::debug!(%error, "an expired machine token will fail the call instead of being renewed");
+    }
+    Ok(())
 }
 
 /// Client credentials with a signed assertion (RFC 7523 section 2.2); the client is named by

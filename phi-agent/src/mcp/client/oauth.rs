@@ -80,7 +80,7 @@ where
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct McpOAuth {
-    redirect_uri: String,
+    pub(super) redirect_uri: String,
     client_name: String,
     pub(super) scopes: Vec<String>,
     pub(super) client_id: Option<String>,
