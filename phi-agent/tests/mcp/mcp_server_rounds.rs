@@ -158,19 +158,28 @@ async fn a_2026_call_asks_with_input_required_and_the_resent_call_resumes_it() {
     client.cancel().await.unwrap();
 }
 
+/// Over stateful and stateless HTTP: without sessions, the resent call reaches the suspended one
+/// through the server's shared store.
 #[tokio::test]
 async fn our_client_answers_a_2026_tools_questions_over_http() {
-    let http = server().serve_http(HttpOptions::default()).await.unwrap();
-    let client = McpClient::connect_http(
-        "rounds",
-        &http.url(),
-        phi_agent::mcp::McpHttpOptions::default(),
-        answering_options(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(ship_through(&client).await, "3 parcels to Oslo, card: Hei!");
-    client.close().await;
+    for stateless in [false, true] {
+        let options = HttpOptions::default().with_stateless(stateless);
+        let http = server().serve_http(options).await.unwrap();
+        let client = McpClient::connect_http(
+            "rounds",
+            &http.url(),
+            phi_agent::mcp::McpHttpOptions::default(),
+            answering_options(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            ship_through(&client).await,
+            "3 parcels to Oslo, card: Hei!",
+            "stateless: {stateless}"
+        );
+        client.close().await;
+    }
 }
 
 #[tokio::test]
