@@ -10,16 +10,23 @@
 //! is the one the suite's CIMD scenario expects.
 //!
 //! The suite names the scenario in `MCP_CONFORMANCE_SCENARIO` and gives what the scenario
-//! pre-arranged (a client id and secret) in `MCP_CONFORMANCE_CONTEXT`; this program does the
-//! same for every scenario and reads the context only for what a real program would be
-//! configured with (a pre-registered client). Run by `interop/conformance/run-client`; by hand:
+//! pre-arranged (a client id and secret, a private key, an identity provider and its ID token)
+//! in `MCP_CONFORMANCE_CONTEXT`; this program does the same for every scenario and reads the
+//! context only for what a real program would be configured with: its pre-registered client,
+//! and its grant (`McpOAuthGrant`): cross-app access when an identity provider is given,
+//! client credentials for the `auth/client-credentials-*` scenarios (whose context looks like a
+//! pre-registered client's: the scenario name stands for the operator's choice of grant),
+//! else the authorization code. Run by `interop/conformance/run-client`; by hand:
 //! `cargo run -p phi-agent --features mcp --example mcp-conformance-client -- http://127.0.0.1:PORT/mcp`.
 //! Exits 1 with the error on stderr when the connection or a call fails.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use phi_agent::mcp::{McpClient, McpClientOptions, McpHttpOptions, McpOAuth};
+use phi_agent::mcp::{
+    McpClient, McpClientOptions, McpCrossApp, McpHttpOptions, McpOAuth, McpOAuthGrant,
+    McpPrivateKey,
+};
 use phi_agent::{AgentResult, Elicitation, ElicitationRequest, Tool, ToolContext};
 use serde_json::{Map, Value, json};
 
@@ -30,7 +37,14 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    match run(&url).await {
+    let oauth = match oauth() {
+        Ok(oauth) => oauth,
+        Err(error) => {
+            eprintln!("mcp-conformance-client ({scenario}): {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&url, oauth).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("mcp-conformance-client ({scenario}): {error}");
@@ -39,7 +53,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str) -> AgentResult<()> {
+async fn run(url: &str, oauth: McpOAuth) -> AgentResult<()> {
     // The person accepts every form as it is offered: the client fills in its defaults.
     let accept = |request: ElicitationRequest| async move {
         eprintln!("elicitation: {}", request.message);
@@ -49,7 +63,7 @@ async fn run(url: &str) -> AgentResult<()> {
         .with_elicitation_handler(accept)
         .with_connect_timeout(Duration::from_secs(20))
         .with_call_timeout(Duration::from_secs(20));
-    let http = McpHttpOptions::default().with_oauth(oauth());
+    let http = McpHttpOptions::default().with_oauth(oauth);
     let client = McpClient::connect_http("conformance", url, http, options).await?;
     let ctx = ToolContext::default();
     for tool in client.tools() {
@@ -62,8 +76,9 @@ async fn run(url: &str) -> AgentResult<()> {
     Ok(())
 }
 
-/// OAuth as configured for this client, with the scenario's pre-registered client if it has one.
-fn oauth() -> McpOAuth {
+/// OAuth as configured for this client, with the scenario's pre-registered client and grant if
+/// it has them.
+fn oauth() -> Result<McpOAuth, String> {
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
@@ -79,7 +94,22 @@ fn oauth() -> McpOAuth {
     if let Some(secret) = context["client_secret"].as_str() {
         oauth = oauth.with_client_secret(secret);
     }
-    oauth
+    if let Some(pem) = context["private_key_pem"].as_str() {
+        let key = McpPrivateKey::from_pkcs8_pem(pem)?;
+        oauth = oauth.with_private_key(key);
+    }
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    if let Some(id_token) = context["idp_id_token"].as_str() {
+        let idp = McpCrossApp::default()
+            .with_idp_issuer(context["idp_issuer"].as_str().unwrap_or_default())
+            .with_idp_token_endpoint(context["idp_token_endpoint"].as_str().unwrap_or_default())
+            .with_idp_client_id(context["idp_client_id"].as_str().unwrap_or_default())
+            .with_id_token(id_token);
+        oauth = oauth.with_grant(McpOAuthGrant::CrossApp(idp));
+    } else if scenario.starts_with("auth/client-credentials") {
+        oauth = oauth.with_grant(McpOAuthGrant::ClientCredentials);
+    }
+    Ok(oauth)
 }
 
 /// The person's step, done by a program: fetch the authorization URL and read where the server

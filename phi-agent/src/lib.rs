@@ -22,7 +22,7 @@
 //! | `mcp-server` | no | `mcp::serve_stdio`, `mcp::McpServer` on any rmcp transport (no HTTP stack) |
 //! | `mcp-http-server` | no | `mcp::serve_http`: streamable HTTP on hyper's server (no HTTP client, no TLS) |
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
-//! | `mcp-http-client` | no | `mcp::McpClient::connect_http`: import over streamable HTTP, bearer tokens or OAuth 2.1 (reqwest, rustls with ring; rmcp's `auth` with `oauth2`) |
+//! | `mcp-http-client` | no | `mcp::McpClient::connect_http`: import over streamable HTTP, bearer tokens or OAuth 2.1, machine-to-machine grants included (reqwest, rustls with ring; rmcp's `auth` with `oauth2`; JWT assertions signed with ring) |
 //! | `mcp` | no | all four MCP features |
 //! | `schema-validation` | yes | refused arguments validated against the tool's schema (jsonschema, on the failure path only): every mistake at once, each with its path; without it, the decoder's first mistake |
 //!

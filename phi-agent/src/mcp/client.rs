@@ -3,7 +3,13 @@
 
 mod connect;
 #[cfg(feature = "mcp-http-client")]
+mod grant;
+#[cfg(feature = "mcp-http-client")]
 mod http;
+#[cfg(feature = "mcp-http-client")]
+mod jwt;
+#[cfg(feature = "mcp-http-client")]
+mod machine;
 #[cfg(feature = "mcp-http-client")]
 mod oauth;
 mod result;
@@ -20,6 +26,8 @@ use tokio::process::Command;
 use tokio::sync::{RwLock, broadcast};
 
 use self::connect::{Connector, Handler, Link, StdioSpec};
+#[cfg(feature = "mcp-http-client")]
+pub use self::grant::{McpCrossApp, McpOAuthGrant, McpPrivateKey};
 #[cfg(feature = "mcp-http-client")]
 pub use self::http::McpHttpOptions;
 #[cfg(feature = "mcp-http-client")]

@@ -42,6 +42,8 @@ mod prompts;
 #[cfg(feature = "mcp-server")]
 mod resources;
 #[cfg(feature = "mcp-server")]
+mod rounds;
+#[cfg(feature = "mcp-server")]
 mod screen;
 #[cfg(feature = "mcp-server")]
 mod server;
@@ -54,7 +56,9 @@ pub use rmcp;
 
 #[cfg(feature = "mcp-http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-client")))]
-pub use client::{McpAuthorizer, McpHttpOptions, McpOAuth};
+pub use client::{
+    McpAuthorizer, McpCrossApp, McpHttpOptions, McpOAuth, McpOAuthGrant, McpPrivateKey,
+};
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged};

@@ -2,9 +2,12 @@
 //!
 //! Progress goes out only when the request carried a progress token (the spec forbids it
 //! otherwise); log messages only at or above the session's level (`logging/setLevel`, `info`
-//! until the client sets one); questions go to the client as `elicitation/create` and
-//! `sampling/createMessage` when it declared the capability, and are refused with a clear error
-//! when it did not. rmcp routes requests sent from inside a call to that call's response stream.
+//! until the client sets one); questions go to the client when it declared the capability (on
+//! the request from 2026-07-28 on, at initialization before), and are refused with a clear error
+//! when it did not. Up to 2025-11-25 a question is an `elicitation/create` or
+//! `sampling/createMessage` request, which rmcp routes to the call's response stream; from
+//! 2026-07-28 on, where a server sends no requests, it is an input request of the call's
+//! `input_required` result ([`rounds`](super::rounds)).
 
 #![allow(deprecated)] // rmcp marks logging and sampling as deprecated by SEP-2577 (2026-07-28); 2025-11-25 clients use them.
 
@@ -13,14 +16,16 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use async_trait::async_trait;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
-    ElicitResult, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, SamplingMessage, ServerRequest,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    SamplingMessage, ServerRequest,
 };
 use rmcp::service::Peer;
 use rmcp::{RoleServer, model::ClientResult};
 use serde_json::Value;
 
+use super::rounds::Asker;
 use crate::context::{
     Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer,
 };
@@ -87,6 +92,11 @@ pub(crate) struct ClientPeer {
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) logs: LogFilter,
     pub(crate) tool: String,
+    /// What the client declared: on the request from 2026-07-28 on, at initialization before
+    /// (rmcp's `RequestContext::client_capabilities`).
+    pub(crate) capabilities: Option<ClientCapabilities>,
+    /// Where questions go on a 2026-07-28 connection: the call's `input_required` rounds.
+    pub(crate) asker: Option<Asker>,
 }
 
 impl std::fmt::Debug for ClientPeer {
@@ -126,9 +136,9 @@ impl ToolPeer for ClientPeer {
 
     async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
         let supported = self
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.elicitation.is_some());
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
         if !supported {
             return Err(unsupported(
                 &self.tool,
@@ -136,6 +146,11 @@ impl ToolPeer for ClientPeer {
             ));
         }
         let params = elicit_params(message, schema)?;
+        if let Some(asker) = &self.asker {
+            let request = InputRequest::Elicitation(ElicitRequest::new(params));
+            let answer: ElicitResult = self.round(asker, "elicitation", request).await?;
+            return Ok(elicitation_of(answer));
+        }
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         let answer = match self.peer.send_request(request).await {
             Ok(ClientResult::ElicitResult(answer)) => answer,
@@ -153,11 +168,17 @@ impl ToolPeer for ClientPeer {
 
     async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled> {
         let supported = self
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.sampling.is_some());
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.sampling.is_some());
         if !supported {
             return Err(unsupported(&self.tool, "ask the client's model (sampling)"));
+        }
+        if let Some(asker) = &self.asker {
+            let request =
+                InputRequest::CreateMessage(CreateMessageRequest::new(sampling_params(request)));
+            let answer: CreateMessageResult = self.round(asker, "sampling", request).await?;
+            return Ok(sampled_of(answer));
         }
         let answer = self
             .peer
@@ -165,6 +186,28 @@ impl ToolPeer for ClientPeer {
             .await
             .map_err(|error| failed(&self.tool, "sampling", error.to_string()))?;
         Ok(sampled_of(answer))
+    }
+}
+
+impl ClientPeer {
+    /// Asks `request` through the call's `input_required` rounds; the answer decoded as `T`.
+    async fn round<T: serde::de::DeserializeOwned>(
+        &self,
+        asker: &Asker,
+        what: &str,
+        request: InputRequest,
+    ) -> AgentResult<T> {
+        let answer = asker
+            .ask(what, request)
+            .await
+            .map_err(|error| failed(&self.tool, what, error))?;
+        serde_json::from_value(answer).map_err(|error| {
+            failed(
+                &self.tool,
+                what,
+                format!("the answer in inputResponses is not a {what} result: {error}"),
+            )
+        })
     }
 }
 

@@ -11,11 +11,11 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
     CompleteRequestParams, CompleteResult, CreateTaskResult, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool as McpToolDef,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InputRequiredResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+    Tool as McpToolDef, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
@@ -27,6 +27,7 @@ use super::convert;
 use super::peer::{ClientPeer, LogFilter, LogThreshold};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
+use super::rounds::{self, CallFuture, Round, Rounds, Running};
 use super::stdio::ScreenedLines;
 use super::tasks::{self, Answer, TaskPeer};
 use crate::context::{ActivationContext, ToolContext};
@@ -116,6 +117,8 @@ struct Shared {
     task_support: Vec<TaskSupport>,
     /// The server's tasks, shared by its sessions.
     tasks: TaskManager,
+    /// Calls suspended on a question (2026-07-28), shared by its sessions.
+    rounds: Arc<Rounds>,
     task_ttl: Option<Duration>,
     task_poll_interval: Duration,
 }
@@ -149,6 +152,7 @@ impl McpServer {
                 complete: None,
                 task_support,
                 tasks: TaskManager::new(),
+                rounds: Arc::default(),
                 task_ttl: Some(Self::DEFAULT_TASK_TTL),
                 task_poll_interval: Self::DEFAULT_TASK_POLL_INTERVAL,
             }),
@@ -349,12 +353,14 @@ impl McpServer {
             let stop = tokio_util::sync::CancellationToken::new();
             let talk = TaskPeer {
                 task: task.clone(),
-                capabilities,
+                capabilities: capabilities.clone(),
                 client: ClientPeer {
                     peer: peer.clone(),
                     progress_token: None,
                     logs,
                     tool: name.clone(),
+                    capabilities,
+                    asker: None,
                 },
                 asked: AtomicUsize::new(0),
             };
@@ -406,24 +412,49 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The client answers a question of a suspended call (2026-07-28): resume it.
+        if let Some(state) = &request.request_state {
+            let running = self
+                .shared
+                .rounds
+                .resume(state, &request.name, request.input_responses)
+                .map_err(|reason| ErrorData::invalid_params(reason, None))?;
+            return self.round(running, &context).await;
+        }
         let active = self.active_snapshot().await;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        // rmcp cancels `context.ct` when the client sends `notifications/cancelled` for this
-        // request; the tool's token is a child of it, so the client's cancellation reaches the
-        // tool, while the registry cancelling the tool's token on a timeout stays local.
         let modern = context.protocol_version().is_some_and(|version| {
             version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
         });
+        // On 2026-07-28 a tool's questions are input requests of the call's result, and the
+        // call may outlive this request (it resumes with the resent one): its own token, which
+        // each round's request cancels if the client cancels it. Before, rmcp cancels
+        // `context.ct` when the client sends `notifications/cancelled` for this request; the
+        // tool's token is a child of it, so the client's cancellation reaches the tool, while
+        // the registry cancelling the tool's token on a timeout stays local.
+        let (asker, questions) = if modern {
+            let (asker, questions) = rounds::questions();
+            (Some(asker), Some(questions))
+        } else {
+            (None, None)
+        };
+        let stop = if modern {
+            tokio_util::sync::CancellationToken::new()
+        } else {
+            context.ct.clone()
+        };
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
             tool: request.name.to_string(),
+            capabilities: context.client_capabilities(),
+            asker,
         };
         let ctx = self
             .shared
             .context
-            .for_call_under(&context.id.to_string(), &context.ct)
+            .for_call_under(&context.id.to_string(), &stop)
             .with_peer(Arc::new(peer));
         let registry = &self.shared.registry;
         if registry
@@ -457,6 +488,16 @@ impl McpServer {
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
             }
         }
+        if let Some(questions) = questions {
+            let server = self.clone();
+            let name = request.name.to_string();
+            let call: CallFuture = Box::pin(async move {
+                let registry = &server.shared.registry;
+                registry.dispatch(&active, &name, &arguments, &ctx).await
+            });
+            let running = Running::new(&request.name, call, questions, stop);
+            return self.round(running, &context).await;
+        }
         let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
         let result = tokio::select! {
             result = dispatch => result,
@@ -469,11 +510,40 @@ impl McpServer {
                 ));
             }
         };
+        self.finish(result, &context).await
+    }
+
+    /// A finished call's result, after re-evaluating the session's active tools.
+    async fn finish(
+        &self,
+        result: ToolCallResult,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         if self.reevaluate().await {
             self.notify_tools_changed(&context.peer).await;
         }
         let protocol = context.protocol_version();
         Ok(convert::call_result(result, protocol.as_ref()).into())
+    }
+
+    /// Runs a call (2026-07-28) until it finishes, or asks: then `input_required`, with the
+    /// question and the handle the client resends it with.
+    async fn round(
+        &self,
+        running: Running,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = running.tool().to_string();
+        match self.shared.rounds.drive(running, &context.ct).await {
+            Round::Done(result) => self.finish(result, context).await,
+            Round::Ask { requests, state } => Ok(CallToolResponse::InputRequired(
+                InputRequiredResult::new(Some(requests), Some(state)),
+            )),
+            Round::Cancelled => Err(ErrorData::internal_error(
+                AgentError::Cancelled { tool }.to_string(),
+                None,
+            )),
+        }
     }
 }
 

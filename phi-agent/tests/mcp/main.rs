@@ -3,6 +3,7 @@
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
 mod mcp_client;
+mod mcp_client_grants;
 mod mcp_client_http;
 mod mcp_client_oauth;
 mod mcp_client_raw;
@@ -11,6 +12,7 @@ mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;
 mod mcp_server;
+mod mcp_server_rounds;
 mod mcp_sessions;
 mod mcp_talk;
 mod mcp_tasks;

@@ -15,7 +15,7 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 /// A JSON-RPC answer to an authorized MCP request: a 2025-11-25 server whose one tool, `whoami`,
 /// says which access token the call carried.
-fn mcp_answer(request: &Request) -> ResponseTemplate {
+pub(crate) fn mcp_answer(request: &Request) -> ResponseTemplate {
     let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
     let token = request
         .headers
@@ -115,7 +115,7 @@ async fn guarded_server() -> MockServer {
     mock
 }
 
-async fn whoami(client: &McpClient) -> String {
+pub(crate) async fn whoami(client: &McpClient) -> String {
     let tool = client.tools()[0].clone();
     let answer = tool
         .call(&json!({}), &ToolContext::default())

@@ -5,7 +5,8 @@
 //! URL handed to [`McpAuthorizer`] (PKCE, the `resource` parameter), and the code is exchanged.
 //! rmcp then sends the token with every request and refreshes it when it expires (with the
 //! client secret and `resource`, as on the first exchange); tokens live in a
-//! [`CredentialStore`] (in memory by default).
+//! [`CredentialStore`] (in memory by default). A machine-to-machine [grant](McpOAuthGrant)
+//! replaces the person's step after the same discovery ([`machine`](super::machine)).
 
 use std::fmt;
 use std::future::Future;
@@ -18,6 +19,9 @@ use rmcp::transport::auth::{
     StoredCredentials,
 };
 use tokio::sync::Mutex;
+
+use super::grant::{McpOAuthGrant, McpPrivateKey};
+use super::machine;
 
 /// The step where a person authorizes the client: open `url` (the authorization server's page)
 /// in a browser, sign in and consent, and hand back the URL the server redirected to (the
@@ -76,14 +80,16 @@ where
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct McpOAuth {
-    redirect_uri: String,
+    pub(super) redirect_uri: String,
     client_name: String,
-    scopes: Vec<String>,
-    client_id: Option<String>,
-    client_secret: Option<Arc<str>>,
+    pub(super) scopes: Vec<String>,
+    pub(super) client_id: Option<String>,
+    pub(super) client_secret: Option<Arc<str>>,
     client_metadata_url: Option<String>,
-    store: Arc<dyn CredentialStore>,
+    pub(super) store: Arc<dyn CredentialStore>,
     authorizer: Option<Arc<dyn McpAuthorizer>>,
+    pub(super) grant: McpOAuthGrant,
+    pub(super) private_key: Option<McpPrivateKey>,
 }
 
 impl Default for McpOAuth {
@@ -97,6 +103,8 @@ impl Default for McpOAuth {
             client_metadata_url: None,
             store: Arc::new(InMemoryCredentialStore::new()),
             authorizer: None,
+            grant: McpOAuthGrant::AuthorizationCode,
+            private_key: None,
         }
     }
 }
@@ -157,6 +165,22 @@ impl McpOAuth {
         self.authorizer = Some(Arc::new(authorizer));
         self
     }
+
+    /// How the access token is obtained: a person authorizing (the default), or a
+    /// machine-to-machine grant, client credentials or cross-app access (see
+    /// [`McpOAuthGrant`]). Discovery from the server's 401 is the same for all.
+    pub fn with_grant(mut self, grant: McpOAuthGrant) -> Self {
+        self.grant = grant;
+        self
+    }
+
+    /// The key that signs this client's JWT assertions (`private_key_jwt`, RFC 7523): with
+    /// [`McpOAuthGrant::ClientCredentials`] or [`McpOAuthGrant::CrossApp`], the client
+    /// authenticates with it in place of a [secret](Self::with_client_secret). Default: none.
+    pub fn with_private_key(mut self, key: McpPrivateKey) -> Self {
+        self.private_key = Some(key);
+        self
+    }
 }
 
 impl fmt::Debug for McpOAuth {
@@ -172,6 +196,8 @@ impl fmt::Debug for McpOAuth {
             )
             .field("client_metadata_url", &self.client_metadata_url)
             .field("authorizer", &self.authorizer.is_some())
+            .field("grant", &self.grant)
+            .field("private_key", &self.private_key)
             .finish_non_exhaustive()
     }
 }
@@ -232,7 +258,9 @@ impl OAuthState {
         if let Some(client) = authorized.as_ref() {
             return Ok(Some(client.clone()));
         }
-        if self.config.store.load().await.ok().flatten().is_none() {
+        // A machine grant asks for a new token when the server refuses to go without one.
+        let machine = !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode);
+        if machine || self.config.store.load().await.ok().flatten().is_none() {
             return Ok(None);
         }
         let mut manager = self.manager().await?;
@@ -281,6 +309,13 @@ impl OAuthState {
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(|e| format!("OAuth discovery failed: {e}"))?;
+        if !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode) {
+            let metadata = resolution.metadata.clone();
+            manager.set_metadata(resolution.metadata);
+            machine::obtain(&self.config, http, &self.url, &metadata, &mut manager).await?;
+            *self.authorized.lock().await = Some(AuthClient::new(http.clone(), manager));
+            return Ok(());
+        }
         manager.set_metadata(resolution.metadata);
         let config = &self.config;
         let mut request = AuthorizationRequest::new(config.redirect_uri.clone())
