@@ -461,3 +461,134 @@ async fn in_a_run_that_asks_a_nested_call_goes_to_the_approver() {
     assert!(output.tool_calls[1].is_error);
     assert!(texts[1].contains("not this one"), "{}", texts[1]);
 }
+
+#[tokio::test]
+async fn a_second_call_that_needs_approval_pauses_again_after_the_resume() {
+    let program = r#"
+        let a = lookup(#{ key: "a" });
+        let r1 = refund(#{ order: "o-1" });
+        let b = lookup(#{ key: "bb" });
+        let r2 = refund(#{ order: "o-2" });
+        `${r1}, ${r2}: ${a + b}`
+    "#;
+    let build = |llm: &ScriptedLlm, counts: &Arc<Counts>| agent_with(llm, counts, |b| b);
+    let total = |all: &[Arc<Counts>], read: fn(&Counts) -> usize| -> usize {
+        all.iter().map(|counts| read(counts)).sum()
+    };
+    let llm = ScriptedLlm::new([code_call("c1", program)]);
+    let first = Arc::new(Counts::default());
+    let RunOutcome::Paused(paused) = build(&llm, &first).start("Refund both").await.unwrap() else {
+        panic!("the run pauses on the first refund")
+    };
+    assert_eq!(paused.pending()[0].id(), "c1/call/1");
+    let mut paused: PausedRun =
+        serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    paused.approve("c1/call/1").unwrap();
+
+    // A new agent resumes: the first refund runs, and the run pauses on the second.
+    let llm = ScriptedLlm::new([LlmResponse::text("unused")]);
+    let second = Arc::new(Counts::default());
+    let RunOutcome::Paused(paused) = build(&llm, &second).resume(paused).await.unwrap() else {
+        panic!("the run pauses again, on the second refund")
+    };
+    assert!(
+        llm.requests().is_empty(),
+        "the model is not asked in between"
+    );
+    let pending = paused.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].id(), "c1/call/3");
+    assert_eq!(pending[0].within(), Some("c1"));
+    assert_eq!(pending[0].arguments(), &json!({"order": "o-2"}));
+    let mut paused: PausedRun =
+        serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    paused.approve("c1/call/3").unwrap();
+
+    // And another: the program finishes.
+    let llm = ScriptedLlm::new([LlmResponse::text("Both refunded.")]);
+    let third = Arc::new(Counts::default());
+    let output = build(&llm, &third)
+        .resume(paused)
+        .await
+        .unwrap()
+        .done()
+        .unwrap();
+    assert_eq!(output.text, "Both refunded.");
+    assert_eq!(texts(&output), ["\"refunded o-1, refunded o-2: 30\""]);
+    let all = [first, second, third];
+    // Each call ran exactly once over the three agents.
+    assert_eq!(total(&all, |c| c.lookup.load(Ordering::SeqCst)), 2);
+    assert_eq!(total(&all, |c| c.refund.load(Ordering::SeqCst)), 2);
+    assert_eq!(
+        all[2].lookup.load(Ordering::SeqCst),
+        0,
+        "answered from the state"
+    );
+    // The model read the program's value alone.
+    assert_eq!(
+        results(&llm.requests()[0].messages),
+        [("\"refunded o-1, refunded o-2: 30\"".to_string(), false)]
+    );
+}
+
+/// The price of an item in cents; for programs only.
+#[phi_tool(callers = "code")]
+fn price(sku: String) -> i64 {
+    sku.len() as i64 * 100
+}
+
+#[tokio::test]
+async fn a_tool_for_code_only_has_a_stub_but_is_not_offered_to_the_model_directly() {
+    let program = r#"
+        let p = price(#{ sku: "abc" });
+        let g = "";
+        try { g = call_tool("greet", #{ name: "x" }); } catch (e) { g = `${e}`; }
+        #{ price: p, greet: g }
+    "#;
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("d1", "price", json!({"sku": "abc"}))]),
+        code_call("c1", program),
+        LlmResponse::text("Done."),
+    ]);
+    let tools = tools![price, greet];
+    let builder = base_agent_builder(llm.clone())
+        .register_tools(tools.clone())
+        .register_tool(RunCode::new(&tools));
+    let output = PhiAgent::build(builder, AgentConfig::default())
+        .unwrap()
+        .run("Price abc")
+        .await
+        .unwrap();
+    assert_eq!(output.text, "Done.", "the run goes on");
+    let request = &llm.requests()[0];
+    let offered: Vec<&str> = request.tools.iter().map(|spec| spec.name).collect();
+    assert_eq!(offered, ["greet", "run_code"]);
+    let run_code = &request.tools[1];
+    assert!(
+        run_code.description.contains("price(#{"),
+        "{}",
+        run_code.description
+    );
+    assert!(
+        !run_code.description.contains("greet"),
+        "{}",
+        run_code.description
+    );
+    // The model's direct call is refused with a pointer to run_code.
+    let texts = texts(&output);
+    assert!(output.tool_calls[0].is_error);
+    assert!(
+        texts[0].contains("tool `price` can be called only from code")
+            && texts[0].contains("into a `run_code` program"),
+        "{}",
+        texts[0]
+    );
+    // From the program it runs; the model-only tool is an error the program reads.
+    let value: serde_json::Value = serde_json::from_str(&texts[1]).unwrap();
+    assert_eq!(value["price"], 300);
+    let greet = value["greet"].as_str().unwrap();
+    assert!(
+        greet.contains("`greet` is not a tool this program can call"),
+        "{greet}"
+    );
+}

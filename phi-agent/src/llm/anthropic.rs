@@ -976,6 +976,11 @@ impl LlmClient for AnthropicClient {
     fn native_tool_search(&self) -> bool {
         true
     }
+
+    /// Whether [`with_code_execution`](AnthropicClient::with_code_execution) is on.
+    fn programmatic_tool_calling(&self) -> bool {
+        self.code_execution
+    }
 }
 
 impl fmt::Debug for AnthropicClient {
