@@ -116,12 +116,23 @@ pub(in crate::agent) enum Caller {
 }
 
 impl Runner<'_> {
-    /// Why `from` may not call the tool `name`, if it may not. `None` too for a tool that is not
-    /// active: dispatch refuses it with the one "not available" error, so nothing leaks.
+    /// Why `from` may not call the tool `name`, if it may not. `None` for a tool that is not
+    /// active (dispatch refuses it with the one "not available" error, so nothing leaks), but
+    /// for code's call of a tool that tool search has not found yet: code mode lists those by
+    /// name, and the program's author is told to search first.
     fn wrong_caller(&self, name: &str, from: Caller) -> Option<AgentError> {
         let index = self.registry.position(name)?;
         if !self.active.is_active(index) {
-            return None;
+            if from != Caller::Code || !self.active.is_discoverable(index) {
+                return None;
+            }
+            let how = match self.search {
+                Some(_) => format!("call `{SEARCH_TOOL_NAME}` with words of what it does"),
+                None => "find it with tool search".to_string(),
+            };
+            return Some(AgentError::tool(format!(
+                "tool `{name}` is not available yet: {how} first, in a turn of its own; once found it is callable from code"
+            )));
         }
         let tool = self.registry.get(name)?;
         let message = match from {
