@@ -202,6 +202,9 @@ pub struct ToolRegistry {
     /// provider too: only when its client speaks programmatic tool calling, so that the
     /// provider's sandbox can call them (see [`set_code_callers`](Self::set_code_callers)).
     code_callers: bool,
+    /// Whether some tool is not callable by both the model and code ([`ToolCallers::Both`]):
+    /// while none is, a call's caller need not be checked.
+    restricts_callers: bool,
 }
 
 impl ToolRegistry {
@@ -213,6 +216,7 @@ impl ToolRegistry {
             config,
             direct_list: DirectList::default(),
             code_callers: false,
+            restricts_callers: false,
         }
     }
 
@@ -292,6 +296,7 @@ impl ToolRegistry {
                 second: entry.describe(),
             });
         }
+        self.restricts_callers |= entry.callers != ToolCallers::Both;
         self.by_name.insert(name, self.tools.len());
         self.tools.push(entry);
         self.forget_direct_list();
@@ -373,6 +378,18 @@ impl ToolRegistry {
     /// The tool registered as `name`, whatever its exposure.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// The tool named `name` with its registration index, in one lookup.
+    pub(crate) fn entry(&self, name: &str) -> Option<(usize, &RegisteredTool)> {
+        self.by_name
+            .get(name)
+            .map(|&index| (index, &self.tools[index]))
+    }
+
+    /// Whether some tool is not callable by both the model and code.
+    pub(crate) fn restricts_callers(&self) -> bool {
+        self.restricts_callers
     }
 
     /// The registration index of the tool named `name` (its place in [`iter`](Self::iter)).

@@ -121,7 +121,11 @@ impl Runner<'_> {
     /// for code's call of a tool that tool search has not found yet: code mode lists those by
     /// name, and the program's author is told to search first.
     fn wrong_caller(&self, name: &str, from: Caller) -> Option<AgentError> {
-        let index = self.registry.position(name)?;
+        // The common case costs no lookup: the model calls, and every tool allows it.
+        if from == Caller::Model && !self.registry.restricts_callers() {
+            return None;
+        }
+        let (index, tool) = self.registry.entry(name)?;
         if !self.active.is_active(index) {
             if from != Caller::Code || !self.active.is_discoverable(index) {
                 return None;
@@ -134,7 +138,6 @@ impl Runner<'_> {
                 "tool `{name}` is not available yet: {how} first, in a turn of its own; once found it is callable from code"
             )));
         }
-        let tool = self.registry.get(name)?;
         let message = match from {
             Caller::Model if !self.registry.offers(tool) => {
                 let code_tool = self.registry.position(CODE_TOOL_NAME);
