@@ -29,6 +29,17 @@ type Callable = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
 /// tool search found it) is reachable with `call_tool("name", #{..})`. The description is made
 /// once, so it is byte-identical on every turn.
 ///
+/// A tool marked for code only ([`ToolCallers::Code`](phi_agent::ToolCallers::Code)) is left out
+/// of the tools the model is sent, so the model reaches it through `run_code` alone; one marked
+/// for direct calls only gets no stub and is refused to programs. A call that needs approval
+/// pauses the run (each time: a program with two such calls pauses twice), and the program runs
+/// again on resume with its finished calls answered from the paused state.
+///
+/// Not supported: nested calls under `phi-agent-restate` (a Restate journal entry cannot hold
+/// the entries of the calls made inside it; such a call is refused with a terminal error), and
+/// restoring a paused program's state (it is replayed instead). The crate's README lists the rest,
+/// with the reasons.
+///
 /// ```
 /// use std::sync::Arc;
 /// use phi_agent::{phi_tool, tools, Tool};

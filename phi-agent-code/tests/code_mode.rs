@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use phi_agent::llm::{LlmResponse, Message, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentEvent, AgentResult, JournalExecutor, PausedRun, PhiAgent, RunOutcome,
-    RunOutput, Tool, ToolContext, base_agent_builder, phi_tool, tools,
+    RunOutput, StreamEvent, Tool, ToolContext, base_agent_builder, phi_tool, tools,
 };
 use phi_agent_code::{CodeLimits, RunCode};
 use serde_json::json;
@@ -460,4 +460,340 @@ async fn in_a_run_that_asks_a_nested_call_goes_to_the_approver() {
     assert_eq!(texts[0], "\"refunded o-9 after 10\"");
     assert!(output.tool_calls[1].is_error);
     assert!(texts[1].contains("not this one"), "{}", texts[1]);
+}
+
+#[tokio::test]
+async fn a_second_call_that_needs_approval_pauses_again_after_the_resume() {
+    let program = r#"
+        let a = lookup(#{ key: "a" });
+        let r1 = refund(#{ order: "o-1" });
+        let b = lookup(#{ key: "bb" });
+        let r2 = refund(#{ order: "o-2" });
+        `${r1}, ${r2}: ${a + b}`
+    "#;
+    let build = |llm: &ScriptedLlm, counts: &Arc<Counts>| agent_with(llm, counts, |b| b);
+    let total = |all: &[Arc<Counts>], read: fn(&Counts) -> usize| -> usize {
+        all.iter().map(|counts| read(counts)).sum()
+    };
+    let llm = ScriptedLlm::new([code_call("c1", program)]);
+    let first = Arc::new(Counts::default());
+    let RunOutcome::Paused(paused) = build(&llm, &first).start("Refund both").await.unwrap() else {
+        panic!("the run pauses on the first refund")
+    };
+    assert_eq!(paused.pending()[0].id(), "c1/call/1");
+    let mut paused: PausedRun =
+        serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    paused.approve("c1/call/1").unwrap();
+
+    // A new agent resumes: the first refund runs, and the run pauses on the second.
+    let llm = ScriptedLlm::new([LlmResponse::text("unused")]);
+    let second = Arc::new(Counts::default());
+    let RunOutcome::Paused(paused) = build(&llm, &second).resume(paused).await.unwrap() else {
+        panic!("the run pauses again, on the second refund")
+    };
+    assert!(
+        llm.requests().is_empty(),
+        "the model is not asked in between"
+    );
+    let pending = paused.pending();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].id(), "c1/call/3");
+    assert_eq!(pending[0].within(), Some("c1"));
+    assert_eq!(pending[0].arguments(), &json!({"order": "o-2"}));
+    let mut paused: PausedRun =
+        serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    paused.approve("c1/call/3").unwrap();
+
+    // And another: the program finishes.
+    let llm = ScriptedLlm::new([LlmResponse::text("Both refunded.")]);
+    let third = Arc::new(Counts::default());
+    let output = build(&llm, &third)
+        .resume(paused)
+        .await
+        .unwrap()
+        .done()
+        .unwrap();
+    assert_eq!(output.text, "Both refunded.");
+    assert_eq!(texts(&output), ["\"refunded o-1, refunded o-2: 30\""]);
+    let all = [first, second, third];
+    // Each call ran exactly once over the three agents.
+    assert_eq!(total(&all, |c| c.lookup.load(Ordering::SeqCst)), 2);
+    assert_eq!(total(&all, |c| c.refund.load(Ordering::SeqCst)), 2);
+    assert_eq!(
+        all[2].lookup.load(Ordering::SeqCst),
+        0,
+        "answered from the state"
+    );
+    // The model read the program's value alone.
+    assert_eq!(
+        results(&llm.requests()[0].messages),
+        [("\"refunded o-1, refunded o-2: 30\"".to_string(), false)]
+    );
+}
+
+/// The price of an item in cents; for programs only.
+#[phi_tool(callers = "code")]
+fn price(sku: String) -> i64 {
+    sku.len() as i64 * 100
+}
+
+#[tokio::test]
+async fn a_tool_for_code_only_has_a_stub_but_is_not_offered_to_the_model_directly() {
+    let program = r#"
+        let p = price(#{ sku: "abc" });
+        let g = "";
+        try { g = call_tool("greet", #{ name: "x" }); } catch (e) { g = `${e}`; }
+        #{ price: p, greet: g }
+    "#;
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("d1", "price", json!({"sku": "abc"}))]),
+        code_call("c1", program),
+        LlmResponse::text("Done."),
+    ]);
+    let tools = tools![price, greet];
+    let builder = base_agent_builder(llm.clone())
+        .register_tools(tools.clone())
+        .register_tool(RunCode::new(&tools));
+    let output = PhiAgent::build(builder, AgentConfig::default())
+        .unwrap()
+        .run("Price abc")
+        .await
+        .unwrap();
+    assert_eq!(output.text, "Done.", "the run goes on");
+    let request = &llm.requests()[0];
+    let offered: Vec<&str> = request.tools.iter().map(|spec| spec.name).collect();
+    assert_eq!(offered, ["greet", "run_code"]);
+    let run_code = &request.tools[1];
+    assert!(
+        run_code.description.contains("price(#{"),
+        "{}",
+        run_code.description
+    );
+    assert!(
+        !run_code.description.contains("greet"),
+        "{}",
+        run_code.description
+    );
+    // The model's direct call is refused with a pointer to run_code.
+    let texts = texts(&output);
+    assert!(output.tool_calls[0].is_error);
+    assert!(
+        texts[0].contains("tool `price` can be called only from code")
+            && texts[0].contains("into a `run_code` program"),
+        "{}",
+        texts[0]
+    );
+    // From the program it runs; the model-only tool is an error the program reads.
+    let value: serde_json::Value = serde_json::from_str(&texts[1]).unwrap();
+    assert_eq!(value["price"], 300);
+    let greet = value["greet"].as_str().unwrap();
+    assert!(
+        greet.contains("`greet` is not a tool this program can call"),
+        "{greet}"
+    );
+}
+
+/// The stream's tool events, as `started <id>` / `finished <id>`, and the run's output.
+async fn streamed(agent: &PhiAgent, input: &str) -> (Vec<String>, RunOutput) {
+    let mut events = agent.run_stream(input);
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            StreamEvent::ToolStarted { call, .. } => seen.push(format!("started {}", call.id)),
+            StreamEvent::ToolFinished { call, .. } => seen.push(format!("finished {}", call.id)),
+            StreamEvent::ToolCallReady { call, .. } => seen.push(format!("ready {}", call.id)),
+            StreamEvent::Finished(output) => return (seen, *output),
+            _ => {}
+        }
+    }
+    panic!("the stream ended without its output")
+}
+
+/// The events of the calls whose id starts with `prefix`.
+fn of(events: &[String], prefix: &str) -> Vec<String> {
+    events
+        .iter()
+        .filter(|event| {
+            event
+                .split(' ')
+                .nth(1)
+                .is_some_and(|id| id.starts_with(prefix))
+        })
+        .filter(|event| !event.starts_with("ready"))
+        .cloned()
+        .collect()
+}
+
+const TWO_LOOKUPS: &str = r#"lookup(#{ key: "a" }) + lookup(#{ key: "bb" })"#;
+
+#[tokio::test]
+async fn a_streamed_run_shows_each_nested_call_in_order() {
+    let llm = ScriptedLlm::new([code_call("c1", TWO_LOOKUPS), LlmResponse::text("30.")]);
+    let counts = Arc::new(Counts::default());
+    let agent = agent_with(&llm, &counts, |builder| builder);
+    let (events, output) = streamed(&agent, "Sum").await;
+    assert_eq!(output.text, "30.");
+    assert_eq!(texts(&output), ["30"]);
+    assert_eq!(
+        of(&events, "c1"),
+        [
+            "started c1",
+            "started c1/call/0",
+            "finished c1/call/0",
+            "started c1/call/1",
+            "finished c1/call/1",
+            "finished c1",
+        ]
+    );
+    assert_eq!(counts.lookup.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_early_start_a_program_starts_while_the_reply_streams_and_its_calls_go_through_the_run()
+ {
+    let reply = LlmResponse::tool_calls(vec![
+        ToolCall::new("c1", "run_code", json!({ "code": TWO_LOOKUPS })),
+        ToolCall::new(
+            "c2",
+            "run_code",
+            json!({ "code": r#"lookup(#{ key: "ccc", scale: 2 })"# }),
+        ),
+    ]);
+    let mut outputs = Vec::new();
+    for early in [false, true] {
+        let llm = ScriptedLlm::new([reply.clone(), LlmResponse::text("Done.")])
+            .with_pieces(4)
+            .with_piece_delay(std::time::Duration::from_millis(10));
+        let counts = Arc::new(Counts::default());
+        let agent = {
+            let tools = tools![lookup];
+            let builder = base_agent_builder(llm.clone())
+                .register_tools(tools.clone())
+                .register_tool(RunCode::new(&tools))
+                .state(counts.clone());
+            let config = AgentConfig::default().with_early_tool_start(early);
+            PhiAgent::build(builder, config).unwrap()
+        };
+        let (events, output) = streamed(&agent, "Look up").await;
+        assert_eq!(counts.lookup.load(Ordering::SeqCst), 3);
+        assert_eq!(texts(&output), ["30", "60"]);
+        for caller in ["c1", "c2"] {
+            let calls = of(&events, caller);
+            assert_eq!(calls.first().unwrap(), &format!("started {caller}"));
+            assert_eq!(calls.last().unwrap(), &format!("finished {caller}"));
+            assert!(
+                calls.contains(&format!("finished {caller}/call/0")),
+                "{calls:?}"
+            );
+        }
+        let started = events.iter().position(|e| e == "started c1").unwrap();
+        let last_ready = events.iter().position(|e| e == "ready c2").unwrap();
+        assert_eq!(
+            started < last_ready,
+            early,
+            "early: the first program runs while the model still writes the second: {events:?}"
+        );
+        outputs.push(output);
+    }
+    assert_eq!(outputs[0].messages, outputs[1].messages, "the same results");
+}
+
+/// Archive an order; found by tool search.
+#[phi_tool(exposure = "deferred")]
+fn archive(order: String) -> String {
+    format!("archived {order}")
+}
+
+#[tokio::test]
+async fn a_tool_found_by_search_becomes_callable_from_code() {
+    let program = r#"call_tool("archive", #{ order: "o-3" })"#;
+    let llm = ScriptedLlm::new([
+        code_call("c1", program),
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            "search_tools",
+            json!({"query": "archive an order"}),
+        )]),
+        code_call("c2", program),
+        LlmResponse::text("Archived."),
+    ]);
+    let tools = tools![lookup, archive];
+    let run_code = RunCode::new(&tools);
+    assert!(
+        run_code
+            .description()
+            .contains("Once found by tool search, these are callable with `call_tool(\"name\", #{ .. })`: archive"),
+        "{}",
+        run_code.description()
+    );
+    let builder = base_agent_builder(llm.clone())
+        .register_tools(tools)
+        .register_tool(run_code)
+        .state(Arc::new(Counts::default()));
+    let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Local);
+    let output = PhiAgent::build(builder, config)
+        .unwrap()
+        .run("Archive o-3")
+        .await
+        .unwrap();
+    assert_eq!(output.text, "Archived.");
+    let texts = texts(&output);
+    // Before the search: refused, with what to do.
+    assert!(output.tool_calls[0].is_error);
+    assert!(
+        texts[0].contains("tool `archive` is not available yet: call `search_tools`"),
+        "{}",
+        texts[0]
+    );
+    assert!(
+        texts[1].contains("archive"),
+        "the search finds it: {}",
+        texts[1]
+    );
+    // After it: the program calls it.
+    assert!(!output.tool_calls[2].is_error, "{}", texts[2]);
+    assert_eq!(texts[2], "\"archived o-3\"");
+}
+
+#[tokio::test]
+async fn each_resumption_of_a_program_is_a_step_of_its_own_in_the_journal() {
+    let program = r#"
+        let r1 = refund(#{ order: "o-1" });
+        let r2 = refund(#{ order: "o-2" });
+        `${r1}, ${r2}`
+    "#;
+    let journal = JournalExecutor::new();
+    let counts = Arc::new(Counts::default());
+    let build = |llm: &ScriptedLlm| {
+        let journal = journal.clone();
+        agent_with(llm, &counts, move |builder| builder.step_executor(journal))
+    };
+    let llm = ScriptedLlm::new([code_call("c1", program), LlmResponse::text("Refunded.")]);
+    let RunOutcome::Paused(mut paused) = build(&llm).start("Refund").await.unwrap() else {
+        panic!("the run pauses on the first refund")
+    };
+    paused.approve("c1/call/0").unwrap();
+    let RunOutcome::Paused(mut paused) = build(&llm).resume(paused).await.unwrap() else {
+        panic!("the run pauses on the second refund")
+    };
+    paused.approve("c1/call/1").unwrap();
+    let output = build(&llm).resume(paused).await.unwrap().done().unwrap();
+    // Under one key for both resumptions, the journal would hand the second the first's
+    // result (the program stopped by the pause).
+    assert_eq!(texts(&output), ["\"refunded o-1, refunded o-2\""]);
+    assert_eq!(counts.refund.load(Ordering::SeqCst), 2);
+    let keys: Vec<String> = journal.entries().into_iter().map(|(key, _)| key).collect();
+    assert_eq!(
+        keys,
+        [
+            "session/id",
+            "turn/1/model",
+            "turn/1/tool/c1",
+            "turn/1/tool/c1/call/0",
+            "turn/1/tool/c1/resumed/0",
+            "turn/1/tool/c1/call/1",
+            "turn/1/tool/c1/resumed/1",
+            "turn/2/model",
+        ]
+    );
 }

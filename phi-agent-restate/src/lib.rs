@@ -161,7 +161,7 @@ mod handlers {
                 .unwrap_or_default();
             let (work, mut requests) = mpsc::unbounded_channel();
             let builder = (self.make)()
-                .step_executor(RestateSteps { work: work.clone() })
+                .step_executor(RestateSteps::new(work.clone()))
                 .approver(RestateApprover { work });
             let agent = PhiAgent::build(builder, self.config.clone())
                 .map_err(|error| TerminalError::new(error.to_string()))?;
@@ -350,6 +350,45 @@ fn perform<'a>(ctx: &'a ObjectContext<'_>, work: Work) -> Performing<'a> {
 /// The agent's side of the journal: hands each step to the handler and runs it when told to.
 struct RestateSteps {
     work: mpsc::UnboundedSender<Work>,
+    /// The keys of the steps running now (told to run, not yet done).
+    running: std::sync::Mutex<Vec<String>>,
+}
+
+impl RestateSteps {
+    fn new(work: mpsc::UnboundedSender<Work>) -> Self {
+        Self {
+            work,
+            running: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The running step that `key` is a nested call of (`<its key>/call/<k>`), if any.
+    fn nested_in(&self, key: &str) -> Option<String> {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running
+            .iter()
+            .find(|outer| {
+                key.strip_prefix(outer.as_str())
+                    .is_some_and(|rest| rest.starts_with("/call/"))
+            })
+            .cloned()
+    }
+
+    fn set_running(&self, key: &str, on: bool) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        match on {
+            true => running.push(key.to_string()),
+            false => running.retain(|running| running != key),
+        }
+    }
+}
+
+/// Why a nested call ([`ToolContext::call_tool`](phi_agent::ToolContext::call_tool), code mode's
+/// programs) cannot be a step under Restate.
+fn nested_unsupported(key: &str, outer: &str) -> AgentError {
+    AgentError::Config(format!(
+        "step `{key}` is a tool's nested call (a tool calling tools, as code mode's `run_code` does), and nested calls are not supported under Restate: the call's step would be a journal entry (`ctx.run`) inside the entry of `{outer}`, which Restate does not have, and the handler journals one step at a time; run code mode in process or with a `JournalExecutor`"
+    ))
 }
 
 #[async_trait]
@@ -359,6 +398,11 @@ impl StepExecutor for RestateSteps {
             key: key.to_string(),
             reason,
         };
+        if let Some(outer) = self.nested_in(key) {
+            // Queued behind the step it runs in, it would wait for ever: refused at once, a
+            // terminal error (the same on every retry).
+            return Err(nested_unsupported(key, &outer));
+        }
         let (go, go_rx) = oneshot::channel();
         let (value_tx, value) = oneshot::channel();
         let (done, done_rx) = oneshot::channel();
@@ -372,7 +416,10 @@ impl StepExecutor for RestateSteps {
             .map_err(|_| failed("the Restate handler has stopped".into()))?;
         // Dropped unsent when Restate replays the step from its journal.
         if go_rx.await.is_ok() {
-            match run.await {
+            self.set_running(key, true);
+            let ran = run.await;
+            self.set_running(key, false);
+            match ran {
                 Ok(output) => {
                     let _ = value_tx.send(Ok(output));
                 }
@@ -414,6 +461,57 @@ impl Approver for RestateApprover {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Carries out steps the way the handler does, one at a time, with no journal: each runs.
+    async fn handler(mut requests: mpsc::UnboundedReceiver<Work>) {
+        while let Some(work) = requests.recv().await {
+            if let Work::Step {
+                go, value, done, ..
+            } = work
+            {
+                let _ = go.send(());
+                let result = value.await.unwrap_or_else(|_| Err("dropped".into()));
+                let _ = done.send(result);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_nested_call_is_refused_at_once_with_the_reason_instead_of_waiting_for_ever() {
+        let (work, requests) = mpsc::unbounded_channel();
+        tokio::spawn(handler(requests));
+        let steps = Arc::new(RestateSteps::new(work));
+        let inner = steps.clone();
+        let outer = steps
+            .step(
+                "turn/1/tool/c1",
+                Box::pin(async move {
+                    // What code mode's program does: a step of its own while its caller's runs.
+                    let nested = inner
+                        .step("turn/1/tool/c1/call/0", Box::pin(async { unreachable!() }))
+                        .await;
+                    let error = nested.unwrap_err();
+                    assert!(matches!(error, AgentError::Config(_)), "{error:?}");
+                    let message = error.to_string();
+                    assert!(
+                        message.contains("nested calls are not supported under Restate"),
+                        "{message}"
+                    );
+                    assert!(message.contains("`turn/1/tool/c1`"), "{message}");
+                    Ok(StepOutput::SessionId { id: "done".into() })
+                }),
+            )
+            .await;
+        assert!(outer.is_ok(), "{outer:?}");
+        // A step that is no nested call (another call of the turn, here after it) runs.
+        let next = steps
+            .step(
+                "turn/1/tool/c1x/call/0",
+                Box::pin(async { Ok(StepOutput::SessionId { id: "ran".into() }) }),
+            )
+            .await;
+        assert!(next.is_ok(), "{next:?}");
+    }
 
     #[test]
     fn an_approval_payload_is_read_as_an_approval() {

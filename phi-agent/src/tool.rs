@@ -298,7 +298,12 @@ pub enum ToolExposure {
 /// Who may call a tool: the model in a turn of its own, code the model writes (a provider's
 /// programmatic tool calling, where the model's program runs in the provider's sandbox and
 /// calls tools there; or a `run_code` tool of our own), or both. Read by the adapters (Anthropic's
-/// `allowed_callers`) and by code-mode tools, which offer only the tools code may call.
+/// and the Responses API's `allowed_callers`) and by code-mode tools, which offer only the tools
+/// code may call, and enforced by the agent: a `Code` tool is left out of the tools the model is
+/// sent (unless its client speaks programmatic tool calling,
+/// [`LlmClient::programmatic_tool_calling`](crate::llm::LlmClient::programmatic_tool_calling))
+/// and the model's direct call of it is an error result; a `Direct` tool called from code
+/// ([`ToolContext::call_tool`](crate::ToolContext::call_tool)) is an error result too.
 ///
 /// `#[non_exhaustive]`: another kind of caller may come.
 ///

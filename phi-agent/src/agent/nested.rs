@@ -126,8 +126,6 @@ impl NestedLedger {
 pub(super) enum NestedApprovals<'a> {
     /// Put to the approver (denied without one).
     Ask(Option<&'a dyn Approver>),
-    /// The run pauses on them.
+    /// The run pauses on them (a resumed run finishing its paused turn too).
     Pause,
-    /// Denied: a resumed run finishing its paused turn cannot pause it again.
-    Refuse,
 }

@@ -136,6 +136,7 @@ impl PhiAgent {
             )));
         }
         registry.check_requirements()?;
+        registry.set_code_callers(builder.llm.programmatic_tool_calling());
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,

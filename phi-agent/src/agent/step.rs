@@ -32,7 +32,10 @@ pub enum StepOutput {
     /// The model's reply to one turn's request (key `turn/<n>/model`).
     Model(LlmResponse),
     /// One tool call's result (key `turn/<n>/tool/<call id>`; a call that paused the run on a
-    /// question runs again, with the answer, as `turn/<n>/tool/<call id>/answered`).
+    /// question runs again, with the answer, as `turn/<n>/tool/<call id>/answered`; a call a
+    /// tool made while it ran is `turn/<n>/tool/<call id>/call/<k>`, and a call that paused the
+    /// run on its `k`-th such call runs again, once it is decided, as
+    /// `turn/<n>/tool/<call id>/resumed/<k>`).
     Tool(ToolStep),
     /// The id of the session the run belongs to (key `session/id`), so that tools see the same
     /// id after a replay as before it.
@@ -75,8 +78,9 @@ pub struct ToolStep {
 /// The loop hands every nondeterministic step to [`step`](Self::step) with a key that names it
 /// within its run: `session/id`, then `turn/<n>/model` and `turn/<n>/tool/<call id>` for each
 /// turn `n` from 1 (a resumed [`PausedRun`](crate::PausedRun) goes on with the same keys; a
-/// call that paused the run on a question runs again as `turn/<n>/tool/<call id>/answered`, a
-/// new step, so that a journal does not hand back the attempt that paused). Keys
+/// call that paused the run on a question runs again as `turn/<n>/tool/<call id>/answered`, and
+/// one that paused it on its `k`-th nested call as `turn/<n>/tool/<call id>/resumed/<k>`: a new
+/// step each, so that a journal does not hand back the attempt that paused). Keys
 /// are unique within one run, not across the runs of a session, so an executor that persists
 /// steps keeps one journal per run: one Restate invocation, one [`JournalExecutor`].
 ///

@@ -69,7 +69,8 @@ impl ToolListCache {
                 registry.tool_specs(active)
             } else {
                 let all = registry.tool_specs_with(active, None);
-                Arc::from(&all[..all.len() - active.found().len()])
+                let found = registry.found_offered(active).count();
+                Arc::from(&all[..all.len() - found])
             };
             let same = shown.len() == self.tools.len()
                 && shown

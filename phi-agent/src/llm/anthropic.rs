@@ -529,20 +529,13 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
                 // A direct call needs nothing carried: it is the plain form.
                 callers.push(caller.filter(|caller| caller["type"] != "direct"));
             }
-            Block::ServerToolUse { id, name, input } => server_blocks.push(json!({
-                "type": "server_tool_use",
-                "id": id.unwrap_or_default(),
-                "name": name.unwrap_or_default(),
-                "input": input.unwrap_or_else(|| Value::Object(Map::new())),
-            })),
+            Block::ServerToolUse { id, name, input } => {
+                server_blocks.push(server_tool_use(id, name, input));
+            }
             Block::CodeExecutionResult {
                 tool_use_id,
                 content,
-            } => server_blocks.push(json!({
-                "type": "code_execution_tool_result",
-                "tool_use_id": tool_use_id.unwrap_or_default(),
-                "content": content.unwrap_or(Value::Null),
-            })),
+            } => server_blocks.push(code_execution_result(tool_use_id, content)),
             Block::Other => {}
         }
     }
@@ -563,6 +556,29 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
             output_tokens: usage.output_tokens.unwrap_or(0),
         },
         stop_reason,
+    })
+}
+
+/// A `server_tool_use` block (the model's code) as it goes back on the next request.
+fn server_tool_use(
+    id: Option<Cow<'_, str>>,
+    name: Option<Cow<'_, str>>,
+    input: Option<Value>,
+) -> Value {
+    json!({
+        "type": "server_tool_use",
+        "id": id.unwrap_or_default(),
+        "name": name.unwrap_or_default(),
+        "input": input.unwrap_or_else(|| Value::Object(Map::new())),
+    })
+}
+
+/// A `code_execution_tool_result` block as it goes back on the next request.
+fn code_execution_result(tool_use_id: Option<Cow<'_, str>>, content: Option<Value>) -> Value {
+    json!({
+        "type": "code_execution_tool_result",
+        "tool_use_id": tool_use_id.unwrap_or_default(),
+        "content": content.unwrap_or(Value::Null),
     })
 }
 
@@ -615,6 +631,43 @@ struct StreamedCall {
     json: String,
     /// Whether [`StreamDelta::ToolCallReady`] is out for it.
     ready: bool,
+    /// Who made the call, when it was the model's code (see [`carry_code_execution`]).
+    caller: Option<Value>,
+}
+
+/// A `server_tool_use` block being streamed (the model's code, or a tool search): its input
+/// comes in `input_json_delta`s like a call's arguments.
+struct StreamedServerUse {
+    id: String,
+    name: String,
+    start_input: Value,
+    json: String,
+}
+
+impl StreamedServerUse {
+    /// Its block as [`parse_response`] keeps it; `None` for a tool search (a streamed reply
+    /// carries none, see [`MessageStream::reply`]).
+    fn block(&self) -> Option<Value> {
+        if self.name.starts_with("tool_search_tool") {
+            return None;
+        }
+        let input = if self.json.trim().is_empty() {
+            self.start_input.clone()
+        } else {
+            serde_json::from_str(&self.json).unwrap_or_else(|_| Value::String(self.json.clone()))
+        };
+        let (id, name) = (
+            Cow::Borrowed(self.id.as_str()),
+            Cow::Borrowed(self.name.as_str()),
+        );
+        Some(server_tool_use(Some(id), Some(name), Some(input)))
+    }
+}
+
+/// A server block of a streamed message, in the order they came.
+enum StreamedServerBlock {
+    Use(StreamedServerUse),
+    Result(Value),
 }
 
 impl StreamedCall {
@@ -631,6 +684,24 @@ impl StreamedCall {
     }
 }
 
+/// Announces `streamed`'s call `call` ready; a call that came without `partial_json` gets its
+/// start event's `input` as its last delta first, so that every call's deltas make JSON of its
+/// arguments.
+fn announce(
+    index: usize,
+    streamed: &StreamedCall,
+    call: ToolCall,
+    out: &mut VecDeque<StreamDelta>,
+) {
+    if streamed.json.trim().is_empty() {
+        out.push_back(StreamDelta::ToolArguments {
+            index,
+            fragment: streamed.start_input.to_string(),
+        });
+    }
+    out.push_back(StreamDelta::ToolCallReady { index, call });
+}
+
 /// A streamed message being read: `message_start`, then per content block
 /// `content_block_start` (text or tool_use), its deltas (`text_delta`, `input_json_delta`) and
 /// `content_block_stop` (a tool_use block's call is then ready); `message_delta` with the stop
@@ -642,6 +713,10 @@ struct MessageStream {
     calls: Vec<StreamedCall>,
     /// The block index of each call, in `calls`' order.
     blocks: Vec<u64>,
+    /// The code-execution blocks (programmatic tool calling), by block index, in order.
+    server: Vec<(u64, StreamedServerBlock)>,
+    /// The code-execution container, from `message_start` or `message_delta`.
+    container: Option<String>,
     stop_reason: Option<String>,
     usage: Usage,
 }
@@ -650,33 +725,46 @@ impl MessageStream {
     /// Announces the call at `index` ready. A call that came without `partial_json` gets its
     /// start event's `input` as its last delta, so that every call's deltas make JSON of its
     /// arguments.
+    ///
+    /// In a reply with programmatic tool calling (code-execution blocks, or a call made by the
+    /// model's code) the announcement waits for the end of the message: what the calls carry
+    /// back ([`carry_code_execution`]) is whole only then (the container comes last, in
+    /// `message_delta`), and a call announced ready is the call the reply holds.
     fn ready(&mut self, index: usize, out: &mut VecDeque<StreamDelta>) {
+        let programmatic = !self.server.is_empty() || self.calls[index].caller.is_some();
         let call = &mut self.calls[index];
-        if call.ready {
+        if call.ready || programmatic {
             return;
         }
         call.ready = true;
-        if call.json.trim().is_empty() {
-            out.push_back(StreamDelta::ToolArguments {
-                index,
-                fragment: call.start_input.to_string(),
-            });
-        }
-        out.push_back(StreamDelta::ToolCallReady {
-            index,
-            call: call.to_call(),
-        });
+        announce(index, call, call.to_call(), out);
     }
 
-    /// The whole reply; calls whose block never stopped are announced ready first.
+    /// The whole reply; calls not announced ready yet (their block never stopped, or the reply
+    /// calls from code) are announced first.
     fn reply(&mut self, out: &mut VecDeque<StreamDelta>) -> LlmResponse {
-        for index in 0..self.calls.len() {
-            self.ready(index, out);
-        }
-        let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
-            .iter()
-            .map(StreamedCall::to_call)
+        let calls = std::mem::take(&mut self.calls);
+        let mut tool_calls: Vec<ToolCall> = calls.iter().map(StreamedCall::to_call).collect();
+        // What programmatic tool calling carries, as a plain reply's parse keeps it.
+        let callers = calls.iter().map(|call| call.caller.clone()).collect();
+        let server_blocks = std::mem::take(&mut self.server)
+            .into_iter()
+            .filter_map(|(_, block)| match block {
+                StreamedServerBlock::Use(server_use) => server_use.block(),
+                StreamedServerBlock::Result(block) => Some(block),
+            })
             .collect();
+        carry_code_execution(
+            &mut tool_calls,
+            callers,
+            server_blocks,
+            self.container.take(),
+        );
+        for (index, call) in calls.iter().enumerate() {
+            if !call.ready {
+                announce(index, call, tool_calls[index].clone(), out);
+            }
+        }
         LlmResponse {
             text: std::mem::take(&mut self.text),
             stop_reason: stop_reason(self.stop_reason.as_deref(), !tool_calls.is_empty()),
@@ -685,6 +773,17 @@ impl MessageStream {
             // A streamed reply carries no server-side tool search (read from plain replies only).
             tool_searches: Vec::new(),
         }
+    }
+
+    /// The `server_tool_use` block at `block` (an event's `index`), if it is one.
+    fn server_use_of(&mut self, block: Option<u64>) -> Option<&mut StreamedServerUse> {
+        let block = block?;
+        self.server
+            .iter_mut()
+            .find_map(|(index, server)| match server {
+                StreamedServerBlock::Use(server_use) if *index == block => Some(server_use),
+                _ => None,
+            })
     }
 
     /// The place in `calls` of the tool_use block at `block` (an event's `index`), if it is one.
@@ -745,6 +844,8 @@ enum Event<'a> {
 struct StartedMessage {
     #[serde(default)]
     usage: Option<WireUsage>,
+    #[serde(default)]
+    container: Option<WireContainer>,
 }
 
 /// The block a `content_block_start` opens.
@@ -765,6 +866,28 @@ enum StartedBlock<'a> {
         /// The arguments of a call without `partial_json` (`{}`): any JSON.
         #[serde(default)]
         input: Option<Value>,
+        /// Who made the call, as in a plain reply's `tool_use` block.
+        #[serde(default)]
+        caller: Option<Value>,
+    },
+    /// A server tool's call: the model's code (its input streamed as a call's arguments are),
+    /// or a tool search.
+    #[serde(rename = "server_tool_use")]
+    ServerToolUse {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        id: Option<Cow<'a, str>>,
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        name: Option<Cow<'a, str>>,
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    /// What the model's code returned, whole in its start event.
+    #[serde(rename = "code_execution_tool_result")]
+    CodeExecutionResult {
+        #[serde(default, borrow, deserialize_with = "lenient::text")]
+        tool_use_id: Option<Cow<'a, str>>,
+        #[serde(default)]
+        content: Option<Value>,
     },
     /// Thinking and other blocks are not part of the answer.
     #[serde(other)]
@@ -795,6 +918,9 @@ enum Delta<'a> {
 struct MessageChange<'a> {
     #[serde(default, borrow, deserialize_with = "lenient::text")]
     stop_reason: Option<Cow<'a, str>>,
+    /// The code-execution container, when the request used one.
+    #[serde(default)]
+    container: Option<WireContainer>,
 }
 
 impl Decoder for MessageStream {
@@ -810,9 +936,13 @@ impl Decoder for MessageStream {
         let event: Event = read_event(PROVIDER, data)?;
         match event {
             Event::MessageStart { message } => {
-                if let Some(usage) = message.and_then(|message| message.usage) {
+                let (usage, container) = message.map_or((None, None), |m| (m.usage, m.container));
+                if let Some(usage) = usage {
                     self.usage.input_tokens = usage.input_tokens.unwrap_or(0);
                     self.usage.output_tokens = usage.output_tokens.unwrap_or(0);
+                }
+                if let Some(id) = container.and_then(|container| container.id) {
+                    self.container = Some(id);
                 }
             }
             Event::BlockStart {
@@ -823,7 +953,12 @@ impl Decoder for MessageStream {
                     self.text.push_str(&text);
                     out.push_back(StreamDelta::Text(text.into_owned()));
                 }
-                Some(StartedBlock::ToolUse { id, name, input }) => {
+                Some(StartedBlock::ToolUse {
+                    id,
+                    name,
+                    input,
+                    caller,
+                }) => {
                     let (Some(id), Some(name), Some(index)) = (id, name, index) else {
                         return Err(Failure::malformed(
                             PROVIDER,
@@ -838,12 +973,32 @@ impl Decoder for MessageStream {
                         start_input: input.unwrap_or_else(|| json!({})),
                         json: String::new(),
                         ready: false,
+                        // A direct call needs nothing carried: it is the plain form.
+                        caller: caller.filter(|caller| caller["type"] != "direct"),
                     });
                     out.push_back(StreamDelta::ToolCallStarted {
                         index: self.calls.len() - 1,
                         id: id.into_owned(),
                         name: name.into_owned(),
                     });
+                }
+                Some(StartedBlock::ServerToolUse { id, name, input }) => {
+                    let server_use = StreamedServerUse {
+                        id: id.unwrap_or_default().into_owned(),
+                        name: name.unwrap_or_default().into_owned(),
+                        start_input: input.unwrap_or_else(|| json!({})),
+                        json: String::new(),
+                    };
+                    let block = StreamedServerBlock::Use(server_use);
+                    self.server.push((index.unwrap_or(u64::MAX), block));
+                }
+                Some(StartedBlock::CodeExecutionResult {
+                    tool_use_id,
+                    content,
+                }) => {
+                    let block = code_execution_result(tool_use_id, content);
+                    let block = StreamedServerBlock::Result(block);
+                    self.server.push((index.unwrap_or(u64::MAX), block));
                 }
                 _ => {}
             },
@@ -853,6 +1008,13 @@ impl Decoder for MessageStream {
                     out.push_back(StreamDelta::Text(text.into_owned()));
                 }
                 Some(Delta::InputJson { partial_json }) => {
+                    if let Some(server_use) = self.server_use_of(index) {
+                        // The model's code, or a search's query: kept, not shown as a call.
+                        server_use
+                            .json
+                            .push_str(partial_json.as_deref().unwrap_or_default());
+                        return Ok(None);
+                    }
                     let Some(index) = self.call_of(index) else {
                         return Err(Failure::malformed(
                             PROVIDER,
@@ -880,8 +1042,13 @@ impl Decoder for MessageStream {
                 _ => {}
             },
             Event::MessageDelta { delta, usage } => {
-                if let Some(reason) = delta.and_then(|delta| delta.stop_reason) {
+                let (reason, container) =
+                    delta.map_or((None, None), |delta| (delta.stop_reason, delta.container));
+                if let Some(reason) = reason {
                     self.stop_reason = Some(reason.into_owned());
+                }
+                if let Some(id) = container.and_then(|container| container.id) {
+                    self.container = Some(id);
                 }
                 if let Some(usage) = usage {
                     // Cumulative counts: the last one is the message's.
@@ -975,6 +1142,11 @@ impl LlmClient for AnthropicClient {
     /// `defer_loading: true` and the server finds them for the model.
     fn native_tool_search(&self) -> bool {
         true
+    }
+
+    /// Whether [`with_code_execution`](AnthropicClient::with_code_execution) is on.
+    fn programmatic_tool_calling(&self) -> bool {
+        self.code_execution
     }
 }
 
@@ -1131,6 +1303,74 @@ mod tests {
         });
         assert!(body["tools"][0].get("allowed_callers").is_none());
         assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_streamed_reply_with_calls_from_code_carries_what_a_plain_one_does() {
+        let events = [
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                "role": "assistant", "model": "m", "content": [],
+                "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": "Summing the records."}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block":
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+                "partial_json": "{\"code\": \"print(sum(lookup(id=i) "}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+                "partial_json": "for i in range(3)))\"}"}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block":
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {},
+                 "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}}}),
+            json!({"type": "content_block_delta", "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": "{\"id\": 0}"}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "content_block_start", "index": 3, "content_block":
+                {"type": "tool_use", "id": "toolu_2", "name": "delete", "input": {},
+                 "caller": {"type": "direct"}}}),
+            json!({"type": "content_block_delta", "index": 3,
+                "delta": {"type": "input_json_delta", "partial_json": "{\"id\": 9}"}}),
+            json!({"type": "content_block_stop", "index": 3}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                "container": {"id": "container_1", "expires_at": "2026-12-02T01:00:00Z"}},
+                "usage": {"output_tokens": 5}}),
+            json!({"type": "message_stop"}),
+        ];
+        let body: String = events
+            .iter()
+            .map(|event| {
+                format!(
+                    "event: {}\ndata: {event}\n\n",
+                    event["type"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let deltas = decode_stream(&[body.as_bytes()]).unwrap();
+        let Some(StreamDelta::Done(streamed)) = deltas.last() else {
+            panic!("Done last: {deltas:?}")
+        };
+        let plain = parse_response(&programmatic_reply()).unwrap();
+        assert_eq!(streamed.text, plain.text);
+        assert_eq!(streamed.tool_calls, plain.tool_calls);
+        let state = streamed.tool_calls[0]
+            .provider_state
+            .get(STATE_KEY)
+            .unwrap();
+        assert_eq!(state["caller"]["tool_id"], "srvtoolu_1");
+        assert_eq!(state["container"], "container_1");
+        // Each call is announced ready as the reply holds it, with what it carries back.
+        let ready: Vec<&ToolCall> = deltas
+            .iter()
+            .filter_map(|delta| match delta {
+                StreamDelta::ToolCallReady { call, .. } => Some(call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ready, streamed.tool_calls.iter().collect::<Vec<_>>());
     }
 
     #[test]

@@ -136,6 +136,16 @@ pub trait LlmClient: Send + Sync {
     fn structured_output(&self) -> bool {
         false
     }
+
+    /// Whether this client offers tools to code the model writes on the provider's side
+    /// (programmatic tool calling: Anthropic's code execution, the Responses API's), marking
+    /// each tool with who may call it ([`ToolSpec::callers`]). Default: `false`, and a tool
+    /// that only code may call ([`ToolCallers::Code`](crate::ToolCallers::Code)) is then left
+    /// out of the model's tools, and a direct call of it refused; with `true` it is sent, and
+    /// the provider keeps the model from calling it directly.
+    fn programmatic_tool_calling(&self) -> bool {
+        false
+    }
 }
 
 /// A shared model is a model, so a client chosen at run time (`Arc<dyn LlmClient>`) can be
@@ -165,6 +175,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Arc<T> {
     fn structured_output(&self) -> bool {
         (**self).structured_output()
     }
+
+    fn programmatic_tool_calling(&self) -> bool {
+        (**self).programmatic_tool_calling()
+    }
 }
 
 /// A boxed model is a model.
@@ -192,6 +206,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 
     fn structured_output(&self) -> bool {
         (**self).structured_output()
+    }
+
+    fn programmatic_tool_calling(&self) -> bool {
+        (**self).programmatic_tool_calling()
     }
 }
 

@@ -1148,6 +1148,11 @@ impl LlmClient for ResponsesClient {
     fn structured_output(&self) -> bool {
         true
     }
+
+    /// Whether [`with_programmatic_tool_calling`](ResponsesClient::with_programmatic_tool_calling) is on.
+    fn programmatic_tool_calling(&self) -> bool {
+        self.programmatic
+    }
 }
 
 impl fmt::Debug for ResponsesClient {

@@ -119,6 +119,11 @@ impl RegisteredTool {
         self.examples.as_deref().map_or(&[], InputExamples::values)
     }
 
+    /// Who may call the tool ([`Tool::callers`]), as read at registration.
+    pub fn callers(&self) -> ToolCallers {
+        self.callers
+    }
+
     /// The tool as offered to a model. Cheap: shares the schema.
     pub fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -193,6 +198,13 @@ pub struct ToolRegistry {
     by_name: FxHashMap<&'static str, usize>,
     config: ToolConfig,
     direct_list: DirectList,
+    /// Whether the tools only code may call ([`ToolCallers::Code`]) are offered to the model's
+    /// provider too: only when its client speaks programmatic tool calling, so that the
+    /// provider's sandbox can call them (see [`set_code_callers`](Self::set_code_callers)).
+    code_callers: bool,
+    /// Whether some tool is not callable by both the model and code ([`ToolCallers::Both`]):
+    /// while none is, a call's caller need not be checked.
+    restricts_callers: bool,
 }
 
 impl ToolRegistry {
@@ -203,7 +215,25 @@ impl ToolRegistry {
             by_name: FxHashMap::default(),
             config,
             direct_list: DirectList::default(),
+            code_callers: false,
+            restricts_callers: false,
         }
+    }
+
+    /// Offers the tools only code may call to the model's provider (`true`: its client speaks
+    /// programmatic tool calling, [`LlmClient::programmatic_tool_calling`]), or leaves them out
+    /// of the model's tools (`false`, the default). Set by the agent once, when it is built.
+    ///
+    /// [`LlmClient::programmatic_tool_calling`]: crate::llm::LlmClient::programmatic_tool_calling
+    pub(crate) fn set_code_callers(&mut self, on: bool) {
+        self.code_callers = on;
+        self.forget_direct_list();
+    }
+
+    /// Whether `tool` is among the model's tools when active: a tool the model may call
+    /// directly, or any tool when the provider runs the model's code itself.
+    pub(crate) fn offers(&self, tool: &RegisteredTool) -> bool {
+        self.code_callers || tool.callers.allows_direct()
     }
 
     /// Registers `tool`: checks its name, refuses a second tool of the same name, and reads its
@@ -266,6 +296,7 @@ impl ToolRegistry {
                 second: entry.describe(),
             });
         }
+        self.restricts_callers |= entry.callers != ToolCallers::Both;
         self.by_name.insert(name, self.tools.len());
         self.tools.push(entry);
         self.forget_direct_list();
@@ -347,6 +378,18 @@ impl ToolRegistry {
     /// The tool registered as `name`, whatever its exposure.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.by_name.get(name).map(|&index| &self.tools[index])
+    }
+
+    /// The tool named `name` with its registration index, in one lookup.
+    pub(crate) fn entry(&self, name: &str) -> Option<(usize, &RegisteredTool)> {
+        self.by_name
+            .get(name)
+            .map(|&index| (index, &self.tools[index]))
+    }
+
+    /// Whether some tool is not callable by both the model and code.
+    pub(crate) fn restricts_callers(&self) -> bool {
+        self.restricts_callers
     }
 
     /// The registration index of the tool named `name` (its place in [`iter`](Self::iter)).

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::{ActiveTools, ToolRegistry, ToolSpec};
+use super::{ActiveTools, RegisteredTool, ToolRegistry, ToolSpec};
 use crate::tool::ToolExposure;
 
 /// The list of the Direct tools, built on first use; emptied when a tool is registered.
@@ -41,10 +41,10 @@ impl ToolRegistry {
             return self
                 .direct_list
                 .0
-                .get_or_init(|| self.visible(set).map(|tool| tool.spec()).collect())
+                .get_or_init(|| self.offered(set).map(|tool| tool.spec()).collect())
                 .clone();
         }
-        self.visible(set).map(|tool| tool.spec()).collect()
+        self.offered(set).map(|tool| tool.spec()).collect()
     }
 
     /// The specs of the tools active in `set`: those not revealed by a search in registration
@@ -59,11 +59,31 @@ impl ToolRegistry {
         self.tools
             .iter()
             .enumerate()
-            .filter(|(index, _)| set.is_active(*index) && !revealed(*index))
+            .filter(|(index, tool)| set.is_active(*index) && !revealed(*index) && self.offers(tool))
             .map(|(_, tool)| tool.spec())
             .chain(extra.cloned())
-            .chain(set.found().iter().map(|&index| self.tools[index].spec()))
+            .chain(self.found_offered(set).map(RegisteredTool::spec))
             .collect()
+    }
+
+    /// The tools a search revealed in `set` that the model is offered, in the order found.
+    pub(crate) fn found_offered<'a>(
+        &'a self,
+        set: &'a ActiveTools,
+    ) -> impl Iterator<Item = &'a RegisteredTool> + 'a {
+        set.found()
+            .iter()
+            .map(|&index| &self.tools[index])
+            .filter(|tool| self.offers(tool))
+    }
+
+    /// The active tools of `set` the model is offered ([`offers`](Self::offers)), in
+    /// registration order.
+    fn offered<'a>(
+        &'a self,
+        set: &'a ActiveTools,
+    ) -> impl Iterator<Item = &'a RegisteredTool> + 'a {
+        self.visible(set).filter(|tool| self.offers(tool))
     }
 
     /// The specs of the discoverable tools of `set`, revealed ones included, in registration
@@ -72,7 +92,7 @@ impl ToolRegistry {
         self.tools
             .iter()
             .enumerate()
-            .filter(|(index, _)| set.is_discoverable(*index))
+            .filter(|(index, tool)| set.is_discoverable(*index) && self.offers(tool))
             .map(|(_, tool)| tool.spec())
             .collect()
     }

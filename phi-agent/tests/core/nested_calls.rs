@@ -119,3 +119,168 @@ async fn outside_a_run_call_tool_says_it_cannot() {
         .unwrap_err();
     assert!(error.to_string().contains("call another tool"), "{error}");
 }
+
+/// Multiply two numbers; for code only.
+#[phi_tool(callers = "code")]
+async fn mul(a: i64, b: i64) -> i64 {
+    a * b
+}
+
+/// Say hello; for the model only.
+#[phi_tool(callers = "direct")]
+fn greet(name: String) -> String {
+    format!("hello {name}")
+}
+
+/// Calls `mul` (code only) and `greet` (the model only) through the run.
+struct Caller;
+
+#[async_trait]
+impl Tool for Caller {
+    fn name(&self) -> &'static str {
+        "caller"
+    }
+    fn description(&self) -> &'static str {
+        "Call mul and greet"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        let product = ctx.call_tool("mul", json!({"a": 6, "b": 7})).await?;
+        let greeting = ctx.call_tool("greet", json!({"name": "x"})).await?;
+        let added = ctx.call_tool("plus", json!({"a": 1, "b": 2})).await?;
+        Ok(vec![Content::json(json!({
+            "product": [product.is_error, product.to_model_text()],
+            "greeting": [greeting.is_error, greeting.to_model_text()],
+            "added": [added.is_error, added.to_model_text()],
+        }))])
+    }
+}
+
+/// A scripted model whose provider runs the model's code itself (programmatic tool calling).
+struct Programmatic(ScriptedLlm);
+
+#[async_trait]
+impl phi_agent::llm::LlmClient for Programmatic {
+    async fn complete(
+        &self,
+        request: &phi_agent::llm::LlmRequest,
+    ) -> AgentResult<phi_agent::llm::LlmResponse> {
+        phi_agent::llm::LlmClient::complete(&self.0, request).await
+    }
+    fn programmatic_tool_calling(&self) -> bool {
+        true
+    }
+}
+
+fn callers_agent(llm: impl phi_agent::llm::LlmClient + 'static) -> PhiAgent {
+    // `plus` is `add` renamed, marked for code only by its toolset.
+    let toolset = phi_agent::Toolset::new()
+        .with_tool(Add)
+        .rename("add", "plus")
+        .unwrap()
+        .with_callers(phi_agent::ToolCallers::Code);
+    let builder = base_agent_builder(llm)
+        .register_tool(Mul)
+        .register_tool(Greet)
+        .register_tool(Caller)
+        .register_toolset(toolset);
+    PhiAgent::build(builder, AgentConfig::default()).unwrap()
+}
+
+fn turn_of(calls: &[(&str, &str)]) -> Vec<LlmResponse> {
+    let calls = calls
+        .iter()
+        .map(|(id, name)| {
+            let arguments = match *name {
+                "greet" => json!({"name": "y"}),
+                "caller" => json!({}),
+                _ => json!({"a": 2, "b": 3}),
+            };
+            ToolCall::new(*id, *name, arguments)
+        })
+        .collect();
+    vec![LlmResponse::tool_calls(calls), LlmResponse::text("done")]
+}
+
+#[tokio::test]
+async fn a_tool_for_code_only_is_not_offered_to_the_model_and_a_direct_call_is_refused() {
+    let llm = ScriptedLlm::new(turn_of(&[
+        ("c1", "mul"),
+        ("c2", "plus"),
+        ("c3", "greet"),
+        ("c4", "caller"),
+    ]));
+    let output = callers_agent(llm.clone()).run("go").await.unwrap();
+    assert_eq!(output.text, "done", "the run goes on");
+    let offered: Vec<&str> = llm.requests()[0]
+        .tools
+        .iter()
+        .map(|spec| spec.name)
+        .collect();
+    assert_eq!(offered, ["greet", "caller"]);
+    let results: Vec<(bool, String)> = output
+        .tool_calls
+        .iter()
+        .map(|call| {
+            let text: String = call
+                .result
+                .iter()
+                .map(|part| part.to_model_text())
+                .collect();
+            (call.is_error, text)
+        })
+        .collect();
+    for (index, name) in [(0, "mul"), (1, "plus")] {
+        let (is_error, text) = &results[index];
+        assert!(is_error, "{text}");
+        assert!(
+            text.contains(&format!("tool `{name}` can be called only from code"))
+                && text.contains("`run_code`"),
+            "{text}"
+        );
+    }
+    assert_eq!(results[2], (false, "hello y".to_string()));
+    // From code: the code-only tools run, the model-only one is refused with a reason.
+    let Content::Json { value } = &output.tool_calls[3].result[0] else {
+        panic!("a JSON result: {:?}", output.tool_calls[3].result)
+    };
+    assert_eq!(value["product"], json!([false, "42"]));
+    assert_eq!(value["added"], json!([false, "3"]));
+    assert_eq!(value["greeting"][0], true);
+    assert!(
+        value["greeting"][1]
+            .as_str()
+            .unwrap()
+            .contains("tool `greet` can be called only by the model directly, not from code"),
+        "{value}"
+    );
+}
+
+#[tokio::test]
+async fn a_provider_that_runs_the_models_code_is_offered_code_only_tools_marked_so() {
+    let llm = ScriptedLlm::new(turn_of(&[("c1", "mul")]));
+    let output = callers_agent(Programmatic(llm.clone()))
+        .run("go")
+        .await
+        .unwrap();
+    let offered: Vec<(&str, phi_agent::ToolCallers)> = llm.requests()[0]
+        .tools
+        .iter()
+        .map(|spec| (spec.name, spec.callers()))
+        .collect();
+    use phi_agent::ToolCallers::{Both, Code, Direct};
+    assert_eq!(
+        offered,
+        [
+            ("mul", Code),
+            ("greet", Direct),
+            ("caller", Both),
+            ("plus", Code)
+        ]
+    );
+    // The provider's program made the call (its sandbox enforces `allowed_callers`): it runs.
+    assert!(!output.tool_calls[0].is_error);
+    assert_eq!(output.tool_calls[0].result[0].to_model_text(), "6");
+}

@@ -104,9 +104,67 @@ pub(in crate::agent) struct Runner<'a> {
     pub(in crate::agent) nested_approvals: NestedApprovals<'a>,
 }
 
+/// Who makes a call: the model, in its reply, or a tool while it runs
+/// ([`ToolContext::call_tool`], as a code-mode program does). [`Tool::callers`] says which
+/// may call a tool.
+///
+/// [`Tool::callers`]: crate::Tool::callers
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::agent) enum Caller {
+    Model,
+    Code,
+}
+
 impl Runner<'_> {
-    /// Whether the call needs a person's approval (false for a call that cannot run).
-    pub(in crate::agent) async fn needs_approval(&self, call: &ToolCall) -> bool {
+    /// Why `from` may not call the tool `name`, if it may not. `None` for a tool that is not
+    /// active (dispatch refuses it with the one "not available" error, so nothing leaks), but
+    /// for code's call of a tool that tool search has not found yet: code mode lists those by
+    /// name, and the program's author is told to search first.
+    fn wrong_caller(&self, name: &str, from: Caller) -> Option<AgentError> {
+        // The common case costs no lookup: the model calls, and every tool allows it.
+        if from == Caller::Model && !self.registry.restricts_callers() {
+            return None;
+        }
+        let (index, tool) = self.registry.entry(name)?;
+        if !self.active.is_active(index) {
+            if from != Caller::Code || !self.active.is_discoverable(index) {
+                return None;
+            }
+            let how = match self.search {
+                Some(_) => format!("call `{SEARCH_TOOL_NAME}` with words of what it does"),
+                None => "find it with tool search".to_string(),
+            };
+            return Some(AgentError::tool(format!(
+                "tool `{name}` is not available yet: {how} first, in a turn of its own; once found it is callable from code"
+            )));
+        }
+        let message = match from {
+            Caller::Model if !self.registry.offers(tool) => {
+                let code_tool = self.registry.position(CODE_TOOL_NAME);
+                let how = match code_tool.filter(|&index| self.active.is_active(index)) {
+                    Some(_) => format!("write it into a `{CODE_TOOL_NAME}` program instead"),
+                    None => format!(
+                        "this agent has no `{CODE_TOOL_NAME}` tool to run such code, so do without it"
+                    ),
+                };
+                format!(
+                    "tool `{name}` can be called only from code the model writes (a `{CODE_TOOL_NAME}` program), not directly; {how}"
+                )
+            }
+            Caller::Code if !tool.callers().allows_code() => format!(
+                "tool `{name}` can be called only by the model directly, not from code; leave it out of the program and call it in a turn of its own"
+            ),
+            _ => return None,
+        };
+        Some(AgentError::tool(message))
+    }
+
+    /// Whether the call needs a person's approval (false for a call that cannot run, which
+    /// includes a call by a caller the tool does not allow).
+    pub(in crate::agent) async fn needs_approval(&self, call: &ToolCall, from: Caller) -> bool {
+        if self.wrong_caller(&call.name, from).is_some() {
+            return false;
+        }
         let ctx = self.base_ctx.for_call_in_run(call.id.as_str());
         self.registry
             .needs_approval(self.active, &call.name, &call.arguments, &ctx)
@@ -121,32 +179,36 @@ impl Runner<'_> {
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
     ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
-        self.run_attempt(calls, jobs, Attempt::First).await
+        self.run_attempt(calls, jobs, None).await
     }
 
-    /// [`run_calls`](Self::run_calls) for calls that ran before, asked the user a question and
-    /// paused the run: each runs again, with its answer, as the new step
-    /// `turn/<n>/tool/<call id>/answered`. Under the first attempt's key a journal would hand
-    /// back the result it recorded for the attempt that paused.
-    pub(in crate::agent) async fn run_answered(
+    /// [`run_calls`](Self::run_calls) for calls that ran before and paused the run, each again
+    /// as the new step its `attempts` entry names (see [`Attempt`]): under the first attempt's
+    /// key a journal would hand back the result it recorded for the attempt that paused.
+    pub(in crate::agent) async fn run_again(
         &self,
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
+        attempts: &[Attempt],
     ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
-        self.run_attempt(calls, jobs, Attempt::Answered).await
+        self.run_attempt(calls, jobs, Some(attempts)).await
     }
 
+    /// `attempts`: each job's attempt; `None`, every job's first.
     async fn run_attempt(
         &self,
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
-        attempt: Attempt,
+        attempts: Option<&[Attempt]>,
     ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
         // Indices rather than `&ToolCall` items keep the stream's closure free of a
         // higher-ranked lifetime, so the run future stays `Send`.
         stream::iter(0..jobs.len())
             .map(|job| {
                 let (index, arguments) = jobs[job];
+                let attempt = attempts
+                    .and_then(|attempts| attempts.get(job).copied())
+                    .unwrap_or(Attempt::First);
                 self.run_one(index, &calls[index], arguments, attempt)
             })
             .buffered(self.parallel)
@@ -178,7 +240,10 @@ impl Runner<'_> {
                 }
                 (result, started.elapsed())
             }
-            _ => self.tool_step(call, arguments, attempt).await?,
+            _ => {
+                self.tool_step(call, arguments, attempt, Caller::Model)
+                    .await?
+            }
         };
         self.finished(call, &result, duration).await;
         Ok((result, duration))
@@ -192,7 +257,9 @@ impl Runner<'_> {
         arguments: &serde_json::Value,
     ) -> AgentResult<ToolCallResult> {
         self.started(call).await;
-        let (result, duration) = self.tool_step(call, arguments, Attempt::First).await?;
+        let (result, duration) = self
+            .tool_step(call, arguments, Attempt::First, Caller::Code)
+            .await?;
         self.finished(call, &result, duration).await;
         Ok(result)
     }
@@ -240,12 +307,14 @@ impl Runner<'_> {
         call: &ToolCall,
         arguments: &serde_json::Value,
         attempt: Attempt,
+        from: Caller,
     ) -> AgentResult<(ToolCallResult, Duration)> {
         let turn = self.turn;
         // Formatted only for an executor that journals, or for an error.
         let key = || match attempt {
             Attempt::First => format!("turn/{turn}/tool/{}", call.id),
             Attempt::Answered => format!("turn/{turn}/tool/{}/answered", call.id),
+            Attempt::Resumed(k) => format!("turn/{turn}/tool/{}/resumed/{k}", call.id),
         };
         let known = self.registry.get(&call.name).is_some();
         let tool_step = async {
@@ -254,7 +323,7 @@ impl Runner<'_> {
                 .for_call_in_run(call.id.as_str())
                 .in_turn(turn);
             let started = Instant::now();
-            let tool = || execute(self, call, arguments, &ctx);
+            let tool = || execute(self, call, arguments, &ctx, from);
             let result = self.serving(call, tool).await?;
             Ok(StepOutput::Tool(ToolStep {
                 known,
@@ -290,12 +359,19 @@ impl Runner<'_> {
     }
 }
 
-/// Which run of a call a step is: its first, or the one after the user answered the question
-/// that paused the run (a resumed run's paused turn cannot pause again, so there is no third).
+/// Which run of a call a step is, so that each has a key of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Attempt {
+pub(in crate::agent) enum Attempt {
+    /// Its first: `turn/<n>/tool/<call id>`.
     First,
+    /// After the user answered the question that paused the run:
+    /// `turn/<n>/tool/<call id>/answered` (a question asked again is the call's error, so
+    /// there is no third).
     Answered,
+    /// After its `k`-th nested call, which paused the run, was decided:
+    /// `turn/<n>/tool/<call id>/resumed/<k>`. The run may pause again on a later nested call
+    /// (at a greater `k`), so each resumption has a key of its own.
+    Resumed(usize),
 }
 
 /// The error for a journaled tool result this agent could not have produced.
@@ -315,13 +391,21 @@ fn replay_mismatch(key: String, call: &ToolCall, step: &ToolStep) -> AgentError 
     AgentError::Step { key, reason }
 }
 
-/// One tool call, inside its `execute_tool` span.
+/// The name of code mode's tool (`phi-agent-code`'s `RunCode`), named in the error a direct
+/// call of a tool only code may call gets.
+const CODE_TOOL_NAME: &str = "run_code";
+
+/// One tool call by `from`, inside its `execute_tool` span.
 async fn execute(
     runner: &Runner<'_>,
     call: &ToolCall,
     arguments: &serde_json::Value,
     ctx: &ToolContext,
+    from: Caller,
 ) -> ToolCallResult {
+    if let Some(error) = runner.wrong_caller(&call.name, from) {
+        return ToolCallResult::error(&error);
+    }
     let tool = runner.registry.get(&call.name);
     let content = runner.trace_content.then(|| tool.map(|tool| tool.schema()));
     let span = execute_tool_span(

@@ -17,7 +17,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
-use super::calls::Runner;
+use super::calls::{Caller, Runner};
 use super::search::Found;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
@@ -63,7 +63,7 @@ impl<'r, 'a> Early<'r, 'a> {
         let Some(runner) = self.runner else {
             return;
         };
-        let needs = runner.needs_approval(&call).await;
+        let needs = runner.needs_approval(&call, Caller::Model).await;
         *slot(&mut self.verdicts, index) = Some(needs);
         if !needs {
             self.queue(index, call);

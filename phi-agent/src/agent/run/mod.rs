@@ -34,7 +34,7 @@ use self::ask::{Asking, ask_model};
 use self::calls::RunParts;
 use self::early::Early;
 use self::search::{Found, Report, reveal_found};
-use self::settle::{Settle, finish_paused, settle};
+use self::settle::{Finished, Settle, finish_paused, settle};
 use self::spans::invoke_span;
 use self::state::{Judged, RunState, Settled};
 use super::answer::Answering;
@@ -140,7 +140,13 @@ pub(super) async fn resumed(
             talk: &talk,
         };
         let mut state = state;
-        close_paused_turn(&mut run, &mut state, assistant_text, calls).await?;
+        if let Some((text, calls)) =
+            close_paused_turn(&mut run, &mut state, assistant_text, calls).await?
+        {
+            return Ok(RunOutcome::Paused(pause(
+                &mut run, state, &plan, text, calls,
+            )));
+        }
         drive(&mut run, &Pausing, state, plan).await
     }
     .instrument(span)
@@ -284,29 +290,34 @@ async fn close_turn(
     Ok(())
 }
 
-/// Runs the decided calls of the paused turn and closes it.
+/// Runs the decided calls of the paused turn and closes it; or, when a call's next nested call
+/// needs approval as well, returns the turn as it pauses again (with its assistant text).
 async fn close_paused_turn(
     run: &mut Run<'_>,
     state: &mut RunState,
     text: String,
     calls: Vec<TurnCall>,
-) -> AgentResult<()> {
+) -> AgentResult<Option<(String, Vec<TurnCall>)>> {
     let parts = RunParts {
         agent: run.agent,
         base_ctx: run.base_ctx,
         sink: run.sink,
         talk: run.talk,
-        nested: NestedApprovals::Refuse,
+        nested: NestedApprovals::Pause,
     };
-    let (calls, settled) = {
+    let finished = {
         // A paused turn's searches ran, and were revealed, before the pause.
         let runner = parts.runner(&run.conv.active, state.turn, false);
         finish_paused(&runner, calls).await?
     };
+    let (calls, settled) = match finished {
+        Finished::Done(calls, settled) => (calls, settled),
+        Finished::Paused(calls) => return Ok(Some((text, calls))),
+    };
     close_turn(run, state, (text, calls, settled), &[]).await?;
     // The turn's model request was counted when it paused.
     turn_finished(run.sink, state.turn, Usage::default()).await;
-    Ok(())
+    Ok(None)
 }
 
 /// Ends the run with its answer `text`: the conversation it wrote becomes the session's.

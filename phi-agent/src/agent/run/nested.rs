@@ -5,7 +5,8 @@
 //!
 //! A nested call that needs approval is settled as the turn's plan says: asked inline, or it
 //! pauses the run (the caller is told to stop, its result is dropped, and the paused state
-//! keeps the nested results so far), or, while a resumed run finishes its paused turn, denied.
+//! keeps the nested results so far), a resumed run's paused turn included: a program with two
+//! such calls pauses twice.
 //!
 //! [`ToolContext::call_tool`]: crate::ToolContext::call_tool
 
@@ -17,7 +18,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde_json::Value;
 
-use super::calls::{Runner, enter};
+use super::calls::{Caller, Runner, enter};
 use super::settle::{nested_asked, nested_decided};
 use crate::agent::nested::{NestedApprovals, NestedPause, NestedRecord, Replayed};
 use crate::context::{CalledTool, nested};
@@ -163,23 +164,17 @@ impl Runner<'_> {
                         Err(denied) => return Outcome::Done(call, denied),
                     }
                 }
-                None if self.needs_approval(&call).await => match self.nested_approvals {
-                    NestedApprovals::Ask(approver) => {
-                        match nested_asked(self, approver, &call).await {
-                            Ok(arguments) => arguments,
-                            Err(denied) => return Outcome::Done(call, denied),
+                None if self.needs_approval(&call, Caller::Code).await => {
+                    match self.nested_approvals {
+                        NestedApprovals::Ask(approver) => {
+                            match nested_asked(self, approver, &call).await {
+                                Ok(arguments) => arguments,
+                                Err(denied) => return Outcome::Done(call, denied),
+                            }
                         }
+                        NestedApprovals::Pause => return Outcome::Pause(call),
                     }
-                    NestedApprovals::Pause => return Outcome::Pause(call),
-                    NestedApprovals::Refuse => {
-                        let error = AgentError::tool(format!(
-                            "tool `{}` needs a person's approval, and this run cannot pause on it \
-                             now (it is finishing the turn it paused in); call it in a later turn",
-                            call.name
-                        ));
-                        return Outcome::Done(call, ToolCallResult::error(&error));
-                    }
-                },
+                }
                 None => None,
             };
             let arguments = arguments.unwrap_or_else(|| call.arguments.clone());

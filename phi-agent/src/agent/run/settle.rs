@@ -8,7 +8,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use tracing::Instrument;
 
-use super::calls::{Runner, enter};
+use super::calls::{Attempt, Caller, Runner, enter};
 use super::early::Early;
 use super::search::Found;
 use super::spans::{approve_span, decision_name};
@@ -89,7 +89,7 @@ pub(in crate::agent) async fn settle<P>(
         // A call offered to the early start was checked then: it is asked once.
         let verdict = match early.verdict(index) {
             Some(verdict) => verdict,
-            None => runner.needs_approval(call).await,
+            None => runner.needs_approval(call, Caller::Model).await,
         };
         needs.push(verdict);
     }
@@ -415,16 +415,27 @@ async fn carry_out(
     Ok(settled)
 }
 
+/// How a paused turn came out once its calls were decided.
+pub(in crate::agent) enum Finished {
+    /// Every call has its result, in call order.
+    Done(Vec<ToolCall>, Vec<Settled>),
+    /// A call made a nested call that needs approval too (a program's second one, say): the
+    /// turn pauses again, as it is now.
+    Paused(Vec<TurnCall>),
+}
+
 /// Runs the decided calls of a paused turn; the calls that ran before the pause keep their
-/// results.
+/// results. A call whose nested call waited runs again, answered from the paused state, and
+/// may pause the turn again on a later nested call.
 pub(in crate::agent) async fn finish_paused(
     runner: &Runner<'_>,
     calls: Vec<TurnCall>,
-) -> AgentResult<(Vec<ToolCall>, Vec<Settled>)> {
+) -> AgentResult<Finished> {
     let tool_calls: Vec<ToolCall> = calls.iter().map(TurnCall::to_tool_call).collect();
     let mut slots: Slots = Vec::with_capacity(calls.len());
     let mut decided = Vec::new();
-    let mut answered = Vec::new();
+    let mut again = Vec::new();
+    let mut attempts = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {
         match call {
             TurnCall::Ran(ran) => slots.push(Some(Settled {
@@ -441,13 +452,14 @@ pub(in crate::agent) async fn finish_paused(
                 if let Some(within) = within {
                     // The model's call runs again; its nested calls before the decided one are
                     // answered from the paused state, the decided one as decided.
+                    attempts.push(Attempt::Resumed(within.k));
                     let replay = NestedReplay {
                         results: within.results,
                         k: within.k,
                         decision,
                     };
                     runner.talk.nested.replay(within.id, replay);
-                    answered.push((index, &tool_calls[index].arguments));
+                    again.push((index, &tool_calls[index].arguments));
                     continue;
                 }
                 // `PausedRun::check` refused undecided calls; should one slip through, it is
@@ -458,17 +470,18 @@ pub(in crate::agent) async fn finish_paused(
             TurnCall::Asking(_) => {
                 // It runs again, and finds its answer.
                 slots.push(None);
-                answered.push((index, &tool_calls[index].arguments));
+                attempts.push(Attempt::Answered);
+                again.push((index, &tool_calls[index].arguments));
             }
         }
     }
     // The turn paused once already: a question asked now (by a call that had none answered)
-    // is that call's error result.
+    // is that call's error result. A nested call that needs approval pauses it again.
     runner.talk.set_pausing(false);
     let decided = carry_out(runner, &tool_calls, decided, true).await;
     let ran = match decided {
         Ok(decided) => runner
-            .run_answered(&tool_calls, &answered)
+            .run_again(&tool_calls, &again, &attempts)
             .await
             .map(|ran| (decided, ran)),
         Err(error) => Err(error),
@@ -479,8 +492,14 @@ pub(in crate::agent) async fn finish_paused(
     for (index, outcome) in decided {
         slots[index] = Some(outcome);
     }
-    place(&mut slots, &answered, ran);
-    Ok((tool_calls, filled(slots)?))
+    place(&mut slots, &again, ran);
+    let nested = nested_pauses(runner, &tool_calls, &mut slots);
+    if !nested.is_empty() {
+        let calls = paused_turn(runner, &tool_calls, slots, Vec::new(), nested);
+        pause_events(runner, &calls).await;
+        return Ok(Finished::Paused(calls));
+    }
+    Ok(Finished::Done(tool_calls, filled(slots)?))
 }
 
 /// What a nested call that needs approval runs with once `approver` decides it (asked as a
