@@ -275,14 +275,18 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
 }
 
 /// Fusion for the sentence-transformer, chosen on the tuning parts
-/// (`sentence_hybrid_settings_on_the_tuning_parts`).
+/// (`sentence_hybrid_settings_on_the_tuning_parts`): reciprocal rank fusion, k 30, weights 1
+/// and 1 (mean recall@5 0.798, against 0.788 for the best fusion by scores).
 fn sentence_fusion() -> HybridConfig {
     HybridConfig::default()
+        .with_fusion(Fusion::ReciprocalRank)
+        .with_rrf_k(30.0)
+        .with_semantic_weight(1.0)
 }
 
 /// The sentence-transformer's tables on the test parts (only those queries are embedded: the
-/// tools and 1,371 questions, about a minute of CPU), hybrid recall@5 asserted at what was
-/// measured (2026-12-02) less 0.01.
+/// 1,496 tools and 1,371 questions; 101 s of CPU in a test build, 2026-12-02, load 6), hybrid
+/// recall@5 asserted at what was measured (2026-12-02) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(model) = common::sentence_model() else {
@@ -291,7 +295,7 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let mut prepared = prepare(Arc::new(model.with_threads(threads)), Some("test")).await;
     let recalls = report(&mut prepared, sentence_fusion());
-    assert_floors(&recalls, &[("bfcl", 0.0), ("agentdojo", 0.0)]);
+    assert_floors(&recalls, &[("bfcl", 0.895), ("agentdojo", 0.543)]);
 }
 
 /// The grid the fusion settings were chosen from: mean recall@5 (then MRR) of the two tuning
