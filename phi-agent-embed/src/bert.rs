@@ -460,7 +460,69 @@ fn floats(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{erf, gelu, softmax};
+    use super::{Linear, erf, gelu, linear, softmax};
+
+    /// A layer of `inputs × outputs` with arbitrary but fixed values, and an input of `rows`.
+    fn layer(rows: usize, inputs: usize, outputs: usize) -> (Vec<f32>, Linear) {
+        let value = |i: usize| ((i * 7919 % 1000) as f32 - 500.0) / 1000.0;
+        let x = (0..rows * inputs).map(value).collect();
+        let layer = Linear {
+            weight: (0..outputs * inputs).map(|i| value(i + 13)).collect(),
+            bias: (0..outputs).map(|i| value(i + 29)).collect(),
+            inputs,
+            outputs,
+        };
+        (x, layer)
+    }
+
+    /// `x · weightᵀ + bias` by the definition.
+    fn naive(x: &[f32], rows: usize, layer: &Linear) -> Vec<f32> {
+        let mut out = Vec::with_capacity(rows * layer.outputs);
+        for r in 0..rows {
+            let row = &x[r * layer.inputs..(r + 1) * layer.inputs];
+            for o in 0..layer.outputs {
+                let weights = &layer.weight[o * layer.inputs..(o + 1) * layer.inputs];
+                let dot: f32 = row.iter().zip(weights).map(|(a, b)| a * b).sum();
+                out.push(dot + layer.bias[o]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn dense_layer_matches_the_definition() {
+        let (x, layer) = layer(7, 24, 40);
+        let mut out = Vec::new();
+        linear(&x, 7, &layer, &mut out);
+        let want = naive(&x, 7, &layer);
+        assert_eq!(out.len(), want.len());
+        for (a, b) in out.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-4, "{a} against {b}");
+        }
+    }
+
+    /// The reason for the matrix crate: one 80-token text through MiniLM's widest layer (384 to
+    /// 1,536), by `sgemm` and by the definition. Prints only:
+    /// `cargo test -p phi-agent-embed --lib -- --ignored --nocapture gemm_against`.
+    #[test]
+    #[ignore]
+    fn gemm_against_the_definition() {
+        let (x, layer) = layer(80, 384, 1536);
+        let mut out = Vec::new();
+        let time = |f: &mut dyn FnMut()| {
+            let started = std::time::Instant::now();
+            for _ in 0..20 {
+                f();
+            }
+            started.elapsed() / 20
+        };
+        let gemm = time(&mut || linear(&x, 80, &layer, &mut out));
+        let plain = time(&mut || {
+            std::hint::black_box(naive(&x, 80, &layer));
+        });
+        println!("80 × 384 × 1536: sgemm {gemm:?}, the definition {plain:?}");
+        assert!(!out.is_empty());
+    }
 
     #[test]
     fn erf_and_gelu_match_known_values() {

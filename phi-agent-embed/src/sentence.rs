@@ -29,7 +29,7 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 ///
 /// Embedding runs on the calling thread and, for a batch, on up to
 /// [`with_threads`](Self::with_threads) scoped threads: it is CPU work that blocks until done
-/// (about 10 ms per tool text on one core), so build an index at start-up rather than in a
+/// (about 45 ms of CPU for a 75-token tool text), so build an index at start-up rather than in a
 /// latency-sensitive task.
 ///
 /// ```no_run

@@ -208,7 +208,13 @@ fn evaluate(p: &mut Prepared, ranking: Ranking, part: Option<&str>) -> Table {
                 .collect(),
         };
         let expected: Vec<usize> = query.expected.iter().map(|e| p.position[e]).collect();
-        for kind in [query.kind.as_str(), "all"] {
+        // Tasks that need several tools (most of AgentDojo's) apart from those that need one.
+        let size = if expected.len() > 1 {
+            "2+ tools"
+        } else {
+            "1 tool"
+        };
+        for kind in [query.kind.as_str(), "all", size] {
             table
                 .entry((query.part.clone(), kind.to_string()))
                 .or_default()

@@ -267,3 +267,40 @@ fn embedding_the_queries() {
     );
     assert_eq!(nonzero, queries.len());
 }
+
+/// The sentence-transformer's cost per query, which a hybrid search adds to the lexical search
+/// and the vector scan: the first 200 BFCL test questions embedded one at a time on one thread
+/// (the model crate is optimized even in test builds, so a test build measures it).
+#[test]
+#[ignore]
+fn sentence_query_embedding() {
+    let Some(model) = common::sentence_model() else {
+        return;
+    };
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .take(200)
+        .collect();
+    let tokens: usize = queries.iter().map(|q| model.tokenize(q).len()).sum();
+    let mut times = Vec::new();
+    for query in &queries {
+        let started = Instant::now();
+        std::hint::black_box(model.embed_one(query));
+        times.push(started.elapsed());
+    }
+    let (p50, p99) = percentiles(times);
+    println!(
+        "{} queries, {:.1} tokens each on average: p50 {p50:?}, p99 {p99:?}",
+        queries.len(),
+        tokens as f64 / queries.len() as f64
+    );
+    assert!(tokens > queries.len() * 2);
+}
