@@ -258,7 +258,7 @@ impl Embedder for StaticEmbedder {
 }
 
 /// IEEE half precision to single: exact for every value (normals, subnormals, infinities, NaN).
-fn f16_to_f32(half: u16) -> f32 {
+pub(crate) fn f16_to_f32(half: u16) -> f32 {
     let sign = u32::from(half >> 15) << 31;
     let exponent = u32::from((half >> 10) & 0x1f);
     let mantissa = u32::from(half & 0x3ff);

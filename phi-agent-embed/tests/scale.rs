@@ -1,6 +1,7 @@
-//! One search at 10,000 tools, lexical and hybrid with the static model (the query's embedding
-//! included): p50 and p99 over BFCL's test questions, and bytes per tool. Prints only; times
-//! depend on the machine and its load:
+//! One search at 10,000 tools, lexical and hybrid with the static model and with the
+//! sentence-transformer (the query's embedding included): p50 and p99 over BFCL's test
+//! questions, bytes per tool, and (for the sentence-transformer) the time to embed the
+//! catalogue. Prints only; times depend on the machine and its load:
 //! `cargo test -p phi-agent-embed --release --test scale -- --ignored --nocapture`
 //! (`PHI_SCALE_QUERIES=n` runs the first n questions, for an instruction count under callgrind).
 
@@ -166,6 +167,77 @@ async fn one_search_at_10000_tools() {
     assert!(found > 0);
 }
 
+/// The sentence-transformer at 10,000 tools: the catalogue embedded once (on every core), then
+/// one search per BFCL test question (`PHI_SCALE_QUERIES=n`: the first n; default 200), the
+/// query embedded on one thread as a search does.
+#[tokio::test(flavor = "current_thread")]
+#[ignore]
+async fn sentence_search_at_10000_tools() {
+    let Some(model) = common::sentence_model() else {
+        return;
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let registry = registry(&set);
+    let limit = std::env::var("PHI_SCALE_QUERIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200);
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .take(limit)
+        .collect();
+
+    let batch = Arc::new(model.with_threads(threads));
+    let started = Instant::now();
+    let embedder: Arc<dyn Embedder> = batch.clone();
+    let index = HybridIndex::build(
+        &registry,
+        embedder,
+        &mut EmbeddingCache::in_memory(),
+        HybridConfig::default(),
+    )
+    .await
+    .unwrap();
+    let build = started.elapsed();
+    // A search embeds its one query on the calling thread (a batch of one is not split).
+    let single: Arc<dyn Embedder> = batch.clone();
+
+    let mut embed = Vec::new();
+    let mut hybrid = Vec::new();
+    let mut found = 0;
+    for query in &queries {
+        let started = Instant::now();
+        std::hint::black_box(single.embed(&[query]).await.unwrap());
+        embed.push(started.elapsed());
+        let started = Instant::now();
+        found += std::hint::black_box(index.search(query, 5).await.unwrap()).len();
+        hybrid.push(started.elapsed());
+    }
+    let ((e50, e99), (h50, h99)) = (percentiles(embed), percentiles(hybrid));
+    println!(
+        "{TOOLS} tools embedded in {build:?} on {threads} threads ({:.2} ms a tool); {} BFCL test questions",
+        build.as_secs_f64() * 1e3 / TOOLS as f64,
+        queries.len()
+    );
+    println!("query embedding alone: p50 {e50:?}, p99 {e99:?}");
+    println!("hybrid (query embedded, both rankings, fused): p50 {h50:?}, p99 {h99:?}");
+    println!(
+        "memory per tool: lexical index {:.0} B, vector {} B; the model {:.1} MB once",
+        index.lexical().heap_bytes() as f64 / TOOLS as f64,
+        index.semantic().dimensions() * 4,
+        batch.heap_bytes() as f64 / 1e6
+    );
+    assert!(found > 0);
+}
+
 /// The query embedding alone, for an instruction count per query under callgrind
 /// (`--toggle-collect='phi_agent_embed::model::StaticEmbedder::embed_one*'`).
 #[test]
@@ -194,4 +266,41 @@ fn embedding_the_queries() {
         started.elapsed()
     );
     assert_eq!(nonzero, queries.len());
+}
+
+/// The sentence-transformer's cost per query, which a hybrid search adds to the lexical search
+/// and the vector scan: the first 200 BFCL test questions embedded one at a time on one thread
+/// (the model crate is optimized even in test builds, so a test build measures it).
+#[test]
+#[ignore]
+fn sentence_query_embedding() {
+    let Some(model) = common::sentence_model() else {
+        return;
+    };
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let queries: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .take(200)
+        .collect();
+    let tokens: usize = queries.iter().map(|q| model.tokenize(q).len()).sum();
+    let mut times = Vec::new();
+    for query in &queries {
+        let started = Instant::now();
+        std::hint::black_box(model.embed_one(query));
+        times.push(started.elapsed());
+    }
+    let (p50, p99) = percentiles(times);
+    println!(
+        "{} queries, {:.1} tokens each on average: p50 {p50:?}, p99 {p99:?}",
+        queries.len(),
+        tokens as f64 / queries.len() as f64
+    );
+    assert!(tokens > queries.len() * 2);
 }

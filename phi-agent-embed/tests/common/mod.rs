@@ -1,23 +1,40 @@
-//! Where the tests find the model: `PHI_AGENT_EMBED_MODEL`, the wordllama package directory that
-//! `scripts/install-embed-model.sh` prints (`.ci/run` sets it). Outside CI a missing model skips a
-//! test with a message; in CI (`CI` set) it fails, so that the tests cannot silently not run.
+//! Where the tests find the models: `PHI_AGENT_EMBED_MODEL`, the wordllama package directory that
+//! `scripts/install-embed-model.sh` prints, and `PHI_AGENT_SENTENCE_MODEL`, the all-MiniLM-L6-v2
+//! directory that `scripts/install-sentence-model.sh` prints (`.ci/run` sets both). Outside CI a
+//! missing model skips a test with a message; in CI (`CI` set) it fails, so that the tests
+//! cannot silently not run.
+
+// Each test target uses one or both loaders.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
-use phi_agent_embed::StaticEmbedder;
+use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
 
-/// The model, or `None` (with the reason printed) when it is not installed outside CI.
-pub fn model() -> Option<StaticEmbedder> {
-    let Some(dir) = std::env::var_os("PHI_AGENT_EMBED_MODEL").map(PathBuf::from) else {
+/// The directory in `var`, or `None` (with the reason printed) when it is unset outside CI.
+fn dir(var: &str, script: &str) -> Option<PathBuf> {
+    let Some(dir) = std::env::var_os(var).map(PathBuf::from) else {
         assert!(
             std::env::var_os("CI").is_none(),
-            "PHI_AGENT_EMBED_MODEL is not set, and CI must run the model's tests: \
-             export PHI_AGENT_EMBED_MODEL=\"$(scripts/install-embed-model.sh)\""
+            "{var} is not set, and CI must run the model's tests: export {var}=\"$({script})\""
         );
-        eprintln!(
-            "skipped: no model (export PHI_AGENT_EMBED_MODEL=\"$(scripts/install-embed-model.sh)\" to run this test)"
-        );
+        eprintln!("skipped: no model (export {var}=\"$({script})\" to run this test)");
         return None;
     };
+    Some(dir)
+}
+
+/// The static model, or `None` when it is not installed outside CI.
+pub fn model() -> Option<StaticEmbedder> {
+    let dir = dir("PHI_AGENT_EMBED_MODEL", "scripts/install-embed-model.sh")?;
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The sentence-transformer, or `None` when it is not installed outside CI.
+pub fn sentence_model() -> Option<SentenceEmbedder> {
+    let dir = dir(
+        "PHI_AGENT_SENTENCE_MODEL",
+        "scripts/install-sentence-model.sh",
+    )?;
+    Some(SentenceEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
 }
