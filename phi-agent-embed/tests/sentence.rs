@@ -72,6 +72,42 @@ async fn embeds_as_the_numpy_reference() {
     assert!(weather > money + 0.2, "weather {weather}, money {money}");
 }
 
+/// The forward pass (milliseconds of CPU per text) runs off the async worker: on a runtime with
+/// one thread, a task beside the embedding keeps being polled while the batch is embedded.
+#[tokio::test(flavor = "current_thread")]
+async fn embedding_leaves_the_async_worker_free() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let Some(model) = common::sentence_model() else {
+        return;
+    };
+    let text = "Look up the weather forecast for the coming week in a city, with rain and wind. ";
+    let long = text.repeat(8);
+    let texts = vec![long.as_str(); 8];
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let ticker = tokio::spawn({
+        let ticks = ticks.clone();
+        async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                ticks.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    let started = std::time::Instant::now();
+    let vectors = model.embed(&texts).await.unwrap();
+    let took = started.elapsed();
+    ticker.abort();
+    assert_eq!(vectors.len(), texts.len());
+    let ticks = ticks.load(Ordering::Relaxed);
+    // A worker blocked for the whole batch would let the ticker run at most once.
+    assert!(
+        ticks >= 5,
+        "the ticker ran {ticks} times while {} texts took {took:?}",
+        texts.len()
+    );
+}
+
 #[test]
 fn bad_input_does_not_panic() {
     let Some(model) = common::sentence_model() else {
