@@ -22,8 +22,13 @@ else
 end
 
 wrk.method = "POST"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool ..
-  '","arguments":' .. arguments .. '}}'
+-- Each request has an id of its own: JSON-RPC forbids reusing an id while it is in flight in a
+-- session, and rmcp ends a request's cancellation token when it answers "its" id, so 64
+-- connections all sending id 1 in one session cancelled each other's calls (a server that
+-- watches the token, as phi-agent's does, answered "cancelled"; one that ignores it did not).
+local body_head = '{"jsonrpc":"2.0","id":'
+local body_tail = ',"method":"tools/call","params":{"name":"' .. tool .. '","arguments":' ..
+  arguments .. '}}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.headers["MCP-Protocol-Version"] = protocol
@@ -33,13 +38,24 @@ end
 
 local threads = {}
 
+local thread_count = 0
+
 function setup(thread)
   table.insert(threads, thread)
+  -- Each thread numbers its requests from a base of its own (set here, in the main state).
+  thread_count = thread_count + 1
+  thread:set("id_base", thread_count * 1000000000)
 end
 
 function init(args)
   bad = 0
   printed = 0
+  sent = 0
+end
+
+function request()
+  sent = sent + 1
+  return wrk.format(nil, nil, nil, body_head .. (id_base + sent) .. body_tail)
 end
 
 function response(status, headers, body)

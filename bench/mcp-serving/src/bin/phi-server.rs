@@ -5,9 +5,12 @@ use phi_agent::mcp::{HttpOptions, serve_http};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::{phi_tool, tools};
 
+// `async fn`: a plain `fn` tool runs on tokio's blocking pool (it may block), a thread hand-off
+// per call that rmcp's handler, which computes inline, does not pay; `async fn` is polled inline
+// as rmcp's is. BENCHMARKS.md has the figure of the plain `fn` beside it.
 /// Add two integers.
 #[phi_tool]
-fn add(
+async fn add(
     /// The first addend
     a: i64,
     /// The second addend
@@ -18,7 +21,7 @@ fn add(
 
 /// Answer with the given text.
 #[phi_tool]
-fn echo(
+async fn echo(
     /// The text to answer with
     text: String,
 ) -> String {
