@@ -136,6 +136,9 @@ impl PhiAgent {
             )));
         }
         registry.check_requirements()?;
+        for source in builder.sources {
+            registry.register_source(source);
+        }
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,

@@ -7,6 +7,7 @@ mod activation;
 mod deadline;
 mod dispatch;
 mod examples;
+mod live;
 mod name;
 mod shared_list;
 mod spec;
@@ -26,11 +27,13 @@ use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolCallers, ToolExposure, ToolMetadata};
 use crate::toolset::Toolset;
 use examples::InputExamples;
+use live::LiveSources;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
 pub use activation::ActiveTools;
 pub use dispatch::ToolCallResult;
+pub use live::ToolSource;
 pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
 pub use spec::ToolSpec;
 
@@ -193,6 +196,8 @@ pub struct ToolRegistry {
     by_name: FxHashMap<&'static str, usize>,
     config: ToolConfig,
     direct_list: DirectList,
+    /// Sources of tools that change while the registry is in use; see [`ToolSource`].
+    live: LiveSources,
 }
 
 impl ToolRegistry {
@@ -203,6 +208,7 @@ impl ToolRegistry {
             by_name: FxHashMap::default(),
             config,
             direct_list: DirectList::default(),
+            live: LiveSources::default(),
         }
     }
 
@@ -215,6 +221,24 @@ impl ToolRegistry {
 
     /// Registers a shared tool; see [`register`](Self::register).
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> AgentResult<()> {
+        let entry = self.entry(tool)?;
+        if let Some(&index) = self.by_name.get(entry.name) {
+            return Err(AgentError::DuplicateTool {
+                name: entry.name.to_string(),
+                first: self.tools[index].describe(),
+                second: entry.describe(),
+            });
+        }
+        self.by_name.insert(entry.name, self.tools.len());
+        self.tools.push(entry);
+        self.forget_direct_list();
+        self.forget_live();
+        Ok(())
+    }
+
+    /// `tool` with everything read from it once: its name checked (not against the other
+    /// tools), its schema, timeout, limits and metadata.
+    fn entry(&self, tool: Arc<dyn Tool>) -> AgentResult<RegisteredTool> {
         let name = tool.name();
         validate_tool_name(name)?;
         let timeout_ms = match tool.timeout_ms() {
@@ -244,7 +268,7 @@ impl ToolRegistry {
         let description = tool.description();
         let examples =
             schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
-        let entry = RegisteredTool {
+        Ok(RegisteredTool {
             name,
             description,
             examples,
@@ -258,18 +282,7 @@ impl ToolRegistry {
             metadata: Arc::new(tool.metadata()),
             target: call_target(&tool),
             tool,
-        };
-        if let Some(&index) = self.by_name.get(name) {
-            return Err(AgentError::DuplicateTool {
-                name: name.to_string(),
-                first: self.tools[index].describe(),
-                second: entry.describe(),
-            });
-        }
-        self.by_name.insert(name, self.tools.len());
-        self.tools.push(entry);
-        self.forget_direct_list();
-        Ok(())
+        })
     }
 
     /// Registers every tool of `tools`, in order, stopping at the first error.
