@@ -157,6 +157,11 @@ impl ToolRegistry {
             .unwrap_or_default()
     }
 
+    /// Whether `name` is a registered tool or a live tool offered now.
+    pub(crate) fn knows(&self, name: &str) -> bool {
+        self.get(name).is_some() || self.live_set().is_some_and(|set| set.get(name).is_some())
+    }
+
     /// Whether a source changed since the generations `seen` (one per source): one
     /// [`ToolSource::generation`] call per source; `false` at once without sources.
     pub(crate) fn live_changed(&self, seen: &[u64]) -> bool {

@@ -346,6 +346,39 @@ async fn a_live_tool_whose_name_the_agent_has_is_refused_on_the_clients_change_e
     client.close().await;
 }
 
+#[tokio::test]
+async fn a_paused_call_of_a_live_tool_resumes_and_runs_once_approved() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::{AgentConfig, PhiAgent, RunOutcome, base_agent_builder};
+
+    let options = McpClientOptions::default().with_unannotated_needs_approval(true);
+    let client = McpClient::connect_stdio("dynamic", raw_server("legacy", "dyn"), options)
+        .await
+        .unwrap();
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "c1",
+            "search",
+            json!({"query": "bugs"}),
+        )]),
+        LlmResponse::text("found"),
+    ]);
+    let builder = base_agent_builder(llm).register_source(client.tool_source());
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let RunOutcome::Paused(mut paused) = agent.start("find bugs").await.unwrap() else {
+        panic!("an unannotated MCP tool waits for approval");
+    };
+    assert_eq!(paused.pending()[0].tool(), "search");
+    paused.approve("c1").unwrap();
+    let RunOutcome::Done(output) = agent.resume(paused).await.unwrap() else {
+        panic!("approved, the run ends");
+    };
+    let call = &output.tool_calls[0];
+    assert!(!call.is_error, "{call:?}");
+    assert_eq!(call.result[0].to_model_text(), "dyn: bugs");
+    client.close().await;
+}
+
 /// The raw server. `legacy`: the `initialize` handshake, `{}` for every unknown request
 /// (`server/discover` included), and tools that change the list. `empty`: `{}` for everything.
 #[test]

@@ -247,7 +247,7 @@ impl Runner<'_> {
             Attempt::First => format!("turn/{turn}/tool/{}", call.id),
             Attempt::Answered => format!("turn/{turn}/tool/{}/answered", call.id),
         };
-        let known = self.registry.get(&call.name).is_some();
+        let known = self.registry.knows(&call.name);
         let tool_step = async {
             let ctx = self
                 .base_ctx
