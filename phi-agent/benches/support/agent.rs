@@ -36,7 +36,7 @@ impl TypedTool for Add {
 /// keeps no record of requests (a recording model would copy the growing transcript every turn
 /// and measure itself rather than the loop).
 pub struct InstantModel {
-    turns: usize,
+    pub turns: usize,
 }
 
 #[async_trait]

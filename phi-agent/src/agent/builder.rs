@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::{AgentObserver, Approver, ElicitationHandler, InProcess, StepExecutor};
 
 use crate::llm::LlmClient;
+use crate::registry::ToolSource;
 use crate::state::SharedState;
 use crate::tool::Tool;
 use crate::toolset::Toolset;
@@ -32,6 +33,7 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         llm: Arc::new(llm_client),
         system_prompt: None,
         tools: Vec::new(),
+        sources: Vec::new(),
         state: SharedState::new(),
         observer: None,
         approver: None,
@@ -49,6 +51,7 @@ pub struct AgentBuilder {
     pub(crate) llm: Arc<dyn LlmClient>,
     pub(crate) system_prompt: Option<String>,
     pub(crate) tools: Vec<Arc<dyn Tool>>,
+    pub(crate) sources: Vec<Arc<dyn ToolSource>>,
     pub(crate) state: SharedState,
     pub(crate) observer: Option<Arc<dyn AgentObserver>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
@@ -90,6 +93,16 @@ impl AgentBuilder {
     /// agent is built.
     pub fn register_toolset(mut self, toolset: Toolset) -> Self {
         self.tools.extend(toolset.into_tools());
+        self
+    }
+
+    /// Adds a live source of tools, such as an MCP server's
+    /// ([`McpClient::tool_source`](crate::mcp::McpClient::tool_source)): its tools follow the
+    /// agent's own in every turn's list, and a tool it adds is offered from the next turn, the
+    /// earlier definitions unchanged (see [`ToolSource`]). A name another tool has is not
+    /// offered, with a warning; it never fails the build or a turn.
+    pub fn register_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.sources.push(source);
         self
     }
 
@@ -182,6 +195,7 @@ impl fmt::Debug for AgentBuilder {
                 "tools",
                 &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
             )
+            .field("sources", &self.sources.len())
             .field("state", &self.state)
             .field("observer", &self.observer.is_some())
             .field("approver", &self.approver.is_some())

@@ -137,6 +137,9 @@ impl PhiAgent {
         }
         registry.check_requirements()?;
         registry.set_code_callers(builder.llm.programmatic_tool_calling());
+        for source in builder.sources {
+            registry.register_source(source);
+        }
         Ok(PhiAgent {
             inner: Arc::new(AgentInner {
                 llm: builder.llm,

@@ -11,8 +11,10 @@ use crate::tool::ToolExposure;
 /// (registration indices), shared by the agent's sessions.
 pub(crate) type SharedDeferred = std::sync::Mutex<Option<(Vec<bool>, Arc<[ToolSpec]>)>>;
 
-/// The per-turn tool list of a session, keyed on [`ActiveTools::generation`]: an unchanged set
-/// costs one `Arc` clone per turn, and sessions showing just the Direct tools share one list.
+/// The per-turn tool list of a session, keyed on [`ActiveTools::generation`] and the generations
+/// of the registry's live sources: an unchanged set costs one `Arc` clone per turn (and one
+/// generation read per live source), and sessions showing just the Direct tools share one list.
+/// Live tools ([`ToolSource`](crate::registry::ToolSource)) follow the registry's own.
 #[derive(Debug, Default)]
 pub(crate) struct ToolListCache {
     generation: Option<u64>,
@@ -20,6 +22,8 @@ pub(crate) struct ToolListCache {
     search: bool,
     /// Native tool search: the deferred tools, for this many discoverable tools.
     deferred: Option<(usize, Arc<[ToolSpec]>)>,
+    /// The generations of the registry's live sources that `tools` was built with.
+    live: Vec<u64>,
 }
 
 impl ToolListCache {
@@ -32,8 +36,11 @@ impl ToolListCache {
         active: &ActiveTools,
         search: Option<&OnceLock<Arc<[ToolSpec]>>>,
     ) -> Arc<[ToolSpec]> {
-        if self.generation != Some(active.generation()) || self.search != search.is_some() {
-            self.tools = match search {
+        if self.generation != Some(active.generation())
+            || self.search != search.is_some()
+            || registry.live_changed(&self.live)
+        {
+            let own = match search {
                 // A session that has found nothing yet shows exactly the Direct tools and the
                 // search tool: one list for all such sessions, so that the adapter's serialized
                 // copy serves each one's first turn (as the registry's Direct list does).
@@ -49,6 +56,7 @@ impl ToolListCache {
                 Some(_) => registry.tool_specs_with(active, Some(search_tool_spec())),
                 None => registry.tool_specs(active),
             };
+            self.tools = registry.with_live(own, &mut self.live);
             self.search = search.is_some();
             self.generation = Some(active.generation());
         }
@@ -64,14 +72,15 @@ impl ToolListCache {
         active: &ActiveTools,
         shared: &SharedDeferred,
     ) -> (Arc<[ToolSpec]>, Arc<[ToolSpec]>) {
-        if self.generation != Some(active.generation()) {
-            let shown = if active.found().is_empty() {
+        if self.generation != Some(active.generation()) || registry.live_changed(&self.live) {
+            let own = if active.found().is_empty() {
                 registry.tool_specs(active)
             } else {
                 let all = registry.tool_specs_with(active, None);
                 let found = registry.found_offered(active).count();
                 Arc::from(&all[..all.len() - found])
             };
+            let shown = registry.with_live(own, &mut self.live);
             let same = shown.len() == self.tools.len()
                 && shown
                     .iter()

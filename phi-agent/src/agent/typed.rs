@@ -183,7 +183,7 @@ where
     let name = options.tool_name;
     crate::registry::validate_tool_name(name)?;
     let registry = &agent.inner.registry;
-    if registry.get(name).is_some() || name == crate::search::SEARCH_TOOL_NAME {
+    if registry.knows(name) || name == crate::search::SEARCH_TOOL_NAME {
         return Err(AgentError::Config(format!(
             "the final-answer tool's name `{name}` is taken by a tool of the agent; choose another with `AnswerOptions::with_tool_name`"
         )));

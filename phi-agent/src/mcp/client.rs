@@ -16,7 +16,8 @@ mod result;
 mod talk;
 mod tool;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::RoleClient;
@@ -37,7 +38,7 @@ use super::names::ProviderSafeNames;
 use crate::context::ElicitationHandler;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;
-use crate::registry::ToolRegistry;
+use crate::registry::{ToolRegistry, ToolSource};
 use crate::tool::Tool;
 
 /// Limits, naming, and the answers to a server's questions, for an MCP client connection.
@@ -260,9 +261,14 @@ impl std::fmt::Debug for McpClientOptions {
 /// client lists the tools again. New tools are appended to [`tools`](Self::tools) (the earlier
 /// ones keep their place and their definitions byte for byte, so a provider's prompt cache of
 /// the tool list stays valid); removed ones stay in place and answer that they are not
-/// available. Each change is announced on [`subscribe`](Self::subscribe). A registry or agent
-/// built from the tools keeps the set it was built with: register the new tools (or build the
-/// agent again from [`dyn_tools`](Self::dyn_tools)) to offer them from the next turn.
+/// available. Each change is announced on [`subscribe`](Self::subscribe).
+///
+/// A registry or agent built from [`dyn_tools`](Self::dyn_tools) or
+/// [`register_into`](Self::register_into) keeps the set it was built with. One that follows the
+/// client instead ([`register_live_into`](Self::register_live_into),
+/// [`AgentBuilder::register_source`](crate::AgentBuilder::register_source) with
+/// [`tool_source`](Self::tool_source)) offers a tool the server adds from the next turn, after
+/// the tools offered before (unchanged), and answers "not available" for one it removed.
 ///
 /// ```no_run
 /// # async fn run() -> phi_agent::AgentResult<()> {
@@ -295,6 +301,8 @@ pub(crate) struct Inner {
     /// One refresh at a time, so that two `list_changed` in a row cannot interleave.
     refreshing: tokio::sync::Mutex<()>,
     changes: broadcast::Sender<McpToolsChanged>,
+    /// Counts the changes of the set, for the registries that follow it ([`ToolSource`]).
+    generation: Arc<AtomicU64>,
 }
 
 struct ToolSet {
@@ -312,12 +320,16 @@ pub struct McpToolsChanged {
     /// Local names of the tools the server no longer lists; their calls answer that they are not
     /// available.
     pub removed: Vec<String>,
+    /// Local names of tools that a registry following the client
+    /// ([`McpClient::tool_source`]) did not offer, each with the reason (a name another tool
+    /// has): announced on their own, when the registry takes the new set.
+    pub refused: Vec<(String, String)>,
 }
 
 impl McpToolsChanged {
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty()
+        self.added.is_empty() && self.removed.is_empty() && self.refused.is_empty()
     }
 }
 
@@ -389,6 +401,7 @@ impl McpClient {
             }),
             refreshing: tokio::sync::Mutex::new(()),
             changes,
+            generation: Arc::default(),
             options,
         });
         let _ = inner.handler.owner.set(Arc::downgrade(&inner));
@@ -490,6 +503,40 @@ impl McpClient {
             }
         }
         Ok(())
+    }
+
+    /// The client's tools as a live [`ToolSource`]: a registry or agent given it offers the
+    /// tools the server lists now, each turn, and follows `tools/list_changed` (see the type's
+    /// docs). The source holds the client weakly: it does not keep the connection open.
+    ///
+    /// ```no_run
+    /// # async fn run(model: phi_agent::llm::ScriptedLlm) -> phi_agent::AgentResult<()> {
+    /// use phi_agent::mcp::{McpClient, McpClientOptions};
+    /// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent};
+    ///
+    /// let mut command = tokio::process::Command::new("npx");
+    /// command.args(["-y", "@modelcontextprotocol/server-everything"]);
+    /// let client = McpClient::connect_stdio("everything", command, McpClientOptions::default()).await?;
+    /// let builder = base_agent_builder(model).register_source(client.tool_source());
+    /// let agent = PhiAgent::build(builder, AgentConfig::default())?;
+    /// // A tool the server adds mid-session is offered from the next turn on.
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tool_source(&self) -> Arc<dyn ToolSource> {
+        Arc::new(LiveTools {
+            generation: self.inner.generation.clone(),
+            inner: Arc::downgrade(&self.inner),
+        })
+    }
+
+    /// Makes `registry` follow the imported tools ([`tool_source`](Self::tool_source)): the
+    /// tools the server lists now, and later the ones it adds, are offered after the
+    /// registry's own. Unlike [`register_into`](Self::register_into) a name clash is not an
+    /// error: the clashing tool is not offered, and the reason is announced on
+    /// [`subscribe`](Self::subscribe) ([`McpToolsChanged::refused`]).
+    pub fn register_live_into(&self, registry: &mut ToolRegistry) {
+        registry.register_source(self.tool_source());
     }
 
     /// The mapping between the server's tool names and the provider-safe local names.
@@ -650,9 +697,44 @@ impl Inner {
         }
         drop(set);
         if !change.is_empty() {
+            self.generation.fetch_add(1, Ordering::AcqRel);
             let _ = self.changes.send(change.clone());
         }
         Ok(change)
+    }
+}
+
+/// The tools of a client as a [`ToolSource`], held weakly.
+struct LiveTools {
+    generation: Arc<AtomicU64>,
+    inner: Weak<Inner>,
+}
+
+impl ToolSource for LiveTools {
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let Some(inner) = self.inner.upgrade() else {
+            return Vec::new();
+        };
+        let set = inner.set();
+        set.tools
+            .iter()
+            .filter(|tool| tool.is_available())
+            .map(|tool| tool.clone() as Arc<dyn Tool>)
+            .collect()
+    }
+
+    fn refused(&self, name: &str, reason: &str) {
+        if let Some(inner) = self.inner.upgrade() {
+            let change = McpToolsChanged {
+                refused: vec![(name.to_string(), reason.to_string())],
+                ..McpToolsChanged::default()
+            };
+            let _ = inner.changes.send(change);
+        }
     }
 }
 

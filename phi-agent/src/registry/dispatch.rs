@@ -64,11 +64,41 @@ impl ToolRegistry {
     ) -> ToolCallResult {
         match self.index_of(name).filter(|&index| set.is_active(index)) {
             Some(index) => self.run(&self.tools[index], args, ctx).await,
-            None => ToolCallResult::error(&AgentError::ToolNotAvailable {
-                name: name.to_string(),
-                available: set.names_for_message(),
-            }),
+            None => {
+                self.dispatch_live(name, args, ctx, || set.names_for_message())
+                    .await
+            }
         }
+    }
+
+    /// A call of a name the registry's own active tools do not have: a live tool's
+    /// ([`ToolSource`](super::ToolSource)), or "not available" (a live tool the source removed
+    /// included) listing `available` and the live tools.
+    #[cold]
+    async fn dispatch_live(
+        &self,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+        available: impl FnOnce() -> String,
+    ) -> ToolCallResult {
+        let live = self.live_set();
+        if let Some(tool) = live.as_deref().and_then(|live| live.get(name)) {
+            return self.run(tool, args, ctx).await;
+        }
+        let mut available = available();
+        for tool in live.iter().flat_map(|live| live.tools()) {
+            if available == "(none)" {
+                available.clear();
+            } else if !available.is_empty() {
+                available.push_str(", ");
+            }
+            available.push_str(tool.name);
+        }
+        ToolCallResult::error(&AgentError::ToolNotAvailable {
+            name: name.to_string(),
+            available,
+        })
     }
 
     /// Runs any registered tool, hidden and inactive ones included: for the program itself,
@@ -81,15 +111,16 @@ impl ToolRegistry {
     ) -> ToolCallResult {
         match self.get(name) {
             Some(tool) => self.run(tool, args, ctx).await,
-            None => ToolCallResult::error(&AgentError::ToolNotAvailable {
-                name: name.to_string(),
-                available: self
-                    .tools
-                    .iter()
-                    .map(|t| t.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }),
+            None => {
+                let own = || {
+                    self.tools
+                        .iter()
+                        .map(|t| t.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                self.dispatch_live(name, args, ctx, own).await
+            }
         }
     }
 
@@ -108,10 +139,17 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> bool {
-        let Some(index) = self.index_of(name).filter(|&index| set.is_active(index)) else {
-            return false;
+        let live;
+        let tool = match self.index_of(name).filter(|&index| set.is_active(index)) {
+            Some(index) => &self.tools[index],
+            None => {
+                live = self.live_set();
+                match live.as_deref().and_then(|live| live.get(name)) {
+                    Some(tool) => tool,
+                    None => return false,
+                }
+            }
         };
-        let tool = &self.tools[index];
         if self.precheck(tool, args).is_some() {
             return false;
         }

@@ -7,6 +7,7 @@ mod activation;
 mod deadline;
 mod dispatch;
 mod examples;
+mod live;
 mod name;
 mod shared_list;
 mod spec;
@@ -26,11 +27,13 @@ use crate::schema::{self, Dialect, DialectError};
 use crate::tool::{Tool, ToolCallers, ToolExposure, ToolMetadata};
 use crate::toolset::Toolset;
 use examples::InputExamples;
+use live::LiveSources;
 use shared_list::DirectList;
 use stored_schema::StoredSchema;
 
 pub use activation::ActiveTools;
 pub use dispatch::ToolCallResult;
+pub use live::ToolSource;
 pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
 pub use spec::ToolSpec;
 
@@ -205,6 +208,8 @@ pub struct ToolRegistry {
     /// Whether some tool is not callable by both the model and code ([`ToolCallers::Both`]):
     /// while none is, a call's caller need not be checked.
     restricts_callers: bool,
+    /// Sources of tools that change while the registry is in use; see [`ToolSource`].
+    live: LiveSources,
 }
 
 impl ToolRegistry {
@@ -217,6 +222,7 @@ impl ToolRegistry {
             direct_list: DirectList::default(),
             code_callers: false,
             restricts_callers: false,
+            live: LiveSources::default(),
         }
     }
 
@@ -245,6 +251,25 @@ impl ToolRegistry {
 
     /// Registers a shared tool; see [`register`](Self::register).
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> AgentResult<()> {
+        let entry = self.read_tool(tool)?;
+        if let Some(&index) = self.by_name.get(entry.name) {
+            return Err(AgentError::DuplicateTool {
+                name: entry.name.to_string(),
+                first: self.tools[index].describe(),
+                second: entry.describe(),
+            });
+        }
+        self.restricts_callers |= entry.callers != ToolCallers::Both;
+        self.by_name.insert(entry.name, self.tools.len());
+        self.tools.push(entry);
+        self.forget_direct_list();
+        self.forget_live();
+        Ok(())
+    }
+
+    /// `tool` with everything read from it once: its name checked (not against the other
+    /// tools), its schema, timeout, limits and metadata.
+    fn read_tool(&self, tool: Arc<dyn Tool>) -> AgentResult<RegisteredTool> {
         let name = tool.name();
         validate_tool_name(name)?;
         let timeout_ms = match tool.timeout_ms() {
@@ -274,7 +299,7 @@ impl ToolRegistry {
         let description = tool.description();
         let examples =
             schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
-        let entry = RegisteredTool {
+        Ok(RegisteredTool {
             name,
             description,
             examples,
@@ -288,19 +313,7 @@ impl ToolRegistry {
             metadata: Arc::new(tool.metadata()),
             target: call_target(&tool),
             tool,
-        };
-        if let Some(&index) = self.by_name.get(name) {
-            return Err(AgentError::DuplicateTool {
-                name: name.to_string(),
-                first: self.tools[index].describe(),
-                second: entry.describe(),
-            });
-        }
-        self.restricts_callers |= entry.callers != ToolCallers::Both;
-        self.by_name.insert(name, self.tools.len());
-        self.tools.push(entry);
-        self.forget_direct_list();
-        Ok(())
+        })
     }
 
     /// Registers every tool of `tools`, in order, stopping at the first error.

@@ -198,6 +198,187 @@ async fn list_changed_appends_new_tools_and_retires_removed_ones() {
     client.close().await;
 }
 
+/// Answer pong (the agent's own tool, before the live ones).
+#[phi_agent::phi_tool]
+fn ping() -> String {
+    "pong".into()
+}
+
+/// The provider definitions of a request's tools, byte for byte, in both common shapes.
+fn offered(request: &phi_agent::llm::LlmRequest) -> Vec<(String, String)> {
+    use phi_agent::llm::definition;
+    request
+        .tools
+        .iter()
+        .map(|spec| {
+            (
+                definition::openai(spec).to_string(),
+                definition::anthropic(spec).to_string(),
+            )
+        })
+        .collect()
+}
+
+fn names(request: &phi_agent::llm::LlmRequest) -> Vec<&'static str> {
+    request.tools.iter().map(|spec| spec.name).collect()
+}
+
+async fn next_change(
+    changes: &mut tokio::sync::broadcast::Receiver<phi_agent::mcp::McpToolsChanged>,
+) -> phi_agent::mcp::McpToolsChanged {
+    tokio::time::timeout(Duration::from_secs(10), changes.recv())
+        .await
+        .expect("a change is announced")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_definitions_byte_identical()
+ {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::{AgentConfig, PhiAgent, base_agent_builder};
+
+    let client = McpClient::connect_stdio(
+        "dynamic",
+        raw_server("legacy", "dyn"),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let mut changes = client.subscribe();
+    let call = |id: &str, name: &str| {
+        LlmResponse::tool_calls(vec![ToolCall::new(id, name, json!({"query": "q"}))])
+    };
+    let llm = ScriptedLlm::new([
+        call("c1", "grow"),
+        LlmResponse::text("grown"),
+        call("c2", "extra"),
+        call("c3", "shrink"),
+        LlmResponse::text("shrunk"),
+        call("c4", "search"),
+        LlmResponse::text("gone"),
+    ]);
+    let seen = llm.clone();
+    let builder = base_agent_builder(llm)
+        .register_tools(phi_agent::tools![ping])
+        .register_source(client.tool_source());
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+
+    // Turn 1: the server's four tools follow the agent's own; `grow` makes the server add
+    // `extra` and send `tools/list_changed`.
+    let first = session.run("grow").await.unwrap();
+    assert!(!first.tool_calls[0].is_error, "{:?}", first.tool_calls[0]);
+    assert_eq!(next_change(&mut changes).await.added, ["extra"]);
+
+    // The next turn offers `extra`, appended; every earlier definition is byte-identical.
+    let second = session.run("use it").await.unwrap();
+    let requests = seen.requests();
+    let before = &requests[1];
+    let after = &requests[2];
+    assert_eq!(
+        names(before),
+        ["ping", "search", "version", "grow", "shrink"]
+    );
+    assert_eq!(
+        names(after),
+        ["ping", "search", "version", "grow", "shrink", "extra"]
+    );
+    assert_eq!(offered(after)[..5], offered(before)[..]);
+    let extra = &second.tool_calls[0];
+    assert_eq!(extra.name, "extra");
+    assert!(!extra.is_error, "{extra:?}");
+    assert_eq!(extra.result[0].to_model_text(), "extra works");
+    assert_eq!(next_change(&mut changes).await.removed, ["search"]);
+
+    // `search` left the server: the next turn no longer offers it, the tools after it keep
+    // their definitions, and a call of it answers "not available".
+    let third = session.run("search").await.unwrap();
+    let requests = seen.requests();
+    let last = &requests[requests.len() - 2];
+    assert_eq!(names(last), ["ping", "version", "grow", "shrink", "extra"]);
+    assert_eq!(offered(last)[1..], offered(after)[2..]);
+    let search = &third.tool_calls[0];
+    assert!(search.is_error);
+    let text = search.result[0].to_model_text();
+    assert!(
+        text.contains("`search`") && text.contains("not available"),
+        "{text}"
+    );
+    assert!(text.contains("extra"), "the live tools are named: {text}");
+    assert_eq!(third.text, "gone");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_live_tool_whose_name_the_agent_has_is_refused_on_the_clients_change_event() {
+    let client = McpClient::connect_stdio(
+        "dynamic",
+        raw_server("legacy", "dyn"),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let mut changes = client.subscribe();
+    /// The agent's own `version`.
+    #[phi_agent::phi_tool]
+    fn version() -> String {
+        "mine".into()
+    }
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register_all(phi_agent::tools![version]).unwrap();
+    client.register_live_into(&mut registry);
+    let live: Vec<&str> = registry.live_tools().iter().map(|t| t.name()).collect();
+    assert_eq!(live, ["search", "grow", "shrink"]);
+    let change = next_change(&mut changes).await;
+    assert_eq!(change.refused.len(), 1, "{change:?}");
+    assert_eq!(change.refused[0].0, "version");
+    assert!(change.refused[0].1.contains("is taken by"), "{change:?}");
+    let active = registry.visible_tools(&ActivationContext::default()).await;
+    let result = registry
+        .dispatch(&active, "version", &json!({}), &ToolContext::default())
+        .await;
+    assert_eq!(
+        result.to_model_text(),
+        "mine",
+        "the agent's own tool answers"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_paused_call_of_a_live_tool_resumes_and_runs_once_approved() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::{AgentConfig, PhiAgent, RunOutcome, base_agent_builder};
+
+    let options = McpClientOptions::default().with_unannotated_needs_approval(true);
+    let client = McpClient::connect_stdio("dynamic", raw_server("legacy", "dyn"), options)
+        .await
+        .unwrap();
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "c1",
+            "search",
+            json!({"query": "bugs"}),
+        )]),
+        LlmResponse::text("found"),
+    ]);
+    let builder = base_agent_builder(llm).register_source(client.tool_source());
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let RunOutcome::Paused(mut paused) = agent.start("find bugs").await.unwrap() else {
+        panic!("an unannotated MCP tool waits for approval");
+    };
+    assert_eq!(paused.pending()[0].tool(), "search");
+    paused.approve("c1").unwrap();
+    let RunOutcome::Done(output) = agent.resume(paused).await.unwrap() else {
+        panic!("approved, the run ends");
+    };
+    let call = &output.tool_calls[0];
+    assert!(!call.is_error, "{call:?}");
+    assert_eq!(call.result[0].to_model_text(), "dyn: bugs");
+    client.close().await;
+}
+
 /// The raw server. `legacy`: the `initialize` handshake, `{}` for every unknown request
 /// (`server/discover` included), and tools that change the list. `empty`: `{}` for everything.
 #[test]

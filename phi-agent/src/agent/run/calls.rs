@@ -316,7 +316,7 @@ impl Runner<'_> {
             Attempt::Answered => format!("turn/{turn}/tool/{}/answered", call.id),
             Attempt::Resumed(k) => format!("turn/{turn}/tool/{}/resumed/{k}", call.id),
         };
-        let known = self.registry.get(&call.name).is_some();
+        let known = self.registry.knows(&call.name);
         let tool_step = async {
             let ctx = self
                 .base_ctx

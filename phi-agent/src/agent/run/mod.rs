@@ -106,7 +106,7 @@ pub(super) async fn resumed(
     sink: &Sink,
     answer: Option<&mut Answering>,
 ) -> AgentResult<RunOutcome> {
-    paused.check(|name| agent.registry.get(name).is_some())?;
+    paused.check(|name| agent.registry.knows(name))?;
     check_answer(paused.answer.as_ref(), answer.as_deref())?;
     let records = paused.records()?;
     let answers = paused.answers();
