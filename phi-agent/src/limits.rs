@@ -157,6 +157,24 @@ mod tests {
     }
 
     #[test]
+    fn the_limit_is_exact_at_every_depth() {
+        // The length a walk reports fits a limit of exactly that length, and one byte less
+        // does not, wherever the last byte sits (a scalar, a key, a nested container's end).
+        for value in [
+            json!({"a": [1, {"b": "xyz"}], "c": null}),
+            json!([[[]]]),
+            json!({"k": {"k": {"k": true}}}),
+            json!("text"),
+        ] {
+            let Measure::Fits(len) = measure(&value, usize::MAX, 8) else {
+                panic!("{value} fits no limit");
+            };
+            assert_eq!(measure(&value, len, 8), Measure::Fits(len), "{value}");
+            assert_eq!(measure(&value, len - 1, 8), Measure::TooLarge, "{value}");
+        }
+    }
+
+    #[test]
     fn depth_is_measured_in_the_same_walk() {
         // object (1) > array (2) > object (3) > array (4)
         let value = json!({"a": [1, {"b": []}]});
