@@ -11,23 +11,9 @@ use phi_agent_embed::{LoadError, StaticEmbedder};
 #[test]
 fn tokenizes_as_the_reference_library() {
     let Some(model) = common::model() else { return };
-    let cases: Vec<(String, Vec<u32>)> =
-        serde_json::from_str(include_str!("tokenizer_ids.json")).unwrap();
-    assert!(cases.len() > 100);
-    let mut wrong = Vec::new();
-    for (text, ids) in &cases {
-        let ours = model.tokenize(text);
-        if &ours != ids {
-            wrong.push(format!("{text:?}\n  ours {ours:?}\n  reference {ids:?}"));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} texts differ:\n{}",
-        wrong.len(),
-        cases.len(),
-        wrong.join("\n")
-    );
+    common::assert_tokenizes_as_reference(include_str!("tokenizer_ids.json"), 100, |text| {
+        model.tokenize(text)
+    });
 }
 
 #[tokio::test]

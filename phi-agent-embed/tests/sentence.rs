@@ -20,23 +20,9 @@ fn tokenizes_as_the_reference_library() {
     let Some(model) = common::sentence_model() else {
         return;
     };
-    let cases: Vec<(String, Vec<u32>)> =
-        serde_json::from_str(include_str!("wordpiece_ids.json")).unwrap();
-    assert!(cases.len() > 150);
-    let mut wrong = Vec::new();
-    for (text, ids) in &cases {
-        let ours = model.tokenize(text);
-        if &ours != ids {
-            wrong.push(format!("{text:?}\n  ours {ours:?}\n  reference {ids:?}"));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} texts differ:\n{}",
-        wrong.len(),
-        cases.len(),
-        wrong.join("\n")
-    );
+    common::assert_tokenizes_as_reference(include_str!("wordpiece_ids.json"), 150, |text| {
+        model.tokenize(text)
+    });
 }
 
 /// Each vector within cosine 0.9999 of the reference's (which computes in f64), batched on two

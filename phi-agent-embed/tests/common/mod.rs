@@ -38,3 +38,28 @@ pub fn sentence_model() -> Option<SentenceEmbedder> {
     )?;
     Some(SentenceEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
 }
+
+/// Checks `tokenize` against a fixture of `[text, ids]` pairs written by the reference
+/// `tokenizers` library (at least `at_least` of them), listing every text that differs.
+pub fn assert_tokenizes_as_reference(
+    fixture: &str,
+    at_least: usize,
+    tokenize: impl Fn(&str) -> Vec<u32>,
+) {
+    let cases: Vec<(String, Vec<u32>)> = serde_json::from_str(fixture).unwrap();
+    assert!(cases.len() > at_least);
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(text, ids)| {
+            let ours = tokenize(text);
+            (&ours != ids).then(|| format!("{text:?}\n  ours {ours:?}\n  reference {ids:?}"))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} texts differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
