@@ -5,7 +5,7 @@
 //! passes `$crate`, so a renamed dependency keeps working).
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -95,34 +95,26 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 /// A name that is no `#[tool]` method of the receiver's type (a typo, or a method without
 /// `#[tool]`) must not surface as rustc's "no method named `__phi_tool_..`": beside the call,
 /// a local trait gives every type a stand-in constructor of that name, which the real one (an
-/// inherent method) always wins over, and whose use requires a bound nothing meets, so that the
-/// error is ours and names the method as the user wrote it.
+/// inherent method) always wins over. The stand-in requires `Self: ToolMethod<lokup>` of a marker
+/// declared here, which nothing implements, so that the error is ours, names the method as the
+/// user wrote it, and lists the type's tool methods (each block implements `ToolMethod` for a
+/// marker per method).
 fn method_tool(krate: &TokenStream, receiver: &Expr, method: &syn::Ident) -> TokenStream {
     let constructor = crate::methods::shape::constructor_ident(method);
-    let name = naming::unraw(method);
-    let written = receiver.to_token_stream().to_string().replace(' ', "");
-    let message = format!("`{written}` has no `#[tool]` method `{name}`");
-    let label = "not a `#[tool]` method of `{Self}`".to_string();
-    let note = format!(
-        "a method is a tool when it is marked `#[tool]` in a `#[phi_tools]` impl block of `{{Self}}`; check the spelling of `{name}` against that block (`{{Self}}::tools()` returns them all), or mark the method `#[tool]`"
-    );
-    // Named as a sentence, since rustc names it: "the trait `lookup_is_a_tool_method` is not
-    // implemented for `Store`". The bound sits in the return type, so that rustc adds no note
-    // naming the stand-in.
-    let bound = format_ident!("{name}_is_a_tool_method", span = method.span());
     // Bound first, so that a receiver that is not an `Arc` is reported once.
     let call = quote_spanned! {receiver.span()=>
         let __phi_receiver: ::std::sync::Arc<_> =
             #krate::__private::SharedReceiver::share(&#receiver);
     };
+    // The bound sits in the return type, so that rustc adds no note naming the stand-in.
+    let bound = quote_spanned! {method.span()=> #krate::__private::ToolMethod<#method> };
     quote_spanned! {method.span()=> {
         #call
-        // Unused whenever the name is right: then the real constructor is called.
-        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        // Named as the user wrote the method, since rustc prints it in the error; braced, so that
+        // it takes no value name the receiver expression might use.
         #[allow(non_camel_case_types, dead_code)]
-        trait #bound {
-            type Tool;
-        }
+        struct #method {}
+        // Unused whenever the name is right: then the real constructor is called.
         #[allow(dead_code)]
         trait __PhiStandIn {
             fn #constructor(self: ::std::sync::Arc<Self>) -> <Self as #bound>::Tool
@@ -188,7 +180,11 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
     if tool_fns.len() < 2 {
         return TokenStream::new();
     }
-    let names = tool_fns.iter().map(|(ty, _, _)| quote!(#ty::NAME));
+    // The tool as a value, as `into_tool` gets it and with its spans: a path that names no tool
+    // (a plain fn, a typo) is then one error, which rustc does not repeat for this use.
+    let names = tool_fns
+        .iter()
+        .map(|(ty, _, _)| quote!(#krate::__private::tool_fn_name(&#ty)));
     let labels = tool_fns.iter().map(|(_, label, _)| label);
     let checks = tool_fns
         .iter()

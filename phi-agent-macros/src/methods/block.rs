@@ -31,6 +31,8 @@ pub(crate) struct Block {
     tools: Vec<Tool>,
     krate: Path,
     tools_fn: Ident,
+    /// The self type's name, the stem of the generated names.
+    type_ident: Ident,
     /// Every method meant as a tool (marked `#[tool]`, or `#[phi_tool]` by mistake), whether
     /// or not it had errors: on error each still gets a stand-in constructor, so that
     /// `tools![store.lookup]` adds no error of its own to the block's.
@@ -179,6 +181,7 @@ impl Block {
             tools,
             krate,
             tools_fn,
+            type_ident,
             meant,
         }
     }
@@ -194,10 +197,20 @@ impl Block {
             .params
             .is_empty()
             .then(|| shape::receiver_assertion(&self.item.self_ty, &self.krate));
+        let methods: Vec<&Ident> = self.tools.iter().map(|t| &t.func.item.sig.ident).collect();
+        let markers = shape::method_markers(
+            &self.item.self_ty,
+            &self.type_ident,
+            &self.tools_fn,
+            &self.item.generics,
+            &methods,
+            &self.krate,
+        );
         let tools = self.tools.iter().map(generate::tool);
         quote! {
             #assertion
             #item
+            #markers
             #(#tools)*
         }
     }

@@ -107,6 +107,39 @@ pub(crate) fn block_items(
     }
 }
 
+/// A marker type per tool method, named as the method, in a hidden module of its own, and
+/// `Self: ToolMethod<marker>` for each: what `tools![store.lokup]` lists when a name is wrong (see
+/// `__private::ToolMethod`). Each impl is spanned on its method's name, where rustc points.
+pub(crate) fn method_markers(
+    self_ty: &syn::Type,
+    type_ident: &Ident,
+    tools_fn: &Ident,
+    generics: &Generics,
+    methods: &[&Ident],
+    krate: &Path,
+) -> TokenStream {
+    // One module per block: a type's second block has another `tools_fn`.
+    let module = format_ident!("__phi_tool_methods_{}_{}", type_ident, tools_fn);
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let markers = methods.iter().map(|method| quote!(pub struct #method;));
+    let impls = methods.iter().map(|method| {
+        quote_spanned! {method.span()=>
+            #[automatically_derived]
+            impl #impl_generics #krate::__private::ToolMethod<#module::#method> for #self_ty #where_clause {
+                type Tool = ::std::sync::Arc<dyn #krate::Tool>;
+            }
+        }
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_camel_case_types, dead_code)]
+        mod #module {
+            #(#markers)*
+        }
+        #(#impls)*
+    }
+}
+
 /// On error, a `tools()` that returns nothing, so that the program's calls of it add no errors.
 pub(crate) fn stand_in_tools_fn(krate: &Path, tools_fn: &Ident) -> TokenStream {
     quote! {

@@ -206,6 +206,7 @@ fn tool_struct(tool: &Tool) -> TokenStream {
     if let Callee::Method(method) = &tool.callee {
         return crate::methods::shape::tool_struct(tool, method, &doc);
     }
+    let krate = &tool.krate;
     quote! {
         #[doc = #doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
@@ -215,6 +216,12 @@ fn tool_struct(tool: &Tool) -> TokenStream {
         impl #tool_type {
             /// The tool's name, as the model sees it.
             #vis const NAME: &'static str = #name;
+        }
+
+        // For the name check of `tools![]`, which reads it through a `const fn`.
+        #[automatically_derived]
+        impl #krate::__private::ToolFnName for #tool_type {
+            const NAME: &'static str = #name;
         }
     }
 }

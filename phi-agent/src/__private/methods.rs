@@ -47,3 +47,20 @@ impl<S: SharedReceiver + ?Sized> SharedReceiver for &S {
         (**self).share()
     }
 }
+
+/// `Store: ToolMethod<lookup>`: `Store` has the `#[tool]` method `lookup`, where `lookup` is a
+/// marker type `#[phi_tools]` declares for each tool method of a block, named as the method.
+///
+/// `tools![store.lokup]` requires `Store: ToolMethod<lokup>` of a marker it declares itself, which
+/// nothing implements, so that rustc reports the misspelt name in our words and lists the
+/// implementations `Store` has: the block's tool methods, as the user wrote them, which is the
+/// "did you mean" (no generated name appears in it).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `#[tool]` method `{M}`",
+    label = "not a `#[tool]` method of `{Self}`",
+    note = "a method is a tool when it is marked `#[tool]` in a `#[phi_tools]` impl block of `{Self}` (its tool methods, if it has any, are listed below); check the spelling of `{M}`, or mark the method `#[tool]`"
+)]
+pub trait ToolMethod<M> {
+    /// What the method's constructor returns.
+    type Tool;
+}

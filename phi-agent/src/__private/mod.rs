@@ -49,9 +49,11 @@ pub use checks::{
 };
 pub use examples::{args_example, json_example};
 pub use metadata::tool_metadata;
-pub use methods::{Receiver, SharedReceiver, ToolReceiver};
+pub use methods::{Receiver, SharedReceiver, ToolMethod, ToolReceiver};
 pub use output_schema::{OutputSchemaFromType, OutputSchemaNone};
 pub use phi_agent_macros::tools as tools_with_crate;
 pub use probe::Probe;
 pub use result::ToolResult;
-pub use tools_list::{IntoTool, check_unique_name, earlier_duplicates, into_tool};
+pub use tools_list::{
+    IntoTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool, tool_fn_name,
+};

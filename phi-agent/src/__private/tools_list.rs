@@ -32,6 +32,20 @@ pub fn into_tool<T: IntoTool>(tool: T) -> Arc<dyn Tool> {
     tool.into_tool()
 }
 
+/// The `NAME` of a `#[phi_tool]` fn's tool type, as a trait constant so that a `const fn` can read
+/// it from a value of the type.
+pub trait ToolFnName {
+    /// The tool's name, as the model sees it.
+    const NAME: &'static str;
+}
+
+/// The name of the tool `tool` is, for the name check of `tools![]`. It takes the tool as a value
+/// (the same path `into_tool` gets, with the same span), so that a path naming no tool, such as a
+/// plain fn, is one error rather than one per use.
+pub const fn tool_fn_name<T: ToolFnName>(_tool: &T) -> &'static str {
+    T::NAME
+}
+
 /// No earlier tool has this one's name.
 const NONE: usize = usize::MAX;
 

@@ -16,8 +16,28 @@ impl Shop {
     async fn restock(&self) {}
 }
 
+pub struct Basket;
+
+#[phi_tools]
+impl Basket {
+    /// Add an item to the basket.
+    #[tool]
+    async fn add_item(&self, sku: String) -> String {
+        sku
+    }
+
+    /// Remove an item from the basket.
+    #[tool]
+    async fn remove_item(&self, sku: String) -> String {
+        sku
+    }
+}
+
 fn main() {
     let shop = Arc::new(Shop);
     let _ = tools![shop.search_product];
     let _ = tools![shop.restock];
+    // A typo in a second block's method: every tool method of `Basket` is listed.
+    let basket = Arc::new(Basket);
+    let _ = tools![basket.add_itme];
 }

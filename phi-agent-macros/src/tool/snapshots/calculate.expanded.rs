@@ -30,6 +30,10 @@ impl Calculate {
     /// The tool's name, as the model sees it.
     const NAME: &'static str = "calculator";
 }
+#[automatically_derived]
+impl ::phi_agent::__private::ToolFnName for Calculate {
+    const NAME: &'static str = "calculator";
+}
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;

@@ -26,6 +26,10 @@ impl DeleteFile {
     /// The tool's name, as the model sees it.
     pub const NAME: &'static str = "delete_file";
 }
+#[automatically_derived]
+impl ::phi_agent::__private::ToolFnName for DeleteFile {
+    const NAME: &'static str = "delete_file";
+}
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;
@@ -120,6 +124,10 @@ struct EmptyTrash;
 #[automatically_derived]
 impl EmptyTrash {
     /// The tool's name, as the model sees it.
+    const NAME: &'static str = "empty_trash";
+}
+#[automatically_derived]
+impl ::phi_agent::__private::ToolFnName for EmptyTrash {
     const NAME: &'static str = "empty_trash";
 }
 #[doc(hidden)]

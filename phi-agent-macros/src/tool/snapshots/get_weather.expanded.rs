@@ -38,6 +38,10 @@ impl GetWeather {
     /// The tool's name, as the model sees it.
     pub const NAME: &'static str = "get_weather";
 }
+#[automatically_derived]
+impl ::phi_agent::__private::ToolFnName for GetWeather {
+    const NAME: &'static str = "get_weather";
+}
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;

@@ -27,6 +27,10 @@ impl GitLog {
     /// The tool's name, as the model sees it.
     pub(crate) const NAME: &'static str = "git_log";
 }
+#[automatically_derived]
+impl ::agent_base::__private::ToolFnName for GitLog {
+    const NAME: &'static str = "git_log";
+}
 #[doc(hidden)]
 const _: () = {
     use ::agent_base as _phi;

@@ -23,6 +23,10 @@ impl Lookup {
     /// The tool's name, as the model sees it.
     const NAME: &'static str = "lookup";
 }
+#[automatically_derived]
+impl ::phi_agent::__private::ToolFnName for Lookup {
+    const NAME: &'static str = "lookup";
+}
 #[doc(hidden)]
 const _: () = {
     use ::phi_agent as _phi;

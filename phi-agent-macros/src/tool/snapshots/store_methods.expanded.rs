@@ -45,6 +45,26 @@ impl<B: Backend> Store<B> {
         ]
     }
 }
+#[doc(hidden)]
+#[allow(non_snake_case, non_camel_case_types, dead_code)]
+mod __phi_tool_methods_Store_tools {
+    pub struct lookup;
+    pub struct share;
+}
+#[automatically_derived]
+impl<
+    B: Backend,
+> ::phi_agent::__private::ToolMethod<__phi_tool_methods_Store_tools::lookup>
+for Store<B> {
+    type Tool = ::std::sync::Arc<dyn ::phi_agent::Tool>;
+}
+#[automatically_derived]
+impl<
+    B: Backend,
+> ::phi_agent::__private::ToolMethod<__phi_tool_methods_Store_tools::share>
+for Store<B> {
+    type Tool = ::std::sync::Arc<dyn ::phi_agent::Tool>;
+}
 #[allow(missing_docs)]
 #[derive(
     ::phi_agent::__private::serde::Deserialize,

@@ -2,8 +2,8 @@ fn tools() {
     let _ = {
         use ::phi_agent::__private::check_unique_name as __phi_check_unique_name;
         const __PHI_NAMES: &[&str; 2usize] = &[
-            GetWeather::NAME,
-            weather::Forecast::NAME,
+            ::phi_agent::__private::tool_fn_name(&GetWeather),
+            ::phi_agent::__private::tool_fn_name(&weather::Forecast),
         ];
         const __PHI_LABELS: &[&str] = &["get_weather", "weather::forecast"];
         const __PHI_EARLIER: [usize; 2usize] = ::phi_agent::__private::earlier_duplicates::<
