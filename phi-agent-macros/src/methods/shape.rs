@@ -132,7 +132,8 @@ pub(crate) fn method_markers(
     });
     quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types, dead_code)]
+        // `unnameable_types`: the markers are reachable through the impls, never named outside.
+        #[allow(non_snake_case, non_camel_case_types, dead_code, unnameable_types)]
         mod #module {
             #(#markers)*
         }

@@ -1,10 +1,15 @@
 //! Two `#[phi_tools]` blocks for one type, in two modules, registered together with a free fn.
+//! The expansion adds no warning under the strict lints a library may deny (the markers that list
+//! a type's tool methods are reachable through their impls but never named).
+
+#![deny(missing_docs, unnameable_types, unreachable_pub, private_interfaces, private_bounds)]
 
 use std::sync::Arc;
 
 use phi_agent::registry::ToolRegistry;
 use phi_agent::{ToolConfig, ToolContext, phi_tool, phi_tools, tools};
 
+/// A catalog of items.
 pub struct Catalog {
     items: Vec<String>,
 }

@@ -46,7 +46,7 @@ impl<B: Backend> Store<B> {
     }
 }
 #[doc(hidden)]
-#[allow(non_snake_case, non_camel_case_types, dead_code)]
+#[allow(non_snake_case, non_camel_case_types, dead_code, unnameable_types)]
 mod __phi_tool_methods_Store_tools {
     pub struct lookup;
     pub struct share;
