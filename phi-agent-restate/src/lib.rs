@@ -11,6 +11,46 @@
 //! [`ToolContext::step_key`](phi_agent::ToolContext::step_key): tools with side effects pass that
 //! key on as their idempotency key.
 //!
+//! Your crate serves the object with restate-sdk's `Endpoint` and `HttpServer` (the SDK's default
+//! features add request-signing checks that this needs not):
+//!
+//! ```toml
+//! [dependencies]
+//! phi-agent = "0.1"
+//! phi-agent-restate = "0.1"
+//! restate-sdk = { version = "0.13", default-features = false, features = ["http_server"] }
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! ```no_run
+//! use phi_agent::{AgentConfig, base_agent_builder, llm::ScriptedLlm, phi_tool, tools};
+//! use phi_agent_restate::AgentObject;
+//! use restate_sdk::prelude::{Endpoint, HttpServer};
+//!
+//! /// Refund an order.
+//! #[phi_tool(needs_approval)]
+//! async fn refund(order: String) -> String {
+//!     format!("refunded {order}")
+//! }
+//!
+//! # async fn serve() {
+//! let object = AgentObject::new(
+//!     // called once per invocation: the same model and tools on every instance
+//!     || base_agent_builder(ScriptedLlm::new([])).register_tools(tools![refund]),
+//!     AgentConfig::default(),
+//! );
+//! HttpServer::new(Endpoint::builder().bind(object).build())
+//!     .listen_and_serve("127.0.0.1:9080".parse().unwrap())
+//!     .await;
+//! # }
+//! ```
+//!
+//! Then register its address with Restate (`POST /deployments` on the admin port, 9070, with
+//! `{"uri": "http://127.0.0.1:9080"}`) and send inputs to `/Agent/<session id>/run` on the
+//! ingress (8080). The object's name is always `Agent`: registering a second agent's service
+//! with the same Restate makes it the `Agent` service's next revision, which takes the new
+//! invocations of the first.
+//!
 //! A call that needs approval waits on a Restate awakeable. Its id is in the object's state,
 //! read with the shared `pending` handler, and a person decides with the shared `decide`
 //! handler, whose body is an [`Approval`] as JSON:

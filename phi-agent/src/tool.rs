@@ -50,9 +50,16 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &'static str;
 
     /// JSON Schema of the arguments object. Read once, at registration.
+    ///
+    /// What the model and MCP clients are shown, not a check of the arguments: the registry
+    /// refuses arguments that are not a JSON object or that exceed its size limits, and hands
+    /// the rest to [`call`](Tool::call) as they came (unknown fields and wrong types included).
+    /// A [`TypedTool`](crate::TypedTool) decodes them into its `Args` first, refusing what does
+    /// not fit with the usual argument error.
     fn schema(&self) -> Value;
 
-    /// Runs the tool on the model's arguments.
+    /// Runs the tool on the model's arguments: a JSON object, not checked against
+    /// [`schema`](Tool::schema), so a hand-written tool checks what it reads.
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>>;
 
     /// This tool's timeout in milliseconds; `None` uses
@@ -233,8 +240,11 @@ pub trait Tool: Send + Sync {
 
     /// For a [`ToolExposure::Deferred`] tool: whether it should become visible now.
     ///
-    /// Evaluated after every turn until it returns `true`; once active, a tool stays active for
-    /// the rest of the session.
+    /// Evaluated before the first turn and after every turn until it returns `true`; once
+    /// active, a tool stays active for the rest of the session. Default: `true`, so a Deferred
+    /// tool that does not override it is sent from the first turn like a Direct one, unless
+    /// [`AgentConfig::tool_search`](crate::AgentConfig::tool_search) is on, which makes it
+    /// discoverable through `search_tools` instead (MCP clients list it at once).
     async fn should_activate(&self, _ctx: &ActivationContext) -> bool {
         true
     }
@@ -289,7 +299,9 @@ pub enum ToolExposure {
     /// Always sent to the model.
     #[default]
     Direct,
-    /// Sent to the model once [`Tool::should_activate`] returns `true`.
+    /// Sent to the model once [`Tool::should_activate`] returns `true` (by default at once), or,
+    /// with [`AgentConfig::tool_search`](crate::AgentConfig::tool_search) on, found by the model's
+    /// search instead of sent.
     Deferred,
     /// Never sent to the model and never callable by it; the program can still call it.
     Hidden,

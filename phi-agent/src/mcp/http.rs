@@ -326,7 +326,7 @@ impl Drop for HttpServer {
 ///
 /// let server = serve_http(registry, HttpOptions::default().with_bearer_token("s3cret")).await?;
 /// println!("MCP endpoint: {}", server.url());
-/// tokio::signal::ctrl_c().await.ok(); // serve until Ctrl-C
+/// tokio::signal::ctrl_c().await.ok(); // serve until Ctrl-C (tokio's `signal` feature)
 /// server.shutdown().await;
 /// # Ok(())
 /// # }
