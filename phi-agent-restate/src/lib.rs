@@ -574,6 +574,14 @@ mod tests {
         );
         assert!(why.contains("unknown variant `yes`"), "{why}");
         assert!(why.contains(r#"send {"decision": "approve"}"#), "{why}");
+        // A person's edit sent under the wrong decision is refused, not dropped (the call would
+        // run with the model's arguments).
+        let why =
+            read_approval(br#"{"decision": "approve", "arguments": {"amount": 10}}"#).unwrap_err();
+        assert!(why.contains("unknown field `arguments`"), "{why}");
+        let why =
+            read_approval(br#"{"decision": "deny", "message": "no", "id": "c1"}"#).unwrap_err();
+        assert!(why.contains("unknown field `id`"), "{why}");
         let long = vec![b'x'; 1000];
         let why = read_approval(&long).unwrap_err();
         assert!(why.len() < 600, "the payload is cut short: {why}");

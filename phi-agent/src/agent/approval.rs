@@ -15,11 +15,29 @@ use serde_json::Value;
 
 use crate::llm::ToolCall;
 
+mod wire;
+
 /// What a person decided about one tool call.
 ///
 /// Also what [`ToolCallRecord::approval`](crate::ToolCallRecord::approval) shows afterwards.
+///
+/// Its JSON form is `{"decision": "approve"}`, `{"decision": "approve_with", "arguments": {..}}`
+/// or `{"decision": "deny", "message": ".."}`. A field it does not have is refused, not dropped:
+/// `{"decision": "approve", "arguments": {..}}` (meant as an edit) would otherwise run the call
+/// with the model's arguments.
+///
+/// ```
+/// use phi_agent::Approval;
+/// let edit: Result<Approval, _> =
+///     serde_json::from_str(r#"{"decision": "approve", "arguments": {"amount": 10}}"#);
+/// assert!(edit.unwrap_err().to_string().contains("unknown field `arguments`"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(
+    tag = "decision",
+    rename_all = "snake_case",
+    try_from = "wire::ApprovalWire"
+)]
 pub enum Approval {
     /// Run the call with the model's arguments.
     Approve,

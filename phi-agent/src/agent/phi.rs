@@ -17,6 +17,7 @@ use crate::search::{
     EmbeddingCache, HybridIndex, SEARCH_TOOL_NAME, SemanticSearch, ToolIndex, ToolSearch,
 };
 use crate::state::SharedState;
+use crate::tool::ToolExposure;
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
 ///
@@ -136,6 +137,17 @@ impl PhiAgent {
             )));
         }
         registry.check_requirements()?;
+        let searchable = registry
+            .iter()
+            .any(|tool| tool.exposure() == ToolExposure::Deferred);
+        if config.tool_search != ToolSearch::Off && !searchable && builder.sources.is_empty() {
+            // A warning, not an error: the agent works (every tool is sent, as without search),
+            // but the model is offered a search that can find nothing.
+            tracing::warn!(
+                tools = registry.len(),
+                "tool search is on, but no tool is Deferred: `{SEARCH_TOOL_NAME}` can find nothing and every tool is sent each turn; mark the tools to be found `exposure = \"deferred\"` (or `Toolset::with_exposure`), or turn tool search off"
+            );
+        }
         registry.set_code_callers(builder.llm.programmatic_tool_calling());
         for source in builder.sources {
             registry.register_source(source);

@@ -285,6 +285,28 @@ async fn a_tool_search_is_a_span_and_an_event_naming_query_and_tools() {
     assert_eq!(search["tools"], r#"["create_calendar_event"]"#);
 }
 
+#[test]
+fn tool_search_with_nothing_to_find_is_a_warning() {
+    let warnings = |tools: Vec<Arc<dyn Tool>>| {
+        let recorder = Recorder::default();
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Local);
+        PhiAgent::build(
+            base_agent_builder(ScriptedLlm::new([])).register_tools(tools),
+            config,
+        )
+        .expect("searching with nothing to find still builds");
+        let events = recorder.events.lock().unwrap().clone();
+        events
+            .into_iter()
+            .filter_map(|fields| fields.get("message").cloned())
+            .filter(|message| message.starts_with("tool search is on, but no tool is Deferred"))
+            .count()
+    };
+    assert_eq!(warnings(vec![Arc::new(Echo)]), 1, "every tool Direct");
+    assert_eq!(warnings(vec![Arc::new(Echo), Arc::new(Calendar)]), 0);
+}
+
 #[tokio::test]
 async fn retries_are_logged_without_the_key() {
     use wiremock::matchers::method;

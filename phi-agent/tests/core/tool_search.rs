@@ -318,7 +318,43 @@ async fn a_tool_not_yet_found_is_not_available() {
         "{}",
         texts[0]
     );
+    // The list of available tools names only those found so far; the model is told how to
+    // find more, in the same words for a tool that does not exist (nothing leaks).
+    assert!(
+        texts[0].ends_with(
+            "to find more, call `search_tools` with words of what the tool does, then call a tool it finds"
+        ),
+        "{}",
+        texts[0]
+    );
     assert_eq!(llm.requests()[1].tools.len(), 4, "nothing was revealed");
+
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "no_such_tool", json!({}))]),
+        LlmResponse::text("could not"),
+    ]);
+    let output = large_agent(llm, ToolSearch::Local)
+        .run("Delete the old branch")
+        .await
+        .unwrap();
+    let unknown = tool_texts(&output.messages)[0].clone();
+    assert_eq!(
+        unknown.replace("no_such_tool", "delete_branch"),
+        texts[0],
+        "an unknown tool is told the same"
+    );
+
+    // Without tool search there is nothing to search with, and no hint.
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "no_such_tool", json!({}))]),
+        LlmResponse::text("could not"),
+    ]);
+    let output = large_agent(llm, ToolSearch::Off)
+        .run("Delete the old branch")
+        .await
+        .unwrap();
+    let without = tool_texts(&output.messages)[0].clone();
+    assert!(!without.contains("search_tools"), "{without}");
 }
 
 /// A search as an observer saw it: turn, query, tools found.

@@ -18,6 +18,7 @@ use crate::agent::phi::AgentInner;
 use crate::agent::step::{self, StepExecutor, StepOutput, ToolStep};
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::agent::talk::RunTalk;
+use crate::content::Content;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::ToolCall;
@@ -115,7 +116,28 @@ pub(in crate::agent) enum Caller {
     Code,
 }
 
+/// Adds to a "not available" error, while tool search is on, that `search_tools` may find the
+/// tool: the list of available tools names only those found so far (often none), and a model
+/// that called a tool it has not searched for would otherwise read that nothing exists. The same
+/// words for an unknown, a hidden and a not yet found tool, so nothing about hidden tools leaks.
+#[cold]
+fn search_hint(result: &mut ToolCallResult) {
+    if let [Content::Text { text }] = result.content.as_mut_slice() {
+        text.push_str(&format!(
+            "; to find more, call `{SEARCH_TOOL_NAME}` with words of what the tool does, then call a tool it finds"
+        ));
+    }
+}
+
 impl Runner<'_> {
+    /// Whether the model may call `name` now: an active tool of the registry, or a live one.
+    fn callable(&self, name: &str) -> bool {
+        match self.registry.entry(name) {
+            Some((index, _)) => self.active.is_active(index),
+            None => self.registry.knows(name),
+        }
+    }
+
     /// Why `from` may not call the tool `name`, if it may not. `None` for a tool that is not
     /// active (dispatch refuses it with the one "not available" error, so nothing leaks), but
     /// for code's call of a tool that tool search has not found yet: code mode lists those by
@@ -415,11 +437,14 @@ async fn execute(
         // but the arguments as the model sent them.
         content.map(|schema| schema.map_or(&serde_json::Value::Null, |schema| &**schema)),
     );
-    let result = runner
+    let mut result = runner
         .registry
         .dispatch(runner.active, &call.name, arguments, ctx)
         .instrument(span.clone())
         .await;
+    if result.is_error && runner.search.is_some() && !runner.callable(&call.name) {
+        search_hint(&mut result);
+    }
     if result.is_error {
         span.record("error.type", "tool_error");
     }
