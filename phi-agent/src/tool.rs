@@ -51,15 +51,17 @@ pub trait Tool: Send + Sync {
 
     /// JSON Schema of the arguments object. Read once, at registration.
     ///
-    /// What the model and MCP clients are shown, not a check of the arguments: the registry
-    /// refuses arguments that are not a JSON object or that exceed its size limits, and hands
-    /// the rest to [`call`](Tool::call) as they came (unknown fields and wrong types included).
-    /// A [`TypedTool`](crate::TypedTool) decodes them into its `Args` first, refusing what does
-    /// not fit with the usual argument error.
+    /// What the model and MCP clients are shown, and what the registry holds a call's
+    /// arguments to: with the `schema-validation` feature (on by default) arguments the schema
+    /// refuses (unknown fields it closes, wrong types, missing required fields) get the usual
+    /// argument error, naming every mistake, and never reach [`call`](Tool::call). The check
+    /// is JSON Schema 2020-12, compiled on the tool's first call. Without the feature only the
+    /// shape (a JSON object) and the size limits are checked. A
+    /// [`TypedTool`](crate::TypedTool) decodes its arguments into its `Args` instead.
     fn schema(&self) -> Value;
 
-    /// Runs the tool on the model's arguments: a JSON object, not checked against
-    /// [`schema`](Tool::schema), so a hand-written tool checks what it reads.
+    /// Runs the tool on the model's arguments: a JSON object that fits
+    /// [`schema`](Tool::schema) (see there for when that is checked).
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>>;
 
     /// This tool's timeout in milliseconds; `None` uses
@@ -173,6 +175,17 @@ pub trait Tool: Send + Sync {
     #[doc(hidden)]
     fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
         None
+    }
+
+    /// Whether the registry leaves checking the arguments against [`schema`](Tool::schema) to
+    /// the tool: `true` for a tool that checks them itself against the same schema (a
+    /// [`TypedTool`](crate::TypedTool), whose decoder does; an MCP server's tool, which its
+    /// server checks under the schema's own draft). Otherwise, with the `schema-validation`
+    /// feature, a call whose arguments the schema refuses never reaches
+    /// [`call`](Tool::call). Not part of the public API.
+    #[doc(hidden)]
+    fn __checks_own_arguments(&self) -> bool {
+        self.__canonical_schema().is_some()
     }
 
     /// The tool whose [`call`](Tool::call) runs this one's calls, when this is a wrapper that

@@ -259,23 +259,10 @@ fn refused(
     failure: Option<strict::Error>,
 ) -> AgentError {
     #[cfg(feature = "schema-validation")]
-    if let Some(validator) = validate::validator_for(args_type, schema) {
-        let (mut listed, omitted) = validate::mistakes(&validator, schema, args);
-        if listed.len() == 1 && omitted == 0 {
-            let mistake = listed.remove(0);
-            return AgentError::InvalidArguments {
-                tool: tool.to_string(),
-                path: mistake.path,
-                message: mistake.message,
-            };
-        }
-        if !listed.is_empty() {
-            return AgentError::ArgumentMistakes {
-                tool: tool.to_string(),
-                mistakes: listed,
-                omitted,
-            };
-        }
+    if let Some(validator) = validate::validator_for(args_type, schema)
+        && let Some(error) = schema_mistakes(tool, &validator, schema, args)
+    {
+        return error;
     }
     // Without the validator the schema tells nothing more: the decoder's first mistake.
     #[cfg(not(feature = "schema-validation"))]
@@ -291,5 +278,65 @@ fn refused(
         tool: tool.to_string(),
         path,
         message,
+    }
+}
+
+/// Every violation of `schema` (which `validator` was built from) in `args`, as the error the
+/// model reads: one mistake as [`AgentError::InvalidArguments`], several as
+/// [`AgentError::ArgumentMistakes`]; `None` when `args` fits.
+#[cfg(feature = "schema-validation")]
+fn schema_mistakes(
+    tool: &str,
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    args: &Value,
+) -> Option<AgentError> {
+    let (mut listed, omitted) = validate::mistakes(validator, schema, args);
+    if listed.len() == 1 && omitted == 0 {
+        let mistake = listed.remove(0);
+        return Some(AgentError::InvalidArguments {
+            tool: tool.to_string(),
+            path: mistake.path,
+            message: mistake.message,
+        });
+    }
+    (!listed.is_empty()).then(|| AgentError::ArgumentMistakes {
+        tool: tool.to_string(),
+        mistakes: listed,
+        omitted,
+    })
+}
+
+/// A hand-written tool's schema, compiled once to check each call's arguments against it (see
+/// [`Tool::__checks_own_arguments`](crate::Tool::__checks_own_arguments)).
+#[cfg(feature = "schema-validation")]
+pub(crate) struct ArgumentCheck(jsonschema::Validator);
+
+#[cfg(feature = "schema-validation")]
+impl ArgumentCheck {
+    /// The check of `schema`; `None` when the validator cannot compile it (the tool then gets
+    /// its arguments unchecked, as before there was a check).
+    pub(crate) fn new(schema: &Value) -> Option<Self> {
+        jsonschema::draft202012::options()
+            .build(schema)
+            .ok()
+            .map(Self)
+    }
+
+    /// Why `args` does not fit `schema` (the one this check was built from), if it does not.
+    /// `null` is read as `{}`, as tools read it.
+    pub(crate) fn refuse(&self, tool: &str, schema: &Value, args: &Value) -> Option<AgentError> {
+        let empty;
+        let args = match args {
+            Value::Null => {
+                empty = Value::Object(Map::new());
+                &empty
+            }
+            args => args,
+        };
+        if self.0.is_valid(args) {
+            return None;
+        }
+        schema_mistakes(tool, &self.0, schema, args)
     }
 }

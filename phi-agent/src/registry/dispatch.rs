@@ -167,6 +167,9 @@ impl ToolRegistry {
         }
         let limit = self.config.max_argument_bytes;
         match limits::measure(args, limit, limits::MAX_ARGUMENT_DEPTH) {
+            // What a hand-written tool's schema refuses never reaches its `call`.
+            #[cfg(feature = "schema-validation")]
+            Measure::Fits(_) if tool.checks_arguments => tool.schema.refuse(tool.name, args),
             Measure::Fits(_) => None,
             Measure::TooLarge => Some(AgentError::ArgumentsTooLarge {
                 tool: tool.name.to_string(),

@@ -57,6 +57,10 @@ pub struct RegisteredTool {
     /// nothing.
     examples: Option<Arc<InputExamples>>,
     callers: ToolCallers,
+    /// Whether dispatch checks the arguments against the schema before the tool sees them
+    /// ([`Tool::__checks_own_arguments`] is `false`: a hand-written tool).
+    #[cfg(feature = "schema-validation")]
+    checks_arguments: bool,
 }
 
 impl RegisteredTool {
@@ -311,6 +315,8 @@ impl ToolRegistry {
                 .max_result()
                 .map_or(self.config.max_output_bytes, ResultBudget::bytes),
             metadata: Arc::new(tool.metadata()),
+            #[cfg(feature = "schema-validation")]
+            checks_arguments: !tool.__checks_own_arguments(),
             target: call_target(&tool),
             tool,
         })

@@ -22,6 +22,9 @@ pub(super) struct StoredSchema {
     text: Box<str>,
     value: OnceLock<Arc<Value>>,
     dialects: OnceLock<Arc<DialectSchemas>>,
+    /// The compiled check of a hand-written tool's arguments, built on its first call.
+    #[cfg(feature = "schema-validation")]
+    check: OnceLock<Option<crate::decode::ArgumentCheck>>,
 }
 
 impl StoredSchema {
@@ -65,6 +68,16 @@ impl StoredSchema {
             Some(value) => read(value),
             None => read(&serde_json::from_str(&self.text).unwrap_or_default()),
         }
+    }
+
+    /// Why `args` does not fit the schema, for a tool whose arguments the registry checks; the
+    /// check is compiled on the first call.
+    #[cfg(feature = "schema-validation")]
+    pub(super) fn refuse(&self, tool: &str, args: &Value) -> Option<crate::error::AgentError> {
+        let check = self
+            .check
+            .get_or_init(|| crate::decode::ArgumentCheck::new(self.value()));
+        check.as_ref()?.refuse(tool, self.value(), args)
     }
 
     /// The dialect cache, created on the first call.

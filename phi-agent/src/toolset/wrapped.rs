@@ -212,6 +212,10 @@ impl Tool for Wrapped {
         self.entry.tool.__canonical_schema()
     }
 
+    fn __checks_own_arguments(&self) -> bool {
+        self.entry.tool.__checks_own_arguments()
+    }
+
     async fn needs_approval(&self, args: &Value, ctx: &ToolContext) -> bool {
         let by_toolset = match &self.entry.approval {
             ApprovalPolicy::Tools => false,

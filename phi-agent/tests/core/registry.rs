@@ -545,3 +545,82 @@ fn typed_tool_schemas_are_derived_once_and_shared() {
     assert!(first.get("title").is_none() && first.get("$schema").is_none());
     assert_eq!(first, Tool::schema(&Search));
 }
+
+/// A hand-written tool that counts its calls and answers with its arguments.
+struct Note {
+    calls: Arc<std::sync::atomic::AtomicUsize>,
+    checks_itself: bool,
+}
+
+#[async_trait]
+impl Tool for Note {
+    fn name(&self) -> &'static str {
+        "note"
+    }
+    fn description(&self) -> &'static str {
+        "Save a note"
+    }
+    fn schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["text"],
+            "additionalProperties": false
+        })
+    }
+    fn __checks_own_arguments(&self) -> bool {
+        self.checks_itself
+    }
+    async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(vec![Content::text(args.to_string())])
+    }
+}
+
+#[cfg(feature = "schema-validation")]
+#[tokio::test]
+async fn what_a_hand_written_tools_schema_refuses_never_reaches_its_call() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut registry = ToolRegistry::default();
+    registry
+        .register(Note {
+            calls: calls.clone(),
+            checks_itself: false,
+        })
+        .unwrap();
+
+    // An unknown field and a wrong type: both named, and the tool does not run.
+    let refused = dispatch(&registry, "note", json!({"text": 5, "bogus": 1})).await;
+    assert!(refused.is_error);
+    let text = refused.to_model_text();
+    assert!(text.contains("bogus") && text.contains("`text`"), "{text}");
+    let nested = dispatch(&registry, "note", json!({"text": "a", "tags": ["x", 2]})).await;
+    assert!(nested.is_error, "{}", nested.to_model_text());
+    assert!(
+        nested.to_model_text().contains("tags[1]"),
+        "{}",
+        nested.to_model_text()
+    );
+    let missing = dispatch(&registry, "note", Value::Null).await;
+    assert!(missing.is_error, "null reads as {{}}, which lacks `text`");
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "no refused call ran");
+
+    let ok = dispatch(&registry, "note", json!({"text": "milk", "tags": ["shop"]})).await;
+    assert!(!ok.is_error, "{}", ok.to_model_text());
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+
+    // A tool that checks its own arguments (an MCP server's) gets them as sent.
+    let mut registry = ToolRegistry::default();
+    registry
+        .register(Note {
+            calls: calls.clone(),
+            checks_itself: true,
+        })
+        .unwrap();
+    let passed = dispatch(&registry, "note", json!({"text": 5, "bogus": 1})).await;
+    assert!(!passed.is_error, "{}", passed.to_model_text());
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}

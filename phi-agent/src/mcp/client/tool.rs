@@ -293,6 +293,12 @@ impl Tool for McpTool {
         self.name
     }
 
+    // The server checks its tool's arguments, under the draft its schema declares; a check here
+    // under another could refuse what the server accepts.
+    fn __checks_own_arguments(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> &'static str {
         self.description
     }
