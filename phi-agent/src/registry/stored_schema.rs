@@ -22,9 +22,10 @@ pub(super) struct StoredSchema {
     text: Box<str>,
     value: OnceLock<Arc<Value>>,
     dialects: OnceLock<Arc<DialectSchemas>>,
-    /// The compiled check of a hand-written tool's arguments, built on its first call.
+    /// The compiled check of a hand-written tool's arguments, built on its first call; boxed,
+    /// so that the many tools never called (or typed) pay a pointer for it.
     #[cfg(feature = "schema-validation")]
-    check: OnceLock<Option<crate::decode::ArgumentCheck>>,
+    check: OnceLock<Option<Box<crate::decode::ArgumentCheck>>>,
 }
 
 impl StoredSchema {
@@ -76,7 +77,7 @@ impl StoredSchema {
     pub(super) fn refuse(&self, tool: &str, args: &Value) -> Option<crate::error::AgentError> {
         let check = self
             .check
-            .get_or_init(|| crate::decode::ArgumentCheck::new(self.value()));
+            .get_or_init(|| crate::decode::ArgumentCheck::new(self.value()).map(Box::new));
         check.as_ref()?.refuse(tool, self.value(), args)
     }
 
