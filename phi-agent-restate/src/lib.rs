@@ -214,7 +214,8 @@ mod handlers {
 
         /// Decides the call the session's run waits on: the body is an [`Approval`] as JSON.
         /// A body that is not one is refused with `400` and the reason, before anything is
-        /// resolved; with no call waiting, `404`. Answers with the call decided.
+        /// resolved, and so are edited arguments (`approve_with`) the tool would refuse; with no
+        /// call waiting, `404`. Answers with the call decided.
         #[handler]
         async fn decide(
             &self,
@@ -232,6 +233,22 @@ mod handlers {
                 )
                 .into());
             };
+            if let Approval::ApproveWith { arguments } = &approval {
+                // Edited arguments the tool would refuse are refused here, while the person who
+                // edited them is still waiting for the answer; the call keeps waiting.
+                let agent = PhiAgent::build((self.make)(), self.config.clone())
+                    .map_err(|error| TerminalError::new(error.to_string()))?;
+                if let Err(error) = agent.registry().check_arguments(&pending.tool, arguments) {
+                    return Err(TerminalError::new_with_code(
+                        400,
+                        format!(
+                            "the edited arguments do not fit tool `{}`: {error}; the call still waits for a decision",
+                            pending.tool
+                        ),
+                    )
+                    .into());
+                }
+            }
             ctx.resolve_awakeable(&pending.awakeable_id, Json(approval));
             Ok(Json(pending))
         }

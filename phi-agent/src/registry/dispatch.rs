@@ -11,7 +11,7 @@ use super::deadline::with_deadline;
 use super::{ActiveTools, RegisteredTool, ToolRegistry};
 use crate::content::Content;
 use crate::context::ToolContext;
-use crate::error::{AgentError, mistakes};
+use crate::error::{AgentError, AgentResult, mistakes};
 use crate::limits::{self, Measure};
 
 /// The outcome of one tool call, ready to be shown to the model.
@@ -99,6 +99,41 @@ impl ToolRegistry {
             name: name.to_string(),
             available,
         })
+    }
+
+    /// Whether `args` would pass every check a call of the tool `name` gets before the tool
+    /// runs (shape, size and depth, the schema of a hand-written tool, a typed tool's decode),
+    /// without running it: for arguments a person edits ([`Approval::ApproveWith`]), so that
+    /// they can be refused while the person is still there, rather than reach the model as an
+    /// argument error. Any registered tool, hidden and inactive ones included; `Ok` for a name
+    /// the registry does not hold (a live tool's server checks its own).
+    ///
+    /// [`Approval::ApproveWith`]: crate::Approval::ApproveWith
+    ///
+    /// ```
+    /// use phi_agent::registry::ToolRegistry;
+    /// use phi_agent::{ToolConfig, phi_tool, tools};
+    ///
+    /// /// Pay an amount, in cents.
+    /// #[phi_tool]
+    /// async fn pay(amount: u64) -> String {
+    ///     format!("paid {amount}")
+    /// }
+    ///
+    /// let mut registry = ToolRegistry::new(ToolConfig::default());
+    /// registry.register_all(tools![pay]).unwrap();
+    /// assert!(registry.check_arguments("pay", &serde_json::json!({"amount": 10})).is_ok());
+    /// let refused = registry.check_arguments("pay", &serde_json::json!({"amount": "ten"}));
+    /// assert!(refused.unwrap_err().to_string().contains("`amount`"));
+    /// ```
+    pub fn check_arguments(&self, name: &str, args: &Value) -> AgentResult<()> {
+        let Some(tool) = self.get(name) else {
+            return Ok(());
+        };
+        if let Some(error) = self.precheck(tool, args) {
+            return Err(error);
+        }
+        tool.target.__check_input_example(args)
     }
 
     /// Runs any registered tool, hidden and inactive ones included: for the program itself,
