@@ -26,6 +26,8 @@
 //! `mcp-client` imports tools over stdio, also without an HTTP client; `mcp-http-client` adds
 //! streamable HTTP on reqwest with rustls (ring).
 
+#[cfg(feature = "mcp-http-server")]
+mod call_params;
 #[cfg(feature = "mcp-client")]
 mod client;
 mod convert;

@@ -88,8 +88,10 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
 /// [`screen`] reads the whole message as rmcp's `ClientJsonRpcMessage` (an untagged enum, so
 /// serde buffers every value of the message first), and rmcp then reads the same text again: for
 /// a 10 KB argument that first read was a sixth of serving the call. This reads the envelope
-/// with the params left as text, then the params as rmcp's own `CallToolRequestParams`; anything
-/// else (another method, a malformed envelope or params) answers `false`, and `screen` decides.
+/// with the params left as text, then checks that the params read as rmcp's own
+/// `CallToolRequestParams` without building them ([`call_params::fits`](super::call_params::fits),
+/// which accepts exactly what that type accepts); anything else (another method, a malformed
+/// envelope or params) answers `false`, and `screen` decides.
 #[cfg(feature = "mcp-http-server")] // only the HTTP transport skips the screen
 pub(crate) fn is_tool_call(text: &[u8]) -> bool {
     /// The parts of a JSON-RPC request rmcp checks before it reads the params.
@@ -110,9 +112,9 @@ pub(crate) fn is_tool_call(text: &[u8]) -> bool {
     };
     envelope.jsonrpc == "2.0"
         && envelope.method == CallToolRequestMethod::VALUE
-        && envelope.params.is_some_and(|params| {
-            serde_json::from_str::<rmcp::model::CallToolRequestParams>(params.get()).is_ok()
-        })
+        && envelope
+            .params
+            .is_some_and(|params| super::call_params::fits(params.get()))
 }
 
 /// The answer to text rmcp cannot read as a client message.
@@ -248,6 +250,20 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo""#,
         ];
         for text in refused {
+            assert!(!is_tool_call(text), "{}", String::from_utf8_lossy(text));
+            assert!(
+                matches!(screen(text), Screened::Refuse(_)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Arguments a scan of the text would pass but rmcp's read refuses (a float out of
+        // range, a lone surrogate): not a well-formed call, so the screen answers them.
+        let unreadable: [&[u8]; 2] = [
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"x":1e400}}}"#,
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}}}"#,
+        ];
+        for text in unreadable {
             assert!(!is_tool_call(text), "{}", String::from_utf8_lossy(text));
             assert!(
                 matches!(screen(text), Screened::Refuse(_)),
