@@ -33,6 +33,8 @@ mod client;
 mod convert;
 #[cfg(feature = "mcp-server")]
 mod definition;
+#[cfg(feature = "mcp-server")]
+mod derived;
 #[cfg(feature = "mcp-http-server")]
 mod http;
 #[cfg(feature = "mcp-client")]
