@@ -26,8 +26,6 @@
 //! `mcp-client` imports tools over stdio, also without an HTTP client; `mcp-http-client` adds
 //! streamable HTTP on reqwest with rustls (ring).
 
-#[cfg(feature = "mcp-http-server")]
-mod call_params;
 #[cfg(feature = "mcp-client")]
 mod client;
 mod convert;
@@ -55,6 +53,8 @@ mod server;
 mod stdio;
 #[cfg(feature = "mcp-server")]
 mod tasks;
+#[cfg(feature = "mcp-http-server")]
+mod tool_call;
 
 pub use rmcp;
 
