@@ -466,12 +466,17 @@ impl McpServer {
         } else {
             context.ct.clone()
         };
+        // Looked up once: rmcp finds them in the request's `_meta` or the session's handshake.
+        let capabilities = context.client_capabilities();
+        let declared = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
             tool: request.name.to_string(),
-            capabilities: context.client_capabilities(),
+            capabilities,
             asker,
         };
         let ctx = self
@@ -496,9 +501,6 @@ impl McpServer {
             .map_or(TaskSupport::Forbidden, |index| {
                 self.shared.task_support[index]
             });
-        let declared = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
         match tasks::answer(support, declared) {
             Answer::Result => {}
             Answer::Refuse => {
