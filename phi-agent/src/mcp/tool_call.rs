@@ -87,7 +87,7 @@ const FIELDS: &[&str] = &[
 ];
 
 /// A `tools/call`'s params (rmcp's `CallToolRequestParams`), read and dropped.
-pub(crate) struct CallParams;
+struct CallParams;
 
 impl<'de> Deserialize<'de> for CallParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
