@@ -31,6 +31,8 @@ mod client;
 mod convert;
 #[cfg(feature = "mcp-server")]
 mod definition;
+#[cfg(feature = "mcp-server")]
+mod derived;
 #[cfg(feature = "mcp-http-server")]
 mod http;
 #[cfg(feature = "mcp-client")]
@@ -51,6 +53,8 @@ mod server;
 mod stdio;
 #[cfg(feature = "mcp-server")]
 mod tasks;
+#[cfg(feature = "mcp-http-server")]
+mod tool_call;
 
 pub use rmcp;
 

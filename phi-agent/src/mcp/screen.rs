@@ -87,32 +87,14 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
 ///
 /// [`screen`] reads the whole message as rmcp's `ClientJsonRpcMessage` (an untagged enum, so
 /// serde buffers every value of the message first), and rmcp then reads the same text again: for
-/// a 10 KB argument that first read was a sixth of serving the call. This reads the envelope
-/// with the params left as text, then the params as rmcp's own `CallToolRequestParams`; anything
-/// else (another method, a malformed envelope or params) answers `false`, and `screen` decides.
+/// a 10 KB argument that first read was a sixth of serving the call. This reads the message once
+/// without keeping any of it ([`ToolCall`](super::tool_call::ToolCall)), through the same serde_json
+/// calls as rmcp's read; anything it is not sure rmcp reads as a `tools/call` (another method, a
+/// malformed message, a rare shape) answers `false`, and `screen` decides.
 #[cfg(feature = "mcp-http-server")] // only the HTTP transport skips the screen
 pub(crate) fn is_tool_call(text: &[u8]) -> bool {
-    /// The parts of a JSON-RPC request rmcp checks before it reads the params.
-    #[derive(serde::Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        jsonrpc: std::borrow::Cow<'a, str>,
-        #[allow(dead_code)] // read for its type check: rmcp refuses an id of another type
-        id: RequestId,
-        #[serde(borrow)]
-        method: std::borrow::Cow<'a, str>,
-        #[serde(borrow)]
-        params: Option<&'a serde_json::value::RawValue>,
-    }
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(text) else {
-        return false;
-    };
-    envelope.jsonrpc == "2.0"
-        && envelope.method == CallToolRequestMethod::VALUE
-        && envelope.params.is_some_and(|params| {
-            serde_json::from_str::<rmcp::model::CallToolRequestParams>(params.get()).is_ok()
-        })
+    serde_json::from_slice::<super::tool_call::ToolCall>(text).is_ok()
 }
 
 /// The answer to text rmcp cannot read as a client message.
@@ -248,6 +230,20 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo""#,
         ];
         for text in refused {
+            assert!(!is_tool_call(text), "{}", String::from_utf8_lossy(text));
+            assert!(
+                matches!(screen(text), Screened::Refuse(_)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Arguments a scan of the text would pass but rmcp's read refuses (a float out of
+        // range, a lone surrogate): not a well-formed call, so the screen answers them.
+        let unreadable: [&[u8]; 2] = [
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"x":1e400}}}"#,
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}}}"#,
+        ];
+        for text in unreadable {
             assert!(!is_tool_call(text), "{}", String::from_utf8_lossy(text));
             assert!(
                 matches!(screen(text), Screened::Refuse(_)),

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::convert;
+use super::derived::Derived;
 use super::peer::{ClientPeer, LogFilter, LogThreshold};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
@@ -121,6 +122,8 @@ struct Shared {
     rounds: Arc<Rounds>,
     task_ttl: Option<Duration>,
     task_poll_interval: Duration,
+    /// What is computed from the fields above once, for every session (cleared by builders).
+    derived: Derived,
 }
 
 impl McpServer {
@@ -155,6 +158,7 @@ impl McpServer {
                 rounds: Arc::default(),
                 task_ttl: Some(Self::DEFAULT_TASK_TTL),
                 task_poll_interval: Self::DEFAULT_TASK_POLL_INTERVAL,
+                derived: Derived::default(),
             }),
             session: Arc::default(),
         }
@@ -261,13 +265,27 @@ impl McpServer {
 
     fn shared_mut(&mut self) -> &mut Shared {
         // Builder methods run before the server is cloned into sessions, so this rarely copies.
-        Arc::make_mut(&mut self.shared)
+        let shared = Arc::make_mut(&mut self.shared);
+        // The caller changes a setting: what was computed from the old ones is stale.
+        shared.derived = Derived::default();
+        shared
+    }
+
+    /// The active tools every session shares, when no tool's activation can depend on the
+    /// session (see [`Derived::fixed_active`]).
+    fn fixed_active(&self) -> Option<&Arc<ActiveTools>> {
+        self.shared
+            .derived
+            .fixed_active(&self.shared.registry, || self.activation_context())
     }
 
     /// The session's active tools, evaluated on first use.
-    async fn active_snapshot(&self) -> ActiveTools {
+    async fn active_snapshot(&self) -> Arc<ActiveTools> {
+        if let Some(fixed) = self.fixed_active() {
+            return fixed.clone();
+        }
         let mut active = self.session.active.lock().await;
-        match active.as_ref() {
+        let set = match active.as_ref() {
             Some(set) => set.clone(),
             None => {
                 let set = self
@@ -277,11 +295,16 @@ impl McpServer {
                     .await;
                 active.insert(set).clone()
             }
-        }
+        };
+        Arc::new(set)
     }
 
     /// Re-evaluates activation after a call; returns whether the visible set grew.
     async fn reevaluate(&self) -> bool {
+        if self.fixed_active().is_some() {
+            // No Deferred tool: nothing can activate.
+            return false;
+        }
         let mut active = self.session.active.lock().await;
         match active.as_mut() {
             Some(set) => !self.shared.registry.activate(set).await.is_empty(),
@@ -331,7 +354,7 @@ impl McpServer {
         &self,
         name: String,
         arguments: Value,
-        active: ActiveTools,
+        active: Arc<ActiveTools>,
         context: &RequestContext<RoleServer>,
     ) -> rmcp::model::Task {
         let mut options = TaskOptions::new()
@@ -443,12 +466,17 @@ impl McpServer {
         } else {
             context.ct.clone()
         };
+        // Looked up once: rmcp finds them in the request's `_meta` or the session's handshake.
+        let capabilities = context.client_capabilities();
+        let declared = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
             tool: request.name.to_string(),
-            capabilities: context.client_capabilities(),
+            capabilities,
             asker,
         };
         let ctx = self
@@ -473,9 +501,6 @@ impl McpServer {
             .map_or(TaskSupport::Forbidden, |index| {
                 self.shared.task_support[index]
             });
-        let declared = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
         match tasks::answer(support, declared) {
             Answer::Result => {}
             Answer::Refuse => {
@@ -547,8 +572,9 @@ impl McpServer {
     }
 }
 
-impl ServerHandler for McpServer {
-    fn get_info(&self) -> ServerConfig {
+impl McpServer {
+    /// The server's info and capabilities, from its settings ([`ServerHandler::get_info`]).
+    fn build_info(&self) -> ServerConfig {
         let builder = ServerCapabilities::builder()
             .enable_logging()
             .enable_completions()
@@ -583,6 +609,13 @@ impl ServerHandler for McpServer {
             config = config.with_instructions(instructions.clone());
         }
         config
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        // rmcp asks for it on every request (over stateless HTTP, of a fresh session each time).
+        self.shared.derived.info(|| self.build_info())
     }
 
     async fn list_tools(

@@ -598,3 +598,44 @@ async fn a_tool_that_needs_approval_is_refused_and_does_not_run() {
     }
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }
+
+/// Without a Deferred tool the active tools are computed once for the server and shared by its
+/// sessions: each lists and calls the Direct tools, never a Hidden one, and hears of no change.
+#[tokio::test]
+async fn without_a_deferred_tool_every_session_has_the_direct_tools() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Echo).unwrap();
+    registry.register(Secret).unwrap();
+    let server = McpServer::new(registry);
+    for version in [LEGACY, MODERN, LEGACY] {
+        let (client, mut changes) = connect(server.new_session(), version).await;
+        assert_eq!(listed_names(&client).await, ["echo"]);
+        let echoed = call(&client, "echo", json!({"text": "hi"})).await;
+        assert_ne!(echoed.is_error, Some(true), "{}", text(&echoed));
+        assert!(text(&echoed).contains("hi"));
+        let hidden = call(&client, "secret", json!({})).await;
+        assert_eq!(hidden.is_error, Some(true));
+        assert!(text(&hidden).starts_with("tool `secret` is not available"));
+        assert!(changes.try_recv().is_err(), "no tool list change");
+        client.cancel().await.unwrap();
+    }
+}
+
+/// The server's info is computed once; a builder method called after that changes it still.
+#[test]
+fn get_info_follows_the_builder_after_its_first_use() {
+    use phi_agent::mcp::rmcp::ServerHandler;
+    let server = McpServer::new(ToolRegistry::new(ToolConfig::default()));
+    let first = server.get_info();
+    assert_eq!(first.server_info.name, "phi-agent");
+    assert_eq!(first.instructions, None);
+    assert_eq!(server.get_info(), first, "the same answer each time");
+    let server = server
+        .with_server_info("shop", "2.0.0")
+        .with_instructions("Tools for the shop");
+    let info = server.get_info();
+    assert_eq!(info.server_info.name, "shop");
+    assert_eq!(info.server_info.version, "2.0.0");
+    assert_eq!(info.instructions.as_deref(), Some("Tools for the shop"));
+    assert_eq!(server.new_session().get_info(), info, "sessions share it");
+}
