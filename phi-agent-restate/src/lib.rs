@@ -250,7 +250,11 @@ mod handlers {
                 }
             }
             ctx.resolve_awakeable(&pending.awakeable_id, Json(approval));
-            Ok(Json(pending))
+            // The call as decided: a refusal of an earlier payload no longer applies to it.
+            Ok(Json(PendingApproval {
+                refused: None,
+                ..pending
+            }))
         }
 
         /// The approval the session's run waits on, if any.

@@ -443,13 +443,24 @@ struct Endpoint {
 impl Endpoint {
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
         if !self.is_authorized(&request) {
-            let mut response = plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send the header `Authorization: Bearer <token>` with the server's token",
-            );
+            // RFC 6750 §3.1: a token that was sent and is wrong is `invalid_token`, so a client
+            // can tell it from a missing one (for which the challenge carries no error) and
+            // report it instead of starting an OAuth flow this server does not offer.
+            let (text, challenge) = if request.headers().contains_key(header::AUTHORIZATION) {
+                (
+                    "Unauthorized: the bearer token sent is not the server's; send `Authorization: Bearer <token>` with the server's token",
+                    "Bearer error=\"invalid_token\", error_description=\"the token is not this server's\"",
+                )
+            } else {
+                (
+                    "Unauthorized: send the header `Authorization: Bearer <token>` with the server's token",
+                    "Bearer",
+                )
+            };
+            let mut response = plain(StatusCode::UNAUTHORIZED, text);
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Bearer"),
+                header::HeaderValue::from_static(challenge),
             );
             return response;
         }

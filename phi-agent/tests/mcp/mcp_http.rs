@@ -108,6 +108,15 @@ async fn requests_without_the_right_token_get_401_and_reach_no_tool() {
         .await
         .unwrap();
     assert_eq!(wrong.status(), 401);
+    // A token sent and wrong is told apart from a missing one (RFC 6750 §3.1).
+    assert!(
+        wrong.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with(r#"Bearer error="invalid_token""#),
+        "{:?}",
+        wrong.headers()
+    );
     let other_scheme = tools_call(&server)
         .basic_auth("user", Some(TOKEN))
         .send()
