@@ -10,6 +10,8 @@ import sys
 
 from tokenizers import Tokenizer
 
+from heldout_sample import heldout_texts
+
 root = pathlib.Path(__file__).resolve().parent.parent
 model = pathlib.Path(sys.argv[1])
 tokenizer = Tokenizer.from_file(str(model / "tokenizers" / "l2_supercat_tokenizer_config.json"))
@@ -30,14 +32,7 @@ texts = [
     "1234567890 3.14159 -42",
     "x" * 300,
 ]
-for name in ["bfcl", "agentdojo"]:
-    data = json.loads((root / f"phi-agent/tests/core/tool_search_heldout/{name}.json").read_text())
-    texts += [q["text"] for q in data["queries"][::40]]
-    for tool in data["tools"][::60]:
-        text = tool["name"].replace("_", " ") + "\n" + tool["description"]
-        for param, doc in tool["params"]:
-            text += "\n" + param + (": " + doc if doc else "")
-        texts.append(text)
+texts += heldout_texts(root, query_step=40, tool_step=60)
 cases = [[t, tokenizer.encode(t, add_special_tokens=False).ids] for t in texts]
 out = root / "phi-agent-embed/tests/tokenizer_ids.json"
 out.write_text(json.dumps(cases, ensure_ascii=False, indent=0) + "\n")

@@ -23,6 +23,8 @@ import sys
 import numpy as np
 from tokenizers import Tokenizer
 
+from heldout_sample import heldout_texts
+
 MAX_TOKENS = 256
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -54,14 +56,7 @@ texts = [
     "unbelievably antidisestablishmentarianism supercalifragilisticexpialidocious",
     "word " * 400,
 ]
-for name in ["bfcl", "agentdojo"]:
-    data = json.loads((root / f"phi-agent/tests/core/tool_search_heldout/{name}.json").read_text())
-    texts += [q["text"] for q in data["queries"][::25]]
-    for tool in data["tools"][::30]:
-        text = tool["name"].replace("_", " ") + "\n" + tool["description"]
-        for param, doc in tool["params"]:
-            text += "\n" + param + (": " + doc if doc else "")
-        texts.append(text)
+texts += heldout_texts(root, query_step=25, tool_step=30)
 cases = [[t, tokenizer.encode(t).ids] for t in texts]
 out = root / "phi-agent-embed/tests/wordpiece_ids.json"
 out.write_text(json.dumps(cases, ensure_ascii=False, indent=0) + "\n")

@@ -8,7 +8,7 @@
 //! picked at run time: AVX2 and FMA where the CPU has them), reached through `ndarray`'s safe
 //! views because the workspace forbids `unsafe`; both are pure Rust and maintained.
 
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 use serde_json::Value;
 
 /// The parts of `config.json` the forward pass needs.
@@ -129,7 +129,7 @@ impl Bert {
                     tensor.shape()
                 ));
             }
-            floats(tensor.dtype(), tensor.data()).ok_or_else(|| {
+            crate::model::floats(tensor.dtype(), tensor.data()).ok_or_else(|| {
                 format!(
                     "`{full}` holds {:?} values (expected f32, f16 or bf16)",
                     tensor.dtype()
@@ -437,25 +437,6 @@ fn erf(x: f32) -> f32 {
             + t * (-0.284_496_736
                 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     sign * (1.0 - poly * (-x * x).exp()) as f32
-}
-
-/// Little-endian floats of a tensor, widened to f32.
-fn floats(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
-    Some(match dtype {
-        Dtype::F32 => data
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-        Dtype::F16 => data
-            .chunks_exact(2)
-            .map(|b| crate::model::f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
-            .collect(),
-        Dtype::BF16 => data
-            .chunks_exact(2)
-            .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
-            .collect(),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

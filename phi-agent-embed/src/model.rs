@@ -164,25 +164,11 @@ impl StaticEmbedder {
             ));
         };
         let data = tensor.data();
-        let table: Vec<f32> = match tensor.dtype() {
-            Dtype::F32 => data
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-            Dtype::F16 => data
-                .chunks_exact(2)
-                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
-                .collect(),
-            Dtype::BF16 => data
-                .chunks_exact(2)
-                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
-                .collect(),
-            other => {
-                return Err(format(
-                    weights,
-                    format!("{other:?} values (expected a float)"),
-                ));
-            }
+        let Some(table) = floats(tensor.dtype(), data) else {
+            return Err(format(
+                weights,
+                format!("{:?} values (expected a float)", tensor.dtype()),
+            ));
         };
         if rows == 0 || dimensions == 0 || table.len() != rows * dimensions {
             return Err(format(weights, "an empty or cut-short table".into()));
@@ -255,6 +241,25 @@ impl Embedder for StaticEmbedder {
     fn max_batch(&self) -> usize {
         256
     }
+}
+
+/// Little-endian floats of a tensor, widened to f32; `None` for a type that is not a float.
+pub(crate) fn floats(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
+    Some(match dtype {
+        Dtype::F32 => data
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        Dtype::F16 => data
+            .chunks_exact(2)
+            .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+            .collect(),
+        Dtype::BF16 => data
+            .chunks_exact(2)
+            .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
+            .collect(),
+        _ => return None,
+    })
 }
 
 /// IEEE half precision to single: exact for every value (normals, subnormals, infinities, NaN).

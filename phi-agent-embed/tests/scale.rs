@@ -91,6 +91,45 @@ fn registry(set: &HeldOut) -> ToolRegistry {
     registry
 }
 
+/// BFCL's held-out set, as the search tests read it.
+fn bfcl() -> HeldOut {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The first `limit` questions of the set's test part.
+fn test_questions(set: &HeldOut, limit: usize) -> Vec<&str> {
+    set.queries
+        .iter()
+        .filter(|q| q.part == "test")
+        .map(|q| q.text.as_str())
+        .take(limit)
+        .collect()
+}
+
+/// How many questions to time: `PHI_SCALE_QUERIES`, or `default`.
+fn query_limit(default: usize) -> usize {
+    std::env::var("PHI_SCALE_QUERIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The hybrid index over `registry` with the default fusion, every tool embedded afresh.
+async fn hybrid_index(registry: &ToolRegistry, embedder: Arc<dyn Embedder>) -> HybridIndex {
+    HybridIndex::build(
+        registry,
+        embedder,
+        &mut EmbeddingCache::in_memory(),
+        HybridConfig::default(),
+    )
+    .await
+    .unwrap()
+}
+
 fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
     (times[times.len() / 2], times[times.len() * 99 / 100])
@@ -101,34 +140,13 @@ fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
 async fn one_search_at_10000_tools() {
     let Some(model) = common::model() else { return };
     let model = Arc::new(model);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
-    );
-    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let set = bfcl();
     let registry = registry(&set);
-    let limit = std::env::var("PHI_SCALE_QUERIES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(usize::MAX);
-    let queries: Vec<&str> = set
-        .queries
-        .iter()
-        .filter(|q| q.part == "test")
-        .map(|q| q.text.as_str())
-        .take(limit)
-        .collect();
+    let queries = test_questions(&set, query_limit(usize::MAX));
 
     let started = Instant::now();
     let embedder: Arc<dyn Embedder> = model.clone();
-    let index = HybridIndex::build(
-        &registry,
-        embedder,
-        &mut EmbeddingCache::in_memory(),
-        HybridConfig::default(),
-    )
-    .await
-    .unwrap();
+    let index = hybrid_index(&registry, embedder).await;
     let build = started.elapsed();
 
     let mut lexical = Vec::new();
@@ -177,35 +195,14 @@ async fn sentence_search_at_10000_tools() {
         return;
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
-    );
-    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let set = bfcl();
     let registry = registry(&set);
-    let limit = std::env::var("PHI_SCALE_QUERIES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(200);
-    let queries: Vec<&str> = set
-        .queries
-        .iter()
-        .filter(|q| q.part == "test")
-        .map(|q| q.text.as_str())
-        .take(limit)
-        .collect();
+    let queries = test_questions(&set, query_limit(200));
 
     let batch = Arc::new(model.with_threads(threads));
     let started = Instant::now();
     let embedder: Arc<dyn Embedder> = batch.clone();
-    let index = HybridIndex::build(
-        &registry,
-        embedder,
-        &mut EmbeddingCache::in_memory(),
-        HybridConfig::default(),
-    )
-    .await
-    .unwrap();
+    let index = hybrid_index(&registry, embedder).await;
     let build = started.elapsed();
     // A search embeds its one query on the calling thread (a batch of one is not split).
     let single: Arc<dyn Embedder> = batch.clone();
@@ -244,17 +241,8 @@ async fn sentence_search_at_10000_tools() {
 #[ignore]
 fn embedding_the_queries() {
     let Some(model) = common::model() else { return };
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
-    );
-    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let queries: Vec<&str> = set
-        .queries
-        .iter()
-        .filter(|q| q.part == "test")
-        .map(|q| q.text.as_str())
-        .collect();
+    let set = bfcl();
+    let queries = test_questions(&set, usize::MAX);
     let started = Instant::now();
     let nonzero = queries
         .iter()
@@ -277,18 +265,8 @@ fn sentence_query_embedding() {
     let Some(model) = common::sentence_model() else {
         return;
     };
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
-    );
-    let set: HeldOut = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let queries: Vec<&str> = set
-        .queries
-        .iter()
-        .filter(|q| q.part == "test")
-        .map(|q| q.text.as_str())
-        .take(200)
-        .collect();
+    let set = bfcl();
+    let queries = test_questions(&set, 200);
     let tokens: usize = queries.iter().map(|q| model.tokenize(q).len()).sum();
     let mut times = Vec::new();
     for query in &queries {

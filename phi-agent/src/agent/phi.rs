@@ -17,7 +17,6 @@ use crate::search::{
     EmbeddingCache, HybridIndex, SEARCH_TOOL_NAME, SemanticSearch, ToolIndex, ToolSearch,
 };
 use crate::state::SharedState;
-use crate::tool::ToolExposure;
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
 ///
@@ -137,10 +136,10 @@ impl PhiAgent {
             )));
         }
         registry.check_requirements()?;
-        let searchable = registry
-            .iter()
-            .any(|tool| tool.exposure() == ToolExposure::Deferred);
-        if config.tool_search != ToolSearch::Off && !searchable && builder.sources.is_empty() {
+        if config.tool_search != ToolSearch::Off
+            && !registry.has_deferred()
+            && builder.sources.is_empty()
+        {
             // A warning, not an error: the agent works (every tool is sent, as without search),
             // but the model is offered a search that can find nothing.
             tracing::warn!(

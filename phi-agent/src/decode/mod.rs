@@ -337,6 +337,13 @@ impl ArgumentCheck {
         if self.0.is_valid(args) {
             return None;
         }
-        schema_mistakes(tool, &self.0, schema, args)
+        // Refused even if no mistake could be put in words: what the schema forbids never runs.
+        schema_mistakes(tool, &self.0, schema, args).or_else(|| {
+            Some(AgentError::InvalidArguments {
+                tool: tool.to_string(),
+                path: ROOT_PATH.to_string(),
+                message: "the arguments do not fit the tool's schema".to_string(),
+            })
+        })
     }
 }

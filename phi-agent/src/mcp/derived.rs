@@ -20,7 +20,6 @@ use rmcp::model::ServerConfig;
 
 use crate::context::ActivationContext;
 use crate::registry::{ActiveTools, ToolRegistry};
-use crate::tool::ToolExposure;
 
 /// The computed parts, each computed on first use.
 #[derive(Default)]
@@ -52,12 +51,9 @@ impl Derived {
     ) -> Option<&Arc<ActiveTools>> {
         self.fixed_active
             .get_or_init(|| {
-                let deferred = registry
-                    .iter()
-                    .any(|tool| tool.exposure() == ToolExposure::Deferred);
                 // Without a Deferred tool, `visible_tools` is `active_tools`: `activate` only
                 // ever asks Deferred tools' predicates.
-                (!deferred).then(|| Arc::new(registry.active_tools(&context())))
+                (!registry.has_deferred()).then(|| Arc::new(registry.active_tools(&context())))
             })
             .as_ref()
     }

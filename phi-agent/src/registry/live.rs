@@ -294,28 +294,12 @@ impl ToolRegistry {
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
-    use crate::{ActivationContext, AgentResult, Content, ToolContext};
+    use crate::{ActivationContext, ToolContext};
 
-    struct Named(&'static str);
-
-    #[async_trait::async_trait]
-    impl Tool for Named {
-        fn name(&self) -> &'static str {
-            self.0
-        }
-        fn description(&self) -> &'static str {
-            "A tool"
-        }
-        fn schema(&self) -> Value {
-            json!({"type": "object", "properties": {}})
-        }
-        async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
-            Ok(vec![Content::text(self.0)])
-        }
-    }
+    use crate::registry::test_tool::Named;
 
     #[derive(Default)]
     struct Source {
@@ -353,16 +337,16 @@ mod tests {
     #[tokio::test]
     async fn a_live_tool_whose_name_is_taken_is_not_offered_and_the_source_is_told_once() {
         let mut registry = ToolRegistry::default();
-        registry.register(Named("search")).unwrap();
+        registry.register(Named::direct("search")).unwrap();
         let first = Arc::new(Source::default());
         let second = Arc::new(Source::default());
         registry.register_source(first.clone());
         registry.register_source(second.clone());
-        let lookup: Arc<dyn Tool> = Arc::new(Named("lookup"));
-        first.set(vec![Arc::new(Named("search")), lookup.clone()]);
+        let lookup: Arc<dyn Tool> = Arc::new(Named::direct("lookup"));
+        first.set(vec![Arc::new(Named::direct("search")), lookup.clone()]);
         second.set(vec![
-            Arc::new(Named("lookup")),
-            Arc::new(Named("bad name!")),
+            Arc::new(Named::direct("lookup")),
+            Arc::new(Named::direct("bad name!")),
         ]);
 
         assert_eq!(names(&registry), ["lookup"]);
@@ -382,9 +366,9 @@ mod tests {
         // Taken again after a change elsewhere: refused tools are not reported twice, and the
         // registry's own `search` still answers its calls.
         first.set(vec![
-            Arc::new(Named("search")),
+            Arc::new(Named::direct("search")),
             lookup.clone(),
-            Arc::new(Named("fetch")),
+            Arc::new(Named::direct("fetch")),
         ]);
         assert_eq!(names(&registry), ["lookup", "fetch"]);
         assert_eq!(first.refused.lock().unwrap().len(), 2, "a new `search` Arc");
@@ -397,7 +381,7 @@ mod tests {
 
         // `lookup` leaves: the second source's `lookup` is still refused (it was refused
         // once), and calls of the first one's answer "not available".
-        first.set(vec![Arc::new(Named("fetch2"))]);
+        first.set(vec![Arc::new(Named::direct("fetch2"))]);
         assert_eq!(names(&registry), ["fetch2"]);
         let result = registry.dispatch(&active, "lookup", &json!({}), &ctx).await;
         assert!(result.is_error);
@@ -411,10 +395,10 @@ mod tests {
     #[test]
     fn an_unchanged_source_keeps_the_joined_list() {
         let mut registry = ToolRegistry::default();
-        registry.register(Named("own")).unwrap();
+        registry.register(Named::direct("own")).unwrap();
         let source = Arc::new(Source::default());
         registry.register_source(source.clone());
-        source.set(vec![Arc::new(Named("a"))]);
+        source.set(vec![Arc::new(Named::direct("a"))]);
         let own = registry.tool_specs(&registry.active_tools(&ActivationContext::default()));
         let mut seen = Vec::new();
         let first = registry.with_live(own.clone(), &mut seen);
@@ -425,7 +409,7 @@ mod tests {
         source.set(
             tools
                 .into_iter()
-                .chain([Arc::new(Named("b")) as _])
+                .chain([Arc::new(Named::direct("b")) as _])
                 .collect(),
         );
         assert!(registry.live_changed(&seen));

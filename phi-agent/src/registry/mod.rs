@@ -12,6 +12,8 @@ mod name;
 mod shared_list;
 mod spec;
 mod stored_schema;
+#[cfg(test)]
+mod test_tool;
 
 use std::fmt;
 use std::sync::Arc;
@@ -404,6 +406,14 @@ impl ToolRegistry {
         self.by_name
             .get(name)
             .map(|&index| (index, &self.tools[index]))
+    }
+
+    /// Whether some tool is Deferred: one that tool search can find, and whose activation can
+    /// differ between sessions.
+    pub(crate) fn has_deferred(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|tool| tool.exposure == ToolExposure::Deferred)
     }
 
     /// Whether some tool is not callable by both the model and code.

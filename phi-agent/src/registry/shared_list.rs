@@ -105,31 +105,12 @@ impl ToolRegistry {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
-    use crate::{ActivationContext, AgentResult, Content, Tool, ToolContext};
+    use crate::ActivationContext;
 
-    struct Named(&'static str, ToolExposure);
-
-    #[async_trait::async_trait]
-    impl Tool for Named {
-        fn name(&self) -> &'static str {
-            self.0
-        }
-        fn description(&self) -> &'static str {
-            "A tool"
-        }
-        fn schema(&self) -> Value {
-            json!({"type": "object", "properties": {}})
-        }
-        fn exposure(&self) -> ToolExposure {
-            self.1
-        }
-        async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
-            Ok(Vec::new())
-        }
-    }
+    use crate::registry::test_tool::Named;
 
     fn names(list: &[ToolSpec]) -> Vec<&str> {
         list.iter().map(|spec| spec.name).collect()

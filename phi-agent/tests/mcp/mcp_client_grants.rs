@@ -22,10 +22,10 @@ use ring::signature::{
     UnparsedPublicKey,
 };
 use serde_json::{Value, json};
-use wiremock::matchers::{header_regex, method, path};
+use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use crate::mcp_client_oauth::{mcp_answer, whoami};
+use crate::mcp_client_oauth::{mount_protected_endpoint, whoami};
 
 /// The form fields of a token request.
 fn form(request: &Request) -> HashMap<String, String> {
@@ -82,33 +82,7 @@ async fn guarded_server(auth_methods: &[&str], grant_types: &[&str]) -> MockServ
         })))
         .mount(&mock)
         .await;
-    Mock::given(method("POST"))
-        .and(path("/mcp"))
-        .and(header_regex("authorization", "^Bearer machine-"))
-        .respond_with(mcp_answer)
-        .mount(&mock)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/mcp"))
-        .respond_with(
-            ResponseTemplate::new(401).insert_header(
-                "www-authenticate",
-                format!(
-                    "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
-                )
-                .as_str(),
-            ),
-        )
-        .with_priority(10)
-        .mount(&mock)
-        .await;
-    for verb in ["GET", "DELETE"] {
-        Mock::given(method(verb))
-            .and(path("/mcp"))
-            .respond_with(ResponseTemplate::new(405))
-            .mount(&mock)
-            .await;
-    }
+    mount_protected_endpoint(&mock, "^Bearer machine-").await;
     mock
 }
 

@@ -84,13 +84,21 @@ async fn guarded_server() -> MockServer {
         })))
         .mount(&mock)
         .await;
+    mount_protected_endpoint(&mock, "^Bearer access-[12]$").await;
+    mock
+}
+
+/// The MCP endpoint of `mock`: a POST whose `authorization` matches `authorized` (a regex) is
+/// answered by [`mcp_answer`]; any other POST gets `401` and where to learn how to authorize
+/// (the protected resource's metadata); GET and DELETE get `405`.
+pub(crate) async fn mount_protected_endpoint(mock: &MockServer, authorized: &str) {
+    let base = mock.uri();
     Mock::given(method("POST"))
         .and(path("/mcp"))
-        .and(header_regex("authorization", "^Bearer access-[12]$"))
+        .and(header_regex("authorization", authorized))
         .respond_with(mcp_answer)
-        .mount(&mock)
+        .mount(mock)
         .await;
-    // Anything else at the MCP endpoint: not authorized, and where to learn how.
     Mock::given(method("POST"))
         .and(path("/mcp"))
         .respond_with(
@@ -103,16 +111,15 @@ async fn guarded_server() -> MockServer {
             ),
         )
         .with_priority(10)
-        .mount(&mock)
+        .mount(mock)
         .await;
     for verb in ["GET", "DELETE"] {
         Mock::given(method(verb))
             .and(path("/mcp"))
             .respond_with(ResponseTemplate::new(405))
-            .mount(&mock)
+            .mount(mock)
             .await;
     }
-    mock
 }
 
 pub(crate) async fn whoami(client: &McpClient) -> String {

@@ -31,6 +31,17 @@ fn raw_server(mode: &str, label: &str) -> Command {
     command
 }
 
+/// A client of the raw server whose tool list changes while it runs (`dyn`).
+async fn dynamic_client() -> McpClient {
+    McpClient::connect_stdio(
+        "dynamic",
+        raw_server("legacy", "dyn"),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap()
+}
+
 async fn call(tool: &Arc<phi_agent::mcp::McpTool>, args: Value) -> Result<String, String> {
     tool.call(&args, &ToolContext::default())
         .await
@@ -134,13 +145,7 @@ fn definition(tool: &phi_agent::mcp::McpTool) -> String {
 
 #[tokio::test]
 async fn list_changed_appends_new_tools_and_retires_removed_ones() {
-    let client = McpClient::connect_stdio(
-        "dynamic",
-        raw_server("legacy", "dyn"),
-        McpClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let client = dynamic_client().await;
     let before: Vec<String> = client.tools().iter().map(|t| definition(t)).collect();
     assert_eq!(before.len(), 4, "{before:?}");
     let mut registry = ToolRegistry::new(ToolConfig::default());
@@ -238,13 +243,7 @@ async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_defini
     use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
     use phi_agent::{AgentConfig, PhiAgent, base_agent_builder};
 
-    let client = McpClient::connect_stdio(
-        "dynamic",
-        raw_server("legacy", "dyn"),
-        McpClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let client = dynamic_client().await;
     let mut changes = client.subscribe();
     let call = |id: &str, name: &str| {
         LlmResponse::tool_calls(vec![ToolCall::new(id, name, json!({"query": "q"}))])
@@ -312,13 +311,7 @@ async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_defini
 
 #[tokio::test]
 async fn a_live_tool_whose_name_the_agent_has_is_refused_on_the_clients_change_event() {
-    let client = McpClient::connect_stdio(
-        "dynamic",
-        raw_server("legacy", "dyn"),
-        McpClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let client = dynamic_client().await;
     let mut changes = client.subscribe();
     /// The agent's own `version`.
     #[phi_agent::phi_tool]
