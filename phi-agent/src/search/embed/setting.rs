@@ -39,6 +39,10 @@ pub struct SemanticSearch {
     /// The [`EmbeddingCache`](super::EmbeddingCache) file the tool vectors are read from and
     /// saved to. Default: none (vectors kept in memory, computed again by each new agent).
     pub cache_file: Option<PathBuf>,
+    /// A second model whose ranking is fused too
+    /// ([`HybridIndex::with_second`](super::HybridIndex::with_second), weighted by
+    /// [`HybridConfig::second_weight`]). Default: none.
+    pub second: Option<Arc<dyn Embedder>>,
 }
 
 impl std::fmt::Debug for SemanticSearch {
@@ -47,6 +51,7 @@ impl std::fmt::Debug for SemanticSearch {
             .field("model", &self.embedder.model())
             .field("config", &self.config)
             .field("cache_file", &self.cache_file)
+            .field("second_model", &self.second.as_ref().map(|e| e.model()))
             .finish()
     }
 }
@@ -58,7 +63,15 @@ impl SemanticSearch {
             embedder,
             config: HybridConfig::default(),
             cache_file: None,
+            second: None,
         }
+    }
+
+    /// Sets [`second`](Self::second). Pair it with a fusion for three rankings, such as
+    /// [`HybridConfig::three_rankings`].
+    pub fn with_second(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.second = Some(embedder);
+        self
     }
 
     /// Sets [`config`](Self::config).
