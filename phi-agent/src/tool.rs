@@ -222,6 +222,14 @@ pub trait Tool: Send + Sync {
         self.call(args, ctx)
     }
 
+    /// `false` when [`needs_approval`](Tool::needs_approval) answers no to every call, known
+    /// without asking (a [`TypedTool`](crate::TypedTool) without a predicate): the registry then
+    /// answers for it without checking the arguments first. Not part of the public API.
+    #[doc(hidden)]
+    fn __may_need_approval(&self) -> bool {
+        true
+    }
+
     /// Whether a person must approve this call before it runs. Default: no.
     ///
     /// Asked for every call of the model whose arguments passed the registry's shape and size

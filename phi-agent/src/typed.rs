@@ -240,6 +240,10 @@ where
         true
     }
 
+    fn __may_need_approval(&self) -> bool {
+        !T::__NEVER_NEEDS_APPROVAL
+    }
+
     fn __call_within<'a>(
         &'a self,
         args: &'a Value,

@@ -185,7 +185,8 @@ impl ToolRegistry {
                 }
             }
         };
-        if self.precheck(tool, args).is_some() {
+        // Most tools never ask: no need to check arguments no one will be asked about.
+        if !tool.may_need_approval || self.precheck(tool, args).is_some() {
             return false;
         }
         AssertUnwindSafe(tool.tool.needs_approval(args, ctx))
