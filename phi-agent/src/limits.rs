@@ -71,7 +71,8 @@ fn walk(value: &Value, depth_left: usize, total: &mut usize, max: usize) -> Resu
 }
 
 /// The length of a string, number, boolean or null; `None` for a container.
-fn scalar_len(value: &Value) -> Option<usize> {
+#[inline]
+pub(crate) fn scalar_len(value: &Value) -> Option<usize> {
     match value {
         Value::Null | Value::Bool(_) | Value::Number(_) => Some(5),
         Value::String(text) => Some(text.len() + 2),

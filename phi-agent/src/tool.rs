@@ -1,6 +1,7 @@
 //! The `Tool` trait: what the registry and the agent know about any tool.
 
 use async_trait::async_trait;
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -194,6 +195,39 @@ pub trait Tool: Send + Sync {
     #[doc(hidden)]
     fn __call_target(&self) -> Option<std::sync::Arc<dyn Tool>> {
         None
+    }
+
+    /// Whether [`__call_within`](Tool::__call_within) refuses arguments past the registry's
+    /// size and depth limits itself, as it decodes them: a [`TypedTool`](crate::TypedTool)'s
+    /// decoder visits every part of the arguments anyway, so the registry does not walk them
+    /// once more before the call. Not part of the public API.
+    #[doc(hidden)]
+    fn __measures_own_arguments(&self) -> bool {
+        false
+    }
+
+    /// [`call`](Tool::call), with arguments the registry has checked for shape only: a tool
+    /// whose [`__measures_own_arguments`](Tool::__measures_own_arguments) is `true` refuses
+    /// arguments longer than `max_argument_bytes` or nested too deep with the registry's own
+    /// errors, before any other mistake. Default: `call` (the registry measured the arguments
+    /// already). Not part of the public API.
+    #[doc(hidden)]
+    fn __call_within<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+        max_argument_bytes: usize,
+    ) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
+        let _ = max_argument_bytes;
+        self.call(args, ctx)
+    }
+
+    /// `false` when [`needs_approval`](Tool::needs_approval) answers no to every call, known
+    /// without asking (a [`TypedTool`](crate::TypedTool) without a predicate): the registry then
+    /// answers for it without checking the arguments first. Not part of the public API.
+    #[doc(hidden)]
+    fn __may_need_approval(&self) -> bool {
+        true
     }
 
     /// Whether a person must approve this call before it runs. Default: no.

@@ -233,7 +233,30 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
-        match decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>) {
+        self.__call_within(args, ctx, usize::MAX)
+    }
+
+    fn __measures_own_arguments(&self) -> bool {
+        true
+    }
+
+    fn __may_need_approval(&self) -> bool {
+        !T::__NEVER_NEEDS_APPROVAL
+    }
+
+    fn __call_within<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+        max_argument_bytes: usize,
+    ) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
+        let name = TypedTool::name(self);
+        match decode::arguments_within::<T::Args>(
+            name,
+            args,
+            schema::cached::<T::Args>,
+            max_argument_bytes,
+        ) {
             Ok(args) => contents(self.call_typed(args, ctx)),
             Err(error) => refused(error),
         }

@@ -69,9 +69,9 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 
 use serde_json::{Map, Value};
-use strict::Strict;
 
 use crate::error::{AgentError, AgentResult, ROOT_PATH, mistakes};
+use crate::limits;
 
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
 /// only when decoding fails. See the [module documentation](self).
@@ -84,12 +84,44 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     args: &Value,
     schema: fn() -> Arc<Value>,
 ) -> AgentResult<A> {
+    arguments_within(tool, args, schema, usize::MAX)
+}
+
+/// [`arguments`], for arguments the registry has not measured: longer than `max_bytes` (as
+/// [`limits::measure`] counts) or nested deeper than [`limits::MAX_ARGUMENT_DEPTH`], they are
+/// refused with the errors the registry's own check gives, and win over any other mistake, as
+/// they do there. The decoder counts as it reads ([`strict`]), so arguments that decode are
+/// walked once, not twice; the walk runs only after the decoder stops, to say why.
+pub(crate) fn arguments_within<A: DeserializeOwned + 'static>(
+    tool: &str,
+    args: &Value,
+    schema: fn() -> Arc<Value>,
+    max_bytes: usize,
+) -> AgentResult<A> {
     let mut slot = Slot(None);
-    decode_with(tool, args, schema, TypeId::of::<A>(), &mut slot)?;
+    decode_with(tool, args, schema, max_bytes, TypeId::of::<A>(), &mut slot)?;
     match slot.0 {
         Some(decoded) => Ok(decoded),
         // `decode_with` answers `Ok` only once a value decoded into the slot.
         None => Err(not_decoded(tool)),
+    }
+}
+
+/// The error of a call whose arguments `args` are longer than `max_bytes` or nested deeper
+/// than [`limits::MAX_ARGUMENT_DEPTH`]; `None` when they fit. The same words wherever the limits are
+/// checked: the registry before a call, a typed tool's decoder after it stops.
+pub(crate) fn past_limits(tool: &str, args: &Value, max_bytes: usize) -> Option<AgentError> {
+    match limits::measure(args, max_bytes, limits::MAX_ARGUMENT_DEPTH) {
+        limits::Measure::Fits(_) => None,
+        limits::Measure::TooLarge => Some(AgentError::ArgumentsTooLarge {
+            tool: tool.to_string(),
+            limit: max_bytes,
+        }),
+        limits::Measure::TooDeep => Some(AgentError::InvalidArguments {
+            tool: tool.to_string(),
+            path: ROOT_PATH.into(),
+            message: mistakes::arguments_too_deep(limits::MAX_ARGUMENT_DEPTH),
+        }),
     }
 }
 
@@ -121,7 +153,8 @@ struct Slot<A>(Option<A>);
 
 /// One value decoded into a [`Slot`], behind a `dyn` so that [`decode_with`] is not generic.
 trait Decode {
-    fn decode(&mut self, value: &Value) -> Result<(), strict::Error>;
+    /// Decodes `value`, refusing it past `max_bytes` or [`limits::MAX_ARGUMENT_DEPTH`].
+    fn decode(&mut self, value: &Value, max_bytes: usize) -> Result<(), strict::Error>;
 
     /// Whether decoding `probe` (an object with the one field [`closed::PROBE_FIELD`]) fails
     /// for that field.
@@ -129,8 +162,8 @@ trait Decode {
 }
 
 impl<A: DeserializeOwned> Decode for Slot<A> {
-    fn decode(&mut self, value: &Value) -> Result<(), strict::Error> {
-        match A::deserialize(Strict(value)) {
+    fn decode(&mut self, value: &Value, max_bytes: usize) -> Result<(), strict::Error> {
+        match strict::decode::<A>(value, max_bytes) {
             Ok(decoded) => {
                 self.0 = Some(decoded);
                 Ok(())
@@ -140,7 +173,7 @@ impl<A: DeserializeOwned> Decode for Slot<A> {
     }
 
     fn refuses_probe(&self, probe: &Value) -> bool {
-        A::deserialize(Strict(probe)).is_err_and(|error| {
+        strict::decode::<A>(probe, usize::MAX).is_err_and(|error| {
             error.message().starts_with("unknown field")
                 && error.message().contains("phi_agent_probe")
         })
@@ -152,10 +185,11 @@ impl<A: DeserializeOwned> Decode for Slot<A> {
 fn decode_closed(
     slot: &mut dyn Decode,
     value: &Value,
+    max_bytes: usize,
     args_type: TypeId,
     schema: fn() -> Arc<Value>,
 ) -> Result<(), strict::Error> {
-    slot.decode(value)?;
+    slot.decode(value, max_bytes)?;
     let mut refuses = |probe: &Value| slot.refuses_probe(probe);
     match closed::unknown_field(args_type, schema, &mut refuses, value) {
         None => Ok(()),
@@ -178,6 +212,7 @@ fn decode_with(
     tool: &str,
     args: &Value,
     schema: fn() -> Arc<Value>,
+    max_bytes: usize,
     args_type: TypeId,
     slot: &mut dyn Decode,
 ) -> AgentResult<()> {
@@ -185,14 +220,19 @@ fn decode_with(
     // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
     let mut failure = None;
     if args.is_object() {
-        match decode_closed(slot, args, args_type, schema) {
+        match decode_closed(slot, args, max_bytes, args_type, schema) {
             Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
+        }
+        // Past a limit, that is the mistake to report, whatever else the decoder met first.
+        if let Some(error) = past_limits(tool, args, max_bytes) {
+            return Err(error);
         }
     }
     let retry = Retry::new(args, schema);
     if let Some(candidate) = retry.candidate() {
-        match decode_closed(slot, candidate, args_type, schema) {
+        // The repair only rewrites numbers, which count the same: the limits still hold.
+        match decode_closed(slot, candidate, max_bytes, args_type, schema) {
             Ok(()) => return Ok(()),
             Err(error) => failure = Some(error),
         }

@@ -12,6 +12,14 @@
 //! map keys parsed as it parses them), so a value that decoded before decodes the same, at the
 //! same cost: one more match on a struct.
 //!
+//! It also counts what it reads against a [`Budget`]: the approximate compact-JSON length and the
+//! nesting depth, exactly as [`crate::limits::measure`] counts them, so the registry need not walk
+//! a typed tool's arguments once more before decoding them (the decoder visits every node
+//! anyway). A value past either limit stops the decoding there, before a long string is copied
+//! or a deep value recursed into; what the registry then reports, and in which order, is the
+//! walk's to say (see [`super::arguments`]): the decoder only has to never accept a value the
+//! walk would refuse, and the tests compare the two on the same values.
+//!
 //! Its [`Error`] says where decoding stopped (`filters.tags[1]`), in the words serde_json uses.
 //! The path is written only on the way out of a failure (each field, element and variant that
 //! an error passes through adds its name), so a call that decodes pays nothing for it, and a
@@ -23,17 +31,122 @@
 //! for another reason. Their schemas are `anyOf`s whose alternatives do not admit arrays, so a
 //! model that follows the schema never sends one.
 
+use serde::de::DeserializeOwned;
 use serde::de::{
     self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Unexpected, VariantAccess, Visitor,
 };
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
+use std::cell::Cell;
+
 use crate::error::ROOT_PATH;
+use crate::limits::{self, MAX_ARGUMENT_DEPTH, Measure};
 
 /// The deserializer of one value; see the [module documentation](self).
 #[derive(Clone, Copy)]
-pub(crate) struct Strict<'de>(pub(crate) &'de Value);
+pub(crate) struct Strict<'de> {
+    value: &'de Value,
+    /// What the whole value may still take, and how much deeper it may nest here, shared by
+    /// all its parts.
+    budget: &'de Budget,
+}
+
+/// Decodes `value` as a `T`, refusing it once it counts more than `max_bytes` or nests deeper
+/// than [`MAX_ARGUMENT_DEPTH`]: see the [module documentation](self).
+pub(crate) fn decode<T: DeserializeOwned>(value: &Value, max_bytes: usize) -> Result<T, Error> {
+    let budget = Budget {
+        left: Cell::new(max_bytes),
+        depth_left: Cell::new(MAX_ARGUMENT_DEPTH),
+    };
+    // A container counts its scalars; a scalar on its own counts itself.
+    if let Some(len) = limits::scalar_len(value) {
+        budget.spend(len)?;
+    }
+    T::deserialize(Strict {
+        value,
+        budget: &budget,
+    })
+}
+
+impl<'de> Strict<'de> {
+    /// The deserializer of `value`, a part of this one's.
+    #[inline]
+    fn with(self, value: &'de Value) -> Self {
+        Self { value, ..self }
+    }
+
+    /// Reads this value, a container, one level deeper: `Err` when it may not nest here.
+    #[inline]
+    fn nested<T>(&self, read: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        let depth = &self.budget.depth_left;
+        let outer = depth.get();
+        let Some(inner) = outer.checked_sub(1) else {
+            return Err(Error::past_limit());
+        };
+        depth.set(inner);
+        let read = read();
+        depth.set(outer);
+        read
+    }
+
+    /// Counts this value whole where the decoder skips it or hands it to serde_json whole (a
+    /// container: its scalars are counted here, with its own brackets, braces and keys).
+    #[cold]
+    fn spend_whole(&self) -> Result<(), Error> {
+        if limits::scalar_len(self.value).is_some() {
+            // Counted by its container.
+            return Ok(());
+        }
+        match limits::measure(
+            self.value,
+            self.budget.left.get(),
+            self.budget.depth_left.get(),
+        ) {
+            Measure::Fits(len) => self.budget.spend(len),
+            Measure::TooLarge | Measure::TooDeep => Err(Error::past_limit()),
+        }
+    }
+}
+
+/// The length of an array's brackets and commas and of its scalar elements, as
+/// [`limits::measure`] counts them; each container element counts itself when it is read.
+#[inline]
+fn array_len(items: &[Value]) -> usize {
+    items.iter().fold(2 + items.len(), |len, item| {
+        len + limits::scalar_len(item).unwrap_or(0)
+    })
+}
+
+/// The length of an object's braces, its keys (quoted, with a colon and a comma) and its scalar
+/// values, as [`limits::measure`] counts them.
+#[inline]
+fn object_len(fields: &Map<String, Value>) -> usize {
+    fields.iter().fold(2, |len, (key, item)| {
+        len + key.len() + 4 + limits::scalar_len(item).unwrap_or(0)
+    })
+}
+
+/// How many bytes a value may still take, counted as [`limits::measure`] counts them: a value
+/// decodes only if the walk would find it within the same limit.
+struct Budget {
+    left: Cell<usize>,
+    /// How many more containers may nest where the decoder is (a container is one level).
+    depth_left: Cell<usize>,
+}
+
+impl Budget {
+    #[inline]
+    fn spend(&self, bytes: usize) -> Result<(), Error> {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(Error::past_limit()),
+        }
+    }
+}
 
 /// Why a value did not decode, and where: serde_json's message, and the path from the decoded
 /// value to the one that failed.
@@ -59,6 +172,13 @@ impl Error {
             message,
             path: Vec::new(),
         }))
+    }
+
+    /// A value larger or deeper than its [`Budget`] allows. The registry tells the model which
+    /// limit, from its own walk; these words are read only where no walk follows.
+    #[cold]
+    fn past_limit() -> Self {
+        Self::new("the arguments are larger or nested deeper than the limit allows".to_string())
     }
 
     #[cold]
@@ -175,41 +295,56 @@ fn too_long(len: usize, what: &str) -> Error {
     de::Error::invalid_length(len, &format!("fewer elements in {what}").as_str())
 }
 
-fn visit_array<'de, V: Visitor<'de>>(array: &'de [Value], visitor: V) -> Result<V::Value, Error> {
+/// Reads `array`, the value of `de`, counting it ([`array_len`]) and nesting one level.
+fn visit_array<'de, V: Visitor<'de>>(
+    de: Strict<'de>,
+    array: &'de [Value],
+    visitor: V,
+) -> Result<V::Value, Error> {
     let len = array.len();
-    let mut seq = Seq {
-        items: array.iter(),
-        index: 0,
-    };
-    // `match`, not `?`: this is compiled once per type that decodes, and so is each `?`.
-    match visitor.visit_seq(&mut seq) {
-        Ok(value) if seq.items.len() == 0 => Ok(value),
-        Ok(_) => Err(too_long(len, "array")),
-        Err(error) => Err(error),
-    }
+    de.budget.spend(array_len(array))?;
+    de.nested(|| {
+        let mut seq = Seq {
+            items: array.iter(),
+            index: 0,
+            budget: de.budget,
+        };
+        // `match`, not `?`: this is compiled once per type that decodes, and so is each `?`.
+        match visitor.visit_seq(&mut seq) {
+            Ok(value) if seq.items.len() == 0 => Ok(value),
+            Ok(_) => Err(too_long(len, "array")),
+            Err(error) => Err(error),
+        }
+    })
 }
 
+/// Reads `object`, the value of `de`, counting it ([`object_len`]) and nesting one level.
 fn visit_object<'de, V: Visitor<'de>>(
+    de: Strict<'de>,
     object: &'de Map<String, Value>,
     visitor: V,
 ) -> Result<V::Value, Error> {
     let len = object.len();
-    let mut map = Fields {
-        iter: object.iter(),
-        value: None,
-    };
-    match visitor.visit_map(&mut map) {
-        Ok(value) if map.iter.len() == 0 => Ok(value),
-        Ok(_) => Err(too_long(len, "map")),
-        Err(error) => Err(error),
-    }
+    de.budget.spend(object_len(object))?;
+    de.nested(|| {
+        let mut map = Fields {
+            iter: object.iter(),
+            value: None,
+            budget: de.budget,
+        };
+        match visitor.visit_map(&mut map) {
+            Ok(value) if map.iter.len() == 0 => Ok(value),
+            Ok(_) => Err(too_long(len, "map")),
+            Err(error) => Err(error),
+        }
+    })
 }
 
 macro_rules! forward_to_serde_json {
     ($($method:ident)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                Ok(de::Deserializer::$method(self.0, visitor)?)
+                Ok(de::Deserializer::$method(self.value, visitor)?)
             }
         )*
     };
@@ -219,9 +354,9 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Array(items) => visit_array(items, visitor),
-            Value::Object(fields) => visit_object(fields, visitor),
+        match self.value {
+            Value::Array(items) => visit_array(self, items, visitor),
+            Value::Object(fields) => visit_object(self, fields, visitor),
             leaf => Ok(de::Deserializer::deserialize_any(leaf, visitor)?),
         }
     }
@@ -234,8 +369,8 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Array(items) => visit_array(items, visitor),
+        match self.value {
+            Value::Array(items) => visit_array(self, items, visitor),
             other => Ok(de::Deserializer::deserialize_bytes(other, visitor)?),
         }
     }
@@ -245,7 +380,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::Null => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
@@ -257,7 +392,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         Ok(de::Deserializer::deserialize_unit_struct(
-            self.0, name, visitor,
+            self.value, name, visitor,
         )?)
     }
 
@@ -268,16 +403,17 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     ) -> Result<V::Value, Error> {
         // serde_json's raw values are its own business: forwarded.
         if name.starts_with("$serde_json") {
+            self.spend_whole()?;
             return Ok(de::Deserializer::deserialize_newtype_struct(
-                self.0, name, visitor,
+                self.value, name, visitor,
             )?);
         }
         visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Array(items) => visit_array(items, visitor),
+        match self.value {
+            Value::Array(items) => visit_array(self, items, visitor),
             other => Ok(de::Deserializer::deserialize_seq(other, visitor)?),
         }
     }
@@ -300,8 +436,8 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Object(fields) => visit_object(fields, visitor),
+        match self.value {
+            Value::Object(fields) => visit_object(self, fields, visitor),
             other => Ok(de::Deserializer::deserialize_map(other, visitor)?),
         }
     }
@@ -312,8 +448,8 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Object(fields) => visit_object(fields, visitor),
+        match self.value {
+            Value::Object(fields) => visit_object(self, fields, visitor),
             // The one difference from serde_json: no struct from an array.
             other => Err(de::Error::invalid_type(unexpected(other), &visitor)),
         }
@@ -325,18 +461,27 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::String(variant) => visitor.visit_enum(Enum {
                 variant,
-                value: None,
+                content: None,
             }),
             Value::Object(fields) => {
                 let mut entries = fields.iter();
                 match (entries.next(), entries.next()) {
-                    (Some((variant, value)), None) => visitor.visit_enum(Enum {
-                        variant,
-                        value: Some(value),
-                    }),
+                    (Some((variant, value)), None) => {
+                        // `{"variant": content}`: an object of one key, its content one
+                        // level down.
+                        self.budget.spend(
+                            2 + variant.len() + 4 + limits::scalar_len(value).unwrap_or(0),
+                        )?;
+                        self.nested(|| {
+                            visitor.visit_enum(Enum {
+                                variant,
+                                content: Some(self.with(value)),
+                            })
+                        })
+                    }
                     _ => Err(de::Error::invalid_value(
                         Unexpected::Map,
                         &"map with a single key",
@@ -348,6 +493,8 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        // Skipped, but counted: an ignored field is as long as any other.
+        self.spend_whole()?;
         visitor.visit_unit()
     }
 }
@@ -356,6 +503,7 @@ struct Seq<'de> {
     items: std::slice::Iter<'de, Value>,
     /// The index of the next element.
     index: usize,
+    budget: &'de Budget,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
@@ -370,7 +518,10 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         };
         let index = self.index;
         self.index += 1;
-        match seed.deserialize(Strict(value)) {
+        match seed.deserialize(Strict {
+            value,
+            budget: self.budget,
+        }) {
             Ok(element) => Ok(Some(element)),
             Err(error) => Err(error.in_element(index)),
         }
@@ -385,6 +536,7 @@ struct Fields<'de> {
     iter: serde_json::map::Iter<'de>,
     /// The field whose key was read last, and its value until that is read.
     value: Option<(&'de str, &'de Value)>,
+    budget: &'de Budget,
 }
 
 impl<'de> MapAccess<'de> for Fields<'de> {
@@ -405,7 +557,10 @@ impl<'de> MapAccess<'de> for Fields<'de> {
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
         match self.value.take() {
-            Some((key, value)) => match seed.deserialize(Strict(value)) {
+            Some((key, value)) => match seed.deserialize(Strict {
+                value,
+                budget: self.budget,
+            }) {
                 Ok(value) => Ok(value),
                 Err(error) => Err(error.in_field(key)),
             },
@@ -491,7 +646,8 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
 /// An externally tagged enum value: the variant's name, and its content unless it is a unit.
 struct Enum<'de> {
     variant: &'de str,
-    value: Option<&'de Value>,
+    /// The deserializer of the content, already counted in its wrapping object.
+    content: Option<Strict<'de>>,
 }
 
 impl<'de> EnumAccess<'de> for Enum<'de> {
@@ -504,14 +660,14 @@ impl<'de> EnumAccess<'de> for Enum<'de> {
     ) -> Result<(V::Value, Variant<'de>), Error> {
         let variant = de::value::BorrowedStrDeserializer::<Error>::new(self.variant);
         let value = seed.deserialize(variant)?;
-        let content = self.value.map(|value| (self.variant, value));
+        let content = self.content.map(|content| (self.variant, content));
         Ok((value, Variant(content)))
     }
 }
 
 /// A variant's content, under its name (`{"box": {"w": 3}}`), which is then a step of the path
 /// of what fails inside it; `None` for a variant written as a string.
-struct Variant<'de>(Option<(&'de str, &'de Value)>);
+struct Variant<'de>(Option<(&'de str, Strict<'de>)>);
 
 /// `result` of decoding the content of `variant`, its error one step deeper.
 fn in_variant<T>(variant: &str, result: Result<T, Error>) -> Result<T, Error> {
@@ -523,16 +679,14 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
 
     fn unit_variant(self) -> Result<(), Error> {
         match self.0 {
-            Some((variant, value)) => {
-                in_variant(variant, de::Deserialize::deserialize(Strict(value)))
-            }
+            Some((variant, content)) => in_variant(variant, de::Deserialize::deserialize(content)),
             None => Ok(()),
         }
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         match self.0 {
-            Some((variant, value)) => in_variant(variant, seed.deserialize(Strict(value))),
+            Some((variant, content)) => in_variant(variant, seed.deserialize(content)),
             None => Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"newtype variant",
@@ -549,9 +703,12 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
         };
         in_variant(
             variant,
-            match content {
-                Value::Array(items) if items.is_empty() => visitor.visit_unit(),
-                Value::Array(items) => visit_array(items, visitor),
+            match content.value {
+                Value::Array(items) if items.is_empty() => match content.spend_whole() {
+                    Ok(()) => visitor.visit_unit(),
+                    Err(error) => Err(error),
+                },
+                Value::Array(items) => visit_array(content, items, visitor),
                 other => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
             },
         )
@@ -570,8 +727,8 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
         };
         in_variant(
             variant,
-            match content {
-                Value::Object(fields) => visit_object(fields, visitor),
+            match content.value {
+                Value::Object(fields) => visit_object(content, fields, visitor),
                 other => Err(de::Error::invalid_type(
                     unexpected(other),
                     &"struct variant",
@@ -586,10 +743,14 @@ mod tests {
     use std::collections::{BTreeMap, HashMap};
 
     use serde::Deserialize;
+    use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
 
-    use super::Strict;
+    use serde::de::IgnoredAny;
+
+    use super::decode;
     use crate::error::ROOT_PATH;
+    use crate::limits::{self, MAX_ARGUMENT_DEPTH, Measure};
 
     #[derive(Debug, PartialEq, Deserialize)]
     struct Point {
@@ -615,8 +776,8 @@ mod tests {
         Named(String),
     }
 
-    fn strict<'a, T: Deserialize<'a>>(value: &'a Value) -> Result<T, String> {
-        T::deserialize(Strict(value)).map_err(|e| e.to_string())
+    fn strict<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
+        decode::<T>(value, usize::MAX).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -676,8 +837,8 @@ mod tests {
         assert!(two.contains("map with a single key"), "{two}");
     }
 
-    fn failure<'a, T: Deserialize<'a>>(value: &'a Value) -> (String, String) {
-        match T::deserialize(Strict(value)) {
+    fn failure<T: DeserializeOwned>(value: &Value) -> (String, String) {
+        match decode::<T>(value, usize::MAX) {
             Ok(_) => panic!("{value} decoded"),
             Err(error) => (error.path(), error.message().to_string()),
         }
@@ -717,5 +878,136 @@ mod tests {
         assert_eq!(failure::<Outer>(&json!({})).0, ROOT_PATH);
         // An unknown variant is the enum's own mistake, not its content's.
         assert_eq!(at("/shape", json!({"circle": 1})).0, "shape");
+    }
+
+    /// What decodes within `max_bytes`, or the decoder's message.
+    fn within<T: DeserializeOwned>(value: &Value, max_bytes: usize) -> Result<T, String> {
+        decode::<T>(value, max_bytes).map_err(|e| e.to_string())
+    }
+
+    /// A value that decodes counts exactly what the registry's walk counts: it decodes within
+    /// its measured length and not within one byte less.
+    fn counts_as_the_walk<T: DeserializeOwned>(value: &Value) {
+        let Measure::Fits(len) = limits::measure(value, usize::MAX, MAX_ARGUMENT_DEPTH) else {
+            panic!("{value} is past the limits");
+        };
+        assert!(within::<T>(value, usize::MAX).is_ok(), "{value} decodes");
+        if let Err(error) = within::<T>(value, len) {
+            panic!("{value} within its length {len}: {error}");
+        }
+        assert!(
+            within::<T>(value, len - 1).is_err(),
+            "{value} decoded within {} bytes, one less than the walk counts",
+            len - 1
+        );
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Open {
+        name: String,
+        #[serde(default)]
+        size: Option<u32>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum Either {
+        Number(u32),
+        Point { x: i32, y: String },
+    }
+
+    #[derive(Deserialize)]
+    #[serde(tag = "kind")]
+    #[allow(dead_code)]
+    enum Tagged {
+        Circle { r: f64 },
+        Empty,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Flattened {
+        id: u8,
+        #[serde(flatten)]
+        rest: HashMap<String, Value>,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Unit;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Wrapper(Vec<Option<bool>>);
+
+    #[test]
+    fn what_decodes_is_counted_as_the_walk_counts_it() {
+        counts_as_the_walk::<Outer>(&json!({
+            "point": {"x": 1, "y": "a"},
+            "points": [{"x": 2, "y": "bé"}, {"x": -3, "y": ""}],
+            "shape": {"box": {"w": 3}}, "tags": [1, 2], "keyed": {"7": true, "80": false}
+        }));
+        counts_as_the_walk::<Outer>(&json!({
+            "point": {"x": 1, "y": "a"}, "points": [], "shape": "dot", "tags": null, "keyed": {}
+        }));
+        for shape in [
+            json!("dot"),
+            json!({"dot": null}),
+            json!({"line": [1, 2]}),
+            json!({"named": "n"}),
+            json!({"box": {"w": 9}}),
+        ] {
+            counts_as_the_walk::<Shape>(&shape);
+        }
+        // Fields the type ignores are skipped by the decoder, and counted all the same.
+        counts_as_the_walk::<Open>(&json!({"name": "x", "extra": {"deep": [1, {"a": "bc"}]}}));
+        counts_as_the_walk::<Open>(&json!({"extra": "long text", "name": "x", "size": null}));
+        // Types serde reads through its own buffer, and free-form values.
+        counts_as_the_walk::<Either>(&json!(7));
+        counts_as_the_walk::<Either>(&json!({"x": 1, "y": "z"}));
+        counts_as_the_walk::<Tagged>(&json!({"kind": "Circle", "r": 1.5}));
+        counts_as_the_walk::<Tagged>(&json!({"kind": "Empty"}));
+        counts_as_the_walk::<Flattened>(&json!({"id": 1, "a": [null, {"b": true}], "c": "d"}));
+        counts_as_the_walk::<Value>(&json!({"a": [1, "two", null, {"b": [[]]}], "c": {}}));
+        counts_as_the_walk::<HashMap<String, Vec<u8>>>(&json!({"k": [1, 2], "": []}));
+        counts_as_the_walk::<(u8, String)>(&json!([1, "x"]));
+        counts_as_the_walk::<Unit>(&json!(null));
+        counts_as_the_walk::<Wrapper>(&json!([true, null, false]));
+        counts_as_the_walk::<Vec<u8>>(&json!([]));
+    }
+
+    /// `{"v": [[...[]...]]}`: an object around `arrays` nested arrays.
+    fn nested(arrays: usize) -> Value {
+        let mut value = json!([]);
+        for _ in 1..arrays {
+            value = Value::Array(vec![value]);
+        }
+        let mut root = json!({});
+        root["v"] = value;
+        root
+    }
+
+    #[test]
+    fn values_nested_past_the_depth_limit_stop_the_decoder() {
+        let deepest = nested(MAX_ARGUMENT_DEPTH - 1);
+        assert!(within::<HashMap<String, Value>>(&deepest, usize::MAX).is_ok());
+        let deeper = nested(MAX_ARGUMENT_DEPTH);
+        let refused = within::<HashMap<String, Value>>(&deeper, usize::MAX).unwrap_err();
+        assert!(refused.contains("nested deeper"), "{refused}");
+        // Built in memory, far past what a parser would accept: refused without a stack
+        // overflow (serde_json's own `&Value` decoder recurses once per level).
+        let mut far = nested(100_000);
+        assert!(within::<HashMap<String, Value>>(&far, usize::MAX).is_err());
+        assert!(within::<HashMap<String, IgnoredAny>>(&far, usize::MAX).is_err());
+        limits::defuse_deep_arguments(&mut far);
+    }
+
+    #[test]
+    fn a_long_string_stops_the_decoder_before_it_is_copied() {
+        let value = json!({"name": "x".repeat(1_000)});
+        assert!(within::<Open>(&value, 1_000).is_err());
+        assert!(within::<Open>(&value, 1_020).is_ok());
     }
 }

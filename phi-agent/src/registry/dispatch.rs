@@ -11,8 +11,8 @@ use super::deadline::with_deadline;
 use super::{ActiveTools, RegisteredTool, ToolRegistry};
 use crate::content::Content;
 use crate::context::ToolContext;
+use crate::decode;
 use crate::error::{AgentError, AgentResult, mistakes};
-use crate::limits::{self, Measure};
 
 /// The outcome of one tool call, ready to be shown to the model.
 ///
@@ -185,7 +185,8 @@ impl ToolRegistry {
                 }
             }
         };
-        if self.precheck(tool, args).is_some() {
+        // Most tools never ask: no need to check arguments no one will be asked about.
+        if !tool.may_need_approval || self.precheck(tool, args).is_some() {
             return false;
         }
         AssertUnwindSafe(tool.tool.needs_approval(args, ctx))
@@ -195,36 +196,45 @@ impl ToolRegistry {
     }
 
     /// The error of a call refused before the tool sees it: arguments of the wrong shape, too
-    /// large, or nested too deep.
+    /// large, nested too deep, or (a hand-written tool's) refused by its schema.
     fn precheck(&self, tool: &RegisteredTool, args: &Value) -> Option<AgentError> {
         if let Some(error) = shape_error(tool.name, args) {
             return Some(error);
         }
-        let limit = self.config.max_argument_bytes;
-        match limits::measure(args, limit, limits::MAX_ARGUMENT_DEPTH) {
-            // What a hand-written tool's schema refuses never reaches its `call`.
-            #[cfg(feature = "schema-validation")]
-            Measure::Fits(_) if tool.checks_arguments => tool.schema.refuse(tool.name, args),
-            Measure::Fits(_) => None,
-            Measure::TooLarge => Some(AgentError::ArgumentsTooLarge {
-                tool: tool.name.to_string(),
-                limit,
-            }),
-            Measure::TooDeep => Some(AgentError::InvalidArguments {
-                tool: tool.name.to_string(),
-                path: crate::error::ROOT_PATH.into(),
-                message: mistakes::arguments_too_deep(limits::MAX_ARGUMENT_DEPTH),
-            }),
+        if let Some(error) = decode::past_limits(tool.name, args, self.config.max_argument_bytes) {
+            return Some(error);
         }
+        // What a hand-written tool's schema refuses never reaches its `call`.
+        #[cfg(feature = "schema-validation")]
+        if tool.checks_arguments {
+            return tool.schema.refuse(tool.name, args);
+        }
+        None
     }
 
     async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
-        if let Some(error) = self.precheck(tool, args) {
+        // A tool that measures its arguments as it decodes them (a typed tool: its decoder
+        // visits every part anyway) is spared the walk; it refuses what the walk would, with
+        // the same errors, before any other mistake.
+        let refused = if tool.measures_arguments {
+            shape_error(tool.name, args)
+        } else {
+            self.precheck(tool, args)
+        };
+        if let Some(error) = refused {
             return ToolCallResult::error(&error);
         }
+        let limit = self.config.max_argument_bytes;
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
-        // dropped is caught as well.
-        let guarded = async { with_deadline(tool.timeout, tool.target.call(args, ctx)).await };
+        // dropped is caught as well; so does the call itself, where a typed tool decodes.
+        let guarded = async {
+            let call = if tool.measures_arguments {
+                tool.target.__call_within(args, ctx, limit)
+            } else {
+                tool.target.call(args, ctx)
+            };
+            with_deadline(tool.timeout, call).await
+        };
         match AssertUnwindSafe(guarded).catch_unwind().await {
             Ok(Ok(Ok(content))) => {
                 ToolCallResult::success(crate::budget::fit(content, tool.result_limit))

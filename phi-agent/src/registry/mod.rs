@@ -63,6 +63,12 @@ pub struct RegisteredTool {
     /// ([`Tool::__checks_own_arguments`] is `false`: a hand-written tool).
     #[cfg(feature = "schema-validation")]
     checks_arguments: bool,
+    /// Whether a call may need a person's approval ([`Tool::__may_need_approval`]): when not,
+    /// the registry answers no without checking the arguments.
+    may_need_approval: bool,
+    /// Whether the tool that runs the calls measures their arguments' size and depth itself
+    /// ([`Tool::__measures_own_arguments`]): dispatch then does not walk them first.
+    measures_arguments: bool,
 }
 
 impl RegisteredTool {
@@ -302,6 +308,7 @@ impl ToolRegistry {
                 StoredSchema::compact(schema)
             }
         };
+        let target = call_target(&tool);
         let description = tool.description();
         let examples =
             schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
@@ -319,7 +326,9 @@ impl ToolRegistry {
             metadata: Arc::new(tool.metadata()),
             #[cfg(feature = "schema-validation")]
             checks_arguments: !tool.__checks_own_arguments(),
-            target: call_target(&tool),
+            may_need_approval: tool.__may_need_approval(),
+            measures_arguments: target.__measures_own_arguments(),
+            target,
             tool,
         })
     }

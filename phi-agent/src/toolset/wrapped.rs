@@ -216,6 +216,13 @@ impl Tool for Wrapped {
         self.entry.tool.__checks_own_arguments()
     }
 
+    fn __may_need_approval(&self) -> bool {
+        match &self.entry.approval {
+            ApprovalPolicy::Tools => self.entry.tool.__may_need_approval(),
+            ApprovalPolicy::Always | ApprovalPolicy::When(_) => true,
+        }
+    }
+
     async fn needs_approval(&self, args: &Value, ctx: &ToolContext) -> bool {
         let by_toolset = match &self.entry.approval {
             ApprovalPolicy::Tools => false,

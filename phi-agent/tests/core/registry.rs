@@ -400,6 +400,34 @@ async fn oversize_arguments_are_refused_before_decoding() {
     );
 }
 
+/// A typed tool's arguments are measured as they are decoded, not walked first: the limit is
+/// the same to the byte, and it wins over any other mistake, as it does for a hand-written tool.
+#[tokio::test]
+async fn a_typed_tools_arguments_meet_the_size_limit_to_the_byte() {
+    let mut registry = ToolRegistry::new(ToolConfig {
+        max_argument_bytes: 100,
+        ..ToolConfig::default()
+    });
+    registry.register(Search).unwrap();
+    // Counted as compact JSON: 41 bytes around a query of `len` characters.
+    let args =
+        |len: usize, tag: Value| json!({"query": "q".repeat(len), "filters": {"tags": [tag]}});
+    let too_large = "arguments for tool `search` are larger than the limit of 100 bytes; send smaller arguments";
+    let fits = dispatch(&registry, "search", args(59, json!("ab"))).await;
+    assert!(!fits.is_error, "{}", fits.to_model_text());
+    let over = dispatch(&registry, "search", args(60, json!("ab"))).await;
+    assert_eq!(over.to_model_text(), too_large);
+    // Past the limit and mistaken: the limit is what the model hears.
+    let both = dispatch(&registry, "search", args(60, json!(2))).await;
+    assert_eq!(both.to_model_text(), too_large);
+    let mistaken = dispatch(&registry, "search", args(10, json!(2))).await;
+    assert!(
+        mistaken.to_model_text().contains("filters.tags[0]"),
+        "{}",
+        mistaken.to_model_text()
+    );
+}
+
 #[tokio::test]
 async fn oversize_output_is_truncated_with_a_marker() {
     let config = ToolConfig {
