@@ -489,11 +489,18 @@ impl TextIndex {
         });
         let mut weighted: Vec<QueryTerm> = Vec::new();
         let mut known = vec![false; own.len()];
-        // Per own term: its idf, or its best synonym's when the index knows only those.
-        let mut source_idf = vec![0f32; own.len()];
+        // Per own term: its idf, or its best synonym's when the index knows only those (only
+        // for coverage by idf: empty otherwise, no allocation).
+        let mut source_idf = if self.parts.coverage_by_idf {
+            vec![0f32; own.len()]
+        } else {
+            Vec::new()
+        };
         for (source, term) in own.iter().enumerate() {
             if let Some(&id) = self.terms.get(term.as_str()) {
-                source_idf[source] = self.idf[id as usize];
+                if let Some(idf) = source_idf.get_mut(source) {
+                    *idf = self.idf[id as usize];
+                }
                 weighted.push(QueryTerm {
                     id,
                     weight: 1.0,
@@ -507,17 +514,18 @@ impl TextIndex {
             if !self.parts.synonyms {
                 break;
             }
+            // Whether the tools say the query's own word (set above, before its synonyms).
+            let said = known[source];
             for synonym in synonyms(term, self.parts.analysis.stemming) {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
-                    if !weighted.iter().any(|t| t.source == source && t.direct) {
-                        source_idf[source] = source_idf[source].max(self.idf[id as usize]);
+                    if !said && let Some(idf) = source_idf.get_mut(source) {
+                        *idf = idf.max(self.idf[id as usize]);
                     }
                     known[source] = true;
                     if !weighted.iter().any(|t| t.id == id) {
-                        let direct = weighted.iter().any(|t| t.source == source && t.direct);
                         weighted.push(QueryTerm {
                             id,
-                            weight: if direct {
+                            weight: if said {
                                 self.parts.weights.synonym_weight_known
                             } else {
                                 self.parts.weights.synonym_weight
