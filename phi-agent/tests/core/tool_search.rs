@@ -46,14 +46,14 @@ impl Tool for Listed {
     }
 }
 
-struct Query {
-    kind: &'static str,
-    text: &'static str,
-    expected: &'static str,
+pub(crate) struct Query {
+    pub(crate) kind: &'static str,
+    pub(crate) text: &'static str,
+    pub(crate) expected: &'static str,
 }
 
 /// The fixture's tools (Deferred) and queries.
-fn fixture() -> (Vec<Listed>, Vec<Query>) {
+pub(crate) fn fixture() -> (Vec<Listed>, Vec<Query>) {
     let mut tools = Vec::new();
     let mut queries = Vec::new();
     for line in FIXTURE.lines() {
