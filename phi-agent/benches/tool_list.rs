@@ -9,9 +9,17 @@
 //!   turned into a definition and serialized. `cold`: hand-written schemas already in strict
 //!   form (the dialect borrows them). `cold_typed`: schemars-derived schemas with optional
 //!   fields (the dialect is rebuilt), shared as typed tools share them. `cold_derived_text`: the
-//!   derived schemas from hand-written tools, parsed from the registry's compact text.
+//!   derived schemas from hand-written tools, parsed from the registry's compact text. Each
+//!   `*_process` row is the same first turn in a new process that has built only that
+//!   registry, as a program's first turn is (the plain rows run in a process whose allocator
+//!   recycles the last registry's memory, which spares them most page faults).
 //! - `new_list`: a list the adapter has not seen yet, over schemas already derived.
 //! - `activation_recheck`: the per-turn re-evaluation of Deferred tools that stay inactive.
+//!
+//! Instead of criterion, for load-independent figures of the cold first turn:
+//! `PHI_TOOL_LIST_COUNT=<runs>` (under callgrind, see [`count_cold_list`]),
+//! `PHI_TOOL_LIST_PARTS=<runs>` and `PHI_TOOL_LIST_FIRST=<kind>` (time and page faults of its
+//! two parts, see [`print_parts`]).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -219,6 +227,86 @@ fn count_cold_first_turn(
     client.request_bytes(&request).len()
 }
 
+/// Minor page faults of this process so far (`/proc/self/stat`, field 10; 0 where there is no
+/// such file). Faults are a cost of the cold list that instruction counts do not show: each
+/// page the first turn writes for the first time costs the kernel ~2 µs on the benchmark
+/// machine (a VM), and a thousand tools' text is hundreds of pages.
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after_name
+        .split_whitespace()
+        .nth(7)
+        .and_then(|field| field.parse().ok())
+        .unwrap_or(0)
+}
+
+/// One cold first turn of a fresh 1,000-tool registry of schema `kind`, in two parts: the tool
+/// list (`ToolSpec`s; the text kinds parse their schemas here) and the request's bytes (dialect
+/// texts derived, the tools array and the body written). Wall time (ms) and minor page faults
+/// of each part, as `[list ms, bytes ms, list faults, bytes faults]`; the registry is built
+/// before and dropped after, as in `cold_*`.
+fn first_turn_parts(rt: &tokio::runtime::Runtime, kind: SchemaKind) -> [f64; 4] {
+    let registry = registry_with(800, 150, 50, kind);
+    let active = rt.block_on(registry.visible_tools(&ActivationContext::default()));
+    let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
+    let (parts, request, bytes) = parts_of_first_turn(&registry, &active, &client);
+    drop(black_box((request, bytes)));
+    parts
+}
+
+/// The measured part of [`first_turn_parts`] (a function of its own for
+/// `valgrind --toggle-collect='*parts_of_first_turn*'`).
+#[inline(never)]
+fn parts_of_first_turn(
+    registry: &ToolRegistry,
+    active: &ActiveTools,
+    client: &OpenAiClient,
+) -> ([f64; 4], LlmRequest, Vec<u8>) {
+    let faults = minor_faults();
+    let start = Instant::now();
+    let request = request(tool_list(registry, active));
+    let listed = Instant::now();
+    let listed_faults = minor_faults();
+    let bytes = client.request_bytes(&request);
+    let written = Instant::now();
+    let written_faults = minor_faults();
+    let parts = [
+        (listed - start).as_secs_f64() * 1e3,
+        (written - listed).as_secs_f64() * 1e3,
+        (listed_faults - faults) as f64,
+        (written_faults - listed_faults) as f64,
+    ];
+    (parts, request, bytes)
+}
+
+/// `PHI_TOOL_LIST_PARTS=<runs>`: the medians of [`first_turn_parts`] over `runs` fresh
+/// registries of each kind, one process (as criterion repeats them), printed one line a kind.
+/// `PHI_TOOL_LIST_FIRST=<kind>` (`strict`, `typed`, `text`): the same for the first registry of
+/// the process only, the one a program has (run it in a loop for a distribution): the
+/// allocator has not recycled a thousand earlier registries' memory, so the faults are those
+/// of a program's first turn.
+fn print_parts(parts: &[[f64; 4]], kind: SchemaKind) {
+    let median = |part: usize| {
+        let mut values: Vec<f64> = parts.iter().map(|run| run[part]).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let label = match kind {
+        SchemaKind::StrictForm => "cold",
+        SchemaKind::Typed => "cold_typed",
+        SchemaKind::DerivedText => "cold_derived_text",
+    };
+    println!(
+        "{label:>17}: list {:.3} ms + bytes {:.3} ms = {:.3} ms; page faults {} + {}",
+        median(0),
+        median(1),
+        median(0) + median(1),
+        median(2),
+        median(3),
+    );
+}
+
 fn bench_tool_list(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -235,6 +323,33 @@ fn bench_tool_list(c: &mut Criterion) {
         ] {
             count_cold_list(&rt, kind, runs);
         }
+        return;
+    }
+    if let Some(runs) = std::env::var("PHI_TOOL_LIST_PARTS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+    {
+        for kind in [
+            SchemaKind::StrictForm,
+            SchemaKind::Typed,
+            SchemaKind::DerivedText,
+        ] {
+            let parts: Vec<[f64; 4]> = (0..runs).map(|_| first_turn_parts(&rt, kind)).collect();
+            print_parts(&parts, kind);
+        }
+        return;
+    }
+    if let Ok(kind) = std::env::var("PHI_TOOL_LIST_FIRST") {
+        let kind = match kind.as_str() {
+            "strict" => SchemaKind::StrictForm,
+            "typed" => SchemaKind::Typed,
+            "text" => SchemaKind::DerivedText,
+            other => panic!("PHI_TOOL_LIST_FIRST={other}: strict, typed or text"),
+        };
+        let parts = first_turn_parts(&rt, kind);
+        print_parts(&[parts], kind);
+        // For `first_turn_in_new_process`.
+        println!("first_turn_ns={}", ((parts[0] + parts[1]) * 1e6) as u64);
         return;
     }
     let client = OpenAiClient::new("sk-bench", "gpt-4o-mini").expect("client");
@@ -297,7 +412,36 @@ fn bench_tool_list(c: &mut Criterion) {
             )
         });
     }
+    // The same first turns, each in a process of its own that has built just that registry:
+    // a program's first turn. The rows above repeat it in one process, whose allocator hands
+    // each registry the memory the last one freed, so they miss the page faults of memory the
+    // process never touched (over a thousand for the text kinds' parsed schemas).
+    group.sample_size(10);
+    for (label, kind) in [
+        ("cold_process/1000", "strict"),
+        ("cold_typed_process/1000", "typed"),
+        ("cold_derived_text_process/1000", "text"),
+    ] {
+        group.bench_function(label, |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| first_turn_in_new_process(kind)).sum())
+        });
+    }
     group.finish();
+}
+
+/// The time of [`first_turn_parts`] for `kind` (`PHI_TOOL_LIST_FIRST`) as a child process
+/// running this bench binary measures it.
+fn first_turn_in_new_process(kind: &str) -> Duration {
+    let output = std::process::Command::new(std::env::current_exe().expect("the bench binary"))
+        .arg("--bench")
+        .env("PHI_TOOL_LIST_FIRST", kind)
+        .output()
+        .expect("the child runs");
+    let nanos = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("first_turn_ns=")?.parse().ok())
+        .expect("the child prints its time");
+    Duration::from_nanos(nanos)
 }
 
 fn config() -> Criterion {

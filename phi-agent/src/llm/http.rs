@@ -334,7 +334,9 @@ impl JsonPoster {
         headers: &HeaderMap,
         body: &(impl serde::Serialize + Sync),
     ) -> AgentResult<Value> {
-        let body = serde_json::to_vec(body).map_err(AgentError::Output)?;
+        // Shared by every attempt: reqwest takes a body by value, and a copy per attempt would
+        // cost as much as serializing it (hundreds of kilobytes with a thousand tools).
+        let body = bytes::Bytes::from(serde_json::to_vec(body).map_err(AgentError::Output)?);
         let mut retry = 0;
         loop {
             let outcome = self.attempt(url, headers, &body).await;
@@ -358,14 +360,14 @@ impl JsonPoster {
         }
     }
 
-    async fn attempt(&self, url: &str, headers: &HeaderMap, body: &[u8]) -> Attempt {
+    async fn attempt(&self, url: &str, headers: &HeaderMap, body: &bytes::Bytes) -> Attempt {
         let request = self
             .client
             .post(url)
             .headers(headers.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .timeout(self.config.timeout)
-            .body(body.to_vec());
+            .body(body.clone());
         let response = match request.send().await {
             Ok(response) => response,
             Err(error) => return self.transport_failure(error),

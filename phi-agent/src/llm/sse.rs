@@ -115,7 +115,8 @@ struct Call<'a, D> {
     poster: &'a JsonPoster,
     url: String,
     headers: HeaderMap,
-    body: Vec<u8>,
+    /// Shared by every attempt, as in `JsonPoster::post`.
+    body: bytes::Bytes,
     events: Option<Events>,
     decoder: D,
     ready: VecDeque<StreamDelta>,
@@ -138,7 +139,7 @@ impl JsonPoster {
             poster: self,
             url,
             headers,
-            body,
+            body: body.into(),
             events: None,
             decoder: D::default(),
             ready: VecDeque::new(),
@@ -245,7 +246,7 @@ async fn connect(
     poster: &JsonPoster,
     url: &str,
     headers: &HeaderMap,
-    body: &[u8],
+    body: &bytes::Bytes,
 ) -> Result<Events, Failure> {
     let request = poster
         .client
@@ -253,7 +254,7 @@ async fn connect(
         .headers(headers.clone())
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
-        .body(body.to_vec());
+        .body(body.clone());
     // No reqwest timeout: it would bound the whole body, which a long reply may outlast.
     // The headers get `timeout`; every event after them gets `stream_idle_timeout`.
     let timeout = poster.config.timeout;

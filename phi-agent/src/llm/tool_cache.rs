@@ -7,8 +7,13 @@ use serde_json::value::RawValue;
 
 use super::ToolSpec;
 
+/// JSON text shared between the cache and the requests made from it. The text stays in the
+/// allocation serde_json wrote it into: `Arc<RawValue>` would copy it (hundreds of kilobytes for
+/// a thousand tools, in pages never touched before) on a list's first request.
+type Json = Arc<Box<RawValue>>;
+
 /// A tool list and its JSON text.
-type Converted = (Arc<[ToolSpec]>, Arc<RawValue>);
+type Converted = (Arc<[ToolSpec]>, Json);
 
 /// The last tool list an adapter converted, and its JSON. The agent hands the same
 /// `Arc<[ToolSpec]>` to every turn while the active set is unchanged, so that comparing pointers
@@ -38,9 +43,9 @@ impl ToolJsonCache {
         }
         // Written straight to text, each definition borrowing its schema: no intermediate copy.
         // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
-        let json: Arc<RawValue> = serde_json::value::to_raw_value(&Definitions { tools, convert })
-            .unwrap_or_default()
-            .into();
+        let json: Json = Arc::new(
+            serde_json::value::to_raw_value(&Definitions { tools, convert }).unwrap_or_default(),
+        );
         *last = Some((tools.clone(), json.clone()));
         SharedJson(json)
     }
@@ -60,7 +65,7 @@ impl<'t, D: Serialize> Serialize for Definitions<'t, D> {
 
 /// A shown list, a deferred list, and the JSON text of the `tools` array made of them.
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-type WithDeferred = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Arc<RawValue>);
+type WithDeferred = (Arc<[ToolSpec]>, Arc<[ToolSpec]>, Json);
 
 /// The last `tools` array an adapter with a native tool search built: the shown tools, the
 /// provider's server tools (its search, its code execution), then the deferred ones marked
@@ -112,9 +117,7 @@ impl DeferredJsonCache {
             )
             .collect();
         // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
-        let json: Arc<RawValue> = serde_json::value::to_raw_value(&entries)
-            .unwrap_or_default()
-            .into();
+        let json: Json = Arc::new(serde_json::value::to_raw_value(&entries).unwrap_or_default());
         *last = Some((shown.clone(), deferred.clone(), json.clone()));
         SharedJson(json)
     }
@@ -136,7 +139,7 @@ enum Entry<'a, D> {
 
 /// Shared JSON text that serializes as the value it holds (serde's `rc` feature is not enabled).
 #[derive(Debug, Clone)]
-pub(crate) struct SharedJson(pub(crate) Arc<RawValue>);
+pub(crate) struct SharedJson(pub(crate) Json);
 
 impl Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -9,6 +9,7 @@ mod dispatch;
 mod examples;
 mod live;
 mod name;
+mod schema_text;
 mod shared_list;
 mod spec;
 mod stored_schema;

@@ -57,7 +57,7 @@ impl StoredSchema {
     pub(super) fn value(&self) -> &Arc<Value> {
         self.value.get_or_init(|| {
             // `compact` stores only text that reads back (see `reads_back_exactly`).
-            Arc::new(serde_json::from_str(&self.text).unwrap_or_default())
+            Arc::new(super::schema_text::read(&self.text).unwrap_or_default())
         })
     }
 
@@ -67,7 +67,7 @@ impl StoredSchema {
     pub(super) fn peek<R>(&self, read: impl FnOnce(&Value) -> R) -> R {
         match self.value.get() {
             Some(value) => read(value),
-            None => read(&serde_json::from_str(&self.text).unwrap_or_default()),
+            None => read(&super::schema_text::read(&self.text).unwrap_or_default()),
         }
     }
 

@@ -13,17 +13,22 @@ use super::canonical::canonicalize;
 use super::dialect::{Dialect, derive, derive_text};
 use super::error::DialectError;
 
+/// One derived form of a schema, filled on first use. Every part is boxed: a registry makes one
+/// cache per tool offered to a model, on its first turn, and fills one or two of its slots, so
+/// empty slots should cost a pointer, not a `Value` (which is ~80 bytes with `preserve_order`).
+type Derived<T> = OnceLock<Result<Option<Box<T>>, Box<DialectError>>>;
+
 /// Lazily filled dialect schemas of one tool. Hold it in an `Arc` next to the canonical schema
 /// it was made for; the registry's `ToolSpec::dialect_schema` reads it.
 #[derive(Default)]
 pub struct DialectSchemas {
     /// `Ok(None)`: the dialect takes the canonical schema as it is, so no copy is kept.
-    dialects: [OnceLock<Result<Option<Value>, DialectError>>; Dialect::ALL.len()],
+    dialects: [Derived<Value>; Dialect::ALL.len()],
     /// The same as compact JSON text, for requests; `Ok(None)` as above.
-    texts: [OnceLock<Result<Option<Box<RawValue>>, DialectError>>; Dialect::ALL.len()],
+    texts: [Derived<RawValue>; Dialect::ALL.len()],
     /// Read only where tools are served over MCP (the one protocol that takes output schemas).
     #[cfg_attr(not(feature = "mcp-server"), allow(dead_code))]
-    output: OnceLock<Option<Value>>,
+    output: OnceLock<Option<Box<Value>>>,
     warned: [OnceLock<()>; Dialect::ALL.len()],
 }
 
@@ -37,13 +42,16 @@ impl DialectSchemas {
     ) -> Result<&'a Value, &'a DialectError> {
         self.dialects[dialect.index()]
             .get_or_init(|| {
-                derive(canonical, dialect).map(|schema| match schema {
-                    Cow::Borrowed(_) => None,
-                    Cow::Owned(changed) => Some(changed),
-                })
+                derive(canonical, dialect)
+                    .map(|schema| match schema {
+                        Cow::Borrowed(_) => None,
+                        Cow::Owned(changed) => Some(Box::new(changed)),
+                    })
+                    .map_err(Box::new)
             })
             .as_ref()
-            .map(|changed| changed.as_ref().unwrap_or(canonical))
+            .map(|changed| changed.as_deref().unwrap_or(canonical))
+            .map_err(|error| &**error)
     }
 
     /// `canonical` in `dialect` as it goes into a request: the compact JSON text, computed on
@@ -56,12 +64,13 @@ impl DialectSchemas {
         dialect: Dialect,
     ) -> Result<WireSchema<'a>, &'a DialectError> {
         self.texts[dialect.index()]
-            .get_or_init(|| derive_text(canonical, dialect))
+            .get_or_init(|| derive_text(canonical, dialect).map_err(Box::new))
             .as_ref()
             .map(|text| match text {
                 Some(text) => WireSchema::Text(text),
                 None => WireSchema::Value(canonical),
             })
+            .map_err(|error| &**error)
     }
 
     /// The tool's output schema in canonical form, when it has one with an object root (the
@@ -71,9 +80,9 @@ impl DialectSchemas {
         self.output
             .get_or_init(|| {
                 let schema = canonicalize(read()?);
-                (schema.get("type") == Some(&Value::from("object"))).then_some(schema)
+                (schema.get("type") == Some(&Value::from("object"))).then(|| Box::new(schema))
             })
-            .as_ref()
+            .as_deref()
     }
 }
 
@@ -127,6 +136,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn an_empty_cache_is_small() {
+        // One is allocated per tool on its first turn (a thousand tools: a thousand caches,
+        // written in pages the process had not touched); it was 720 bytes with unboxed slots.
+        assert!(
+            size_of::<DialectSchemas>() <= 320,
+            "{}",
+            size_of::<DialectSchemas>()
+        );
+    }
 
     #[test]
     fn dialects_that_take_the_schema_as_it_is_keep_no_copy() {

@@ -514,3 +514,85 @@ fn conformance_table() -> String {
     );
     out
 }
+
+/// A hand-written tool with a given schema: the registry keeps its schema as compact text and
+/// reads it back on the tool's first turn.
+struct Written(Value);
+
+#[async_trait::async_trait]
+impl phi_agent::Tool for Written {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+    fn description(&self) -> &'static str {
+        "A probe"
+    }
+    fn schema(&self) -> Value {
+        self.0.clone()
+    }
+    async fn call(
+        &self,
+        _: &Value,
+        _: &phi_agent::ToolContext,
+    ) -> phi_agent::AgentResult<Vec<phi_agent::Content>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Every client's request bytes for each corpus schema, as `spec` gives them.
+fn request_bytes(spec: &ToolSpec) -> Vec<Vec<u8>> {
+    use phi_agent::llm::{AnthropicClient, OpenAiClient, ResponsesClient};
+    let request = LlmRequest::default().with_tools(Arc::from(vec![spec.clone()]));
+    vec![
+        OpenAiClient::new("k", "m").unwrap().request_bytes(&request),
+        ResponsesClient::new("k", "m")
+            .unwrap()
+            .request_bytes(&request),
+        AnthropicClient::new("k", "m")
+            .unwrap()
+            .request_bytes(&request),
+        GeminiClient::new("k", "m")
+            .unwrap()
+            .with_schema_form(GeminiSchemaForm::OpenApi)
+            .request_bytes(&request),
+        GeminiClient::new("k", "m")
+            .unwrap()
+            .with_schema_form(GeminiSchemaForm::JsonSchema)
+            .request_bytes(&request),
+    ]
+}
+
+/// A registered tool's schema goes through its compact text and the registry's own reader
+/// (`registry/schema_text.rs`, which sizes each object once); every request is byte for byte
+/// the one made from the schema as a `Value` that never became text.
+#[test]
+fn a_schema_kept_as_text_reads_back_to_the_same_requests() {
+    let mut compared = 0;
+    for case in corpus::all() {
+        for schema in [&case.canonical, &case.macro_schema] {
+            let mut registry = phi_agent::registry::ToolRegistry::default();
+            // A root the providers refuse (a bare `Option<u8>`) is not registered at all.
+            if registry.register(Written(schema.clone())).is_err() {
+                continue;
+            }
+            compared += 1;
+            let registered = registry.get("probe").unwrap().spec();
+            let direct = ToolSpec::new("probe", "A probe", schema.clone());
+            assert_eq!(
+                registered.schema.to_string(),
+                direct.schema.to_string(),
+                "{}",
+                case.name
+            );
+            assert!(
+                request_bytes(&registered) == request_bytes(&direct),
+                "{}: the requests differ",
+                case.name
+            );
+        }
+    }
+    assert!(
+        compared > corpus::all().len(),
+        "{compared} schemas compared"
+    );
+}
