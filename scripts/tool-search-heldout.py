@@ -123,9 +123,14 @@ def bfcl(path):
             queries.append(
                 {"id": q["id"], "text": text, "expected": expected, "kind": category, "part": part_of(expected)}
             )
+    return held_out_set(f"Berkeley Function Calling Leaderboard, PyPI {BFCL[0]}=={BFCL[1]}, bfcl_eval/data", "Apache-2.0", tools, queries)
+
+
+def held_out_set(source, licence, tools, queries):
+    """A set as the JSON file holds it: its source and licence, its tools by name, its queries."""
     return {
-        "source": f"Berkeley Function Calling Leaderboard, PyPI {BFCL[0]}=={BFCL[1]}, bfcl_eval/data",
-        "licence": "Apache-2.0",
+        "source": source,
+        "licence": licence,
         "tools": sorted(tools.values(), key=lambda t: t["name"]),
         "queries": queries,
     }
@@ -164,12 +169,7 @@ def nestful(path):
             tool = nestful_tool(entry)
             tools[tool["name"]] = tool
         queries.extend(nestful_queries(json.loads(wheel.read(f"data_v1/{data}")), lambda _: kind, kind))
-    return {
-        "source": f"NESTFUL v1, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/executable and data_v1/non-executable",
-        "licence": "Apache-2.0",
-        "tools": sorted(tools.values(), key=lambda t: t["name"]),
-        "queries": queries,
-    }
+    return held_out_set(f"NESTFUL v1, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/executable and data_v1/non-executable", "Apache-2.0", tools, queries)
 
 
 def complexfuncbench(path):
@@ -187,12 +187,7 @@ def complexfuncbench(path):
         return families.pop() if len(families) == 1 else "cross"
 
     queries = nestful_queries(json.loads(wheel.read(f"{root}/complexfuncbench-data.json")), kind_of, "complexfuncbench")
-    return {
-        "source": f"ComplexFuncBench, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/complexfuncbench",
-        "licence": "Apache-2.0",
-        "tools": sorted(tools.values(), key=lambda t: t["name"]),
-        "queries": queries,
-    }
+    return held_out_set(f"ComplexFuncBench, PyPI {NESTFUL[0]}=={NESTFUL[1]}, data_v1/complexfuncbench", "Apache-2.0", tools, queries)
 
 
 def docstring_parts(doc):
@@ -264,12 +259,7 @@ def agentdojo(path):
                         "part": part_of(expected),
                     }
                 )
-    return {
-        "source": f"AgentDojo, PyPI {AGENTDOJO[0]}=={AGENTDOJO[1]}, agentdojo/default_suites/v1 (tools and user tasks)",
-        "licence": "MIT",
-        "tools": sorted(tools.values(), key=lambda t: t["name"]),
-        "queries": queries,
-    }
+    return held_out_set(f"AgentDojo, PyPI {AGENTDOJO[0]}=={AGENTDOJO[1]}, agentdojo/default_suites/v1 (tools and user tasks)", "MIT", tools, queries)
 
 
 def render(value, scope):

@@ -312,28 +312,20 @@ fn bench_tool_list(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    if let Some(runs) = std::env::var("PHI_TOOL_LIST_COUNT")
-        .ok()
-        .and_then(|runs| runs.parse().ok())
-    {
-        for kind in [
-            SchemaKind::StrictForm,
-            SchemaKind::Typed,
-            SchemaKind::DerivedText,
-        ] {
+    const KINDS: [SchemaKind; 3] = [
+        SchemaKind::StrictForm,
+        SchemaKind::Typed,
+        SchemaKind::DerivedText,
+    ];
+    let runs_from = |var: &str| std::env::var(var).ok().and_then(|runs| runs.parse().ok());
+    if let Some(runs) = runs_from("PHI_TOOL_LIST_COUNT") {
+        for kind in KINDS {
             count_cold_list(&rt, kind, runs);
         }
         return;
     }
-    if let Some(runs) = std::env::var("PHI_TOOL_LIST_PARTS")
-        .ok()
-        .and_then(|runs| runs.parse().ok())
-    {
-        for kind in [
-            SchemaKind::StrictForm,
-            SchemaKind::Typed,
-            SchemaKind::DerivedText,
-        ] {
+    if let Some(runs) = runs_from("PHI_TOOL_LIST_PARTS") {
+        for kind in KINDS {
             let parts: Vec<[f64; 4]> = (0..runs).map(|_| first_turn_parts(&rt, kind)).collect();
             print_parts(&parts, kind);
         }

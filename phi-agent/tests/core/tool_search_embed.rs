@@ -332,12 +332,42 @@ async fn an_embedder_that_answers_wrong_is_an_error() {
 /// An agent with semantic search: the model's `search_tools` finds by meaning what the words
 /// miss, the tools are embedded once for every search of every session (and their vectors
 /// saved to the cache file), and each search embeds its query.
+/// What each `search_tools` call of an agent found, in order.
+type Found = std::sync::Arc<std::sync::Mutex<Vec<Vec<&'static str>>>>;
+
+/// An agent with local tool search through `search` over [`registry`]'s four tools (money sent
+/// as "a transaction to the recipient"), and what its searches find.
+fn searching_agent(
+    llm: phi_agent::llm::ScriptedLlm,
+    search: phi_agent::search::SemanticSearch,
+) -> (phi_agent::PhiAgent, Found) {
+    use phi_agent::{AgentConfig, AgentEvent, PhiAgent, ToolSearch, base_agent_builder};
+
+    let found: Found = Arc::default();
+    let sink = found.clone();
+    let mut builder =
+        base_agent_builder(llm)
+            .semantic_search(search)
+            .observer(move |event: &AgentEvent<'_>| {
+                if let AgentEvent::ToolsFound { names, .. } = event {
+                    sink.lock().unwrap().push(names.to_vec());
+                }
+            });
+    for tool in registry("Sends a transaction to the recipient.").iter() {
+        builder = builder.register_tool(Listed {
+            name: tool.name(),
+            description: tool.description(),
+            exposure: tool.exposure(),
+        });
+    }
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
+    (PhiAgent::build(builder, config).unwrap(), found)
+}
+
 #[tokio::test]
 async fn an_agents_search_tools_ranks_with_the_embedder() {
     use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
     use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
-    use phi_agent::{AgentConfig, AgentEvent, PhiAgent, ToolSearch, base_agent_builder};
-    use std::sync::Mutex;
 
     let search = |id: &str, query: &str| {
         LlmResponse::tool_calls(vec![ToolCall::new(
@@ -355,24 +385,10 @@ async fn an_agents_search_tools_ranks_with_the_embedder() {
     ]);
     let embedder = Arc::new(Concepts::default());
     let path = scratch_path("agent-embeddings");
-    let found: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
-    let sink = found.clone();
-    let mut builder = base_agent_builder(llm)
-        .semantic_search(SemanticSearch::new(embedder.clone()).with_cache_file(&path))
-        .observer(move |event: &AgentEvent<'_>| {
-            if let AgentEvent::ToolsFound { names, .. } = event {
-                sink.lock().unwrap().push(names.to_vec());
-            }
-        });
-    for tool in registry("Sends a transaction to the recipient.").iter() {
-        builder = builder.register_tool(Listed {
-            name: tool.name(),
-            description: tool.description(),
-            exposure: tool.exposure(),
-        });
-    }
-    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
-    let agent = PhiAgent::build(builder, config).unwrap();
+    let (agent, found) = searching_agent(
+        llm,
+        SemanticSearch::new(embedder.clone()).with_cache_file(&path),
+    );
     agent.run("pay my debts").await.unwrap();
     assert_eq!(
         embedder.embedded(),
@@ -451,8 +467,6 @@ async fn a_failing_embedder_leaves_the_words() {
 async fn an_agents_search_tools_fuses_a_second_model() {
     use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
     use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
-    use phi_agent::{AgentConfig, AgentEvent, PhiAgent, ToolSearch, base_agent_builder};
-    use std::sync::Mutex;
 
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new(
@@ -473,29 +487,11 @@ async fn an_agents_search_tools_fuses_a_second_model() {
         embedded: AtomicUsize::new(0),
     });
     let path = scratch_path("agent-two-models");
-    let found: Arc<Mutex<Vec<Vec<&'static str>>>> = Arc::default();
-    let sink = found.clone();
     let search = SemanticSearch::new(first.clone())
         .with_second(second.clone())
         .with_config(HybridConfig::three_rankings())
         .with_cache_file(&path);
-    let mut builder =
-        base_agent_builder(llm)
-            .semantic_search(search)
-            .observer(move |event: &AgentEvent<'_>| {
-                if let AgentEvent::ToolsFound { names, .. } = event {
-                    sink.lock().unwrap().push(names.to_vec());
-                }
-            });
-    for tool in registry("Sends a transaction to the recipient.").iter() {
-        builder = builder.register_tool(Listed {
-            name: tool.name(),
-            description: tool.description(),
-            exposure: tool.exposure(),
-        });
-    }
-    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
-    let agent = PhiAgent::build(builder, config).unwrap();
+    let (agent, found) = searching_agent(llm, search);
     agent.run("pay my debts").await.unwrap();
     assert_eq!(*found.lock().unwrap(), [vec!["send_money"]]);
     // Four tools and the query, by each model.

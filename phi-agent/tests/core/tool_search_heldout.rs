@@ -22,6 +22,17 @@ use serde_json::{Map, json};
 /// The sets, by file name under `tool_search_heldout/`.
 pub(crate) const SETS: [&str; 4] = ["bfcl", "agentdojo", "nestful", "complexfuncbench"];
 
+/// Every held-out set, with a registry of its tools.
+fn every_set() -> Vec<(HeldOut, ToolRegistry)> {
+    SETS.iter()
+        .map(|name| {
+            let set = load(name);
+            let registry = registry(&set);
+            (set, registry)
+        })
+        .collect()
+}
+
 /// Results per query a ranking is asked for; recall is counted in the first 5.
 const LIMIT: usize = 5;
 
@@ -356,14 +367,7 @@ fn heldout_parts() {
         SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
     );
     println!("|---|{}", "---|---|".repeat(SETS.len()));
-    let sets: Vec<(HeldOut, ToolRegistry)> = SETS
-        .iter()
-        .map(|name| {
-            let set = load(name);
-            let registry = registry(&set);
-            (set, registry)
-        })
-        .collect();
+    let sets = every_set();
     let mut rows = vec![("plain BM25".to_string(), Vec::new())];
     for (set, _) in &sets {
         let bm25 = PlainBm25::new(set);
@@ -463,14 +467,7 @@ fn heldout_tuning_grid() {
         None => default.to_vec(),
     };
     let tune = ("tune".to_string(), "all".to_string());
-    let sets: Vec<(HeldOut, ToolRegistry)> = SETS
-        .iter()
-        .map(|name| {
-            let set = load(name);
-            let registry = registry(&set);
-            (set, registry)
-        })
-        .collect();
+    let sets = every_set();
     // The project's own fixture (tuned on; a floor to keep, not a figure to choose by).
     let (fixture_tools, fixture_queries) = super::tool_search::fixture();
     let mut fixture_registry = ToolRegistry::default();
