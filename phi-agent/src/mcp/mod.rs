@@ -39,6 +39,8 @@ mod http;
 mod names;
 #[cfg(feature = "mcp-server")]
 mod peer;
+#[cfg(feature = "mcp-http-server")]
+mod plain_call;
 #[cfg(feature = "mcp-server")]
 mod prompts;
 #[cfg(feature = "mcp-server")]

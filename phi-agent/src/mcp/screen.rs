@@ -90,11 +90,15 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
 /// a 10 KB argument that first read was a sixth of serving the call. This reads the message once
 /// without keeping any of it ([`ToolCall`](super::tool_call::ToolCall)), through the same serde_json
 /// calls as rmcp's read; anything it is not sure rmcp reads as a `tools/call` (another method, a
-/// malformed message, a rare shape) answers `false`, and `screen` decides.
+/// malformed message, a rare shape) answers `false`, and `screen` decides. A call in plain JSON
+/// (what clients send) is recognised before that by one pass over its bytes
+/// ([`is_plain_call`](super::plain_call::is_plain_call)), which finds a long string's end with
+/// SIMD instead of serde_json's eight bytes at a time.
 #[cfg(feature = "mcp-http-server")] // only the HTTP transport skips the screen
 pub(crate) fn is_tool_call(text: &[u8]) -> bool {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-    serde_json::from_slice::<super::tool_call::ToolCall>(text).is_ok()
+    super::plain_call::is_plain_call(text)
+        || serde_json::from_slice::<super::tool_call::ToolCall>(text).is_ok()
 }
 
 /// The answer to text rmcp cannot read as a client message.

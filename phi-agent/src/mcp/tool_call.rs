@@ -309,6 +309,7 @@ impl<'de> Deserialize<'de> for Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::plain_call::is_plain_call;
     use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 
     /// The check's answer for `text`.
@@ -324,6 +325,14 @@ mod tests {
             Ok(ClientJsonRpcMessage::Request(request))
                 if matches!(request.request, ClientRequest::CallToolRequest(_))
         )
+    }
+
+    /// The byte scan run before this check ([`is_plain_call`]) says yes only where rmcp reads a
+    /// call; returns its answer.
+    fn scan_is_sound(text: &str, rmcp_reads_it: bool) -> bool {
+        let plain = is_plain_call(text.as_bytes());
+        assert!(!plain || rmcp_reads_it, "the scan said yes: {text}");
+        plain
     }
 
     fn call_with(params: &str) -> String {
@@ -392,11 +401,13 @@ mod tests {
     #[test]
     fn agrees_with_rmcp_on_params_of_one_and_two_fields() {
         let values = values();
-        let (mut checked_count, mut accepted) = (0, 0);
+        let (mut checked_count, mut accepted, mut scanned) = (0, 0, 0);
         for first in KEYS {
             for a in &values {
                 let one = call_with(&format!(r#"{{"{first}":{a}}}"#));
-                assert_eq!(checked(&one), rmcp_reads_a_call(&one), "{one}");
+                let expected = rmcp_reads_a_call(&one);
+                assert_eq!(checked(&one), expected, "{one}");
+                scan_is_sound(&one, expected);
                 for second in KEYS {
                     for b in &values {
                         let two = call_with(&format!(r#"{{"{first}":{a},"{second}":{b}}}"#));
@@ -404,10 +415,16 @@ mod tests {
                         assert_eq!(checked(&two), expected, "{two}");
                         checked_count += 1;
                         accepted += usize::from(expected);
+                        scanned += usize::from(scan_is_sound(&two, expected));
                     }
                 }
             }
         }
+        // The scan recognises the plain ones among them (not a `\u` escape, an exponent...).
+        assert!(
+            scanned > 20 && scanned < accepted,
+            "{scanned} of {accepted}"
+        );
         // Both answers are common: the corpus tells the two apart where they could differ.
         assert!(
             accepted > 1_000 && checked_count - accepted > 1_000,
@@ -465,9 +482,16 @@ mod tests {
         }
         let accepted = cases.iter().filter(|case| rmcp_reads_a_call(case)).count();
         assert!(accepted > 20 && accepted < cases.len() - 20, "{accepted}");
+        let mut scanned = 0;
         for case in &cases {
-            assert_eq!(checked(case), rmcp_reads_a_call(case), "{case}");
+            let expected = rmcp_reads_a_call(case);
+            assert_eq!(checked(case), expected, "{case}");
+            scanned += usize::from(scan_is_sound(case, expected));
         }
+        assert!(
+            scanned >= 4 && scanned < accepted,
+            "{scanned} of {accepted}"
+        );
     }
 
     /// Where the check is strict (see the module docs): it never says "a call" of a message rmcp
@@ -491,6 +515,7 @@ mod tests {
         ];
         for case in strict {
             assert!(!checked(case), "{case}");
+            assert!(!is_plain_call(case.as_bytes()), "{case}");
         }
         // Not first in its object, such a key is an ordinary one, for `Value` and the check.
         let later = call_with(
