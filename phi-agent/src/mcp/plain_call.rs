@@ -333,6 +333,7 @@ mod tests {
             r#"{"method":"tools/call","params":{"arguments":{"q":[1,-2.5,0,true,false,null,{"k":"v"},[]],"n":{}},"name":"search"},"id":0,"jsonrpc":"2.0"}"#.to_string(),
             r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"write","arguments":{"code":"fn main() {\n\tprintln!(\"hi\\n\");\r\n}/\/\b\f"}}}"#.to_string(),
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"translate","arguments":{"text":"日本語のテキスト, ελληνικά, émoji 🎉"}}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":"a\"b\\c\n/","method":"tools/call","params":{"name":"p\ting"}}"#.to_string(),
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ping"}}"#.to_string(),
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ping","arguments":null}}"#.to_string(),
             format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{long}"}}}}}}"#),
