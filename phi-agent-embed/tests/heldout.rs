@@ -18,6 +18,7 @@ use async_trait::async_trait;
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::{Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex};
 use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
+use phi_agent_embed::SentenceEmbedder;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -133,6 +134,11 @@ struct Prepared {
     /// The queries' vectors from the index's second model (empty when it has none).
     second_vectors: Vec<Vec<f32>>,
     position: HashMap<String, usize>,
+}
+
+/// The sentence model run on every core: the tests embed thousands of tool texts.
+fn on_every_core(model: SentenceEmbedder) -> SentenceEmbedder {
+    model.with_threads(std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Every tool embedded, and the queries of `part` (all when `None`).
@@ -356,9 +362,8 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let (Some(static_model), Some(sentence)) = (common::model(), common::sentence_model()) else {
         return;
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let mut prepared = prepare_with(
-        Arc::new(sentence.with_threads(threads)),
+        Arc::new(on_every_core(sentence)),
         Some(Arc::new(static_model)),
         Some("test"),
         |_| {},
@@ -406,8 +411,7 @@ async fn sentence_hybrid_settings_on_the_tuning_parts() {
     let Some(model) = common::sentence_model() else {
         return;
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    grid(prepare(Arc::new(model.with_threads(threads)), Some("tune")).await);
+    grid(prepare(Arc::new(on_every_core(model)), Some("tune")).await);
 }
 
 /// Mean recall@5 and MRR over the sets, each set counting once.
@@ -605,9 +609,8 @@ async fn three_rankings_on_the_tuning_parts() {
     let (Some(static_model), Some(sentence)) = (common::model(), common::sentence_model()) else {
         return;
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let static_sets = prepare(Arc::new(static_model), Some("tune")).await;
-    let sentence_sets = prepare(Arc::new(sentence.with_threads(threads)), Some("tune")).await;
+    let sentence_sets = prepare(Arc::new(on_every_core(sentence)), Some("tune")).await;
     let sets = three_lists(&static_sets, &sentence_sets);
     let mut configs: Vec<Three> = Vec::new();
     for depth in [20, 50, 100] {
@@ -645,7 +648,6 @@ async fn sentence_tool_text_on_the_tuning_parts() {
     let (Some(static_model), Some(sentence)) = (common::model(), common::sentence_model()) else {
         return;
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let static_sets = prepare(Arc::new(static_model), Some("tune")).await;
     let configs: Vec<Three> = vec![
         (Some(30.0), 50, [0.0, 0.0, 1.0]),
@@ -655,7 +657,7 @@ async fn sentence_tool_text_on_the_tuning_parts() {
         (Some(10.0), 50, [1.0, 0.25, 0.75]),
         (None, 50, [1.0, 0.4, 0.4]),
     ];
-    let whole = Arc::new(sentence.with_threads(threads));
+    let whole = Arc::new(on_every_core(sentence));
     let variants: [(&str, Vary); 3] = [
         ("as shipped", |_| {}),
         ("name and description", |set| {
@@ -674,7 +676,7 @@ async fn sentence_tool_text_on_the_tuning_parts() {
     let Some(short) = common::sentence_model() else {
         return;
     };
-    let short = Arc::new(short.with_threads(threads).with_max_tokens(128));
+    let short = Arc::new(on_every_core(short).with_max_tokens(128));
     let sentence_sets = prepare(short, Some("tune")).await;
     three_grid(
         "128 word pieces",

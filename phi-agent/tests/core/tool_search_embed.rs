@@ -329,11 +329,23 @@ async fn an_embedder_that_answers_wrong_is_an_error() {
     );
 }
 
-/// An agent with semantic search: the model's `search_tools` finds by meaning what the words
-/// miss, the tools are embedded once for every search of every session (and their vectors
-/// saved to the cache file), and each search embeds its query.
 /// What each `search_tools` call of an agent found, in order.
 type Found = std::sync::Arc<std::sync::Mutex<Vec<Vec<&'static str>>>>;
+
+/// A model that searches for `query` (one result), then answers "done".
+fn one_search(query: &str) -> phi_agent::llm::ScriptedLlm {
+    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    use phi_agent::search::SEARCH_TOOL_NAME;
+
+    ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            SEARCH_TOOL_NAME,
+            json!({"query": query, "limit": 1}),
+        )]),
+        LlmResponse::text("done"),
+    ])
+}
 
 /// An agent with local tool search through `search` over [`registry`]'s four tools (money sent
 /// as "a transaction to the recipient"), and what its searches find.
@@ -364,6 +376,9 @@ fn searching_agent(
     (PhiAgent::build(builder, config).unwrap(), found)
 }
 
+/// An agent with semantic search: the model's `search_tools` finds by meaning what the words
+/// miss, the tools are embedded once for every search of every session (and their vectors
+/// saved to the cache file), and each search embeds its query.
 #[tokio::test]
 async fn an_agents_search_tools_ranks_with_the_embedder() {
     use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
@@ -428,32 +443,13 @@ impl Embedder for Down {
 
 #[tokio::test]
 async fn a_failing_embedder_leaves_the_words() {
-    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
-    use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
-    use phi_agent::{AgentConfig, PhiAgent, ToolSearch, base_agent_builder};
+    use phi_agent::search::SemanticSearch;
 
-    let llm = ScriptedLlm::new([
-        LlmResponse::tool_calls(vec![ToolCall::new(
-            "s1",
-            SEARCH_TOOL_NAME,
-            json!({"query": "weather forecast", "limit": 1}),
-        )]),
-        LlmResponse::text("done"),
-    ]);
-    let mut builder = base_agent_builder(llm).semantic_search(SemanticSearch::new(Arc::new(Down)));
-    for tool in registry("Sends a transaction to the recipient.").iter() {
-        builder = builder.register_tool(Listed {
-            name: tool.name(),
-            description: tool.description(),
-            exposure: tool.exposure(),
-        });
-    }
-    let config = AgentConfig::default().with_tool_search(ToolSearch::Local);
-    let output = PhiAgent::build(builder, config)
-        .unwrap()
-        .run("weather?")
-        .await
-        .unwrap();
+    let (agent, _) = searching_agent(
+        one_search("weather forecast"),
+        SemanticSearch::new(Arc::new(Down)),
+    );
+    let output = agent.run("weather?").await.unwrap();
     let result = &output.tool_calls[0];
     assert!(!result.is_error, "{result:?}");
     let text = format!("{:?}", result);
@@ -465,17 +461,9 @@ async fn a_failing_embedder_leaves_the_words() {
 /// to the one cache file.
 #[tokio::test]
 async fn an_agents_search_tools_fuses_a_second_model() {
-    use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
-    use phi_agent::search::{SEARCH_TOOL_NAME, SemanticSearch};
+    use phi_agent::search::SemanticSearch;
 
-    let llm = ScriptedLlm::new([
-        LlmResponse::tool_calls(vec![ToolCall::new(
-            "s1",
-            SEARCH_TOOL_NAME,
-            json!({"query": "settle what I owe", "limit": 1}),
-        )]),
-        LlmResponse::text("done"),
-    ]);
+    let llm = one_search("settle what I owe");
     let first = Arc::new(Knows {
         name: "files-and-weather",
         concepts: CONCEPTS[1..3].as_ref(),

@@ -405,6 +405,46 @@ fn heldout_parts() {
     }
 }
 
+/// The project's own fixture (tuned on): a floor a candidate ranking must keep, not a figure to
+/// choose by.
+struct Fixture {
+    registry: ToolRegistry,
+    queries: Vec<super::tool_search::Query>,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let (tools, queries) = super::tool_search::fixture();
+        let mut registry = ToolRegistry::default();
+        for tool in tools {
+            registry.register(tool).unwrap();
+        }
+        Self { registry, queries }
+    }
+
+    /// Recall@5 of `rank` (registration indices, best first) over all the fixture's queries,
+    /// and over its paraphrases.
+    fn recall(&self, rank: impl Fn(&str) -> Vec<usize>) -> (f64, f64) {
+        let names: Vec<&str> = self.registry.iter().map(|tool| tool.name()).collect();
+        let (mut all, mut paraphrases, mut n) = (0, 0, 0);
+        for query in &self.queries {
+            let found = rank(query.text)
+                .iter()
+                .take(LIMIT)
+                .any(|&tool| names[tool] == query.expected);
+            all += usize::from(found);
+            if query.kind == "paraphrase" {
+                n += 1;
+                paraphrases += usize::from(found);
+            }
+        }
+        (
+            all as f64 / self.queries.len() as f64,
+            paraphrases as f64 / n.max(1) as f64,
+        )
+    }
+}
+
 /// Candidate changes to the ranking scored on the TUNING parts only (the rule for choosing:
 /// best mean recall@5 over the four sets, each counting once, no set losing more than 0.01
 /// against the ranking as shipped, and the project's own fixture kept at its floors, 0.85
@@ -468,30 +508,7 @@ fn heldout_tuning_grid() {
     };
     let tune = ("tune".to_string(), "all".to_string());
     let sets = every_set();
-    // The project's own fixture (tuned on; a floor to keep, not a figure to choose by).
-    let (fixture_tools, fixture_queries) = super::tool_search::fixture();
-    let mut fixture_registry = ToolRegistry::default();
-    for tool in fixture_tools {
-        fixture_registry.register(tool).unwrap();
-    }
-    let fixture = |index: &ToolIndex| {
-        let (mut all, mut paraphrases, mut n) = (0, 0, 0);
-        for query in &fixture_queries {
-            let found = index
-                .search(query.text, LIMIT)
-                .iter()
-                .any(|hit| hit.name == query.expected);
-            all += usize::from(found);
-            if query.kind == "paraphrase" {
-                n += 1;
-                paraphrases += usize::from(found);
-            }
-        }
-        (
-            all as f64 / fixture_queries.len() as f64,
-            paraphrases as f64 / n.max(1) as f64,
-        )
-    };
+    let fixture = Fixture::new();
     println!(
         "| ranking (tuning parts) | {} | mean R@5 | mean MRR | worst loss | fixture R@5 (paraphrases) |",
         SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
@@ -543,7 +560,12 @@ fn heldout_tuning_grid() {
         if shipped.is_empty() {
             shipped = row.iter().map(Score::recall).collect();
         }
-        print(change, &row, &shipped, fixture(&build(&fixture_registry)));
+        print(
+            change,
+            &row,
+            &shipped,
+            fixture.recall(ours(&build(&fixture.registry))),
+        );
     }
 }
 
@@ -635,33 +657,9 @@ fn heldout_clause_fusion() {
             }
         }
     }
-    // The project's own fixture (tuned on; a floor to keep, not a figure to choose by).
-    let (fixture_tools, fixture_queries) = super::tool_search::fixture();
-    let mut fixture_registry = ToolRegistry::default();
-    for tool in fixture_tools {
-        fixture_registry.register(tool).unwrap();
-    }
-    let names: Vec<&str> = fixture_registry.iter().map(|tool| tool.name()).collect();
-    let fixture_index = ToolIndex::build(&fixture_registry);
-    let fixture = |rank: &dyn Fn(&str) -> Vec<usize>| {
-        let (mut all, mut paraphrases, mut n) = (0, 0, 0);
-        for query in &fixture_queries {
-            let found = rank(query.text)
-                .iter()
-                .take(LIMIT)
-                .any(|&tool| names[tool] == query.expected);
-            all += usize::from(found);
-            if query.kind == "paraphrase" {
-                n += 1;
-                paraphrases += usize::from(found);
-            }
-        }
-        format!(
-            "{:.3} ({:.3})",
-            all as f64 / fixture_queries.len() as f64,
-            paraphrases as f64 / n.max(1) as f64
-        )
-    };
+    let fixture = Fixture::new();
+    let fixture_index = ToolIndex::build(&fixture.registry);
+    let cell = |(all, paraphrases): (f64, f64)| format!("{all:.3} ({paraphrases:.3})");
     println!(
         "| ranking ({part} parts) | {} | mean R@5 | fixture R@5 (paraphrases) |",
         SETS.join(" | ")
@@ -691,7 +689,7 @@ fn heldout_clause_fusion() {
             .zip(&indexes)
             .map(|((set, _), index)| evaluate(set, ours(index))[&key])
             .collect(),
-        fixture(&ours(&fixture_index)),
+        cell(fixture.recall(ours(&fixture_index))),
     );
     for (conjunctions, k, weight) in candidates {
         let name = format!(
@@ -709,8 +707,8 @@ fn heldout_clause_fusion() {
                 evaluate(set, clause_fusion(index, conjunctions, k, weight))[&key]
             })
             .collect();
-        let on_fixture = fixture(&clause_fusion(&fixture_index, conjunctions, k, weight));
-        row(&name, scores, on_fixture);
+        let on_fixture = fixture.recall(clause_fusion(&fixture_index, conjunctions, k, weight));
+        row(&name, scores, cell(on_fixture));
     }
     assert_eq!(
         clauses("Find news and get the top posts. Then book it", true),
