@@ -209,7 +209,8 @@ impl ToolIndex {
 /// One change of [`ToolIndex::build_varied`] applied to `parts`: a part's name, or
 /// `number=value` for one of the ranking's numbers (`k1`, `synonym_weight` (both synonym
 /// weights), `synonym_weight_known`, `learned_weight`,
-/// `name_bonus`, `synonym_coverage`, `coverage_power`, `weight.F` and `b.F` with `F` one of
+/// `name_bonus`, `synonym_coverage`, `coverage_power`, `feedback_docs`, `feedback_terms` and
+/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `weight.F` and `b.F` with `F` one of
 /// `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
 fn vary(parts: &mut Parts, change: &str) -> Option<()> {
     match change {
@@ -217,6 +218,7 @@ fn vary(parts: &mut Parts, change: &str) -> Option<()> {
         "-coverage" => parts.coverage = false,
         "+coverage-idf" => parts.coverage_by_idf = true,
         "-name-bonus" => parts.name_bonus = false,
+        "-feedback" => parts.feedback = None,
         "-stemming" => parts.analysis.stemming = Stemming::Off,
         "-bigrams" => parts.analysis.unspaced_bigrams = false,
         "+numbers" => parts.analysis.numbers = true,
@@ -246,6 +248,9 @@ fn vary(parts: &mut Parts, change: &str) -> Option<()> {
                 "name_bonus" => w.name_coverage_bonus = value,
                 "synonym_coverage" => w.synonym_coverage = value,
                 "coverage_power" => w.coverage_power = value,
+                "feedback_docs" => parts.feedback.get_or_insert_default().docs = value as usize,
+                "feedback_terms" => parts.feedback.get_or_insert_default().terms = value as usize,
+                "feedback_weight" => parts.feedback.get_or_insert_default().weight = value,
                 _ => {
                     if let Some(f) = key.strip_prefix("weight.") {
                         w.field_weight[field(f)?] = value;

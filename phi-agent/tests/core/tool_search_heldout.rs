@@ -347,20 +347,32 @@ fn heldout_recall_at_5_and_mrr() {
 
 /// What each part of the ranking adds on the test parts: recall@5 and MRR with one part changed
 /// at a time (`ToolIndex::build_varied`). Slow in a debug build:
-/// `cargo test -p phi-agent --test core heldout_parts -- --ignored --nocapture`.
+/// `cargo test -p phi-agent --test core heldout_parts -- --ignored --nocapture`
+/// (`PHI_AGENT_PARTS` replaces the changes, separated by `;`: a candidate chosen on the tuning
+/// parts is run on the test parts this way, once).
 #[test]
 #[ignore]
 fn heldout_parts() {
-    let changes = [
+    let shipped_parts = [
         "-synonyms",
         "-coverage",
         "-name-bonus",
+        "-feedback",
         "-stemming",
         "-bigrams",
         "+numbers",
         "+learned",
         "old-weights",
     ];
+    let custom = std::env::var("PHI_AGENT_PARTS").ok();
+    let changes: Vec<&str> = match &custom {
+        Some(list) => list
+            .split(';')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect(),
+        None => shipped_parts.to_vec(),
+    };
     let test = ("test".to_string(), "all".to_string());
     println!(
         "| ranking | {} |",
@@ -374,7 +386,7 @@ fn heldout_parts() {
         let score = evaluate(set, |q| bm25.rank(q))[&test];
         rows[0].1.push(score);
     }
-    for change in std::iter::once("as shipped").chain(changes) {
+    for change in std::iter::once("as shipped").chain(changes.iter().copied()) {
         let mut row = Vec::new();
         for (set, registry) in &sets {
             let index = if change == "as shipped" {
@@ -496,6 +508,13 @@ fn heldout_tuning_grid() {
         "b.param_name=0.75",
         "b.param_doc=0.5",
         "b.param_doc=0.9",
+        "-feedback",
+        "feedback_docs=2",
+        "feedback_docs=5",
+        "feedback_terms=3",
+        "feedback_terms=10",
+        "feedback_weight=0.15",
+        "feedback_weight=0.6",
     ];
     let custom = std::env::var("PHI_AGENT_GRID").ok();
     let changes: Vec<&str> = match &custom {
