@@ -121,6 +121,19 @@ impl ToolIndex {
         Self::build_with(registry, Parts::default())
     }
 
+    /// [`build`](Self::build) without pseudo-relevance feedback, for fusion with a semantic
+    /// ranking: the hybrid's fusions were chosen on this ranking, and with feedback the default
+    /// one scored lower on the held-out tuning parts (BENCHMARKS.md, "Tool search").
+    pub(crate) fn for_fusion(registry: &ToolRegistry) -> Self {
+        Self::build_with(
+            registry,
+            Parts {
+                feedback: None,
+                ..Parts::default()
+            },
+        )
+    }
+
     /// [`build`](Self::build) with one part of the ranking changed, for the held-out
     /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-stemming`,
     /// `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or

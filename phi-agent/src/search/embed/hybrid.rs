@@ -160,7 +160,7 @@ impl HybridIndex {
     ) -> AgentResult<Self> {
         let semantic = SemanticIndex::build(registry, embedder.as_ref(), cache).await?;
         Ok(Self {
-            lexical: ToolIndex::build(registry),
+            lexical: ToolIndex::for_fusion(registry),
             semantic,
             embedder,
             second: None,
