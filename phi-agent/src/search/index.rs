@@ -1,5 +1,6 @@
 //! A BM25F index over short documents with a few fields (a tool's name, description, parameter
-//! names and parameter docs), with light stemming and synonym expansion of queries.
+//! names and parameter docs), with light stemming, synonym expansion of queries and
+//! pseudo-relevance feedback ([`Feedback`]).
 //!
 //! Every per-document quantity of BM25F (field weights, length normalization, saturation) is
 //! folded into one weight per posting at build time, so a search is a sum of `idf × weight`
@@ -185,9 +186,6 @@ struct QueryTerm {
     source: usize,
     /// The query's own term, not a synonym.
     direct: bool,
-    /// Whether a document that has it meets the query's term `source` (false for a word
-    /// added by [`Feedback`]).
-    covers: bool,
 }
 
 /// What a search has found so far, per document.
@@ -210,6 +208,15 @@ impl Tally {
             touched: Vec::new(),
         }
     }
+}
+
+/// A document a search found, with its score and what its coverage and name bonus multiply a
+/// word's score by.
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    doc: u32,
+    score: f32,
+    multiplier: f32,
 }
 
 /// Marks a posting whose term occurs in the document's name.
@@ -237,10 +244,10 @@ pub(crate) struct TextIndex {
     /// doc says term `t` are `learned[learned_offsets[t]..learned_offsets[t + 1]]`.
     learned_offsets: Vec<u32>,
     learned: Vec<u32>,
-    /// With [`Feedback`] only: the terms of document `d` with their posting weights,
-    /// `forward[forward_offsets[d]..forward_offsets[d + 1]]`.
+    /// With [`Feedback`] only: the terms of document `d`,
+    /// `forward[forward_offsets[d]..forward_offsets[d + 1]]` (their weights are the postings').
     forward_offsets: Vec<u32>,
-    forward: Vec<(u32, f32)>,
+    forward: Vec<u32>,
 }
 
 /// Collects documents, then computes the weights once every field's average length is known.
@@ -371,7 +378,7 @@ impl IndexBuilder {
                 };
                 *slot += 1;
                 if feedback {
-                    forward.push((*term, weight));
+                    forward.push(*term);
                 }
             }
             name_terms.push(in_name);
@@ -475,36 +482,50 @@ impl TextIndex {
         limit: usize,
         accept: impl Fn(u32) -> bool,
     ) -> Vec<(u32, f32)> {
-        let (mut weighted, asked, source_idf) = self.query_terms(query);
+        let (weighted, asked, source_idf) = self.query_terms(query);
         if weighted.is_empty() || limit == 0 {
             return Vec::new();
         }
         let mut tally = Tally::new(self.len());
         self.count(&mut tally, &weighted);
+        let mut ranked = self.score(&tally, asked, &source_idf, &accept);
         if let Some(feedback) = self.parts.feedback {
-            let best = self.rank(&tally, asked, &source_idf, feedback.docs, &accept);
-            let known = weighted.len();
-            self.grow(&mut weighted, &best, feedback);
-            self.count(&mut tally, &weighted[known..]);
+            self.feed_back(&mut ranked, &weighted, feedback);
         }
-        self.rank(&tally, asked, &source_idf, limit, &accept)
+        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, by_score);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(by_score);
+        ranked.into_iter().map(|hit| (hit.doc, hit.score)).collect()
     }
 
-    /// Adds to `weighted` the words [`Feedback`] takes from `best` (documents with their
-    /// scores, best first).
-    fn grow(&self, weighted: &mut Vec<QueryTerm>, best: &[(u32, f32)], feedback: Feedback) {
-        let Some(&(_, top)) = best.first() else {
+    /// Adds to `ranked` what the words [`Feedback`] takes from its best documents score (words
+    /// the query, `weighted`, does not have): each document's added score is marked down by its
+    /// own coverage and name bonus, which the added words do not change.
+    fn feed_back(&self, ranked: &mut [Scored], weighted: &[QueryTerm], feedback: Feedback) {
+        let best = feedback.docs.min(ranked.len());
+        if best == 0 {
             return;
-        };
+        }
+        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+        if best < ranked.len() {
+            ranked.select_nth_unstable_by(best - 1, by_score);
+        }
+        let top = ranked[..best]
+            .iter()
+            .map(|hit| hit.score)
+            .fold(f32::MIN_POSITIVE, f32::max);
         let mut candidates: Vec<(u32, f32)> = Vec::new();
-        for &(doc, score) in best {
-            let d = doc as usize;
+        for hit in &ranked[..best] {
+            let d = hit.doc as usize;
             let range = self.forward_offsets[d] as usize..self.forward_offsets[d + 1] as usize;
-            for &(term, weight) in &self.forward[range] {
+            for &term in &self.forward[range] {
                 if weighted.iter().any(|t| t.id == term) {
                     continue;
                 }
-                let gain = score / top * weight * self.idf[term as usize];
+                let gain = hit.score / top * self.weight(term, hit.doc) * self.idf[term as usize];
                 match candidates.iter_mut().find(|(t, _)| *t == term) {
                     Some((_, sum)) => *sum += gain,
                     None => candidates.push((term, gain)),
@@ -516,33 +537,42 @@ impl TextIndex {
         let Some(&(_, most)) = candidates.first() else {
             return;
         };
-        for (id, weight) in candidates {
-            weighted.push(QueryTerm {
-                id,
-                weight: feedback.weight * weight / most,
-                source: 0,
-                direct: false,
-                covers: false,
-            });
+        let mut added = vec![0f32; self.len()];
+        for (id, gain) in candidates {
+            let idf = self.idf[id as usize] * feedback.weight * gain / most;
+            for posting in self.postings_of(id) {
+                added[(posting.doc & !IN_NAME) as usize] += idf * posting.weight;
+            }
         }
+        for hit in ranked {
+            hit.score += hit.multiplier * added[hit.doc as usize];
+        }
+    }
+
+    /// The postings of term `id`, by document.
+    fn postings_of(&self, id: u32) -> &[Posting] {
+        &self.postings[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
+    }
+
+    /// The weight of term `id` in document `doc`, which has it.
+    fn weight(&self, id: u32, doc: u32) -> f32 {
+        let postings = self.postings_of(id);
+        postings
+            .binary_search_by_key(&doc, |posting| posting.doc & !IN_NAME)
+            .map_or(0.0, |at| postings[at].weight)
     }
 
     /// Adds the postings of `terms` to `tally`.
     fn count(&self, tally: &mut Tally, terms: &[QueryTerm]) {
         for term in terms {
-            let range = self.offsets[term.id as usize] as usize
-                ..self.offsets[term.id as usize + 1] as usize;
             let idf = self.idf[term.id as usize] * term.weight;
             let bit = 1u32 << term.source.min(31);
-            for posting in &self.postings[range] {
+            for posting in self.postings_of(term.id) {
                 let doc = (posting.doc & !IN_NAME) as usize;
                 if tally.scores[doc] == 0.0 {
                     tally.touched.push(doc as u32);
                 }
                 tally.scores[doc] += idf * posting.weight;
-                if !term.covers {
-                    continue;
-                }
                 if term.direct {
                     tally.met[doc].0 |= bit;
                     if posting.doc & IN_NAME != 0 {
@@ -555,17 +585,16 @@ impl TextIndex {
         }
     }
 
-    /// The best `limit` documents of `tally`, of whose query `asked` terms are the query's own
-    /// (see [`search`](Self::search)). A document that meets none of the query's own terms
-    /// (only words [`Feedback`] added) scores 0 and is left out.
-    fn rank(
+    /// Every document of `tally` that `accept` lets through, scored: its sum marked down by the
+    /// query terms it misses (coverage) and up by the share of its name the query says. `asked`
+    /// of the query's own terms are known to the index (see [`search`](Self::search)).
+    fn score(
         &self,
         tally: &Tally,
         asked: usize,
         source_idf: &[f32],
-        limit: usize,
         accept: &impl Fn(u32) -> bool,
-    ) -> Vec<(u32, f32)> {
+    ) -> Vec<Scored> {
         let Tally {
             scores,
             name_hits,
@@ -573,7 +602,7 @@ impl TextIndex {
             touched,
         } = tally;
         let w = self.parts.weights;
-        let mut ranked: Vec<(u32, f32)> = touched
+        touched
             .iter()
             .copied()
             .filter(|&doc| accept(doc))
@@ -608,17 +637,14 @@ impl TextIndex {
                 } else {
                     1.0
                 };
-                (doc, scores[d] * coverage * bonus)
+                let multiplier = coverage * bonus;
+                Scored {
+                    doc,
+                    score: scores[d] * multiplier,
+                    multiplier,
+                }
             })
-            .filter(|&(_, score)| score > 0.0)
-            .collect();
-        let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit - 1, by_score);
-            ranked.truncate(limit);
-        }
-        ranked.sort_unstable_by(by_score);
-        ranked
+            .collect()
     }
 
     /// The query's terms the index knows, with their weights: its own terms at 1, and their
@@ -650,7 +676,6 @@ impl TextIndex {
                     weight: 1.0,
                     source,
                     direct: true,
-                    covers: true,
                 });
                 known[source] = true;
             }
@@ -677,7 +702,6 @@ impl TextIndex {
                             },
                             source,
                             direct: false,
-                            covers: true,
                         });
                     }
                 }
@@ -699,7 +723,6 @@ impl TextIndex {
                         weight: self.parts.weights.learned_weight,
                         source,
                         direct: false,
-                        covers: true,
                     });
                 }
             }
@@ -721,7 +744,7 @@ impl TextIndex {
             + self.name_terms.capacity()
             + (self.learned_offsets.capacity() + self.learned.capacity()) * size_of::<u32>()
             + self.forward_offsets.capacity() * size_of::<u32>()
-            + self.forward.capacity() * size_of::<(u32, f32)>()
+            + self.forward.capacity() * size_of::<u32>()
     }
 }
 

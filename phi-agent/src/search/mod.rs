@@ -14,9 +14,11 @@
 //! `triangle_properties.get`), light stemming, CJK and Thai text as overlapping character pairs
 //! (those scripts write no spaces), numbers left out (in a request they are arguments), a
 //! lightly weighted synonym expansion of the query, a coverage factor (tools meeting more of
-//! the query's words come first) and a bonus for a query that covers a tool's whole name.
-//! Every part and number was chosen on the tuning parts of held-out sets built from public
-//! function-calling data (BFCL, AgentDojo); `BENCHMARKS.md` reports their test parts.
+//! the query's words come first), a bonus for a query that covers a tool's whole name, and
+//! pseudo-relevance feedback (the best hit's weightiest words, added at a low weight, lift the
+//! tools that resemble it: the tools one task needs are alike). Every part and number was
+//! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
+//! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
 
 mod embed;
 mod index;
@@ -135,7 +137,7 @@ impl ToolIndex {
     }
 
     /// [`build`](Self::build) with one part of the ranking changed, for the held-out
-    /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-stemming`,
+    /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-feedback`, `-stemming`,
     /// `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
     /// `old-weights` (the numbers before the held-out tuning), or `number=value` for one of the
     /// ranking's numbers (see `vary`); several changes joined by commas. `None` for another

@@ -301,13 +301,13 @@ fn heldout_sets_are_well_formed_and_split() {
 
 /// How far above plain BM25's recall@5 the ranking must be on each set's test part. The goal is
 /// 0.05 (issue 29), met on BFCL, AgentDojo and ComplexFuncBench; on NESTFUL (added, like
-/// ComplexFuncBench, after the ranking was tuned, and not tuned on since) it is not met, and the
-/// margin asserted is what was measured (+0.015, 2026-12-02) less 0.01 (BENCHMARKS.md, "Where
-/// targets are missed").
+/// ComplexFuncBench, after the ranking was tuned; only its tuning part is chosen on) it is not
+/// met, and the margin asserted is what was measured (+0.029 with pseudo-relevance feedback,
+/// 2026-12-02) less 0.01 (BENCHMARKS.md, "Where targets are missed").
 const MARGINS: [(&str, f64); 4] = [
     ("bfcl", 0.05),
     ("agentdojo", 0.05),
-    ("nestful", 0.005),
+    ("nestful", 0.019),
     ("complexfuncbench", 0.05),
 ];
 
