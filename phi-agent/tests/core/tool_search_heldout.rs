@@ -345,6 +345,20 @@ fn heldout_recall_at_5_and_mrr() {
     assert!(short.is_empty(), "{short:#?}");
 }
 
+/// The `ToolIndex::build_varied` changes that the environment variable `var` lists (separated
+/// by `;`), or `default` when it is not set.
+fn changes_from_env(var: &str, default: &[&str]) -> Vec<String> {
+    match std::env::var(var) {
+        Ok(list) => list
+            .split(';')
+            .map(str::trim)
+            .filter(|change| !change.is_empty())
+            .map(String::from)
+            .collect(),
+        Err(_) => default.iter().map(|change| change.to_string()).collect(),
+    }
+}
+
 /// What each part of the ranking adds on the test parts: recall@5 and MRR with one part changed
 /// at a time (`ToolIndex::build_varied`). Slow in a debug build:
 /// `cargo test -p phi-agent --test core heldout_parts -- --ignored --nocapture`
@@ -364,15 +378,7 @@ fn heldout_parts() {
         "+learned",
         "old-weights",
     ];
-    let custom = std::env::var("PHI_AGENT_PARTS").ok();
-    let changes: Vec<&str> = match &custom {
-        Some(list) => list
-            .split(';')
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect(),
-        None => shipped_parts.to_vec(),
-    };
+    let changes = changes_from_env("PHI_AGENT_PARTS", &shipped_parts);
     let test = ("test".to_string(), "all".to_string());
     println!(
         "| ranking | {} |",
@@ -386,7 +392,7 @@ fn heldout_parts() {
         let score = evaluate(set, |q| bm25.rank(q))[&test];
         rows[0].1.push(score);
     }
-    for change in std::iter::once("as shipped").chain(changes.iter().copied()) {
+    for change in std::iter::once("as shipped").chain(changes.iter().map(String::as_str)) {
         let mut row = Vec::new();
         for (set, registry) in &sets {
             let index = if change == "as shipped" {
@@ -516,15 +522,7 @@ fn heldout_tuning_grid() {
         "feedback_weight=0.15",
         "feedback_weight=0.6",
     ];
-    let custom = std::env::var("PHI_AGENT_GRID").ok();
-    let changes: Vec<&str> = match &custom {
-        Some(list) => list
-            .split(';')
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect(),
-        None => default.to_vec(),
-    };
+    let changes = changes_from_env("PHI_AGENT_GRID", &default);
     let tune = ("tune".to_string(), "all".to_string());
     let sets = every_set();
     let fixture = Fixture::new();
@@ -564,7 +562,7 @@ fn heldout_tuning_grid() {
         );
     };
     print("plain BM25", &bm25, &[], (f64::NAN, f64::NAN));
-    for change in std::iter::once("as shipped").chain(changes) {
+    for change in std::iter::once("as shipped").chain(changes.iter().map(String::as_str)) {
         let build = |registry: &ToolRegistry| {
             if change == "as shipped" {
                 ToolIndex::build(registry)
