@@ -30,6 +30,19 @@ struct Recorder {
     entered: Arc<Mutex<Vec<u64>>>,
 }
 
+/// Makes `recorder` this thread's subscriber until the guard drops.
+///
+/// While a single dispatcher is alive, `tracing` decides whether a callsite is enabled with
+/// whichever subscriber the thread that first reaches it has: a test without one (another test
+/// running an agent at the same time) then switches a span off for every thread, and this test
+/// misses it (`cargo test search` failed so, `cargo test` did not). A second dispatcher kept
+/// alive for the whole process makes `tracing` ask every live subscriber instead.
+fn record(recorder: &Recorder) -> tracing::subscriber::DefaultGuard {
+    static SECOND: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+    SECOND.get_or_init(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
+    tracing::subscriber::set_default(recorder.clone())
+}
+
 struct Collect<'a>(&'a mut Fields);
 
 impl Visit for Collect<'_> {
@@ -102,7 +115,7 @@ impl Tool for Echo {
 #[tokio::test]
 async fn spans_carry_the_gen_ai_attribute_names() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new("call-7", "echo", json!({"text": "hi"}))]),
         LlmResponse::text("hi"),
@@ -182,7 +195,7 @@ impl Tool for Login {
 #[tokio::test]
 async fn tool_content_is_recorded_when_asked_without_write_only_values() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![
             ToolCall::new("c1", "login", json!({"user": "ada", "password": "hunter2"})),
@@ -253,7 +266,7 @@ impl Tool for Calendar {
 #[tokio::test]
 async fn a_tool_search_is_a_span_and_an_event_naming_query_and_tools() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new(
             "s-1",
@@ -289,7 +302,7 @@ async fn a_tool_search_is_a_span_and_an_event_naming_query_and_tools() {
 fn tool_search_with_nothing_to_find_is_a_warning() {
     let warnings = |tools: Vec<Arc<dyn Tool>>| {
         let recorder = Recorder::default();
-        let _default = tracing::subscriber::set_default(recorder.clone());
+        let _default = record(&recorder);
         let config = AgentConfig::default().with_tool_search(phi_agent::ToolSearch::Local);
         PhiAgent::build(
             base_agent_builder(ScriptedLlm::new([])).register_tools(tools),
@@ -319,7 +332,7 @@ async fn retries_are_logged_without_the_key() {
         .mount(&server)
         .await;
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let client = OpenAiClient::new(KEY, "gpt-test")
         .unwrap()
         .with_base_url(format!("{}/v1", server.uri()))
@@ -344,7 +357,7 @@ async fn retries_are_logged_without_the_key() {
 #[tokio::test]
 async fn a_failed_model_call_marks_its_chat_span() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let agent = PhiAgent::build(
         base_agent_builder(ScriptedLlm::new([])),
         AgentConfig::default(),
@@ -381,7 +394,7 @@ impl Tool for GuardedEcho {
 #[tokio::test]
 async fn approvals_are_spans_and_events() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let call = || ToolCall::new("call-9", "guarded_echo", json!({"text": "hi"}));
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![call()]),
@@ -457,7 +470,7 @@ impl Tool for Chatty {
 #[tokio::test]
 async fn a_tools_progress_and_log_are_events_of_its_execute_tool_span() {
     let recorder = Recorder::default();
-    let _default = tracing::subscriber::set_default(recorder.clone());
+    let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new("c-1", "chatty", json!({}))]),
         LlmResponse::text("ok"),
