@@ -219,6 +219,11 @@ struct Scored {
     multiplier: f32,
 }
 
+/// Best first; ties go to the lower document number.
+fn by_score(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+    b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))
+}
+
 /// Marks a posting whose term occurs in the document's name.
 const IN_NAME: u32 = 1 << 31;
 
@@ -492,7 +497,6 @@ impl TextIndex {
         if let Some(feedback) = self.parts.feedback {
             self.feed_back(&mut ranked, &weighted, feedback);
         }
-        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
         if ranked.len() > limit {
             ranked.select_nth_unstable_by(limit - 1, by_score);
             ranked.truncate(limit);
@@ -509,7 +513,6 @@ impl TextIndex {
         if best == 0 {
             return;
         }
-        let by_score = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
         if best < ranked.len() {
             ranked.select_nth_unstable_by(best - 1, by_score);
         }
