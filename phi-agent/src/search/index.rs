@@ -838,7 +838,8 @@ mod tests {
             let hits = index.search("send money for the rent", 5, |_| true);
             hits.iter().map(|hit| hit.0).collect::<Vec<u32>>()
         };
-        // Alone, the query's one word `rent` ties the two other tools, and the shorter wins.
+        // Without feedback: both other tools meet the query only in `rent`, and the car, shorter
+        // and half named by it, comes first.
         assert_eq!(order(None), [0, 1, 2]);
         // The best hit says `recipient`, `iban`, `subject` and `date`: so does the payment tool,
         // not the car.
