@@ -273,11 +273,20 @@ async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_defini
     // The next turn offers `extra`, appended; every earlier definition is byte-identical.
     let second = session.run("use it").await.unwrap();
     let requests = seen.requests();
-    let before = &requests[1];
+    // Turn 1's first request, before `grow` ran, and turn 2's first, after the change was
+    // announced.
+    let before = &requests[0];
     let after = &requests[2];
     assert_eq!(
         names(before),
         ["ping", "search", "version", "grow", "shrink"]
+    );
+    // Turn 1's second request went out while the change was on its way: it offers `extra` or
+    // not, depending on which came first, and nothing else.
+    let between = names(&requests[1]);
+    assert!(
+        between == names(before) || between == names(after),
+        "{between:?}"
     );
     assert_eq!(
         names(after),
