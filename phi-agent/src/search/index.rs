@@ -31,8 +31,8 @@ pub(crate) struct Parts {
     pub(crate) coverage_by_idf: bool,
     /// The bonus for a query that covers a tool's whole name.
     pub(crate) name_bonus: bool,
-    /// Pseudo-relevance feedback: the query grown by the words of its best result, then run
-    /// again ([`Feedback`]).
+    /// Pseudo-relevance feedback: the weightiest words of the best result add to the score of
+    /// every result that has them ([`Feedback`]).
     pub(crate) feedback: Option<Feedback>,
     /// The numbers, tuned on the held-out sets' tuning parts.
     pub(crate) weights: Weights,
@@ -98,11 +98,10 @@ impl Default for Parts {
 /// Why: the tools one task needs are more alike than two tools at random (on the held-out
 /// tuning parts, Jaccard of their word sets 0.20–0.35 against 0.10–0.15), so the best hit's
 /// own words find its siblings among the documents the query already touches. Chosen on the
-/// four held-out tuning parts (best 1 document, 5 words at 0.3: mean recall@5 0.719 → 0.727;
-/// 2 or 5 documents, 3 or 10 words, weights 0.1–0.6 and the added score outside coverage all
-/// lower, and so was adding the added words' score after coverage, which lets a tool that meets
-/// none of the query's words rise), then run once on the test parts: BENCHMARKS.md, "Tool
-/// search".
+/// four held-out tuning parts (1 document, 5 words at 0.3: mean recall@5 0.719 → 0.727, tuning
+/// figures), against 1, 2, 3 or 5 documents, 3, 5 or 8 words and weights 0.15–0.6, and against
+/// a form whose added score escapes coverage (so that a tool meeting none of the query's words
+/// can rise), all lower; then run once on the test parts: BENCHMARKS.md, "Tool search".
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Feedback {
     pub(crate) docs: usize,
@@ -376,10 +375,9 @@ impl IndexBuilder {
                 let named = tf[Field::Name.slot()] > 0;
                 in_name = in_name.saturating_add(u8::from(named));
                 let slot = &mut fill[*term as usize];
-                let weight = folded * (k1 + 1.0) / (folded + k1);
                 postings[*slot as usize] = Posting {
                     doc: doc as u32 | if named { IN_NAME } else { 0 },
-                    weight,
+                    weight: folded * (k1 + 1.0) / (folded + k1),
                 };
                 *slot += 1;
                 if feedback {

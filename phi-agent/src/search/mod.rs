@@ -137,8 +137,8 @@ impl ToolIndex {
     }
 
     /// [`build`](Self::build) with one part of the ranking changed, for the held-out
-    /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-feedback`, `-stemming`,
-    /// `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
+    /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-feedback`,
+    /// `-stemming`, `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
     /// `old-weights` (the numbers before the held-out tuning), or `number=value` for one of the
     /// ranking's numbers (see `vary`); several changes joined by commas. `None` for another
     /// name. Not part of the API.
@@ -225,8 +225,8 @@ impl ToolIndex {
 /// `number=value` for one of the ranking's numbers (`k1`, `synonym_weight` (both synonym
 /// weights), `synonym_weight_known`, `learned_weight`,
 /// `name_bonus`, `synonym_coverage`, `coverage_power`, `feedback_docs`, `feedback_terms` and
-/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `weight.F` and `b.F` with `F` one of
-/// `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
+/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `weight.F` and `b.F` with
+/// `F` one of `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
 fn vary(parts: &mut Parts, change: &str) -> Option<()> {
     match change {
         "-synonyms" => parts.synonyms = false,
