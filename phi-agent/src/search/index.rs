@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::mem::size_of;
 
+use super::links::{Links, Producers, Shape, mentions};
 use super::synonyms::synonyms;
 use super::tokenize::{Analysis, for_each_term};
 
@@ -34,6 +35,9 @@ pub(crate) struct Parts {
     /// Pseudo-relevance feedback: the weightiest words of the best result add to the score of
     /// every result that has them ([`Feedback`]).
     pub(crate) feedback: Option<Feedback>,
+    /// Producer links: the tools the best results' parameters come from join the results
+    /// ([`Links`]).
+    pub(crate) links: Option<Links>,
     /// The numbers, tuned on the held-out sets' tuning parts.
     pub(crate) weights: Weights,
 }
@@ -85,6 +89,7 @@ impl Default for Parts {
             coverage_by_idf: false,
             name_bonus: true,
             feedback: Some(Feedback::default()),
+            links: Some(Links::default()),
             weights: Weights::default(),
         }
     }
@@ -252,6 +257,8 @@ pub(crate) struct TextIndex {
     /// `forward[forward_offsets[d]..forward_offsets[d + 1]]` (their weights are the postings').
     forward_offsets: Vec<u32>,
     forward: Vec<u32>,
+    /// With [`Links`] only: the tools each document's parameters come from.
+    producers: Producers,
 }
 
 /// Collects documents, then computes the weights once every field's average length is known.
@@ -266,6 +273,8 @@ pub(crate) struct IndexBuilder {
     document_frequency: Vec<u32>,
     /// (a word of a parameter's doc, a word of that parameter's name), every time it occurs.
     learned: Vec<(u32, u32)>,
+    /// With [`Links`] only, per document: what links read of it.
+    shapes: Vec<Shape>,
 }
 
 impl IndexBuilder {
@@ -282,9 +291,19 @@ impl IndexBuilder {
         let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
         let mut length = [0u32; FIELDS];
         let mut parameter: Vec<u32> = Vec::new();
+        let mut shape = Shape::default();
+        let linking = self.parts.links.is_some();
+        let mut docs: Vec<&str> = Vec::new();
         for (field, text) in texts {
             if field == Field::ParamName {
                 parameter.clear();
+            }
+            if linking {
+                match field {
+                    Field::ParamName => shape.param_names.push(Vec::new()),
+                    Field::ParamDoc => docs.push(text),
+                    _ => {}
+                }
             }
             for_each_term(text, self.parts.analysis, |term| {
                 // Looked up before inserting: most terms are known, and a key to insert would
@@ -308,6 +327,17 @@ impl IndexBuilder {
                     }
                 }
                 length[field.slot()] += 1;
+                if linking {
+                    match field {
+                        Field::Name => shape.name.push(id),
+                        Field::ParamName => shape
+                            .param_names
+                            .last_mut()
+                            .into_iter()
+                            .for_each(|words| words.push(id)),
+                        Field::Description | Field::ParamDoc => {}
+                    }
+                }
                 match field {
                     Field::ParamName => parameter.push(id),
                     Field::ParamDoc if self.parts.learned => {
@@ -320,6 +350,25 @@ impl IndexBuilder {
                     _ => {}
                 }
             });
+        }
+        if linking {
+            // After the texts, whose words are then all known.
+            for doc in docs {
+                for span in mentions(doc) {
+                    let mut words = Vec::new();
+                    for_each_term(span, self.parts.analysis, |term| {
+                        // `Tripadvisor's` is `tripadvisor`: a letter alone names nothing.
+                        if term.len() > 1 {
+                            words.extend(self.terms.get(term.as_str()).copied());
+                        }
+                    });
+                    if words.len() >= 2 {
+                        shape.mentions.push(words);
+                    }
+                }
+            }
+            shape.finish();
+            self.shapes.push(shape);
         }
         self.docs.push(counts);
         self.lengths.push(length);
@@ -409,6 +458,10 @@ impl IndexBuilder {
             learned_offsets[t + 1] += learned_offsets[t];
         }
         let learned = learned.into_iter().map(|(_, name)| name).collect();
+        let producers = match self.parts.links {
+            Some(links) => Producers::find(&self.shapes, links, terms.get("id").copied()),
+            None => Producers::default(),
+        };
         TextIndex {
             parts: self.parts,
             terms,
@@ -420,6 +473,7 @@ impl IndexBuilder {
             learned,
             forward_offsets,
             forward,
+            producers,
         }
     }
 }
@@ -495,6 +549,9 @@ impl TextIndex {
         if let Some(feedback) = self.parts.feedback {
             self.feed_back(&mut ranked, &weighted, feedback);
         }
+        if let Some(links) = self.parts.links {
+            self.link(&mut ranked, links, &accept);
+        }
         if ranked.len() > limit {
             ranked.select_nth_unstable_by(limit - 1, by_score);
             ranked.truncate(limit);
@@ -547,6 +604,34 @@ impl TextIndex {
         }
         for hit in ranked {
             hit.score += hit.multiplier * added[hit.doc as usize];
+        }
+    }
+
+    /// Brings in the tools the best results' parameters come from ([`Links`]).
+    fn link(&self, ranked: &mut Vec<Scored>, links: Links, accept: &impl Fn(u32) -> bool) {
+        let best = links.docs.min(ranked.len());
+        if best == 0 {
+            return;
+        }
+        if best < ranked.len() {
+            ranked.select_nth_unstable_by(best - 1, by_score);
+        }
+        let consumers: Vec<Scored> = ranked[..best].to_vec();
+        for consumer in consumers {
+            for &producer in self.producers.of(consumer.doc) {
+                if !accept(producer) {
+                    continue;
+                }
+                let lifted = consumer.score * links.share;
+                match ranked.iter_mut().find(|hit| hit.doc == producer) {
+                    Some(hit) => hit.score = hit.score.max(lifted),
+                    None => ranked.push(Scored {
+                        doc: producer,
+                        score: lifted,
+                        multiplier: 0.0,
+                    }),
+                }
+            }
         }
     }
 
@@ -746,6 +831,7 @@ impl TextIndex {
             + (self.learned_offsets.capacity() + self.learned.capacity()) * size_of::<u32>()
             + self.forward_offsets.capacity() * size_of::<u32>()
             + self.forward.capacity() * size_of::<u32>()
+            + self.producers.heap_bytes()
     }
 }
 
@@ -853,6 +939,80 @@ mod tests {
             (Field::Description, "Check an IBAN."),
         ]);
         assert_eq!(builder.build().search("send money", 5, |_| true).len(), 1);
+    }
+
+    #[test]
+    fn a_best_result_brings_in_the_tools_its_parameters_come_from() {
+        let build = |links: Option<Links>| {
+            let mut builder = IndexBuilder::with_parts(Parts {
+                links,
+                ..Parts::default()
+            });
+            builder.add([
+                (Field::Name, "search_hotels"),
+                (Field::Description, "Search hotels in a destination."),
+                (Field::ParamName, "dest_id"),
+                (
+                    Field::ParamDoc,
+                    "Retrieved from `api/v1/hotels/searchDestination` (Search Destination).",
+                ),
+            ]);
+            builder.add([
+                (Field::Name, "search_destination"),
+                (Field::Description, "Find a place by its address or city."),
+                (Field::ParamName, "query"),
+            ]);
+            builder.add([
+                (Field::Name, "list_artist_albums"),
+                (Field::Description, "An artist's albums."),
+                (Field::ParamName, "artistId"),
+                (Field::ParamDoc, "The artist."),
+            ]);
+            builder.add([
+                (Field::Name, "get_artist_id"),
+                (Field::Description, "Look up a musician by name."),
+                (Field::ParamName, "name"),
+            ]);
+            // Named only in prose: no link.
+            builder.add([
+                (Field::Name, "rate_room"),
+                (Field::Description, "Rate a room of a hotel."),
+                (Field::ParamName, "stars"),
+                (
+                    Field::ParamDoc,
+                    "How many stars, as search destination sites show.",
+                ),
+            ]);
+            builder.build()
+        };
+        let found = |index: &TextIndex, query: &str| -> Vec<u32> {
+            index
+                .search(query, 5, |_| true)
+                .iter()
+                .map(|hit| hit.0)
+                .collect()
+        };
+        let off = build(None);
+        let on = build(Some(Links::default()));
+        // The request says nothing the lookups say.
+        assert_eq!(found(&off, "hotels in Rome"), [0, 4]);
+        assert_eq!(found(&on, "hotels in Rome"), [0, 1, 4]);
+        assert_eq!(found(&off, "albums of Queen"), [2]);
+        assert_eq!(found(&on, "albums of Queen"), [2, 3]);
+        // What was linked: prose names no tool.
+        assert_eq!(on.producers.of(0), [1]);
+        assert_eq!(on.producers.of(2), [3]);
+        assert_eq!(on.producers.of(4), [] as [u32; 0]);
+        // Below the result that brought it in; not past a filter.
+        let lifted = on.search("hotels in Rome", 5, |_| true);
+        assert!(lifted[1].1 < lifted[0].1);
+        assert_eq!(
+            on.search("hotels in Rome", 5, |doc| doc != 1)
+                .iter()
+                .map(|hit| hit.0)
+                .collect::<Vec<u32>>(),
+            [0, 4]
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 mod embed;
 mod index;
+mod links;
 mod synonyms;
 mod tokenize;
 mod tool;
@@ -131,6 +132,7 @@ impl ToolIndex {
             registry,
             Parts {
                 feedback: None,
+                links: None,
                 ..Parts::default()
             },
         )
@@ -234,6 +236,9 @@ fn vary(parts: &mut Parts, change: &str) -> Option<()> {
         "+coverage-idf" => parts.coverage_by_idf = true,
         "-name-bonus" => parts.name_bonus = false,
         "-feedback" => parts.feedback = None,
+        "-links" => parts.links = None,
+        "-links-by-reference" => parts.links.get_or_insert_default().by_reference = false,
+        "-links-by-id" => parts.links.get_or_insert_default().by_id = false,
         "-stemming" => parts.analysis.stemming = Stemming::Off,
         "-bigrams" => parts.analysis.unspaced_bigrams = false,
         "+numbers" => parts.analysis.numbers = true,
@@ -266,6 +271,8 @@ fn vary(parts: &mut Parts, change: &str) -> Option<()> {
                 "feedback_docs" => parts.feedback.get_or_insert_default().docs = value as usize,
                 "feedback_terms" => parts.feedback.get_or_insert_default().terms = value as usize,
                 "feedback_weight" => parts.feedback.get_or_insert_default().weight = value,
+                "links_docs" => parts.links.get_or_insert_default().docs = value as usize,
+                "links_share" => parts.links.get_or_insert_default().share = value,
                 _ => {
                     if let Some(f) = key.strip_prefix("weight.") {
                         w.field_weight[field(f)?] = value;
