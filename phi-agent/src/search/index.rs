@@ -532,11 +532,13 @@ impl TextIndex {
     }
 
     /// The best `limit` documents for `query` among those `accept` lets through, best first,
-    /// with their scores; ties go to the lower document number.
+    /// with their scores; ties go to the lower document number. With `link`, the tools the best
+    /// results' parameters come from join them ([`Links`], when the index has them).
     pub(crate) fn search(
         &self,
         query: &str,
         limit: usize,
+        link: bool,
         accept: impl Fn(u32) -> bool,
     ) -> Vec<(u32, f32)> {
         let (weighted, asked, source_idf) = self.query_terms(query);
@@ -549,7 +551,7 @@ impl TextIndex {
         if let Some(feedback) = self.parts.feedback {
             self.feed_back(&mut ranked, &weighted, feedback);
         }
-        if let Some(links) = self.parts.links {
+        if link && let Some(links) = self.parts.links {
             self.link(&mut ranked, links, &accept);
         }
         if ranked.len() > limit {
@@ -605,6 +607,16 @@ impl TextIndex {
         for hit in ranked {
             hit.score += hit.multiplier * added[hit.doc as usize];
         }
+    }
+
+    /// The links this index was built with, if any.
+    pub(crate) fn links(&self) -> Option<Links> {
+        self.parts.links
+    }
+
+    /// The documents `doc`'s parameters come from ([`Links`]).
+    pub(crate) fn producers_of(&self, doc: u32) -> &[u32] {
+        self.producers.of(doc)
     }
 
     /// Brings in the tools the best results' parameters come from ([`Links`]).
@@ -857,7 +869,7 @@ mod tests {
                 "Read a file; the file must exist, a file is a file.",
             ),
         ]);
-        let hits = index.search("delete file", 3, |_| true);
+        let hits = index.search("delete file", 3, true, |_| true);
         assert_eq!(hits[0].0, 1);
         assert!(hits.iter().all(|(_, score)| *score > 0.0));
     }
@@ -884,7 +896,7 @@ mod tests {
         ]);
         let index = builder.build();
         let found: Vec<u32> = index
-            .search("guests", 5, |_| true)
+            .search("guests", 5, true, |_| true)
             .iter()
             .map(|h| h.0)
             .collect();
@@ -919,7 +931,7 @@ mod tests {
                 builder.add([(Field::Name, name), (Field::Description, description)]);
             }
             let index = builder.build();
-            let hits = index.search("send money for the rent", 5, |_| true);
+            let hits = index.search("send money for the rent", 5, true, |_| true);
             hits.iter().map(|hit| hit.0).collect::<Vec<u32>>()
         };
         // Without feedback: both other tools meet the query only in `rent`, and the car, shorter
@@ -938,7 +950,13 @@ mod tests {
             (Field::Name, "validate_iban"),
             (Field::Description, "Check an IBAN."),
         ]);
-        assert_eq!(builder.build().search("send money", 5, |_| true).len(), 1);
+        assert_eq!(
+            builder
+                .build()
+                .search("send money", 5, true, |_| true)
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -987,7 +1005,7 @@ mod tests {
         };
         let found = |index: &TextIndex, query: &str| -> Vec<u32> {
             index
-                .search(query, 5, |_| true)
+                .search(query, 5, true, |_| true)
                 .iter()
                 .map(|hit| hit.0)
                 .collect()
@@ -1004,10 +1022,10 @@ mod tests {
         assert_eq!(on.producers.of(2), [3]);
         assert_eq!(on.producers.of(4), [] as [u32; 0]);
         // Below the result that brought it in; not past a filter.
-        let lifted = on.search("hotels in Rome", 5, |_| true);
+        let lifted = on.search("hotels in Rome", 5, true, |_| true);
         assert!(lifted[1].1 < lifted[0].1);
         assert_eq!(
-            on.search("hotels in Rome", 5, |doc| doc != 1)
+            on.search("hotels in Rome", 5, true, |doc| doc != 1)
                 .iter()
                 .map(|hit| hit.0)
                 .collect::<Vec<u32>>(),
@@ -1021,12 +1039,15 @@ mod tests {
             ("delete_branch", "Delete a git branch."),
             ("create_branch", "Create a git branch."),
         ]);
-        assert_eq!(index.search("remove branch", 1, |_| true)[0].0, 0);
+        assert_eq!(index.search("remove branch", 1, true, |_| true)[0].0, 0);
         assert_eq!(
-            index.search("remove branch", 5, |doc| doc == 1),
-            [(1, index.search("remove branch", 5, |doc| doc == 1)[0].1)]
+            index.search("remove branch", 5, true, |doc| doc == 1),
+            [(
+                1,
+                index.search("remove branch", 5, true, |doc| doc == 1)[0].1
+            )]
         );
-        assert!(index.search("weather", 5, |_| true).is_empty());
-        assert!(index.search("", 5, |_| true).is_empty());
+        assert!(index.search("weather", 5, true, |_| true).is_empty());
+        assert!(index.search("", 5, true, |_| true).is_empty());
     }
 }

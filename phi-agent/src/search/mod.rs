@@ -132,7 +132,6 @@ impl ToolIndex {
             registry,
             Parts {
                 feedback: None,
-                links: None,
                 ..Parts::default()
             },
         )
@@ -182,8 +181,29 @@ impl ToolIndex {
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<SearchHit> {
+        self.ranked(query, limit, true, accept)
+    }
+
+    /// [`search_where`](Self::search_where) without producer links: the ranking a hybrid fuses,
+    /// which brings in the linked tools after fusing ([`lift_producers`](Self::lift_producers)).
+    pub(crate) fn search_unlinked(
+        &self,
+        query: &str,
+        limit: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<SearchHit> {
+        self.ranked(query, limit, false, accept)
+    }
+
+    fn ranked(
+        &self,
+        query: &str,
+        limit: usize,
+        link: bool,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<SearchHit> {
         self.text
-            .search(query, limit, |doc| accept(self.tools[doc as usize].0))
+            .search(query, limit, link, |doc| accept(self.tools[doc as usize].0))
             .into_iter()
             .map(|(doc, score)| {
                 let (index, name, description) = self.tools[doc as usize];
@@ -197,6 +217,46 @@ impl ToolIndex {
             .collect()
     }
 
+    /// Lifts in `ranked` (registration indices with scores, best first, any ranking of these
+    /// tools) the tools the best results' parameters come from, as the lexical ranking does
+    /// with its own results ([`Links`](links::Links)); `ranked` is best first again after.
+    /// Nothing changes when the index was built without links.
+    pub(crate) fn lift_producers(
+        &self,
+        ranked: &mut Vec<(usize, f32)>,
+        accept: impl Fn(usize) -> bool,
+    ) {
+        let Some(links) = self.text.links() else {
+            return;
+        };
+        let consumers: Vec<(usize, f32)> = ranked.iter().take(links.docs).copied().collect();
+        for (index, score) in consumers {
+            let Some(doc) = self.doc_of(index) else {
+                continue;
+            };
+            for &producer in self.text.producers_of(doc) {
+                let producer = self.tools[producer as usize].0;
+                if !accept(producer) {
+                    continue;
+                }
+                let lifted = score * links.share;
+                match ranked.iter_mut().find(|(i, _)| *i == producer) {
+                    Some((_, s)) => *s = s.max(lifted),
+                    None => ranked.push((producer, lifted)),
+                }
+            }
+        }
+        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+
+    /// The document number of the tool registered at `index`.
+    fn doc_of(&self, index: usize) -> Option<u32> {
+        self.tools
+            .binary_search_by_key(&index, |tool| tool.0)
+            .ok()
+            .map(|doc| doc as u32)
+    }
+
     /// Number of tools indexed.
     pub fn len(&self) -> usize {
         self.tools.len()
@@ -204,11 +264,8 @@ impl ToolIndex {
 
     /// The indexed tool registered at `index`: (index, name, description).
     fn tool(&self, index: usize) -> Option<(usize, &'static str, &'static str)> {
-        let at = self
-            .tools
-            .binary_search_by_key(&index, |tool| tool.0)
-            .ok()?;
-        Some(self.tools[at])
+        let at = self.doc_of(index)?;
+        Some(self.tools[at as usize])
     }
 
     /// Whether no tool is indexed.
