@@ -294,18 +294,18 @@ impl IndexBuilder {
         let mut shape = Shape::default();
         let linking = self.parts.links.is_some();
         let mut docs: Vec<&str> = Vec::new();
+        // Whether the parameter name being read has the word `id` (links read identifiers only).
+        let mut identifier = false;
         for (field, text) in texts {
             if field == Field::ParamName {
                 parameter.clear();
+                identifier = false;
             }
-            if linking {
-                match field {
-                    Field::ParamName => shape.param_names.push(Vec::new()),
-                    Field::ParamDoc => docs.push(text),
-                    _ => {}
-                }
+            if linking && field == Field::ParamDoc {
+                docs.push(text);
             }
             for_each_term(text, self.parts.analysis, |term| {
+                identifier |= linking && field == Field::ParamName && term == "id";
                 // Looked up before inserting: most terms are known, and a key to insert would
                 // cost an allocation per word.
                 let id = match self.terms.get(term.as_str()) {
@@ -328,14 +328,8 @@ impl IndexBuilder {
                 }
                 length[field.slot()] += 1;
                 if linking {
-                    match field {
-                        Field::Name => shape.name.push(id),
-                        Field::ParamName => shape
-                            .param_names
-                            .last_mut()
-                            .into_iter()
-                            .for_each(|words| words.push(id)),
-                        Field::Description | Field::ParamDoc => {}
+                    if field == Field::Name {
+                        shape.name.push(id);
                     }
                 }
                 match field {
@@ -350,6 +344,9 @@ impl IndexBuilder {
                     _ => {}
                 }
             });
+            if linking && identifier && field == Field::ParamName && parameter.len() >= 2 {
+                shape.param_names.push(parameter.clone());
+            }
         }
         if linking {
             // After the texts, whose words are then all known.
@@ -621,14 +618,22 @@ impl TextIndex {
 
     /// Brings in the tools the best results' parameters come from ([`Links`]).
     fn link(&self, ranked: &mut Vec<Scored>, links: Links, accept: &impl Fn(u32) -> bool) {
-        let best = links.docs.min(ranked.len());
-        if best == 0 {
+        if self.producers.is_empty() {
             return;
         }
-        if best < ranked.len() {
-            ranked.select_nth_unstable_by(best - 1, by_score);
+        // The best few in one pass, leaving `ranked` as it is.
+        let mut consumers: Vec<Scored> = Vec::with_capacity(links.docs + 1);
+        for hit in ranked.iter() {
+            if consumers.len() < links.docs
+                || consumers
+                    .last()
+                    .is_some_and(|last| by_score(hit, last).is_lt())
+            {
+                let at = consumers.partition_point(|c| by_score(c, hit).is_lt());
+                consumers.insert(at, *hit);
+                consumers.truncate(links.docs);
+            }
         }
-        let consumers: Vec<Scored> = ranked[..best].to_vec();
         for consumer in consumers {
             for &producer in self.producers.of(consumer.doc) {
                 if !accept(producer) {

@@ -60,7 +60,7 @@ const MAX_ID_PRODUCERS: usize = 3;
 pub(super) struct Shape {
     /// Its name's words, in order.
     pub(super) name: Vec<u32>,
-    /// Each parameter's name's words, sorted and distinct.
+    /// Each identifier parameter's name's words (its words include `id`), sorted and distinct.
     pub(super) param_names: Vec<Vec<u32>>,
     /// Each [`mentions`] span of its parameters' docs, words in order.
     pub(super) mentions: Vec<Vec<u32>>,
@@ -139,36 +139,40 @@ impl Producers {
     pub(super) fn find(shapes: &[Shape], links: Links, id: Option<u32>) -> Self {
         // Each name of two words or more under its first word (a mention says them in turn),
         // and each name's word set under each of its words.
+        // Only what some document will look up (most catalogues mention no tool).
+        let mentioning = links.by_reference && shapes.iter().any(|s| !s.mentions.is_empty());
+        let identifying =
+            links.by_id && id.is_some() && shapes.iter().any(|s| !s.param_names.is_empty());
         let mut by_first: HashMap<u32, Vec<u32>> = HashMap::new();
         let mut by_word: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut name_sets: Vec<Vec<u32>> = Vec::with_capacity(shapes.len());
+        let mut name_sets: Vec<Vec<u32>> = Vec::new();
         for (doc, shape) in shapes.iter().enumerate() {
-            if shape.name.len() >= 2 {
+            if mentioning && shape.name.len() >= 2 {
                 by_first.entry(shape.name[0]).or_default().push(doc as u32);
             }
-            let mut set = shape.name.clone();
-            set.sort_unstable();
-            set.dedup();
-            for &word in &set {
-                by_word.entry(word).or_default().push(doc as u32);
+            if identifying {
+                let mut set = shape.name.clone();
+                set.sort_unstable();
+                set.dedup();
+                for &word in &set {
+                    by_word.entry(word).or_default().push(doc as u32);
+                }
+                name_sets.push(set);
             }
-            name_sets.push(set);
         }
         let mut offsets = vec![0u32];
         let mut flat = Vec::new();
         let mut found: Vec<u32> = Vec::new();
         for (doc, shape) in shapes.iter().enumerate() {
             found.clear();
-            if links.by_reference {
+            if mentioning {
                 for words in &shape.mentions {
                     named_in(words, doc, shapes, &by_first, &mut found);
                 }
             }
-            if links.by_id && id.is_some() {
+            if identifying {
                 for words in &shape.param_names {
-                    if words.len() >= 2 && words.iter().any(|&word| Some(word) == id) {
-                        named_by_id(words, doc, shapes, &name_sets, &by_word, &mut found);
-                    }
+                    named_by_id(words, doc, shapes, &name_sets, &by_word, &mut found);
                 }
             }
             found.sort_unstable();
@@ -177,6 +181,11 @@ impl Producers {
             offsets.push(flat.len() as u32);
         }
         Self { offsets, flat }
+    }
+
+    /// Whether no document links to another.
+    pub(super) fn is_empty(&self) -> bool {
+        self.flat.is_empty()
     }
 
     /// The documents `doc`'s parameters come from (none when links are off).
