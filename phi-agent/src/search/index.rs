@@ -327,10 +327,8 @@ impl IndexBuilder {
                     }
                 }
                 length[field.slot()] += 1;
-                if linking {
-                    if field == Field::Name {
-                        shape.name.push(id);
-                    }
+                if linking && field == Field::Name {
+                    shape.name.push(id);
                 }
                 match field {
                     Field::ParamName => parameter.push(id),
