@@ -332,9 +332,9 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
         &recalls,
         &[
             ("bfcl", 0.888),
-            ("agentdojo", 0.576),
-            ("nestful", 0.785),
-            ("complexfuncbench", 0.668),
+            ("agentdojo", 0.569),
+            ("nestful", 0.781),
+            ("complexfuncbench", 0.707),
         ],
     );
 }
@@ -356,7 +356,7 @@ fn sentence_fusion() -> HybridConfig {
 /// (`HybridIndex::with_second`, fused as `HybridConfig::three_rankings`, chosen on the tuning
 /// parts by `three_rankings_on_the_tuning_parts`). Only the test parts' queries are embedded
 /// (1,669 tools and 2,063 questions, by both models); hybrid recall@5 asserted at what was
-/// measured (2026-12-02) less 0.01.
+/// measured (2026-12-02, with producer links after fusing) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let (Some(static_model), Some(sentence)) = (common::model(), common::sentence_model()) else {
@@ -374,10 +374,10 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.895),
+            ("bfcl", 0.894),
             ("agentdojo", 0.543),
-            ("nestful", 0.797),
-            ("complexfuncbench", 0.604),
+            ("nestful", 0.803),
+            ("complexfuncbench", 0.680),
         ],
     );
     println!("MiniLM, the static model and the words (HybridConfig::three_rankings):\n");
@@ -387,8 +387,8 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
         &[
             ("bfcl", 0.900),
             ("agentdojo", 0.636),
-            ("nestful", 0.814),
-            ("complexfuncbench", 0.654),
+            ("nestful", 0.820),
+            ("complexfuncbench", 0.679),
         ],
     );
 }

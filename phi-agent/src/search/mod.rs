@@ -218,12 +218,13 @@ impl ToolIndex {
     }
 
     /// Lifts in `ranked` (registration indices with scores, best first, any ranking of these
-    /// tools) the tools the best results' parameters come from, as the lexical ranking does
-    /// with its own results ([`Links`](links::Links)); `ranked` is best first again after.
-    /// Nothing changes when the index was built without links.
+    /// tools) the tools the best results' parameters come from to `share` of their scores, as
+    /// the lexical ranking does with its own results ([`Links`](links::Links)); `ranked` is best
+    /// first again after. Nothing changes when the index was built without links.
     pub(crate) fn lift_producers(
         &self,
         ranked: &mut Vec<(usize, f32)>,
+        share: f32,
         accept: impl Fn(usize) -> bool,
     ) {
         let Some(links) = self.text.links() else {
@@ -239,7 +240,7 @@ impl ToolIndex {
                 if !accept(producer) {
                     continue;
                 }
-                let lifted = score * links.share;
+                let lifted = score * share;
                 match ranked.iter_mut().find(|(i, _)| *i == producer) {
                     Some((_, s)) => *s = s.max(lifted),
                     None => ranked.push((producer, lifted)),
