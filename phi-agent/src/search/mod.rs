@@ -14,9 +14,11 @@
 //! `triangle_properties.get`), light stemming, CJK and Thai text as overlapping character pairs
 //! (those scripts write no spaces), numbers left out (in a request they are arguments), a
 //! lightly weighted synonym expansion of the query, a coverage factor (tools meeting more of
-//! the query's words come first), a bonus for a query that covers a tool's whole name, and
+//! the query's words come first), a bonus for a query that covers a tool's whole name,
 //! pseudo-relevance feedback (the best hit's weightiest words, added at a low weight, lift the
-//! tools that resemble it: the tools one task needs are alike). Every part and number was
+//! tools that resemble it: the tools one task needs are alike), and producer links (the tools the
+//! best hits' parameters come from join them, where a parameter's doc names the tool or an
+//! identifier's words do: the lookup a task needs first). Every part and number was
 //! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
 //! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
 
@@ -126,7 +128,9 @@ impl ToolIndex {
 
     /// [`build`](Self::build) without pseudo-relevance feedback, for fusion with a semantic
     /// ranking: the hybrid's fusions were chosen on this ranking, and with feedback the default
-    /// one scored lower on the held-out tuning parts (BENCHMARKS.md, "Tool search").
+    /// one scored lower on the held-out tuning parts (BENCHMARKS.md, "Tool search"). Its
+    /// producer links are not applied to its own results ([`search_unlinked`](Self::search_unlinked))
+    /// but to the fused ones ([`lift_producers`](Self::lift_producers)).
     pub(crate) fn for_fusion(registry: &ToolRegistry) -> Self {
         Self::build_with(
             registry,
@@ -139,7 +143,8 @@ impl ToolIndex {
 
     /// [`build`](Self::build) with one part of the ranking changed, for the held-out
     /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-feedback`,
-    /// `-stemming`, `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
+    /// `-links` (or one kind of link: `-links-by-reference`, `-links-by-id`), `-stemming`,
+    /// `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
     /// `old-weights` (the numbers before the held-out tuning), or `number=value` for one of the
     /// ranking's numbers (see `vary`); several changes joined by commas. `None` for another
     /// name. Not part of the API.
@@ -285,7 +290,8 @@ impl ToolIndex {
 /// `number=value` for one of the ranking's numbers (`k1`, `synonym_weight` (both synonym
 /// weights), `synonym_weight_known`, `learned_weight`,
 /// `name_bonus`, `synonym_coverage`, `coverage_power`, `feedback_docs`, `feedback_terms` and
-/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `weight.F` and `b.F` with
+/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `links_docs` and
+/// `links_share` (each turns [`Links`](links::Links) on), `weight.F` and `b.F` with
 /// `F` one of `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
 fn vary(parts: &mut Parts, change: &str) -> Option<()> {
     match change {
