@@ -990,7 +990,8 @@ mod tests {
                 (Field::ParamDoc, "The artist."),
             ]);
             builder.add([
-                (Field::Name, "get_artist_id"),
+                // Names what `artistId` identifies, an artist, and takes no `artistId`.
+                (Field::Name, "find_artist"),
                 (Field::Description, "Look up a musician by name."),
                 (Field::ParamName, "name"),
             ]);

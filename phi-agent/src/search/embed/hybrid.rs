@@ -61,7 +61,7 @@ pub struct HybridConfig {
     /// Whether the tools the best fused results' parameters come from join them, as they join
     /// the lexical ranking's (see [`ToolIndex`]'s ranking), each just below the result that
     /// links to it. Default: on. On the held-out tuning parts it raised mean recall@5 from 0.748
-    /// to 0.788 with the static model, 0.773 to 0.804 with three rankings and 0.756 to 0.784
+    /// to 0.794 with the static model, 0.773 to 0.806 with three rankings and 0.756 to 0.789
     /// with all-MiniLM-L6-v2, no set more than 0.003 lower.
     pub links: bool,
 }
@@ -140,9 +140,10 @@ impl HybridConfig {
 
 /// A linked tool's fused score against the result that links to it ([`HybridConfig::links`]):
 /// just below it. Fused scores lie closer together than the lexical ranking's, so the lexical
-/// share (0.8) leaves most linked tools out; on the held-out tuning parts, with three rankings,
-/// 0.8 / 0.9 / 0.95 / 0.99 / 1 scored 0.788 / 0.797 / 0.802 / 0.804 / 0.805 mean recall@5. At 1
-/// the linked tool ties its result and their order is the registration order's, so not 1.
+/// share (0.8) leaves most linked tools out; on the held-out tuning parts, with three rankings
+/// (and identifiers linked on all their words, as first built), 0.8 / 0.9 / 0.95 / 0.99 / 1
+/// scored 0.788 / 0.797 / 0.802 / 0.804 / 0.805 mean recall@5. At 1 the linked tool ties its
+/// result and their order is the registration order's, so not 1.
 const FUSED_LINK_SHARE: f32 = 0.99;
 
 /// A [`ToolIndex`] and a [`SemanticIndex`] (or two, from two models: [`with_second`](Self::with_second))
