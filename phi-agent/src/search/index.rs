@@ -632,22 +632,46 @@ impl TextIndex {
                 consumers.truncate(links.docs);
             }
         }
+        // Each linked tool with the best score a result lifts it to.
+        let mut lifted: Vec<Scored> = Vec::new();
         for consumer in consumers {
             for &producer in self.producers.of(consumer.doc) {
-                if !accept(producer) {
-                    continue;
-                }
-                let lifted = consumer.score * links.share;
-                match ranked.iter_mut().find(|hit| hit.doc == producer) {
-                    Some(hit) => hit.score = hit.score.max(lifted),
-                    None => ranked.push(Scored {
+                let score = consumer.score * links.share;
+                match lifted.iter_mut().find(|hit| hit.doc == producer) {
+                    Some(hit) => hit.score = hit.score.max(score),
+                    None if accept(producer) => lifted.push(Scored {
                         doc: producer,
-                        score: lifted,
+                        score,
                         multiplier: 0.0,
                     }),
+                    None => {}
                 }
             }
         }
+        if lifted.is_empty() {
+            return;
+        }
+        // One pass over the results for the few linked tools (a search at 10,000 tools has
+        // thousands of results); those not among them join.
+        let mut met = vec![false; lifted.len()];
+        let mut found = 0;
+        for hit in ranked.iter_mut() {
+            if let Some(at) = lifted.iter().position(|link| link.doc == hit.doc) {
+                hit.score = hit.score.max(lifted[at].score);
+                met[at] = true;
+                found += 1;
+                if found == lifted.len() {
+                    break;
+                }
+            }
+        }
+        ranked.extend(
+            lifted
+                .into_iter()
+                .zip(met)
+                .filter(|(_, met)| !met)
+                .map(|(link, _)| link),
+        );
     }
 
     /// The postings of term `id`, by document.
