@@ -423,6 +423,14 @@ fn means(scores: &[Score]) -> (f64, f64) {
     )
 }
 
+/// Each set's score on its tuning part with the hybrid fused by `config`.
+fn on_tuning_parts(prepared: &mut [Prepared], config: HybridConfig) -> Vec<Score> {
+    prepared
+        .iter_mut()
+        .map(|p| evaluate(p, Ranking::Hybrid(config), Some("tune"))[&all("tune")])
+        .collect()
+}
+
 fn grid(mut prepared: Vec<Prepared>) {
     let mut configs = Vec::new();
     for share in [
@@ -463,10 +471,7 @@ fn grid(mut prepared: Vec<Prepared>) {
     );
     let mut best: Option<(f64, f64, HybridConfig)> = None;
     for config in configs {
-        let scores: Vec<Score> = prepared
-            .iter_mut()
-            .map(|p| evaluate(p, Ranking::Hybrid(config), Some("tune"))[&all("tune")])
-            .collect();
+        let scores = on_tuning_parts(&mut prepared, config);
         let (recall, mrr) = means(&scores);
         let cells: Vec<String> = scores
             .iter()
@@ -720,10 +725,7 @@ async fn links_in_the_hybrids_on_the_tuning_parts() {
     for (which, name, config) in configs {
         for links in [false, true] {
             let config = config.with_links(links);
-            let scores: Vec<Score> = sets[which]
-                .iter_mut()
-                .map(|p| evaluate(p, Ranking::Hybrid(config), Some("tune"))[&all("tune")])
-                .collect();
+            let scores = on_tuning_parts(&mut sets[which], config);
             let (recall, mrr) = means(&scores);
             let cells: Vec<String> = scores
                 .iter()
