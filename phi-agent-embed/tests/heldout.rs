@@ -690,7 +690,7 @@ async fn sentence_tool_text_on_the_tuning_parts() {
     );
 }
 
-/// Producer links after fusing (`HybridConfig::links`), on the tuning parts only: each shipped
+/// Producer links after fusing (`HybridConfig::producer_links`), on the tuning parts only: each shipped
 /// fusion with and without them (mean recall@5 over the sets, each counting once).
 /// `cargo test -p phi-agent-embed --release --test heldout links_in_the_hybrids -- --ignored
 /// --nocapture`.
@@ -724,7 +724,7 @@ async fn links_in_the_hybrids_on_the_tuning_parts() {
     );
     for (which, name, config) in configs {
         for links in [false, true] {
-            let config = config.with_links(links);
+            let config = config.with_producer_links(links);
             let scores = on_tuning_parts(&mut sets[which], config);
             let (recall, mrr) = means(&scores);
             let cells: Vec<String> = scores

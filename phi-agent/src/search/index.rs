@@ -293,7 +293,7 @@ impl IndexBuilder {
         let mut parameter: Vec<u32> = Vec::new();
         let mut shape = Shape::default();
         let linking = self.parts.links.is_some();
-        let mut docs: Vec<&str> = Vec::new();
+        let mut param_docs: Vec<&str> = Vec::new();
         // Whether the parameter name being read has the word `id` (links read identifiers only).
         let mut identifier = false;
         for (field, text) in texts {
@@ -302,7 +302,7 @@ impl IndexBuilder {
                 identifier = false;
             }
             if linking && field == Field::ParamDoc {
-                docs.push(text);
+                param_docs.push(text);
             }
             for_each_term(text, self.parts.analysis, |term| {
                 identifier |= linking && field == Field::ParamName && term == "id";
@@ -348,7 +348,7 @@ impl IndexBuilder {
         }
         if linking {
             // After the texts, whose words are then all known.
-            for doc in docs {
+            for doc in param_docs {
                 for span in mentions(doc) {
                     let mut words = Vec::new();
                     for_each_term(span, self.parts.analysis, |term| {
@@ -609,9 +609,15 @@ impl TextIndex {
         self.parts.links
     }
 
-    /// The documents `doc`'s parameters come from ([`Links`]).
-    pub(crate) fn producers_of(&self, doc: u32) -> &[u32] {
-        self.producers.of(doc)
+    /// The tools the results `best` link to, lifted to `share` of their scores
+    /// ([`Producers::lifted`]).
+    pub(crate) fn lifted(
+        &self,
+        best: impl IntoIterator<Item = (u32, f32)>,
+        share: f32,
+        accept: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
+        self.producers.lifted(best, share, accept)
     }
 
     /// Brings in the tools the best results' parameters come from ([`Links`]).
@@ -620,34 +626,21 @@ impl TextIndex {
             return;
         }
         // The best few in one pass, leaving `ranked` as it is.
-        let mut consumers: Vec<Scored> = Vec::with_capacity(links.docs + 1);
+        let mut best: Vec<Scored> = Vec::with_capacity(links.docs + 1);
         for hit in ranked.iter() {
-            if consumers.len() < links.docs
-                || consumers
-                    .last()
-                    .is_some_and(|last| by_score(hit, last).is_lt())
+            if best.len() < links.docs
+                || best.last().is_some_and(|last| by_score(hit, last).is_lt())
             {
-                let at = consumers.partition_point(|c| by_score(c, hit).is_lt());
-                consumers.insert(at, *hit);
-                consumers.truncate(links.docs);
+                let at = best.partition_point(|b| by_score(b, hit).is_lt());
+                best.insert(at, *hit);
+                best.truncate(links.docs);
             }
         }
-        // Each linked tool with the best score a result lifts it to.
-        let mut lifted: Vec<Scored> = Vec::new();
-        for consumer in consumers {
-            for &producer in self.producers.of(consumer.doc) {
-                let score = consumer.score * links.share;
-                match lifted.iter_mut().find(|hit| hit.doc == producer) {
-                    Some(hit) => hit.score = hit.score.max(score),
-                    None if accept(producer) => lifted.push(Scored {
-                        doc: producer,
-                        score,
-                        multiplier: 0.0,
-                    }),
-                    None => {}
-                }
-            }
-        }
+        let lifted = self.producers.lifted(
+            best.iter().map(|hit| (hit.doc, hit.score)),
+            links.share,
+            accept,
+        );
         if lifted.is_empty() {
             return;
         }
@@ -656,8 +649,8 @@ impl TextIndex {
         let mut met = vec![false; lifted.len()];
         let mut found = 0;
         for hit in ranked.iter_mut() {
-            if let Some(at) = lifted.iter().position(|link| link.doc == hit.doc) {
-                hit.score = hit.score.max(lifted[at].score);
+            if let Some(at) = lifted.iter().position(|(doc, _)| *doc == hit.doc) {
+                hit.score = hit.score.max(lifted[at].1);
                 met[at] = true;
                 found += 1;
                 if found == lifted.len() {
@@ -665,13 +658,12 @@ impl TextIndex {
                 }
             }
         }
-        ranked.extend(
-            lifted
-                .into_iter()
-                .zip(met)
-                .filter(|(_, met)| !met)
-                .map(|(link, _)| link),
-        );
+        let joining = lifted.into_iter().zip(met).filter(|(_, met)| !met);
+        ranked.extend(joining.map(|((doc, score), _)| Scored {
+            doc,
+            score,
+            multiplier: 0.0,
+        }));
     }
 
     /// The postings of term `id`, by document.

@@ -143,8 +143,8 @@ impl Producers {
     /// document has it.
     pub(super) fn find(shapes: &[Shape], links: Links, id: Option<u32>) -> Self {
         // Each name of two words or more under its first word (a mention says them in turn),
-        // and each name's word set under each of its words.
-        // Only what some document will look up (most catalogues mention no tool).
+        // and each name's word set under each of its words; each only when some document will
+        // look it up (most catalogues mention no tool).
         let mentioning = links.by_reference && shapes.iter().any(|s| !s.mentions.is_empty());
         let identifying =
             links.by_id && id.is_some() && shapes.iter().any(|s| !s.param_names.is_empty());
@@ -204,6 +204,29 @@ impl Producers {
             (Some(&start), Some(&end)) => &self.flat[start as usize..end as usize],
             _ => &[],
         }
+    }
+
+    /// The tools the results `best` (documents with their scores) link to, each with `share` of
+    /// the best score among the results linking it; only those `accept` lets through. What the
+    /// lexical ranking and the hybrid's fused ranking both add.
+    pub(super) fn lifted(
+        &self,
+        best: impl IntoIterator<Item = (u32, f32)>,
+        share: f32,
+        accept: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
+        let mut lifted: Vec<(u32, f32)> = Vec::new();
+        for (doc, score) in best {
+            for &tool in self.of(doc) {
+                let score = score * share;
+                match lifted.iter_mut().find(|(linked, _)| *linked == tool) {
+                    Some((_, best)) => *best = best.max(score),
+                    None if accept(tool) => lifted.push((tool, score)),
+                    None => {}
+                }
+            }
+        }
+        lifted
     }
 
     /// Bytes held on the heap.

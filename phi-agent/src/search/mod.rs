@@ -235,21 +235,18 @@ impl ToolIndex {
         let Some(links) = self.text.links() else {
             return;
         };
-        let consumers: Vec<(usize, f32)> = ranked.iter().take(links.docs).copied().collect();
-        for (index, score) in consumers {
-            let Some(doc) = self.doc_of(index) else {
-                continue;
-            };
-            for &producer in self.text.producers_of(doc) {
-                let producer = self.tools[producer as usize].0;
-                if !accept(producer) {
-                    continue;
-                }
-                let lifted = score * share;
-                match ranked.iter_mut().find(|(i, _)| *i == producer) {
-                    Some((_, s)) => *s = s.max(lifted),
-                    None => ranked.push((producer, lifted)),
-                }
+        let best = ranked.iter().take(links.docs);
+        let best: Vec<(u32, f32)> = best
+            .filter_map(|&(index, score)| Some((self.doc_of(index)?, score)))
+            .collect();
+        let lifted = self
+            .text
+            .lifted(best, share, |doc| accept(self.tools[doc as usize].0));
+        for (doc, lifted) in lifted {
+            let index = self.tools[doc as usize].0;
+            match ranked.iter_mut().find(|(i, _)| *i == index) {
+                Some((_, score)) => *score = score.max(lifted),
+                None => ranked.push((index, lifted)),
             }
         }
         ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
