@@ -7,8 +7,9 @@
 //! over the postings of the query's terms: no per-document work but for documents that match.
 //! Standard library only, like the tokenizer.
 
-use std::collections::HashMap;
 use std::mem::size_of;
+
+use foldhash::HashMap;
 
 use super::links::{Links, Producers, Shape, mentions};
 use super::synonyms::synonyms;
@@ -308,11 +309,11 @@ impl IndexBuilder {
                 identifier |= linking && field == Field::ParamName && term == "id";
                 // Looked up before inserting: most terms are known, and a key to insert would
                 // cost an allocation per word.
-                let id = match self.terms.get(term.as_str()) {
+                let id = match self.terms.get(term) {
                     Some(&id) => id,
                     None => {
                         let id = self.terms.len() as u32;
-                        self.terms.insert(term.into_boxed_str(), id);
+                        self.terms.insert(term.into(), id);
                         self.document_frequency.push(0);
                         id
                     }
@@ -354,7 +355,7 @@ impl IndexBuilder {
                     for_each_term(span, self.parts.analysis, |term| {
                         // `Tripadvisor's` is `tripadvisor`: a letter alone names nothing.
                         if term.len() > 1 {
-                            words.extend(self.terms.get(term.as_str()).copied());
+                            words.extend(self.terms.get(term).copied());
                         }
                     });
                     if words.len() >= 2 {
@@ -770,8 +771,8 @@ impl TextIndex {
     fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize, Vec<f32>) {
         let mut own: Vec<String> = Vec::new();
         for_each_term(query, self.parts.analysis, |term| {
-            if !own.contains(&term) {
-                own.push(term);
+            if !own.iter().any(|known| known == term) {
+                own.push(term.to_string());
             }
         });
         let mut weighted: Vec<QueryTerm> = Vec::new();

@@ -21,7 +21,7 @@
 //! [`Links::docs`] results lifts the tools it links to to [`Links::share`] of its own score,
 //! unless they score more already.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::mem::size_of;
 
 /// How the tools a result depends on join the results; see the [module documentation](self).
@@ -148,8 +148,8 @@ impl Producers {
         let mentioning = links.by_reference && shapes.iter().any(|s| !s.mentions.is_empty());
         let identifying =
             links.by_id && id.is_some() && shapes.iter().any(|s| !s.param_names.is_empty());
-        let mut by_first: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut by_word: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut by_first: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut by_word: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut name_sets: Vec<Vec<u32>> = Vec::new();
         for (doc, shape) in shapes.iter().enumerate() {
             if mentioning && shape.name.len() >= 2 {

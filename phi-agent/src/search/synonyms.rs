@@ -5,7 +5,7 @@
 //! [`super::index`]); the tools' own words are never rewritten. The groups are general English
 //! of software and everyday tasks, not the names of any particular tool set.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::OnceLock;
 
 use super::tokenize::{Stemming, stem_as};
@@ -154,7 +154,7 @@ const GROUPS: &[&[&str]] = &[
 pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
     static TABLES: [OnceLock<HashMap<String, Vec<String>>>; 2] = [OnceLock::new(), OnceLock::new()];
     let table = TABLES[stemming as usize].get_or_init(|| {
-        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        let mut table: HashMap<String, Vec<String>> = HashMap::default();
         for group in GROUPS {
             let stems: Vec<String> = group.iter().map(|word| stem_as(word, stemming)).collect();
             for one in &stems {

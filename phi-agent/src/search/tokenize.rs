@@ -3,21 +3,6 @@
 //!
 //! Standard library only, so the ranking can be exercised without building the crate.
 
-use std::collections::HashSet;
-use std::sync::OnceLock;
-
-/// Words that say nothing about what a tool does. Kept short on purpose: `off`, `up`, `out`,
-/// `all` and `new` are left in because tool names lean on them (`turn_off_light`).
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "by", "with", "from", "is",
-    "are", "be", "as", "at", "it", "its", "this", "that", "these", "those", "e", "g", "eg", "i",
-    "me", "my", "we", "our", "us", "you", "your", "do", "does", "can", "could", "would", "should",
-    "please", "some", "any", "there", "their", "them", "they", "so", "than", "then", "into", "via",
-    "if", "when", "what", "which", "who", "whom", "how", "much", "many", "i'd", "like", "want",
-    "need", "will", "just", "has", "have", "had", "was", "were", "been", "being", "not", "no",
-    "yes", "own", "one", "etc",
-];
-
 /// Which of the tokenizer's parts are on: the held-out evaluation turns them off one at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Analysis {
@@ -53,32 +38,51 @@ impl Default for Analysis {
     }
 }
 
-/// Calls `each` with every term of `text`, in order.
-pub(crate) fn for_each_term(text: &str, analysis: Analysis, mut each: impl FnMut(String)) {
-    terms_into(text, analysis, &mut each);
+/// Calls `each` with every term of `text`, in order. A term is lent, not given: most callers
+/// only look it up, and a word read without allocating keeps indexing 10,000 tools and each
+/// search free of an allocation per word.
+pub(crate) fn for_each_term(text: &str, analysis: Analysis, mut each: impl FnMut(&str)) {
+    let mut term = String::new();
+    terms_into(text, analysis, &mut term, &mut each);
 }
 
-fn terms_into(text: &str, analysis: Analysis, each: &mut dyn FnMut(String)) {
-    for word in split_words(text) {
-        // ASCII first: almost every word is, and the check is one pass over bytes.
-        if analysis.unspaced_bigrams && !word.is_ascii() && word.chars().any(is_unspaced) {
-            unspaced_terms(word, analysis, each);
+/// [`for_each_term`], with `term` the buffer each term is written to.
+fn terms_into(text: &str, analysis: Analysis, term: &mut String, each: &mut dyn FnMut(&str)) {
+    for word in text.split(|c: char| !(c.is_alphanumeric() || is_unspaced(c))) {
+        if word.is_empty() {
             continue;
         }
-        if !analysis.numbers && word.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let lower = word.to_lowercase();
-        if is_stop_word(&lower) {
-            continue;
-        }
-        each(stem_as(&lower, analysis.stemming));
+        for_each_camel_part(word, |word| {
+            // ASCII first: almost every word is, and the check is one pass over bytes.
+            if analysis.unspaced_bigrams && !word.is_ascii() && word.chars().any(is_unspaced) {
+                unspaced_terms(word, analysis, term, each);
+                return;
+            }
+            if !analysis.numbers && word.bytes().all(|b| b.is_ascii_digit()) {
+                return;
+            }
+            term.clear();
+            if word.is_ascii() {
+                term.push_str(word);
+                term.make_ascii_lowercase();
+            } else {
+                // `str::to_lowercase`, not per character: a final sigma lowercases by position.
+                term.push_str(&word.to_lowercase());
+            }
+            if is_stop_word(term) {
+                return;
+            }
+            if analysis.stemming == Stemming::Light {
+                stem_in_place(term);
+            }
+            each(term);
+        });
     }
 }
 
 /// A word with CJK or Thai in it: each run of those scripts as its overlapping character
 /// pairs (a run of one character as itself), the rest as ordinary words.
-fn unspaced_terms(word: &str, analysis: Analysis, each: &mut dyn FnMut(String)) {
+fn unspaced_terms(word: &str, analysis: Analysis, term: &mut String, each: &mut dyn FnMut(&str)) {
     let mut rest = word;
     while let Some(c) = rest.chars().next() {
         let unspaced = is_unspaced(c);
@@ -89,19 +93,23 @@ fn unspaced_terms(word: &str, analysis: Analysis, each: &mut dyn FnMut(String)) 
         let (run, tail) = rest.split_at(end);
         rest = tail;
         if unspaced {
-            let chars: Vec<char> = run.chars().collect();
-            if chars.len() == 1 {
-                each(run.to_string());
+            let mut chars = run.char_indices().peekable();
+            if run.chars().nth(1).is_none() {
+                each(run);
             }
-            for pair in chars.windows(2) {
-                each(pair.iter().collect());
+            // Each pair of neighbouring characters, borrowed from the run.
+            while let Some((at, _)) = chars.next() {
+                let Some(&(next, second)) = chars.peek() else {
+                    break;
+                };
+                each(&run[at..next + second.len_utf8()]);
             }
         } else {
             let analysis = Analysis {
                 unspaced_bigrams: false,
                 ..analysis
             };
-            terms_into(run, analysis, each);
+            terms_into(run, analysis, term, each);
         }
     }
 }
@@ -121,70 +129,154 @@ pub(crate) fn is_unspaced(c: char) -> bool {
 
 /// `word` (lowercase) cut by `stemming`.
 pub(crate) fn stem_as(word: &str, stemming: Stemming) -> String {
-    match stemming {
-        Stemming::Off => word.to_string(),
-        Stemming::Light => stem(word),
+    let mut term = word.to_string();
+    if stemming == Stemming::Light {
+        stem_in_place(&mut term);
     }
+    term
 }
 
-/// A set rather than a scan of [`STOP_WORDS`]: indexing 10,000 tools looks up every word.
+/// Words that say nothing about what a tool does. Kept short on purpose: `off`, `up`, `out`,
+/// `all` and `new` are left in because tool names lean on them (`turn_off_light`). A `match`
+/// rather than a set: indexing 10,000 tools asks for every word, and the match compares a word
+/// only with those of its length, without hashing it.
 fn is_stop_word(word: &str) -> bool {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
-        .contains(word)
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "of"
+            | "to"
+            | "in"
+            | "on"
+            | "for"
+            | "and"
+            | "or"
+            | "by"
+            | "with"
+            | "from"
+            | "is"
+            | "are"
+            | "be"
+            | "as"
+            | "at"
+            | "it"
+            | "its"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "e"
+            | "g"
+            | "eg"
+            | "i"
+            | "me"
+            | "my"
+            | "we"
+            | "our"
+            | "us"
+            | "you"
+            | "your"
+            | "do"
+            | "does"
+            | "can"
+            | "could"
+            | "would"
+            | "should"
+            | "please"
+            | "some"
+            | "any"
+            | "there"
+            | "their"
+            | "them"
+            | "they"
+            | "so"
+            | "than"
+            | "then"
+            | "into"
+            | "via"
+            | "if"
+            | "when"
+            | "what"
+            | "which"
+            | "who"
+            | "whom"
+            | "how"
+            | "much"
+            | "many"
+            | "i'd"
+            | "like"
+            | "want"
+            | "need"
+            | "will"
+            | "just"
+            | "has"
+            | "have"
+            | "had"
+            | "was"
+            | "were"
+            | "been"
+            | "being"
+            | "not"
+            | "no"
+            | "yes"
+            | "own"
+            | "one"
+            | "etc"
+    )
 }
 
 /// The terms of `text`, in order, repeats kept.
 #[cfg(test)]
 pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_term(text, Analysis::default(), |term| out.push(term));
+    for_each_term(text, Analysis::default(), |term| out.push(term.to_string()));
     out
 }
 
-/// Splits on anything but letters and digits, and inside a word at camelCase boundaries
-/// (`getUserInfo` → `get`, `User`, `Info`; `HTTPServer` → `HTTP`, `Server`). Letters and digits
-/// stay together, since `s3`, `ec2` and `base64` are names in their own right.
-fn split_words(text: &str) -> impl Iterator<Item = &str> {
-    // Marks too: Thai tone marks and some vowel signs are neither letters nor digits.
-    text.split(|c: char| !(c.is_alphanumeric() || is_unspaced(c)))
-        .filter(|word| !word.is_empty())
-        .flat_map(split_camel)
-}
-
-fn split_camel(word: &str) -> Vec<&str> {
+/// Calls `each` with the parts of `word` (letters and digits) split at camelCase boundaries
+/// (`getUserInfo` → `get`, `User`, `Info`; `HTTPServer` → `HTTP`, `Server`). Letters and
+/// digits stay together, since `s3`, `ec2` and `base64` are names in their own right. The
+/// caller splits on anything but letters and digits (and marks: Thai tone marks and some vowel
+/// signs are neither).
+fn for_each_camel_part(word: &str, mut each: impl FnMut(&str)) {
     if !word.chars().skip(1).any(char::is_uppercase) {
-        return vec![word];
+        each(word);
+        return;
     }
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut parts = Vec::new();
     let mut start = 0;
-    for i in 1..chars.len() {
-        let (at, here) = chars[i];
-        let before = chars[i - 1].1;
-        let lower_to_upper = before.is_lowercase() && here.is_uppercase();
-        // The last capital of a run of capitals starts the next word when a lowercase follows.
-        let acronym_end = before.is_uppercase()
-            && here.is_uppercase()
-            && chars
-                .get(i + 1)
-                .is_some_and(|(_, next)| next.is_lowercase());
-        if lower_to_upper || acronym_end {
-            parts.push(&word[start..at]);
-            start = at;
+    let mut chars = word.char_indices().peekable();
+    let mut before: Option<char> = None;
+    while let Some((at, here)) = chars.next() {
+        if let Some(before) = before {
+            let lower_to_upper = before.is_lowercase() && here.is_uppercase();
+            // The last capital of a run of capitals starts the next word when a lowercase
+            // follows.
+            let acronym_end = before.is_uppercase()
+                && here.is_uppercase()
+                && chars.peek().is_some_and(|&(_, next)| next.is_lowercase());
+            if lower_to_upper || acronym_end {
+                each(&word[start..at]);
+                start = at;
+            }
         }
+        before = Some(here);
     }
-    parts.push(&word[start..]);
-    parts
+    each(&word[start..]);
 }
 
 /// A light stem: plural, `-ing` and `-ed` removed, then a final `e`, so that `create`,
 /// `creates`, `created` and `creating` all become `creat`. Deliberately far from a full Porter
 /// stemmer: tool vocabulary is short words, and an aggressive stemmer merges `user` with `use`.
+#[cfg(test)]
 pub(crate) fn stem(word: &str) -> String {
-    let mut w = word.to_string();
+    stem_as(word, Stemming::Light)
+}
+
+/// [`stem`], cutting `w` where it is.
+fn stem_in_place(w: &mut String) {
     if !w.is_ascii() || w.len() <= 3 {
-        return w;
+        return;
     }
     if w.ends_with("ies") {
         w.truncate(w.len() - 3);
@@ -201,7 +293,7 @@ pub(crate) fn stem(word: &str) -> String {
     for suffix in ["ing", "ed"] {
         if w.len() >= suffix.len() + 3 && w.ends_with(suffix) {
             w.truncate(w.len() - suffix.len());
-            undouble(&mut w);
+            undouble(w);
             break;
         }
     }
@@ -213,7 +305,6 @@ pub(crate) fn stem(word: &str) -> String {
         w.pop();
         w.push('i');
     }
-    w
 }
 
 /// `running` → `runn` → `run`, but `pass` and `fill` keep their pair.
@@ -270,7 +361,7 @@ mod tests {
             ..Analysis::default()
         };
         let mut out = Vec::new();
-        for_each_term("top 10", with_numbers, |term| out.push(term));
+        for_each_term("top 10", with_numbers, |term| out.push(term.to_string()));
         assert_eq!(out, ["top", "10"]);
     }
 
