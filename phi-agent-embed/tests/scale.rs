@@ -170,7 +170,7 @@ async fn one_search_at_10000_tools() {
         percentiles(hybrid),
     );
     let lexical_bytes = index.lexical().heap_bytes() as f64 / TOOLS as f64;
-    let vector_bytes = index.semantic().dimensions() * 4;
+    let vector_bytes = index.semantic().heap_bytes() / index.semantic().len().max(1);
     println!(
         "{TOOLS} tools, {} BFCL test questions; index built in {build:?} (every tool embedded)",
         queries.len()
@@ -229,7 +229,7 @@ async fn sentence_search_at_10000_tools() {
     println!(
         "memory per tool: lexical index {:.0} B, vector {} B; the model {:.1} MB once",
         index.lexical().heap_bytes() as f64 / TOOLS as f64,
-        index.semantic().dimensions() * 4,
+        index.semantic().heap_bytes() / index.semantic().len().max(1),
         batch.heap_bytes() as f64 / 1e6
     );
     assert!(found > 0);

@@ -265,7 +265,7 @@ fn print_hybrid_latency(tools: &[(String, String, Value)], queries: &[&str]) {
         times.len(),
         times[times.len() / 2],
         times[times.len() * 99 / 100],
-        DIMENSIONS * 4
+        index.semantic().heap_bytes() / index.semantic().len().max(1)
     );
 }
 
