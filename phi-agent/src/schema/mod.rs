@@ -24,7 +24,7 @@ mod error;
 mod inline;
 mod path;
 mod strict;
-mod walk;
+pub(crate) mod walk;
 
 pub(crate) use cache::{DialectSchemas, WireSchema};
 pub(crate) use canonical::cached;

@@ -32,6 +32,7 @@ mod tool;
 use serde_json::Value;
 
 use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::schema::walk::keyword;
 use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
 use tokenize::Stemming;
@@ -367,19 +368,21 @@ fn add_tool(builder: &mut IndexBuilder, tool: &RegisteredTool) {
 /// The names and descriptions of the properties of `schema`, and of nested objects and arrays'
 /// items down to [`MAX_PARAMETER_DEPTH`].
 fn parameters<'a>(schema: &'a Value, depth: usize, texts: &mut Vec<(Field, &'a str)>) {
-    if depth >= MAX_PARAMETER_DEPTH {
+    let Some(schema) = schema.as_object().filter(|_| depth < MAX_PARAMETER_DEPTH) else {
         return;
-    }
-    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+    };
+    // `keyword`, not `get`: a scan of a schema's few keys, where `get` hashes with SipHash.
+    if let Some(properties) = keyword(schema, "properties").and_then(Value::as_object) {
         for (name, property) in properties {
             texts.push((Field::ParamName, name));
-            if let Some(doc) = property.get("description").and_then(Value::as_str) {
+            let doc = property.as_object().and_then(|p| keyword(p, "description"));
+            if let Some(doc) = doc.and_then(Value::as_str) {
                 texts.push((Field::ParamDoc, doc));
             }
             parameters(property, depth + 1, texts);
         }
     }
-    if let Some(items) = schema.get("items") {
+    if let Some(items) = keyword(schema, "items") {
         parameters(items, depth + 1, texts);
     }
 }
