@@ -138,8 +138,9 @@ pub(crate) fn stem_as(word: &str, stemming: Stemming) -> String {
 
 /// Words that say nothing about what a tool does. Kept short on purpose: `off`, `up`, `out`,
 /// `all` and `new` are left in because tool names lean on them (`turn_off_light`). A `match`
-/// rather than a set: indexing 10,000 tools asks for every word, and the match compares a word
-/// only with those of its length, without hashing it.
+/// rather than a set: indexing 10,000 tools asks for every word, and each arm compares lengths
+/// first, so a word's bytes are read only against the stop words of its length, and nothing is
+/// hashed.
 fn is_stop_word(word: &str) -> bool {
     matches!(
         word,
