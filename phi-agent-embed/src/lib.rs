@@ -14,6 +14,7 @@
 mod bert;
 mod model;
 mod sentence;
+mod table;
 mod tokenizer;
 mod wordpiece;
 

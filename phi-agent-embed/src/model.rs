@@ -10,6 +10,7 @@ use phi_agent::AgentResult;
 use phi_agent::search::Embedder;
 use safetensors::{Dtype, SafeTensors};
 
+use crate::table::Table;
 use crate::tokenizer::Bpe;
 
 /// Why a model could not be loaded.
@@ -51,8 +52,8 @@ pub enum LoadError {
 pub struct StaticEmbedder {
     name: String,
     tokenizer: Bpe,
-    /// Row-major, `rows × dimensions`.
-    table: Vec<f32>,
+    /// Row-major, `rows × dimensions`, in the weights file's precision.
+    table: Table,
     rows: usize,
     dimensions: usize,
 }
@@ -164,7 +165,7 @@ impl StaticEmbedder {
             ));
         };
         let data = tensor.data();
-        let Some(table) = floats(tensor.dtype(), data) else {
+        let Some(table) = Table::new(tensor.dtype(), data) else {
             return Err(format(
                 weights,
                 format!("{:?} values (expected a float)", tensor.dtype()),
@@ -207,12 +208,7 @@ impl StaticEmbedder {
             // Ids past the table (an added token the table has no row for) take the last row,
             // as the package's own inference clamps them.
             let row = (id as usize).min(self.rows - 1) * self.dimensions;
-            for (sum, value) in vector
-                .iter_mut()
-                .zip(&self.table[row..row + self.dimensions])
-            {
-                *sum += value;
-            }
+            self.table.add_to(row, &mut vector);
         }
         let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
         if norm > 0.0 && norm.is_finite() {
@@ -221,9 +217,10 @@ impl StaticEmbedder {
         vector
     }
 
-    /// Bytes the model holds on the heap (its table, mostly).
+    /// Bytes the model holds on the heap (its table, mostly, in the precision of its file: 2
+    /// bytes a value for wordllama's f16).
     pub fn heap_bytes(&self) -> usize {
-        self.table.capacity() * 4
+        self.table.heap_bytes()
     }
 }
 
