@@ -24,7 +24,7 @@ mod error;
 mod inline;
 mod path;
 mod strict;
-pub(crate) mod walk;
+mod walk;
 
 pub(crate) use cache::{DialectSchemas, WireSchema};
 pub(crate) use canonical::cached;
@@ -33,3 +33,4 @@ pub(crate) use coerce::integral_floats_to_integers;
 pub use dialect::{Dialect, check_root, to_dialect};
 pub use error::{DialectError, SchemaProblem};
 pub use strict::{OpenAiStrictCompatible, check_openai_strict};
+pub(crate) use walk::keyword;

@@ -32,7 +32,7 @@ mod tool;
 use serde_json::Value;
 
 use crate::registry::{RegisteredTool, ToolRegistry};
-use crate::schema::walk::keyword;
+use crate::schema::keyword;
 use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
 use tokenize::Stemming;

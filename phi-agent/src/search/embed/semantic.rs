@@ -16,9 +16,8 @@ use crate::tool::ToolExposure;
 /// they are half that, and their products sum in integer lanes that the compiler vectorizes for
 /// the baseline CPU (multiply-adds of 16-bit pairs, SSE2 on x86-64). Each vector is scaled so
 /// that its largest component is as large as keeps a whole dot product within an `i32`: 2,364
-/// (about 11 bits) for 384 dimensions,
-/// and a cosine read back differs from the `f32` one by a few 10⁻⁵ (at most 6.6 × 10⁻⁵ over
-/// the unit test's 50 vectors of 384).
+/// (about 11 bits) for 384 dimensions. A cosine read back differs from the `f32` one by a few
+/// 10⁻⁵ (at most 6.6 × 10⁻⁵ over the unit test's 50 vectors of 384).
 #[derive(Debug, Default)]
 pub struct SemanticIndex {
     /// Per tool: its registration index.
@@ -30,38 +29,27 @@ pub struct SemanticIndex {
     steps: Vec<f32>,
 }
 
-/// A vector in fixed point: `components[i] × step` is the original `i`th component.
-struct Quantized {
-    components: Vec<i16>,
-    step: f32,
+/// The largest fixed-point component for vectors of `dimensions`: the dot product of two such
+/// vectors, and every partial sum of it, then stays within an `i32`.
+fn largest_component(dimensions: usize) -> f32 {
+    let largest = ((i32::MAX as f64) / dimensions.max(1) as f64)
+        .sqrt()
+        .floor();
+    largest.min(i16::MAX as f64) as f32
 }
 
-impl Quantized {
-    /// The largest fixed-point component for vectors of `dimensions`: the dot product of two
-    /// such vectors, and every partial sum of it, then stays within an `i32`.
-    fn unit(dimensions: usize) -> f32 {
-        let unit = ((i32::MAX as f64) / dimensions.max(1) as f64)
-            .sqrt()
-            .floor();
-        unit.min(i16::MAX as f64) as f32
+/// Appends `vector` times `scale` to `out` in fixed point, and returns the real value of one
+/// step (0, with all components 0, for a zero or non-finite vector): `out[i] × step` is the
+/// scaled `i`th component.
+fn quantize(vector: &[f32], scale: f32, out: &mut Vec<i16>) -> f32 {
+    let largest = vector.iter().fold(0f32, |m, v| m.max((v * scale).abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        out.extend(std::iter::repeat_n(0, vector.len()));
+        return 0.0;
     }
-
-    /// `vector` times `scale`, in fixed point (all zeros for a zero or non-finite vector).
-    fn new(vector: &[f32], scale: f32) -> Self {
-        let largest = vector.iter().fold(0f32, |m, v| m.max((v * scale).abs()));
-        if largest == 0.0 || !largest.is_finite() {
-            return Self {
-                components: vec![0; vector.len()],
-                step: 0.0,
-            };
-        }
-        let step = largest / Self::unit(vector.len());
-        let components = vector
-            .iter()
-            .map(|v| (v * scale / step).round() as i16)
-            .collect();
-        Self { components, step }
-    }
+    let step = largest / largest_component(vector.len());
+    out.extend(vector.iter().map(|v| (v * scale / step).round() as i16));
+    step
 }
 
 impl SemanticIndex {
@@ -129,9 +117,8 @@ impl SemanticIndex {
         }
         let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
         let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
-        let unit = Quantized::new(vector, scale);
-        self.vectors.extend_from_slice(&unit.components);
-        self.steps.push(unit.step);
+        let step = quantize(vector, scale, &mut self.vectors);
+        self.steps.push(step);
         Ok(())
     }
 
@@ -150,7 +137,8 @@ impl SemanticIndex {
         if norm == 0.0 || !norm.is_finite() {
             return Vec::new();
         }
-        let query = Quantized::new(query, 1.0 / norm);
+        let mut components = Vec::with_capacity(query.len());
+        let query_step = quantize(query, 1.0 / norm, &mut components);
         let mut scored: Vec<(usize, f32)> = self
             .vectors
             .chunks_exact(self.dimensions)
@@ -158,8 +146,8 @@ impl SemanticIndex {
             .zip(&self.tools)
             .filter(|(_, index)| accept(**index))
             .map(|((vector, &step), &index)| {
-                let dot = dot(vector, &query.components) as f32;
-                (index, dot * step * query.step)
+                let dot = dot(vector, &components) as f32;
+                (index, dot * step * query_step)
             })
             .collect();
         let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -197,7 +185,7 @@ impl SemanticIndex {
 
 /// The dot product of two fixed-point vectors of one length, summed in sixteen `i32` lanes,
 /// which the compiler turns into vector multiply-adds of 16-bit pairs. Components at most
-/// [`Quantized::unit`] keep every sum within an `i32`.
+/// [`largest_component`] keep every sum within an `i32`.
 fn dot(a: &[i16], b: &[i16]) -> i32 {
     let mut lanes = [0i32; 16];
     let (a_chunks, b_chunks) = (a.chunks_exact(16), b.chunks_exact(16));
@@ -263,7 +251,7 @@ mod tests {
     #[test]
     fn the_largest_vectors_sum_within_an_i32() {
         for dimensions in [1, 7, 384, 1536, 3072, 100_000] {
-            let unit = Quantized::unit(dimensions) as i16;
+            let unit = largest_component(dimensions) as i16;
             let worst = vec![-unit; dimensions];
             let exact: i64 = worst.iter().map(|&x| i64::from(x) * i64::from(x)).sum();
             assert!(exact <= i64::from(i32::MAX), "{dimensions}");
