@@ -17,7 +17,7 @@
 //! schema together.
 
 use std::any::TypeId;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -35,6 +35,17 @@ thread_local! {
     /// Per argument type: its plan, or `None` when nothing needs checking. Per thread, so that
     /// a call reads it without a lock or a shared counter.
     static PLANS: RefCell<FxHashMap<TypeId, Option<Plan>>> = RefCell::new(FxHashMap::default());
+
+    /// The argument type last found to need no check: a tool called again and again (the
+    /// common case) is answered without a map lookup.
+    static LAST_UNCHECKED: Cell<Option<TypeId>> = const { Cell::new(None) };
+}
+
+/// Whether `args_type` was the type last found to need no check (then [`unknown_field`] would
+/// find nothing): the one question a call of a typed tool usually asks, answered inline.
+#[inline]
+pub(super) fn needs_no_check(args_type: TypeId) -> bool {
+    LAST_UNCHECKED.get() == Some(args_type)
 }
 
 /// The first field of `value`, a decoded value of `args_type`, that the type's canonical
@@ -47,17 +58,26 @@ pub(super) fn unknown_field(
     refuses_probe: &mut dyn FnMut(&Value) -> bool,
     value: &Value,
 ) -> Option<Unknown> {
+    if needs_no_check(args_type) {
+        return None;
+    }
     let known = PLANS.with(|plans| {
-        plans
-            .borrow()
-            .get(&args_type)
-            .map(|plan| plan.as_ref().and_then(|plan| plan.unknown_field(value)))
+        plans.borrow().get(&args_type).map(|plan| match plan {
+            Some(plan) => plan.unknown_field(value),
+            None => {
+                LAST_UNCHECKED.set(Some(args_type));
+                None
+            }
+        })
     });
     if let Some(found) = known {
         return found;
     }
     let plan = Plan::compute(schema(), refuses_probe);
     let found = plan.as_ref().and_then(|plan| plan.unknown_field(value));
+    if plan.is_none() {
+        LAST_UNCHECKED.set(Some(args_type));
+    }
     PLANS.with(|plans| plans.borrow_mut().insert(args_type, plan));
     found
 }

@@ -99,6 +99,19 @@ pub(crate) fn arguments_within<A: DeserializeOwned + 'static>(
     max_bytes: usize,
 ) -> AgentResult<A> {
     let mut slot = Slot(None);
+    // The success path, without the layers the failure path needs.
+    if args.is_object()
+        && let Ok(decoded) = strict::decode::<A>(args, max_bytes)
+    {
+        let args_type = TypeId::of::<A>();
+        if closed::needs_no_check(args_type) {
+            return Ok(decoded);
+        }
+        let mut refuses = |probe: &Value| slot.refuses_probe(probe);
+        if closed::unknown_field(args_type, schema, &mut refuses, args).is_none() {
+            return Ok(decoded);
+        }
+    }
     decode_with(tool, args, schema, max_bytes, TypeId::of::<A>(), &mut slot)?;
     match slot.0 {
         Some(decoded) => Ok(decoded),

@@ -47,9 +47,10 @@ use crate::limits::{self, MAX_ARGUMENT_DEPTH, Measure};
 #[derive(Clone, Copy)]
 pub(crate) struct Strict<'de> {
     value: &'de Value,
-    /// What the whole value may still take, and how much deeper it may nest here, shared by
-    /// all its parts.
+    /// What the whole value may still take, shared by all its parts.
     budget: &'de Budget,
+    /// How many more containers may nest here (a container is one level).
+    depth_left: usize,
 }
 
 /// Decodes `value` as a `T`, refusing it once it counts more than `max_bytes` or nests deeper
@@ -57,82 +58,59 @@ pub(crate) struct Strict<'de> {
 pub(crate) fn decode<T: DeserializeOwned>(value: &Value, max_bytes: usize) -> Result<T, Error> {
     let budget = Budget {
         left: Cell::new(max_bytes),
-        depth_left: Cell::new(MAX_ARGUMENT_DEPTH),
     };
-    // A container counts its scalars; a scalar on its own counts itself.
-    if let Some(len) = limits::scalar_len(value) {
-        budget.spend(len)?;
-    }
     T::deserialize(Strict {
         value,
         budget: &budget,
+        depth_left: MAX_ARGUMENT_DEPTH,
     })
 }
 
 impl<'de> Strict<'de> {
-    /// The deserializer of `value`, a part of this one's.
+    /// How many more containers may nest inside this value, a container: `Err` when it may
+    /// not nest here.
     #[inline]
-    fn with(self, value: &'de Value) -> Self {
-        Self { value, ..self }
+    fn inner_depth(&self) -> Result<usize, Error> {
+        match self.depth_left.checked_sub(1) {
+            Some(inner) => Ok(inner),
+            None => Err(Error::past_limit()),
+        }
     }
 
-    /// Reads this value, a container, one level deeper: `Err` when it may not nest here.
-    #[inline]
-    fn nested<T>(&self, read: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-        let depth = &self.budget.depth_left;
-        let outer = depth.get();
-        let Some(inner) = outer.checked_sub(1) else {
-            return Err(Error::past_limit());
-        };
-        depth.set(inner);
-        let read = read();
-        depth.set(outer);
-        read
-    }
-
-    /// Counts this value whole where the decoder skips it or hands it to serde_json whole (a
-    /// container: its scalars are counted here, with its own brackets, braces and keys).
+    /// Counts this value whole where the decoder skips it or hands it to serde_json whole.
     #[cold]
     fn spend_whole(&self) -> Result<(), Error> {
-        if limits::scalar_len(self.value).is_some() {
-            // Counted by its container.
-            return Ok(());
+        if let Some(len) = limits::scalar_len(self.value) {
+            return self.budget.spend(len);
         }
-        match limits::measure(
-            self.value,
-            self.budget.left.get(),
-            self.budget.depth_left.get(),
-        ) {
+        match limits::measure(self.value, self.budget.left.get(), self.depth_left) {
             Measure::Fits(len) => self.budget.spend(len),
             Measure::TooLarge | Measure::TooDeep => Err(Error::past_limit()),
         }
     }
 }
 
-/// The length of an array's brackets and commas and of its scalar elements, as
-/// [`limits::measure`] counts them; each container element counts itself when it is read.
-#[inline]
-fn array_len(items: &[Value]) -> usize {
-    items.iter().fold(2 + items.len(), |len, item| {
-        len + limits::scalar_len(item).unwrap_or(0)
-    })
+impl Strict<'_> {
+    /// What serde_json's own deserializer makes of this value, where this one has nothing to
+    /// add (mostly a type mismatch, which serde_json words): the value counted whole first, so
+    /// that nothing is accepted uncounted.
+    #[inline]
+    fn forward<T>(self, read: impl FnOnce() -> Result<T, serde_json::Error>) -> Result<T, Error> {
+        self.spend_whole()?;
+        Ok(read()?)
+    }
 }
 
-/// The length of an object's braces, its keys (quoted, with a colon and a comma) and its scalar
-/// values, as [`limits::measure`] counts them.
-#[inline]
-fn object_len(fields: &Map<String, Value>) -> usize {
-    fields.iter().fold(2, |len, (key, item)| {
-        len + key.len() + 4 + limits::scalar_len(item).unwrap_or(0)
-    })
-}
+/// What [`limits::measure`] counts for a number, a boolean or `null`.
+const LITERAL_LEN: usize = 5;
 
 /// How many bytes a value may still take, counted as [`limits::measure`] counts them: a value
-/// decodes only if the walk would find it within the same limit.
+/// decodes only if the walk would find it within the same limit. A container counts its
+/// brackets and separators when it is entered and each key as it is read; every value counts
+/// itself where it is decoded, a string before it is copied. A scalar decoded for a known type
+/// counts the constant of its kind, so no value is matched twice.
 struct Budget {
     left: Cell<usize>,
-    /// How many more containers may nest where the decoder is (a container is one level).
-    depth_left: Cell<usize>,
 }
 
 impl Budget {
@@ -295,56 +273,84 @@ fn too_long(len: usize, what: &str) -> Error {
     de::Error::invalid_length(len, &format!("fewer elements in {what}").as_str())
 }
 
-/// Reads `array`, the value of `de`, counting it ([`array_len`]) and nesting one level.
+/// Reads `array`, the value of `de`, one level deeper: its brackets and commas counted here,
+/// each element as it is read.
 fn visit_array<'de, V: Visitor<'de>>(
     de: Strict<'de>,
     array: &'de [Value],
     visitor: V,
 ) -> Result<V::Value, Error> {
     let len = array.len();
-    de.budget.spend(array_len(array))?;
-    de.nested(|| {
-        let mut seq = Seq {
-            items: array.iter(),
-            index: 0,
-            budget: de.budget,
-        };
-        // `match`, not `?`: this is compiled once per type that decodes, and so is each `?`.
-        match visitor.visit_seq(&mut seq) {
-            Ok(value) if seq.items.len() == 0 => Ok(value),
-            Ok(_) => Err(too_long(len, "array")),
-            Err(error) => Err(error),
-        }
-    })
+    let depth_left = de.inner_depth()?;
+    de.budget.spend(2 + len)?;
+    let mut seq = Seq {
+        items: array.iter(),
+        len,
+        budget: de.budget,
+        depth_left,
+    };
+    // `match`, not `?`: this is compiled once per type that decodes, and so is each `?`.
+    match visitor.visit_seq(&mut seq) {
+        Ok(value) if seq.items.len() == 0 => Ok(value),
+        Ok(_) => Err(too_long(len, "array")),
+        Err(error) => Err(error),
+    }
 }
 
-/// Reads `object`, the value of `de`, counting it ([`object_len`]) and nesting one level.
+/// Reads `object`, the value of `de`, one level deeper: its braces counted here, each field as
+/// its key is read.
 fn visit_object<'de, V: Visitor<'de>>(
     de: Strict<'de>,
     object: &'de Map<String, Value>,
     visitor: V,
 ) -> Result<V::Value, Error> {
-    let len = object.len();
-    de.budget.spend(object_len(object))?;
-    de.nested(|| {
-        let mut map = Fields {
-            iter: object.iter(),
-            value: None,
-            budget: de.budget,
-        };
-        match visitor.visit_map(&mut map) {
-            Ok(value) if map.iter.len() == 0 => Ok(value),
-            Ok(_) => Err(too_long(len, "map")),
-            Err(error) => Err(error),
-        }
-    })
+    let depth_left = de.inner_depth()?;
+    de.budget.spend(2)?;
+    let mut map = Fields {
+        iter: object.iter(),
+        value: None,
+        budget: de.budget,
+        depth_left,
+    };
+    match visitor.visit_map(&mut map) {
+        Ok(value) if map.iter.len() == 0 => Ok(value),
+        Ok(_) => Err(too_long(object.len(), "map")),
+        Err(error) => Err(error),
+    }
 }
 
-macro_rules! forward_to_serde_json {
+/// Numbers: counted as the walk counts them, then read by serde_json's number.
+macro_rules! numbers {
     ($($method:ident)*) => {
         $(
+            #[inline]
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                Ok(de::Deserializer::$method(self.value, visitor)?)
+                match self.value {
+                    Value::Number(number) => {
+                        self.budget.spend(LITERAL_LEN)?;
+                        Ok(de::Deserializer::$method(number, visitor)?)
+                    }
+                    other => self.forward(|| de::Deserializer::$method(other, visitor)),
+                }
+            }
+        )*
+    };
+}
+
+/// Strings, and what serde_json reads as a string: counted (before the visitor copies them),
+/// then handed to the visitor as serde_json hands them.
+macro_rules! strings {
+    ($($method:ident)*) => {
+        $(
+            #[inline]
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                match self.value {
+                    Value::String(text) => {
+                        self.budget.spend(text.len() + 2)?;
+                        visitor.visit_borrowed_str(text)
+                    }
+                    other => self.forward(|| de::Deserializer::$method(other, visitor)),
+                }
             }
         )*
     };
@@ -357,21 +363,47 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         match self.value {
             Value::Array(items) => visit_array(self, items, visitor),
             Value::Object(fields) => visit_object(self, fields, visitor),
-            leaf => Ok(de::Deserializer::deserialize_any(leaf, visitor)?),
+            leaf => {
+                self.budget.spend(limits::scalar_len(leaf).unwrap_or(0))?;
+                Ok(de::Deserializer::deserialize_any(leaf, visitor)?)
+            }
         }
     }
 
-    forward_to_serde_json! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_unit deserialize_identifier
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    strings! {
+        deserialize_char deserialize_str deserialize_string deserialize_identifier
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Bool(value) => {
+                self.budget.spend(LITERAL_LEN)?;
+                visitor.visit_bool(*value)
+            }
+            other => self.forward(|| de::Deserializer::deserialize_bool(other, visitor)),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Null => {
+                self.budget.spend(LITERAL_LEN)?;
+                visitor.visit_unit()
+            }
+            other => self.forward(|| de::Deserializer::deserialize_unit(other, visitor)),
+        }
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Array(items) => visit_array(self, items, visitor),
-            other => Ok(de::Deserializer::deserialize_bytes(other, visitor)?),
+            other => self.forward(|| de::Deserializer::deserialize_bytes(other, visitor)),
         }
     }
 
@@ -381,19 +413,20 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
-            Value::Null => visitor.visit_none(),
+            Value::Null => {
+                self.budget.spend(LITERAL_LEN)?;
+                visitor.visit_none()
+            }
             _ => visitor.visit_some(self),
         }
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
+        _name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        Ok(de::Deserializer::deserialize_unit_struct(
-            self.value, name, visitor,
-        )?)
+        self.deserialize_unit(visitor)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -414,7 +447,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Array(items) => visit_array(self, items, visitor),
-            other => Ok(de::Deserializer::deserialize_seq(other, visitor)?),
+            other => self.forward(|| de::Deserializer::deserialize_seq(other, visitor)),
         }
     }
 
@@ -438,7 +471,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Object(fields) => visit_object(self, fields, visitor),
-            other => Ok(de::Deserializer::deserialize_map(other, visitor)?),
+            other => self.forward(|| de::Deserializer::deserialize_map(other, visitor)),
         }
     }
 
@@ -462,24 +495,28 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match self.value {
-            Value::String(variant) => visitor.visit_enum(Enum {
-                variant,
-                content: None,
-            }),
+            Value::String(variant) => {
+                self.budget.spend(variant.len() + 2)?;
+                visitor.visit_enum(Enum {
+                    variant,
+                    content: None,
+                })
+            }
             Value::Object(fields) => {
                 let mut entries = fields.iter();
                 match (entries.next(), entries.next()) {
                     (Some((variant, value)), None) => {
                         // `{"variant": content}`: an object of one key, its content one
                         // level down.
-                        self.budget.spend(
-                            2 + variant.len() + 4 + limits::scalar_len(value).unwrap_or(0),
-                        )?;
-                        self.nested(|| {
-                            visitor.visit_enum(Enum {
-                                variant,
-                                content: Some(self.with(value)),
-                            })
+                        let depth_left = self.inner_depth()?;
+                        self.budget.spend(2 + variant.len() + 4)?;
+                        visitor.visit_enum(Enum {
+                            variant,
+                            content: Some(Strict {
+                                value,
+                                depth_left,
+                                ..self
+                            }),
                         })
                     }
                     _ => Err(de::Error::invalid_value(
@@ -501,9 +538,11 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
 
 struct Seq<'de> {
     items: std::slice::Iter<'de, Value>,
-    /// The index of the next element.
-    index: usize,
+    /// How many elements the array has.
+    len: usize,
     budget: &'de Budget,
+    /// How many more containers may nest in an element.
+    depth_left: usize,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
@@ -516,14 +555,14 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         let Some(value) = self.items.next() else {
             return Ok(None);
         };
-        let index = self.index;
-        self.index += 1;
         match seed.deserialize(Strict {
             value,
             budget: self.budget,
+            depth_left: self.depth_left,
         }) {
             Ok(element) => Ok(Some(element)),
-            Err(error) => Err(error.in_element(index)),
+            // The element just read is the last one taken from `items`.
+            Err(error) => Err(error.in_element(self.len - self.items.len() - 1)),
         }
     }
 
@@ -537,6 +576,8 @@ struct Fields<'de> {
     /// The field whose key was read last, and its value until that is read.
     value: Option<(&'de str, &'de Value)>,
     budget: &'de Budget,
+    /// How many more containers may nest in a field's value.
+    depth_left: usize,
 }
 
 impl<'de> MapAccess<'de> for Fields<'de> {
@@ -548,6 +589,8 @@ impl<'de> MapAccess<'de> for Fields<'de> {
     ) -> Result<Option<T::Value>, Error> {
         match self.iter.next() {
             Some((key, value)) => {
+                // The key, quoted, with its colon and comma; the value counts itself.
+                self.budget.spend(key.len() + 4)?;
                 self.value = Some((key, value));
                 seed.deserialize(Key(key)).map(Some)
             }
@@ -560,6 +603,7 @@ impl<'de> MapAccess<'de> for Fields<'de> {
             Some((key, value)) => match seed.deserialize(Strict {
                 value,
                 budget: self.budget,
+                depth_left: self.depth_left,
             }) {
                 Ok(value) => Ok(value),
                 Err(error) => Err(error.in_field(key)),
@@ -941,6 +985,40 @@ mod tests {
     #[derive(Deserialize)]
     #[allow(dead_code)]
     struct Wrapper(Vec<Option<bool>>);
+
+    /// One field of every scalar kind the decoder counts where it reads it.
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Scalars {
+        float: f64,
+        letter: char,
+        wide: i128,
+        flag: bool,
+        nothing: (),
+        unit: Unit,
+        absent: Option<String>,
+        present: Option<u8>,
+        shape: Shape,
+        any: Value,
+        skipped: IgnoredAny,
+    }
+
+    #[test]
+    fn every_scalar_kind_is_counted_as_the_walk_counts_it() {
+        counts_as_the_walk::<Scalars>(&json!({
+            "float": 1.5, "letter": "é", "wide": -5,
+            "flag": true, "nothing": null, "unit": null, "absent": null, "present": 7,
+            "shape": "dot", "any": "text", "skipped": 12
+        }));
+        counts_as_the_walk::<Scalars>(&json!({
+            "float": 2, "letter": "x", "wide": 1, "flag": false, "nothing": null, "unit": null,
+            "absent": "here", "present": null, "shape": {"named": "n"}, "any": [1, {"k": false}],
+            "skipped": {"deep": ["a", null]}
+        }));
+        // A top-level scalar counts itself.
+        counts_as_the_walk::<String>(&json!("alone"));
+        counts_as_the_walk::<u64>(&json!(42));
+    }
 
     #[test]
     fn what_decodes_is_counted_as_the_walk_counts_it() {

@@ -257,18 +257,27 @@ impl ToolRegistry {
 
 /// Arguments must be one JSON object (or `null`, which tools read as no arguments). Adapters keep
 /// arguments that were not JSON as a string, so the model hears what it sent and what to fix.
+#[inline]
 fn shape_error(tool: &str, args: &Value) -> Option<AgentError> {
+    match args {
+        Value::Object(_) | Value::Null => None,
+        other => Some(not_an_object(tool, other)),
+    }
+}
+
+/// The error of arguments that are neither an object nor `null`.
+#[cold]
+fn not_an_object(tool: &str, args: &Value) -> AgentError {
     let message = match args {
-        Value::Object(_) | Value::Null => return None,
         Value::String(raw) => mistakes::arguments_are_text(raw),
         Value::Array(_) => mistakes::arguments_are_an_array(),
         scalar => mistakes::arguments_are_a_scalar(scalar),
     };
-    Some(AgentError::InvalidArguments {
+    AgentError::InvalidArguments {
         tool: tool.to_string(),
         path: crate::error::ROOT_PATH.into(),
         message,
-    })
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
