@@ -76,9 +76,10 @@ use crate::limits;
 /// Decodes `args` into `A` for the tool `tool`; `schema` (the canonical schema of `A`) is read
 /// only when decoding fails. See the [module documentation](self).
 ///
-/// Only the decode itself needs `A` ([`Slot::decode`]); which values to try, the repair, the
-/// validator and its cache and the error's shape ([`decode_with`]) are compiled once for all
-/// tools, not once per argument type. A call that decodes pays one indirect call for it.
+/// Only the success path needs `A`: the decode and the closed-object check. Which values to try
+/// next, the repair, the validator and its cache and the error's shape
+/// ([`refused_or_repaired`]) are compiled once for all tools, not once per argument type; they
+/// reach the type through one indirect call ([`Slot::decode`]).
 pub(crate) fn arguments<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
@@ -98,24 +99,29 @@ pub(crate) fn arguments_within<A: DeserializeOwned + 'static>(
     schema: fn() -> Arc<Value>,
     max_bytes: usize,
 ) -> AgentResult<A> {
+    let args_type = TypeId::of::<A>();
     let mut slot = Slot(None);
-    // The success path, without the layers the failure path needs.
-    if args.is_object()
-        && let Ok(decoded) = strict::decode::<A>(args, max_bytes)
-    {
-        let args_type = TypeId::of::<A>();
-        if closed::needs_no_check(args_type) {
-            return Ok(decoded);
+    // The success path, without the layers the failure path needs; what stopped it is where
+    // the failure path starts.
+    let failure = if args.is_object() {
+        match strict::decode::<A>(args, max_bytes) {
+            Ok(decoded) if closed::needs_no_check(args_type) => return Ok(decoded),
+            Ok(decoded) => {
+                let mut refuses = |probe: &Value| slot.refuses_probe(probe);
+                match closed::unknown_field(args_type, schema, &mut refuses, args) {
+                    None => return Ok(decoded),
+                    Some(unknown) => Some(strict::Error::unknown_field(unknown)),
+                }
+            }
+            Err(error) => Some(error),
         }
-        let mut refuses = |probe: &Value| slot.refuses_probe(probe);
-        if closed::unknown_field(args_type, schema, &mut refuses, args).is_none() {
-            return Ok(decoded);
-        }
-    }
-    decode_with(tool, args, schema, max_bytes, TypeId::of::<A>(), &mut slot)?;
+    } else {
+        None
+    };
+    refused_or_repaired(tool, args, schema, max_bytes, args_type, &mut slot, failure)?;
     match slot.0 {
         Some(decoded) => Ok(decoded),
-        // `decode_with` answers `Ok` only once a value decoded into the slot.
+        // `refused_or_repaired` answers `Ok` only once a value decoded into the slot.
         None => Err(not_decoded(tool)),
     }
 }
@@ -164,7 +170,7 @@ pub(crate) fn check_once(schema: &Value, value: &Value) -> Result<(), String> {
 /// Where [`arguments`] keeps what decoded.
 struct Slot<A>(Option<A>);
 
-/// One value decoded into a [`Slot`], behind a `dyn` so that [`decode_with`] is not generic.
+/// One value decoded into a [`Slot`], behind a `dyn` so that [`refused_or_repaired`] is not generic.
 trait Decode {
     /// Decodes `value`, refusing it past `max_bytes` or [`limits::MAX_ARGUMENT_DEPTH`].
     fn decode(&mut self, value: &Value, max_bytes: usize) -> Result<(), strict::Error>;
@@ -219,28 +225,25 @@ fn not_decoded(tool: &str) -> AgentError {
     }
 }
 
-/// [`arguments`] for any type: `slot` decodes one value and keeps it; this says which values to
-/// try, and why none decoded.
-fn decode_with(
+/// The failure path of [`arguments`] for any type, once the arguments did not decode (or are
+/// not an object): `failure` is why, `slot` decodes one more value and keeps it. Past a limit,
+/// that is the mistake reported; otherwise the one repaired value worth trying is tried, and
+/// when that fails too, the error says every mistake.
+#[cold]
+fn refused_or_repaired(
     tool: &str,
     args: &Value,
     schema: fn() -> Arc<Value>,
     max_bytes: usize,
     args_type: TypeId,
     slot: &mut dyn Decode,
+    mut failure: Option<strict::Error>,
 ) -> AgentResult<()> {
-    // serde reads a tuple or a sequence from an array; the schema says object, and so must
-    // decoding (the registry refuses other shapes first, but `Tool::call` can be called alone).
-    let mut failure = None;
-    if args.is_object() {
-        match decode_closed(slot, args, max_bytes, args_type, schema) {
-            Ok(()) => return Ok(()),
-            Err(error) => failure = Some(error),
-        }
-        // Past a limit, that is the mistake to report, whatever else the decoder met first.
-        if let Some(error) = past_limits(tool, args, max_bytes) {
-            return Err(error);
-        }
+    // Past a limit, that is the mistake to report, whatever else the decoder met first.
+    if args.is_object()
+        && let Some(error) = past_limits(tool, args, max_bytes)
+    {
+        return Err(error);
     }
     let retry = Retry::new(args, schema);
     if let Some(candidate) = retry.candidate() {
