@@ -36,7 +36,7 @@ fn walk(value: &Value, depth_left: usize, total: &mut usize, max: usize) -> Resu
     match value {
         Value::Array(items) => {
             let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
-            *total += 2 + items.len();
+            *total += array_frame_len(items.len());
             for item in items {
                 match scalar_len(item) {
                     Some(len) => *total += len,
@@ -49,9 +49,9 @@ fn walk(value: &Value, depth_left: usize, total: &mut usize, max: usize) -> Resu
         }
         Value::Object(map) => {
             let inner = depth_left.checked_sub(1).ok_or(Measure::TooDeep)?;
-            *total += 2;
+            *total += OBJECT_FRAME_LEN;
             for (key, item) in map {
-                *total += key.len() + 4;
+                *total += key_len(key);
                 match scalar_len(item) {
                     Some(len) => *total += len,
                     None => walk(item, inner, total, max)?,
@@ -74,10 +74,37 @@ fn walk(value: &Value, depth_left: usize, total: &mut usize, max: usize) -> Resu
 #[inline]
 pub(crate) fn scalar_len(value: &Value) -> Option<usize> {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => Some(5),
-        Value::String(text) => Some(text.len() + 2),
+        Value::Null | Value::Bool(_) | Value::Number(_) => Some(LITERAL_LEN),
+        Value::String(text) => Some(string_len(text)),
         Value::Array(_) | Value::Object(_) => None,
     }
+}
+
+// The parts [`measure`] counts, one definition each: the typed decoder counts the same parts
+// as it reads them (`decode::strict`), and must arrive at the same total.
+
+/// What [`measure`] counts for a number, a boolean or `null`.
+pub(crate) const LITERAL_LEN: usize = 5;
+
+/// What [`measure`] counts for an object's braces.
+pub(crate) const OBJECT_FRAME_LEN: usize = 2;
+
+/// What [`measure`] counts for a string: its bytes and its quotes.
+#[inline]
+pub(crate) fn string_len(text: &str) -> usize {
+    text.len() + 2
+}
+
+/// What [`measure`] counts for an object's key: its bytes, its quotes, its colon and a comma.
+#[inline]
+pub(crate) fn key_len(key: &str) -> usize {
+    key.len() + 4
+}
+
+/// What [`measure`] counts for an array of `items` elements: its brackets and commas.
+#[inline]
+pub(crate) fn array_frame_len(items: usize) -> usize {
+    2 + items
 }
 
 /// Deepest nesting of arguments accepted: serde_json's own parser limit, so arguments that came

@@ -58,9 +58,6 @@ pub(super) fn unknown_field(
     refuses_probe: &mut dyn FnMut(&Value) -> bool,
     value: &Value,
 ) -> Option<Unknown> {
-    if needs_no_check(args_type) {
-        return None;
-    }
     let known = PLANS.with(|plans| {
         plans.borrow().get(&args_type).map(|plan| match plan {
             Some(plan) => plan.unknown_field(value),

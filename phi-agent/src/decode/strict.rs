@@ -101,9 +101,6 @@ impl Strict<'_> {
     }
 }
 
-/// What [`limits::measure`] counts for a number, a boolean or `null`.
-const LITERAL_LEN: usize = 5;
-
 /// How many bytes a value may still take, counted as [`limits::measure`] counts them: a value
 /// decodes only if the walk would find it within the same limit. A container counts its
 /// brackets and separators when it is entered and each key as it is read; every value counts
@@ -282,7 +279,7 @@ fn visit_array<'de, V: Visitor<'de>>(
 ) -> Result<V::Value, Error> {
     let len = array.len();
     let depth_left = de.inner_depth()?;
-    de.budget.spend(2 + len)?;
+    de.budget.spend(limits::array_frame_len(len))?;
     let mut seq = Seq {
         items: array.iter(),
         len,
@@ -305,7 +302,7 @@ fn visit_object<'de, V: Visitor<'de>>(
     visitor: V,
 ) -> Result<V::Value, Error> {
     let depth_left = de.inner_depth()?;
-    de.budget.spend(2)?;
+    de.budget.spend(limits::OBJECT_FRAME_LEN)?;
     let mut map = Fields {
         iter: object.iter(),
         value: None,
@@ -327,7 +324,7 @@ macro_rules! numbers {
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
                 match self.value {
                     Value::Number(number) => {
-                        self.budget.spend(LITERAL_LEN)?;
+                        self.budget.spend(limits::LITERAL_LEN)?;
                         Ok(de::Deserializer::$method(number, visitor)?)
                     }
                     other => self.forward(|| de::Deserializer::$method(other, visitor)),
@@ -346,7 +343,7 @@ macro_rules! strings {
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
                 match self.value {
                     Value::String(text) => {
-                        self.budget.spend(text.len() + 2)?;
+                        self.budget.spend(limits::string_len(text))?;
                         visitor.visit_borrowed_str(text)
                     }
                     other => self.forward(|| de::Deserializer::$method(other, visitor)),
@@ -383,7 +380,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Bool(value) => {
-                self.budget.spend(LITERAL_LEN)?;
+                self.budget.spend(limits::LITERAL_LEN)?;
                 visitor.visit_bool(*value)
             }
             other => self.forward(|| de::Deserializer::deserialize_bool(other, visitor)),
@@ -393,7 +390,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Null => {
-                self.budget.spend(LITERAL_LEN)?;
+                self.budget.spend(limits::LITERAL_LEN)?;
                 visitor.visit_unit()
             }
             other => self.forward(|| de::Deserializer::deserialize_unit(other, visitor)),
@@ -414,7 +411,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Null => {
-                self.budget.spend(LITERAL_LEN)?;
+                self.budget.spend(limits::LITERAL_LEN)?;
                 visitor.visit_none()
             }
             _ => visitor.visit_some(self),
@@ -496,7 +493,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     ) -> Result<V::Value, Error> {
         match self.value {
             Value::String(variant) => {
-                self.budget.spend(variant.len() + 2)?;
+                self.budget.spend(limits::string_len(variant))?;
                 visitor.visit_enum(Enum {
                     variant,
                     content: None,
@@ -509,7 +506,8 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
                         // `{"variant": content}`: an object of one key, its content one
                         // level down.
                         let depth_left = self.inner_depth()?;
-                        self.budget.spend(2 + variant.len() + 4)?;
+                        self.budget
+                            .spend(limits::OBJECT_FRAME_LEN + limits::key_len(variant))?;
                         visitor.visit_enum(Enum {
                             variant,
                             content: Some(Strict {
@@ -590,7 +588,7 @@ impl<'de> MapAccess<'de> for Fields<'de> {
         match self.iter.next() {
             Some((key, value)) => {
                 // The key, quoted, with its colon and comma; the value counts itself.
-                self.budget.spend(key.len() + 4)?;
+                self.budget.spend(limits::key_len(key))?;
                 self.value = Some((key, value));
                 seed.deserialize(Key(key)).map(Some)
             }
