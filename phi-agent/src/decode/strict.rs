@@ -343,7 +343,7 @@ macro_rules! strings {
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
                 match self.value {
                     Value::String(text) => {
-                        self.budget.spend(limits::string_len(text))?;
+                        self.budget.spend(limits::string_len(text.len()))?;
                         visitor.visit_borrowed_str(text)
                     }
                     other => self.forward(|| de::Deserializer::$method(other, visitor)),
@@ -493,7 +493,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     ) -> Result<V::Value, Error> {
         match self.value {
             Value::String(variant) => {
-                self.budget.spend(limits::string_len(variant))?;
+                self.budget.spend(limits::string_len(variant.len()))?;
                 visitor.visit_enum(Enum {
                     variant,
                     content: None,
@@ -507,7 +507,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
                         // level down.
                         let depth_left = self.inner_depth()?;
                         self.budget
-                            .spend(limits::OBJECT_FRAME_LEN + limits::key_len(variant))?;
+                            .spend(limits::OBJECT_FRAME_LEN + limits::key_len(variant.len()))?;
                         visitor.visit_enum(Enum {
                             variant,
                             content: Some(Strict {
@@ -588,7 +588,7 @@ impl<'de> MapAccess<'de> for Fields<'de> {
         match self.iter.next() {
             Some((key, value)) => {
                 // The key, quoted, with its colon and comma; the value counts itself.
-                self.budget.spend(limits::key_len(key))?;
+                self.budget.spend(limits::key_len(key.len()))?;
                 self.value = Some((key, value));
                 seed.deserialize(Key(key)).map(Some)
             }
