@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The public API of phi-agent (and phi-agent-restate, phi-agent-code) as a text listing, and a guard that every change to it is named
-in CHANGELOG.md.
+"""The public API of phi-agent (and phi-agent-restate, phi-agent-embed, phi-agent-code) as a text
+listing, and a guard that every change to it since the last release is named in CHANGELOG.md.
 
 The listing is read from `cargo doc` HTML (stable rustdoc: its JSON output needs nightly, and so
 do cargo-public-api and, through it, most API diff tools; cargo-semver-checks would be a large
@@ -14,14 +14,26 @@ review. The guard (`--check`, run by .ci/run after `cargo doc --all-features`) f
 
 - the listing generated from the code differs from the committed one (regenerate it with
   `python3 scripts/api-guard.py --write`), or
-- an item whose line differs between the committed listing and the one of the base commit
-  (`PHI_API_BASE`, default `HEAD~1`) is not named in the `## [Unreleased]` section of
-  CHANGELOG.md: one entry (a bullet) must name the item in backticks, and for a member also
-  its owner (`` `AgentConfig::with_max_turns` ``, or `` `AgentConfig` `` and
-  `` `with_max_turns` `` in the same bullet).
+- an item whose line differs between the generated listing and the last released one is not
+  named in the `## [Unreleased]` section of CHANGELOG.md: one entry (a bullet) must name the
+  item in backticks, and for a member also its owner (`` `AgentConfig::with_max_turns` ``, or
+  `` `AgentConfig` `` and `` `with_max_turns` `` in the same bullet). Users only ever see
+  releases, so a change made and changed again between two releases is named once, as it ends
+  up, and a name that was never released needs no entry when it goes.
 
-`--self-test` proves the guard can fail: it renames a method in a copy of the listing and
-checks that the guard refuses it without a CHANGELOG entry and accepts it with one.
+The last released listing is the newest `api/released/phi-agent-<version>.txt` (by version, so
+0.10.0 is newer than 0.9.0). There is none until the first release: until then the baseline is
+the committed listing itself, so the second rule has nothing to compare and CHANGELOG.md is a
+summary of what the first release offers, not an entry per change. Releasing a version adds
+its listing, `cp api/phi-agent.txt api/released/phi-agent-<version>.txt`, beside renaming
+`## [Unreleased]` to `## [<version>] - <date>` and opening an empty `## [Unreleased]` above it;
+from then on every item that differs from that listing needs its entry. A crate the released
+listing does not hold at all is new as a whole, and its items need no entry each.
+
+`--self-test` proves the guard can fail: with a temporary released listing it renames a method
+and checks that the guard refuses it without a CHANGELOG entry (or with one in the wrong bullet
+or section) and accepts it with one; that the newest release is the baseline; that without a
+release only the first rule applies; and that a listing out of date fails.
 """
 
 import argparse
@@ -29,12 +41,13 @@ import difflib
 import html.parser
 import os
 import re
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed", "phi_agent_code"]
 LISTING = os.path.join(ROOT, "api", "phi-agent.txt")
+# One listing per release, `phi-agent-<version>.txt`; the newest is what users have.
+RELEASED = os.path.join(ROOT, "api", "released")
 CHANGELOG = os.path.join(ROOT, "CHANGELOG.md")
 
 ITEM_KINDS = {
@@ -227,7 +240,7 @@ def key(line):
 def unnamed_changes(old, new, changelog_text):
     entries = unreleased_entries(changelog_text)
     old_set, new_set = set(old), set(new)
-    # A crate the base did not list yet is newly listed, not changed.
+    # A crate the released listing does not hold is new as a whole, not changed item by item.
     listed = {line.split("::", 1)[0] for line in old}
     changed = sorted(
         (line for line in old_set ^ new_set if line.split("::", 1)[0] in listed), key=key
@@ -235,64 +248,108 @@ def unnamed_changes(old, new, changelog_text):
     return [line for line in changed if not named(line, entries)], changed
 
 
-def base_listing(base):
-    try:
-        text = subprocess.run(
-            ["git", "-C", ROOT, "show", f"{base}:api/phi-agent.txt"],
-            check=True, capture_output=True, text=True,
-        ).stdout
-    except subprocess.CalledProcessError:
+def version_of(file):
+    """`(0, 10, 0)` for `phi-agent-0.10.0.txt`; None for a file of another name."""
+    match = re.fullmatch(r"phi-agent-(\d+)\.(\d+)\.(\d+)\.txt", file)
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def released_listing(folder):
+    """The newest released listing in `folder` as (its file name, its lines), or None before
+    the first release."""
+    files = sorted(
+        (version_of(file), file) for file in (os.listdir(folder) if os.path.isdir(folder) else [])
+        if version_of(file) is not None
+    )
+    if not files:
         return None
-    return text.splitlines()
+    name = files[-1][1]
+    with open(os.path.join(folder, name), encoding="utf-8") as handle:
+        return name, handle.read().splitlines()
 
 
-def check(doc_dir, base):
-    fresh = listing(doc_dir)
-    with open(LISTING, encoding="utf-8") as handle:
-        committed = handle.read().splitlines()
+def guard(fresh, committed, changelog, released_folder, out):
+    """Both rules of the module docs over listings already read; says why on `out` and
+    returns whether the guard passes."""
     ok = True
     if fresh != committed:
         ok = False
         print("error: api/phi-agent.txt is not the API the code has; regenerate it with "
-              "`python3 scripts/api-guard.py --write` and name the change in CHANGELOG.md:", file=sys.stderr)
-        sys.stderr.writelines(
+              "`python3 scripts/api-guard.py --write` (once a release exists, name each change "
+              "in CHANGELOG.md too):", file=out)
+        out.writelines(
             line + "\n" for line in difflib.unified_diff(committed, fresh, "api/phi-agent.txt", "generated", lineterm="", n=0)
         )
-    old = base_listing(base)
-    if old is None:
-        print(f"api guard: no api/phi-agent.txt at {base}; nothing to compare with")
+    released = released_listing(released_folder)
+    if released is None:
+        # No release yet: the baseline is the committed listing, which the first rule has just
+        # compared; no change has reached a user, so none needs its own entry.
+        print(f"api guard: {len(fresh)} lines; no release in api/released/ yet, so no change "
+              "needs a CHANGELOG.md entry", file=out)
         return ok
-    with open(CHANGELOG, encoding="utf-8") as handle:
-        changelog = handle.read()
+    name, old = released
     unnamed, changed = unnamed_changes(old, fresh, changelog)
-    print(f"api guard: {len(fresh)} lines, {len(changed)} changed since {base}, {len(unnamed)} not named in CHANGELOG.md")
+    print(f"api guard: {len(fresh)} lines, {len(changed)} changed since {name}, "
+          f"{len(unnamed)} not named in CHANGELOG.md", file=out)
     if unnamed:
         ok = False
-        print("error: these public API lines changed since " + base + " but CHANGELOG.md's "
-              "`## [Unreleased]` names no such item (a bullet with the item, and for a member its "
-              "owner, in backticks):", file=sys.stderr)
+        print(f"error: these public API lines changed since the release listed in "
+              f"api/released/{name} but CHANGELOG.md's `## [Unreleased]` names no such item "
+              "(a bullet with the item, and for a member its owner, in backticks):", file=out)
         old_set = set(old)
         for line in unnamed:
-            print(("  - " if line in old_set else "  + ") + line, file=sys.stderr)
+            print(("  - " if line in old_set else "  + ") + line, file=out)
     return ok
 
 
+def check(doc_dir):
+    fresh = listing(doc_dir)
+    with open(LISTING, encoding="utf-8") as handle:
+        committed = handle.read().splitlines()
+    with open(CHANGELOG, encoding="utf-8") as handle:
+        changelog = handle.read()
+    return guard(fresh, committed, changelog, RELEASED, sys.stderr)
+
+
 def self_test():
+    import io
+    import tempfile
+
     old = [
         "phi_agent::AgentConfig | struct | pub struct AgentConfig { pub max_turns: usize }",
         "phi_agent::AgentConfig | method with_max_turns | pub fn with_max_turns(self, turns: usize) -> Self",
     ]
     new = [old[0], old[1].replace("with_max_turns", "with_turn_limit")]
     quiet = "# Changelog\n\n## [Unreleased]\n\n### Agent\n\n- `AgentConfig` has docs.\n"
-    unnamed, _ = unnamed_changes(old, new, quiet)
-    assert len(unnamed) == 2, f"a rename without a CHANGELOG line must fail: {unnamed}"
     told = quiet + "- `AgentConfig::with_max_turns` is now `with_turn_limit`.\n"
-    unnamed, _ = unnamed_changes(old, new, told)
-    assert not unnamed, f"a named rename must pass: {unnamed}"
     elsewhere = quiet + "- `with_max_turns` and `with_turn_limit` of `ToolConfig`.\n\n## [0.1.0]\n\n- `AgentConfig`\n"
-    unnamed, _ = unnamed_changes(old, new, elsewhere)
-    assert len(unnamed) == 2, "the owner must be named, and only Unreleased counts"
-    print("api guard self-test: a renamed method without a CHANGELOG entry fails, with one passes")
+
+    def passes(fresh, committed, changelog, releases):
+        with tempfile.TemporaryDirectory() as folder:
+            for file, lines in releases.items():
+                with open(os.path.join(folder, file), "w", encoding="utf-8") as handle:
+                    handle.writelines(line + "\n" for line in lines)
+            out = io.StringIO()
+            return guard(fresh, committed, changelog, folder, out), out.getvalue()
+
+    ok, said = passes(new, new, quiet, {})
+    assert ok, f"before a release, the committed listing is the baseline and no entry is needed: {said}"
+    ok, said = passes(new, old, told, {})
+    assert not ok and "is not the API the code has" in said, f"a stale listing must fail: {said}"
+    released = {"phi-agent-0.1.0.txt": old}
+    ok, said = passes(new, new, quiet, released)
+    assert (not ok and "  - phi_agent::AgentConfig | method with_max_turns |" in said
+            and "  + phi_agent::AgentConfig | method with_turn_limit |" in said), (
+        f"after a release, a rename without a CHANGELOG entry must fail, naming both lines: {said}"
+    )
+    ok, said = passes(new, new, told, released)
+    assert ok, f"a named rename must pass: {said}"
+    ok, said = passes(new, new, elsewhere, released)
+    assert not ok, f"the owner must be named, and only Unreleased counts: {said}"
+    ok, said = passes(new, new, quiet, {**released, "phi-agent-0.9.0.txt": old, "phi-agent-0.10.0.txt": new, "notes.txt": old})
+    assert ok and "phi-agent-0.10.0.txt" in said, f"the newest release (0.10.0, not 0.9.0) is the baseline: {said}"
+    print("api guard self-test: before a release only a stale listing fails; after one, a renamed "
+          "method without a CHANGELOG entry fails, with one passes, against the newest release")
 
 
 def main():
@@ -310,7 +367,7 @@ def main():
             handle.writelines(line + "\n" for line in listing(args.doc_dir))
         print(f"wrote {os.path.relpath(LISTING, ROOT)}")
     if args.check:
-        if not check(args.doc_dir, os.environ.get("PHI_API_BASE", "HEAD~1")):
+        if not check(args.doc_dir):
             sys.exit(1)
     if not (args.self_test or args.write or args.check):
         sys.stdout.writelines(line + "\n" for line in listing(args.doc_dir))
