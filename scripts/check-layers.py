@@ -65,8 +65,15 @@ ALLOWED["agent"] = ALLOWED["llm"] | {"llm"}
 ALLOWED["mcp"] = ALLOWED["llm"] | {"llm"}
 ALLOWED["__private"] = ALLOWED["registry"] | {"registry"}
 
-STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"')
-CHAR = re.compile(r"'(?:[^'\\]|\\.)'")
+# Comments and literals, read left to right so that a `//` in a string or a quote in a comment
+# is no token: line and block comments, raw strings, strings (across lines), characters.
+TOKEN = re.compile(
+    r"//[^\n]*|/\*.*?\*/"
+    r"|(?<!\w)b?r(#*)\".*?\"\1"
+    r"|b?\"(?:[^\"\\]|\\.)*\""
+    r"|b?'(?:[^'\\\n]|\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.))'",
+    re.S,
+)
 PATH = re.compile(r"(?<![\w$])((?:crate|super|self)(?:::super)*)::(\{|\w+)")
 INLINE_MOD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*\{")
 
@@ -95,13 +102,14 @@ def root_reexports(src: Path) -> dict:
 
 def strip(text: str) -> str:
     """`text` without comments and string literals, line structure kept."""
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    lines = []
-    for line in text.split("\n"):
-        line = STRING.sub('""', line)
-        line = CHAR.sub("' '", line)
-        lines.append(line.split("//", 1)[0])
-    return "\n".join(lines)
+
+    def blank(match):
+        token, lines = match.group(0), "\n" * match.group(0).count("\n")
+        if token.startswith("/"):
+            return lines
+        return ("' '" if token.endswith("'") else '""') + lines
+
+    return TOKEN.sub(blank, text)
 
 
 def group_heads(text: str, start: int) -> list:
