@@ -440,7 +440,7 @@ def self_test(repo: Path) -> int:
         ("phi-agent", "agent/run/early.rs", "use super::Run;\n", "a file of run/ names its folder's mod.rs, which names it"),
         ("phi-agent", "schema/walk.rs", "use crate::schema::canonical_schema_for;\n", "walk names canonical through the schema facade"),
         ("phi-agent", "schema/dialect/gemini.rs", "use super::to_dialect;\n", "a file of dialect/ names its folder's mod.rs, which names it"),
-        ("phi-agent", "decode/strict.rs", "fn planted() { let _ = crate::decode::decode_typed::<()>; }\n", "decode/strict names what its facade re-exports"),
+        ("phi-agent", "decode/strict/error.rs", "fn planted() { let _ = crate::decode::past_limits; }\n", "strict/error names decode/mod.rs, which names it through the strict facade"),
         ("phi-agent", "limits.rs", "use crate::Content;\n", "two files of the crate root name each other"),
         ("phi-agent-embed", "wordpiece.rs", "use crate::SentenceEmbedder;\n", "another crate: wordpiece names sentence, which names it"),
     ]
