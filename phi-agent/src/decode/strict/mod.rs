@@ -30,6 +30,10 @@
 //! a sequence; the schema validator catches those on the failure path only when decoding fails
 //! for another reason. Their schemas are `anyOf`s whose alternatives do not admit arrays, so a
 //! model that follows the schema never sends one.
+//!
+//! In the order a value flows: `value` is one value under decoding; `deserializer` answers
+//! serde's requests for it, entering `containers` (whose `key`s it reads as serde_json does) and
+//! `variant`s; each counts what it reads against the `budget`, and a failure is an `error`.
 
 mod budget;
 mod containers;
