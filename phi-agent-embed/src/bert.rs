@@ -129,7 +129,7 @@ impl Bert {
                     tensor.shape()
                 ));
             }
-            crate::model::floats(tensor.dtype(), tensor.data()).ok_or_else(|| {
+            crate::float::floats(tensor.dtype(), tensor.data()).ok_or_else(|| {
                 format!(
                     "`{full}` holds {:?} values (expected f32, f16 or bf16)",
                     tensor.dtype()

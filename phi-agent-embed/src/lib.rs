@@ -12,6 +12,7 @@
 //! needs none of it.
 
 mod bert;
+mod float;
 mod model;
 mod sentence;
 mod table;

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use safetensors::Dtype;
 
-use crate::model::{f16_to_f32, floats};
+use crate::float::{f16_to_f32, floats};
 
 /// One value per token and dimension, row-major, in the weights file's precision.
 pub(crate) enum Table {

@@ -5,6 +5,8 @@ mod elicitation;
 pub(crate) mod nested;
 mod run_peer;
 mod talk;
+#[cfg(test)]
+mod talk_tests;
 mod token;
 
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //!
 //! Every message says what went wrong and what to do about it: these messages are read by people
 //! (registration and configuration errors) and by models (tool-call errors become tool results).
-//! The texts a model reads about its arguments are made in `mistakes.rs`, all in one place.
+//! The texts a model reads about its arguments and answers are made in `mistakes/`, all in one place.
 
 pub(crate) mod mistakes;
 

@@ -3,14 +3,27 @@
 use std::fmt;
 
 use super::dialect::Dialect;
+use crate::error::ROOT_PATH;
 
 /// One part of a schema that a dialect cannot express faithfully.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaProblem {
-    /// JSON path of the field, e.g. `filters.extra`; `(root)` for the arguments object itself.
+    /// JSON path of the field, e.g. `filters.extra`; [`ROOT_PATH`](crate::ROOT_PATH) for the
+    /// arguments object itself.
     pub path: String,
     /// Why it cannot be expressed, e.g. "maps cannot be expressed in OpenAI strict mode".
     pub reason: String,
+}
+
+impl SchemaProblem {
+    /// The problem of a dialect schema that serde_json could not write (it writes every `Value`;
+    /// this is for completeness, not a case anyone has seen).
+    pub(crate) fn unwritable(error: &serde_json::Error) -> Self {
+        SchemaProblem {
+            path: ROOT_PATH.into(),
+            reason: format!("the schema could not be written as JSON: {error}"),
+        }
+    }
 }
 
 impl fmt::Display for SchemaProblem {

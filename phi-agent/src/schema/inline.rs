@@ -19,12 +19,12 @@ use super::walk::{ANNOTATIONS, for_each_schema_mut, for_each_subschema_mut};
 /// Schema objects an inlined schema may hold (hand-written and derived schemas have tens).
 const MAX_INLINED_SCHEMAS: u64 = 10_000;
 /// `$ref`s that may lead through one another (derived types nest a handful deep).
-const MAX_INLINED_DEPTH: usize = 32;
+pub(super) const MAX_INLINED_DEPTH: usize = 32;
 /// JSON nesting of the inlined schema: no deeper than serde_json parses (the walks over a
 /// schema recurse, so this keeps them far from the stack's end).
 const MAX_INLINED_HEIGHT: usize = 128;
 /// Definitions examined for inlining; finding the recursive ones costs their number squared.
-const MAX_DEFINITIONS: usize = 256;
+pub(super) const MAX_DEFINITIONS: usize = 256;
 
 /// Takes the root's definitions, inlines the non-recursive ones and puts back under `$defs`
 /// those that stay (recursive ones, or all of them when inlining would be too large). A root
@@ -297,117 +297,4 @@ fn merge(definition: Value, siblings: Map<String, Value>) -> Value {
         definition.insert(key, value);
     }
     Value::Object(definition)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Instant;
-
-    use serde_json::json;
-
-    use super::*;
-    use crate::schema::{Dialect, canonicalize, to_dialect};
-
-    /// `d0` uses `d1` twice, `d1` uses `d2` twice, ...: 2^`levels` copies if inlined.
-    fn doubling(levels: usize) -> Value {
-        let mut definitions = Map::new();
-        for level in 0..levels {
-            let next = format!("#/$defs/d{}", level + 1);
-            definitions.insert(
-                format!("d{level}"),
-                json!({"type": "object", "properties": {"a": {"$ref": next}, "b": {"$ref": next}}}),
-            );
-        }
-        definitions.insert(format!("d{levels}"), json!({"type": "string"}));
-        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": definitions})
-    }
-
-    /// `c0` uses `c1`, which uses `c2`, ...: one copy each, nested `links` deep.
-    fn chain(links: usize) -> Value {
-        let mut definitions = Map::new();
-        for link in 0..links {
-            let next = format!("#/$defs/c{}", link + 1);
-            definitions.insert(
-                format!("c{link}"),
-                json!({"type": "object", "properties": {"next": {"$ref": next}}}),
-            );
-        }
-        definitions.insert(format!("c{links}"), json!({"type": "integer"}));
-        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "$defs": definitions})
-    }
-
-    fn refs_kept(schema: &Value) -> bool {
-        schema["properties"]["x"].get("$ref").is_some() && schema.get("$defs").is_some()
-    }
-
-    #[test]
-    fn a_root_ref_takes_its_definitions_place_whatever_it_is() {
-        // Once a panic: the root became `false`, not an object.
-        let refuses_all = json!({"$ref": "#/$defs/a", "$defs": {"a": false}});
-        assert_eq!(canonicalize(refuses_all), json!(false));
-        let nested = json!({"$ref": "#/$defs/a", "$defs": {"a": {
-            "title": "A", "properties": {"n": {"type": "integer"}}, "$defs": {}
-        }}});
-        let schema = canonicalize(nested);
-        assert_eq!(
-            schema,
-            json!({"properties": {"n": {"type": "integer"}}, "type": "object"})
-        );
-        assert_eq!(canonicalize(schema.clone()), schema, "idempotent");
-    }
-
-    #[test]
-    fn small_definition_graphs_are_inlined() {
-        let schema = canonicalize(doubling(4));
-        assert!(schema.get("$defs").is_none(), "{schema}");
-        let leaf = &schema["properties"]["x"]["properties"]["a"]["properties"]["b"];
-        assert_eq!(
-            leaf["properties"]["a"]["properties"]["b"],
-            json!({"type": "string"})
-        );
-        let schema = canonicalize(chain(MAX_INLINED_DEPTH - 1));
-        assert!(schema.get("$defs").is_none());
-    }
-
-    #[test]
-    fn exponential_inlining_is_refused_and_the_refs_stay() {
-        let started = Instant::now();
-        let schema = canonicalize(doubling(64));
-        assert!(refs_kept(&schema), "2^64 copies were not made");
-        assert_eq!(schema["$defs"].as_object().unwrap().len(), 65);
-        // Still a schema every dialect can read (Gemini refuses `$ref` with a reason).
-        assert!(to_dialect(&schema, Dialect::OpenAiStrict).is_ok());
-        assert!(to_dialect(&schema, Dialect::Gemini).is_err());
-        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
-    }
-
-    #[test]
-    fn inlining_that_would_nest_too_deep_is_refused() {
-        // Ten definitions, each 20 levels of arrays around the next: 200 levels once inlined.
-        let mut definitions = Map::new();
-        for link in 0..10 {
-            let mut wrapped = json!({"$ref": format!("#/$defs/w{}", link + 1)});
-            for _ in 0..20 {
-                wrapped = json!({"type": "array", "items": wrapped});
-            }
-            definitions.insert(format!("w{link}"), wrapped);
-        }
-        definitions.insert("w10".into(), json!({"type": "string"}));
-        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/w0"}}, "$defs": definitions});
-        assert!(refs_kept(&canonicalize(schema)));
-    }
-
-    #[test]
-    fn deep_and_numerous_definitions_stay_references() {
-        let deep = canonicalize(chain(MAX_INLINED_DEPTH + 8));
-        assert!(refs_kept(&deep), "nesting would pass the limit");
-        let started = Instant::now();
-        let many = canonicalize(chain(20 * MAX_DEFINITIONS));
-        assert!(refs_kept(&many));
-        assert_eq!(
-            many["$defs"].as_object().unwrap().len(),
-            20 * MAX_DEFINITIONS + 1
-        );
-        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
-    }
 }

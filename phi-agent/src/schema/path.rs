@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::error::ROOT_PATH;
+
 /// One step from a schema into one of its subschemas, borrowing names from the schema walked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step<'a> {
@@ -46,7 +48,7 @@ impl<'a> SchemaPath<'a> {
 impl fmt::Display for SchemaPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
-            return f.write_str("(root)");
+            return f.write_str(ROOT_PATH);
         }
         for (index, step) in self.0.iter().enumerate() {
             let dot = if index == 0 { "" } else { "." };

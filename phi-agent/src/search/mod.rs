@@ -288,7 +288,7 @@ impl ToolIndex {
 /// `number=value` for one of the ranking's numbers (`k1`, `synonym_weight` (both synonym
 /// weights), `synonym_weight_known`, `learned_weight`,
 /// `name_bonus`, `synonym_coverage`, `coverage_power`, `feedback_docs`, `feedback_terms` and
-/// `feedback_weight` (each turns [`Feedback`](index::Feedback) on), `links_docs` and
+/// `feedback_weight` (each turns [`Feedback`](index::parts::Feedback) on), `links_docs` and
 /// `links_share` (each turns [`Links`](links::Links) on), `weight.F` and `b.F` with
 /// `F` one of `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
 fn vary(parts: &mut Parts, change: &str) -> Option<()> {

@@ -98,7 +98,7 @@ pub(super) fn strict_text(canonical: &Value) -> Result<Option<Box<RawValue>>, Ve
     }
     // Written once: the text is both what the length limit counts and what is kept.
     let text = serde_json::value::to_raw_value(&rebuilt)
-        .map_err(|error| vec![super::unwritable(&error)])?;
+        .map_err(|error| vec![SchemaProblem::unwritable(&error)])?;
     strict.finish(text.get().len())?;
     Ok(Some(text))
 }

@@ -1,0 +1,376 @@
+//! A search: the query's terms and their synonyms looked up, their postings summed per document,
+//! each document marked down by the query terms it misses and up by the share of its name the
+//! query says; then the best result's words ([`Feedback`]) and the tools its parameters come
+//! from ([`Links`]) join in.
+
+use super::super::links::Links;
+use super::super::synonyms::synonyms;
+use super::super::tokenize::for_each_term;
+use super::parts::{COVERAGE_POWER, Feedback};
+use super::postings::{IN_NAME, Posting, TextIndex};
+
+/// One term of a query as the index looks it up.
+#[derive(Debug, Clone, Copy)]
+struct QueryTerm {
+    id: u32,
+    weight: f32,
+    /// Which of the query's own terms it is, or stands in for.
+    source: usize,
+    /// The query's own term, not a synonym.
+    direct: bool,
+}
+
+/// What a search has found so far, per document.
+struct Tally {
+    scores: Vec<f32>,
+    /// How many of the query's own terms occur in the document's name.
+    name_hits: Vec<u8>,
+    /// Which of the query's own terms each document meets, itself or through a synonym.
+    met: Vec<(u32, u32)>,
+    /// The documents with a score, in the order they were first met.
+    touched: Vec<u32>,
+}
+
+impl Tally {
+    fn new(documents: usize) -> Self {
+        Self {
+            scores: vec![0.0; documents],
+            name_hits: vec![0; documents],
+            met: vec![(0, 0); documents],
+            touched: Vec::new(),
+        }
+    }
+}
+
+/// A document a search found, with its score and what its coverage and name bonus multiply a
+/// word's score by.
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    doc: u32,
+    score: f32,
+    multiplier: f32,
+}
+
+/// Best first; ties go to the lower document number.
+fn by_score(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+    b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))
+}
+
+/// `share` to the power `power`: `powf` is a sixth of a search's time at 10,000 tools, so the
+/// shipped power (3/4) is two square roots.
+fn coverage_factor(share: f32, power: f32) -> f32 {
+    if power == COVERAGE_POWER {
+        let root = share.sqrt();
+        root * root.sqrt()
+    } else {
+        share.powf(power)
+    }
+}
+
+impl TextIndex {
+    /// The best `limit` documents for `query` among those `accept` lets through, best first,
+    /// with their scores; ties go to the lower document number. With `link`, the tools the best
+    /// results' parameters come from join them ([`Links`], when the index has them).
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        link: bool,
+        accept: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
+        let (weighted, asked, source_idf) = self.query_terms(query);
+        if weighted.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut tally = Tally::new(self.len());
+        self.count(&mut tally, &weighted);
+        let mut ranked = self.score(&tally, asked, &source_idf, &accept);
+        if let Some(feedback) = self.parts.feedback {
+            self.feed_back(&mut ranked, &weighted, feedback);
+        }
+        if link && let Some(links) = self.parts.links {
+            self.link(&mut ranked, links, &accept);
+        }
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, by_score);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(by_score);
+        ranked.into_iter().map(|hit| (hit.doc, hit.score)).collect()
+    }
+
+    /// Adds to `ranked` what the words [`Feedback`] takes from its best documents score (words
+    /// the query, `weighted`, does not have): each document's added score is marked down by its
+    /// own coverage and name bonus, which the added words do not change.
+    fn feed_back(&self, ranked: &mut [Scored], weighted: &[QueryTerm], feedback: Feedback) {
+        let best = feedback.docs.min(ranked.len());
+        if best == 0 {
+            return;
+        }
+        if best < ranked.len() {
+            ranked.select_nth_unstable_by(best - 1, by_score);
+        }
+        let top = ranked[..best]
+            .iter()
+            .map(|hit| hit.score)
+            .fold(f32::MIN_POSITIVE, f32::max);
+        let mut candidates: Vec<(u32, f32)> = Vec::new();
+        for hit in &ranked[..best] {
+            let d = hit.doc as usize;
+            let range = self.forward_offsets[d] as usize..self.forward_offsets[d + 1] as usize;
+            for &term in &self.forward[range] {
+                if weighted.iter().any(|t| t.id == term) {
+                    continue;
+                }
+                let gain = hit.score / top * self.weight(term, hit.doc) * self.idf[term as usize];
+                match candidates.iter_mut().find(|(t, _)| *t == term) {
+                    Some((_, sum)) => *sum += gain,
+                    None => candidates.push((term, gain)),
+                }
+            }
+        }
+        candidates.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        candidates.truncate(feedback.terms);
+        let Some(&(_, most)) = candidates.first() else {
+            return;
+        };
+        let mut added = vec![0f32; self.len()];
+        for (id, gain) in candidates {
+            let idf = self.idf[id as usize] * feedback.weight * gain / most;
+            for posting in self.postings_of(id) {
+                added[(posting.doc & !IN_NAME) as usize] += idf * posting.weight;
+            }
+        }
+        for hit in ranked {
+            hit.score += hit.multiplier * added[hit.doc as usize];
+        }
+    }
+
+    /// Brings in the tools the best results' parameters come from ([`Links`]).
+    fn link(&self, ranked: &mut Vec<Scored>, links: Links, accept: &impl Fn(u32) -> bool) {
+        if self.producers.is_empty() {
+            return;
+        }
+        // The best few in one pass, leaving `ranked` as it is.
+        let mut best: Vec<Scored> = Vec::with_capacity(links.docs + 1);
+        for hit in ranked.iter() {
+            if best.len() < links.docs
+                || best.last().is_some_and(|last| by_score(hit, last).is_lt())
+            {
+                let at = best.partition_point(|b| by_score(b, hit).is_lt());
+                best.insert(at, *hit);
+                best.truncate(links.docs);
+            }
+        }
+        let lifted = self.producers.lifted(
+            best.iter().map(|hit| (hit.doc, hit.score)),
+            links.share,
+            accept,
+        );
+        if lifted.is_empty() {
+            return;
+        }
+        // One pass over the results for the few linked tools (a search at 10,000 tools has
+        // thousands of results); those not among them join.
+        let mut met = vec![false; lifted.len()];
+        let mut found = 0;
+        for hit in ranked.iter_mut() {
+            if let Some(at) = lifted.iter().position(|(doc, _)| *doc == hit.doc) {
+                hit.score = hit.score.max(lifted[at].1);
+                met[at] = true;
+                found += 1;
+                if found == lifted.len() {
+                    break;
+                }
+            }
+        }
+        let joining = lifted.into_iter().zip(met).filter(|(_, met)| !met);
+        ranked.extend(joining.map(|((doc, score), _)| Scored {
+            doc,
+            score,
+            multiplier: 0.0,
+        }));
+    }
+
+    /// The postings of term `id`, by document.
+    fn postings_of(&self, id: u32) -> &[Posting] {
+        &self.postings[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
+    }
+
+    /// The weight of term `id` in document `doc`, which has it.
+    fn weight(&self, id: u32, doc: u32) -> f32 {
+        let postings = self.postings_of(id);
+        postings
+            .binary_search_by_key(&doc, |posting| posting.doc & !IN_NAME)
+            .map_or(0.0, |at| postings[at].weight)
+    }
+
+    /// Adds the postings of `terms` to `tally`.
+    fn count(&self, tally: &mut Tally, terms: &[QueryTerm]) {
+        for term in terms {
+            let idf = self.idf[term.id as usize] * term.weight;
+            let bit = 1u32 << term.source.min(31);
+            for posting in self.postings_of(term.id) {
+                let doc = (posting.doc & !IN_NAME) as usize;
+                if tally.scores[doc] == 0.0 {
+                    tally.touched.push(doc as u32);
+                }
+                tally.scores[doc] += idf * posting.weight;
+                if term.direct {
+                    tally.met[doc].0 |= bit;
+                    if posting.doc & IN_NAME != 0 {
+                        tally.name_hits[doc] = tally.name_hits[doc].saturating_add(1);
+                    }
+                } else {
+                    tally.met[doc].1 |= bit;
+                }
+            }
+        }
+    }
+
+    /// Every document of `tally` that `accept` lets through, scored: its sum marked down by the
+    /// query terms it misses (coverage) and up by the share of its name the query says. `asked`
+    /// of the query's own terms are known to the index (see [`search`](Self::search)).
+    fn score(
+        &self,
+        tally: &Tally,
+        asked: usize,
+        source_idf: &[f32],
+        accept: &impl Fn(u32) -> bool,
+    ) -> Vec<Scored> {
+        let Tally {
+            scores,
+            name_hits,
+            met,
+            touched,
+        } = tally;
+        let w = self.parts.weights;
+        touched
+            .iter()
+            .copied()
+            .filter(|&doc| accept(doc))
+            .map(|doc| {
+                let d = doc as usize;
+                let named = f32::from(name_hits[d]) / f32::from(self.name_terms[d].max(1));
+                let (itself, through) = met[d];
+                let share = if self.parts.coverage_by_idf {
+                    let sum = |bits: u32| {
+                        source_idf
+                            .iter()
+                            .enumerate()
+                            .filter(|(s, _)| bits & (1u32 << (*s).min(31)) != 0)
+                            .map(|(_, idf)| idf)
+                            .sum::<f32>()
+                    };
+                    let all: f32 = source_idf.iter().sum();
+                    (sum(itself) + w.synonym_coverage * sum(through & !itself))
+                        / all.max(f32::MIN_POSITIVE)
+                } else {
+                    (itself.count_ones() as f32
+                        + w.synonym_coverage * (through & !itself).count_ones() as f32)
+                        / asked as f32
+                };
+                let coverage = if self.parts.coverage {
+                    coverage_factor(share.min(1.0), w.coverage_power)
+                } else {
+                    1.0
+                };
+                let bonus = if self.parts.name_bonus {
+                    1.0 + w.name_coverage_bonus * named
+                } else {
+                    1.0
+                };
+                let multiplier = coverage * bonus;
+                Scored {
+                    doc,
+                    score: scores[d] * multiplier,
+                    multiplier,
+                }
+            })
+            .collect()
+    }
+
+    /// The query's terms the index knows, with their weights: its own terms at 1, and their
+    /// synonyms at [`SYNONYM_WEIGHT`](super::parts::SYNONYM_WEIGHT) unless the query says them itself; and how many of its
+    /// own terms the index knows, directly or through a synonym.
+    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize, Vec<f32>) {
+        let mut own: Vec<String> = Vec::new();
+        for_each_term(query, self.parts.analysis, |term| {
+            if !own.iter().any(|known| known == term) {
+                own.push(term.to_string());
+            }
+        });
+        let mut weighted: Vec<QueryTerm> = Vec::new();
+        let mut known = vec![false; own.len()];
+        // Per own term: its idf, or its best synonym's when the index knows only those (only
+        // for coverage by idf: empty otherwise, no allocation).
+        let mut source_idf = if self.parts.coverage_by_idf {
+            vec![0f32; own.len()]
+        } else {
+            Vec::new()
+        };
+        for (source, term) in own.iter().enumerate() {
+            if let Some(&id) = self.terms.get(term.as_str()) {
+                if let Some(idf) = source_idf.get_mut(source) {
+                    *idf = self.idf[id as usize];
+                }
+                weighted.push(QueryTerm {
+                    id,
+                    weight: 1.0,
+                    source,
+                    direct: true,
+                });
+                known[source] = true;
+            }
+        }
+        for (source, term) in own.iter().enumerate() {
+            if !self.parts.synonyms {
+                break;
+            }
+            // Whether the tools say the query's own word (set above, before its synonyms).
+            let said = known[source];
+            for synonym in synonyms(term, self.parts.analysis.stemming) {
+                if let Some(&id) = self.terms.get(synonym.as_str()) {
+                    if !said && let Some(idf) = source_idf.get_mut(source) {
+                        *idf = idf.max(self.idf[id as usize]);
+                    }
+                    known[source] = true;
+                    if !weighted.iter().any(|t| t.id == id) {
+                        weighted.push(QueryTerm {
+                            id,
+                            weight: if said {
+                                self.parts.weights.synonym_weight_known
+                            } else {
+                                self.parts.weights.synonym_weight
+                            },
+                            source,
+                            direct: false,
+                        });
+                    }
+                }
+            }
+        }
+        for (source, term) in own.iter().enumerate() {
+            if !self.parts.learned {
+                break;
+            }
+            let Some(&id) = self.terms.get(term.as_str()) else {
+                continue;
+            };
+            let range = self.learned_offsets[id as usize] as usize
+                ..self.learned_offsets[id as usize + 1] as usize;
+            for &name in &self.learned[range] {
+                if !weighted.iter().any(|t| t.id == name) {
+                    weighted.push(QueryTerm {
+                        id: name,
+                        weight: self.parts.weights.learned_weight,
+                        source,
+                        direct: false,
+                    });
+                }
+            }
+        }
+        let asked = known.iter().filter(|&&k| k).count();
+        (weighted, asked, source_idf)
+    }
+}

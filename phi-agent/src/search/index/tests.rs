@@ -1,0 +1,206 @@
+//! The ranking's parts, each on a small catalogue where it decides the order.
+
+use super::parts::Feedback;
+use super::*;
+use crate::search::links::Links;
+
+fn index(docs: &[(&str, &str)]) -> TextIndex {
+    let mut builder = IndexBuilder::default();
+    for (name, description) in docs {
+        builder.add([(Field::Name, *name), (Field::Description, *description)]);
+    }
+    builder.build()
+}
+
+#[test]
+fn the_named_tool_wins_over_ones_that_only_mention_its_words() {
+    let index = index(&[
+        ("delete_s3_object", "Delete an object from a bucket."),
+        ("delete_file", "Delete a file from the disk."),
+        (
+            "read_file",
+            "Read a file; the file must exist, a file is a file.",
+        ),
+    ]);
+    let hits = index.search("delete file", 3, true, |_| true);
+    assert_eq!(hits[0].0, 1);
+    assert!(hits.iter().all(|(_, score)| *score > 0.0));
+}
+
+#[test]
+fn parameter_docs_teach_synonyms_of_parameter_names() {
+    // Off by default since the held-out evaluation, still there to be turned on.
+    let mut builder = IndexBuilder::with_parts(Parts {
+        learned: true,
+        ..Parts::default()
+    });
+    builder.add([
+        (Field::Name, "book_room"),
+        (Field::ParamName, "attendees"),
+        (Field::ParamDoc, "Email addresses of the guests"),
+    ]);
+    builder.add([
+        (Field::Name, "notify_attendees"),
+        (Field::Description, "Notify them."),
+    ]);
+    builder.add([
+        (Field::Name, "list_rooms"),
+        (Field::Description, "List rooms."),
+    ]);
+    let index = builder.build();
+    let found: Vec<u32> = index
+        .search("guests", 5, true, |_| true)
+        .iter()
+        .map(|h| h.0)
+        .collect();
+    assert_eq!(
+        found,
+        [0, 1],
+        "`guests` reached `attendees` through the first tool's doc"
+    );
+}
+
+#[test]
+fn the_best_hit_s_words_lift_its_siblings() {
+    let docs = [
+        (
+            "send_money",
+            "Send money to a recipient IBAN, with a subject and a date.",
+        ),
+        ("rent_car", "Rent a car by the day."),
+        (
+            "update_rent_payment",
+            "Update the recipient IBAN, subject or date of the rent payment.",
+        ),
+    ];
+    let order = |feedback: Option<Feedback>| {
+        // Without synonyms, which reach `payment` from `money` on their own.
+        let mut builder = IndexBuilder::with_parts(Parts {
+            feedback,
+            synonyms: false,
+            ..Parts::default()
+        });
+        for (name, description) in docs {
+            builder.add([(Field::Name, name), (Field::Description, description)]);
+        }
+        let index = builder.build();
+        let hits = index.search("send money for the rent", 5, true, |_| true);
+        hits.iter().map(|hit| hit.0).collect::<Vec<u32>>()
+    };
+    // Without feedback: both other tools meet the query only in `rent`, and the car, shorter
+    // and half named by it, comes first.
+    assert_eq!(order(None), [0, 1, 2]);
+    // The best hit says `recipient`, `iban`, `subject` and `date`: so does the payment tool,
+    // not the car.
+    assert_eq!(order(Some(Feedback::default())), [0, 2, 1]);
+    // Words the feedback adds never bring in a tool that meets none of the query's own.
+    let mut builder = IndexBuilder::default();
+    builder.add([
+        (Field::Name, "send_money"),
+        (Field::Description, "Send money to an IBAN."),
+    ]);
+    builder.add([
+        (Field::Name, "validate_iban"),
+        (Field::Description, "Check an IBAN."),
+    ]);
+    assert_eq!(
+        builder
+            .build()
+            .search("send money", 5, true, |_| true)
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn a_best_result_brings_in_the_tools_its_parameters_come_from() {
+    let build = |links: Option<Links>| {
+        let mut builder = IndexBuilder::with_parts(Parts {
+            links,
+            ..Parts::default()
+        });
+        builder.add([
+            (Field::Name, "search_hotels"),
+            (Field::Description, "Search hotels in a destination."),
+            (Field::ParamName, "dest_id"),
+            (
+                Field::ParamDoc,
+                "Retrieved from `api/v1/hotels/searchDestination` (Search Destination).",
+            ),
+        ]);
+        builder.add([
+            (Field::Name, "search_destination"),
+            (Field::Description, "Find a place by its address or city."),
+            (Field::ParamName, "query"),
+        ]);
+        builder.add([
+            (Field::Name, "list_artist_albums"),
+            (Field::Description, "An artist's albums."),
+            (Field::ParamName, "artistId"),
+            (Field::ParamDoc, "The artist."),
+        ]);
+        builder.add([
+            // Names what `artistId` identifies, an artist, and takes no `artistId`.
+            (Field::Name, "find_artist"),
+            (Field::Description, "Look up a musician by name."),
+            (Field::ParamName, "name"),
+        ]);
+        // Named only in prose: no link.
+        builder.add([
+            (Field::Name, "rate_room"),
+            (Field::Description, "Rate a room of a hotel."),
+            (Field::ParamName, "stars"),
+            (
+                Field::ParamDoc,
+                "How many stars, as search destination sites show.",
+            ),
+        ]);
+        builder.build()
+    };
+    let found = |index: &TextIndex, query: &str| -> Vec<u32> {
+        index
+            .search(query, 5, true, |_| true)
+            .iter()
+            .map(|hit| hit.0)
+            .collect()
+    };
+    let off = build(None);
+    let on = build(Some(Links::default()));
+    // The request says nothing the lookups say.
+    assert_eq!(found(&off, "hotels in Rome"), [0, 4]);
+    assert_eq!(found(&on, "hotels in Rome"), [0, 1, 4]);
+    assert_eq!(found(&off, "albums of Queen"), [2]);
+    assert_eq!(found(&on, "albums of Queen"), [2, 3]);
+    // What was linked: prose names no tool.
+    assert_eq!(on.producers.of(0), [1]);
+    assert_eq!(on.producers.of(2), [3]);
+    assert_eq!(on.producers.of(4), [] as [u32; 0]);
+    // Below the result that brought it in; not past a filter.
+    let lifted = on.search("hotels in Rome", 5, true, |_| true);
+    assert!(lifted[1].1 < lifted[0].1);
+    assert_eq!(
+        on.search("hotels in Rome", 5, true, |doc| doc != 1)
+            .iter()
+            .map(|hit| hit.0)
+            .collect::<Vec<u32>>(),
+        [0, 4]
+    );
+}
+
+#[test]
+fn synonyms_reach_other_words_and_filters_apply() {
+    let index = index(&[
+        ("delete_branch", "Delete a git branch."),
+        ("create_branch", "Create a git branch."),
+    ]);
+    assert_eq!(index.search("remove branch", 1, true, |_| true)[0].0, 0);
+    assert_eq!(
+        index.search("remove branch", 5, true, |doc| doc == 1),
+        [(
+            1,
+            index.search("remove branch", 5, true, |doc| doc == 1)[0].1
+        )]
+    );
+    assert!(index.search("weather", 5, true, |_| true).is_empty());
+    assert!(index.search("", 5, true, |_| true).is_empty());
+}
