@@ -324,7 +324,7 @@ def self_test(src: Path) -> int:
         ("schema/walk.rs", "use crate::PhiAgent;\n", "schema names agent through a root re-export"),
         ("limits.rs", "use crate::{content::Content, error::AgentError};\n", "limits names content in a group"),
         ("registry/dispatch.rs", "use super::super::llm::Message;\n", "registry names llm through super::super"),
-        ("mcp/server.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
+        ("mcp/server/settings.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
     ]
     circle_plants = [
         ("agent/answer.rs", "use super::run::RunState;\n", "answer names run, which names answer"),

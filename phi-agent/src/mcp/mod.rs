@@ -30,33 +30,7 @@
 mod client;
 mod convert;
 #[cfg(feature = "mcp-server")]
-mod definition;
-#[cfg(feature = "mcp-server")]
-mod derived;
-#[cfg(feature = "mcp-http-server")]
-mod http;
-#[cfg(feature = "mcp-client")]
-mod names;
-#[cfg(feature = "mcp-server")]
-mod peer;
-#[cfg(feature = "mcp-http-server")]
-mod plain_call;
-#[cfg(feature = "mcp-server")]
-mod prompts;
-#[cfg(feature = "mcp-server")]
-mod resources;
-#[cfg(feature = "mcp-server")]
-mod rounds;
-#[cfg(feature = "mcp-server")]
-mod screen;
-#[cfg(feature = "mcp-server")]
 mod server;
-#[cfg(feature = "mcp-server")]
-mod stdio;
-#[cfg(feature = "mcp-server")]
-mod tasks;
-#[cfg(feature = "mcp-http-server")]
-mod tool_call;
 
 pub use rmcp;
 
@@ -67,22 +41,13 @@ pub use client::{
 };
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged};
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use definition::definition;
+pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged, ProviderSafeNames};
 #[cfg(feature = "mcp-http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
-pub use http::{HttpOptions, HttpServer, serve_http};
-#[cfg(feature = "mcp-client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use names::ProviderSafeNames;
+pub use server::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use prompts::{Prompt, PromptMessage};
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use resources::{Resource, ResourceTemplate};
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use server::{CompletionTarget, McpServer, serve_stdio};
+pub use server::{
+    CompletionTarget, McpServer, Prompt, PromptMessage, Resource, ResourceTemplate, definition,
+    serve_stdio,
+};

@@ -3,7 +3,7 @@
 //! rmcp's [`StreamableHttpService`] speaks the protocol and validates the `Host` and `Origin`
 //! headers (the MCP specification requires `Origin` validation against DNS rebinding); this module
 //! binds the socket (loopback unless told otherwise), checks the bearer token before a request
-//! reaches rmcp, screens each POST body (see [`super::screen`]) so that a malformed message gets
+//! reaches rmcp, screens each POST body (see [`super::super::screen`]) so that a malformed message gets
 //! its JSON-RPC error, caps the number of live sessions, and runs the connections on hyper.
 //!
 //! Sessions live in rmcp's [`LocalSessionManager`], whose keep-alive closes a session idle for
@@ -36,8 +36,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
-use super::screen::{Refusal, Screened, is_tool_call, screen};
+use crate::mcp::McpServer;
+use super::super::screen::{Refusal, Screened, is_tool_call, screen};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
 

@@ -10,6 +10,7 @@ mod http;
 mod jwt;
 #[cfg(feature = "mcp-http-client")]
 mod machine;
+mod names;
 #[cfg(feature = "mcp-http-client")]
 mod oauth;
 mod result;
@@ -33,8 +34,8 @@ pub use self::grant::{McpCrossApp, McpOAuthGrant, McpPrivateKey};
 pub use self::http::McpHttpOptions;
 #[cfg(feature = "mcp-http-client")]
 pub use self::oauth::{McpAuthorizer, McpOAuth};
+pub use self::names::ProviderSafeNames;
 pub use self::tool::McpTool;
-use super::names::ProviderSafeNames;
 use crate::context::ElicitationHandler;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;

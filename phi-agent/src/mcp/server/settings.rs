@@ -23,7 +23,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
-use super::convert;
+use crate::mcp::convert;
 use super::derived::Derived;
 use super::peer::{ClientPeer, LogFilter, LogThreshold};
 use super::prompts::Prompt;
