@@ -42,12 +42,12 @@ pub use client::{
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged, ProviderSafeNames};
-#[cfg(feature = "mcp-http-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
-pub use server::{HttpOptions, HttpServer, serve_http};
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use server::{
     CompletionTarget, McpServer, Prompt, PromptMessage, Resource, ResourceTemplate, definition,
     serve_stdio,
 };
+#[cfg(feature = "mcp-http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
+pub use server::{HttpOptions, HttpServer, serve_http};

@@ -32,9 +32,9 @@ use self::connect::{Connector, Handler, Link, StdioSpec};
 pub use self::grant::{McpCrossApp, McpOAuthGrant, McpPrivateKey};
 #[cfg(feature = "mcp-http-client")]
 pub use self::http::McpHttpOptions;
+pub use self::names::ProviderSafeNames;
 #[cfg(feature = "mcp-http-client")]
 pub use self::oauth::{McpAuthorizer, McpOAuth};
-pub use self::names::ProviderSafeNames;
 pub use self::tool::McpTool;
 use crate::context::ElicitationHandler;
 use crate::error::{AgentError, AgentResult};
