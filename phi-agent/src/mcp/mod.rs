@@ -19,7 +19,10 @@
 //!   ([`ProviderSafeNames`]), prefixed per server if asked, and follow `tools/list_changed`.
 //!   Over HTTP a server behind OAuth 2.1 is authorized with `McpOAuth`; a server's questions and
 //!   sampling requests go to the handlers of [`McpClientOptions`].
-
+//!
+//! The two roles live apart: `server/` serves (its transports in `server/stdio.rs` and
+//! `server/http/`), `client/` imports, and `convert.rs`, beside them, translates between
+//! phi-agent's content and MCP's for both.
 //!
 //! `mcp-server` serves over stdio (or any rmcp transport) and builds no HTTP stack;
 //! `mcp-http-server` adds streamable HTTP on hyper's HTTP/1 server (still no HTTP client, no TLS);
