@@ -25,8 +25,8 @@ The layers, lowest first (a layer may name its own modules and everything below 
                                                  mcp names llm to answer a server's sampling)
     __private                                    what generated code reaches (anything but the top)
 
-Inside `agent/`, the files name each other without a circle: each file is a node (a `mod.rs` is
-its folder's), every path to another file of `agent/` is an edge (a name re-exported by a
+Inside `agent/` and inside `mcp/`, the files name each other without a circle: each file is a node
+(a `mod.rs` is its folder's), every path to another file of the same folder is an edge (a name re-exported by a
 `mod.rs` counts as the file it comes from; a `mod.rs`'s own `pub use` lines are its facade, no
 edge), and the graph must have no cycle.
 """
@@ -176,7 +176,7 @@ def violations(src: Path) -> list:
 
 FULL_PATH = re.compile(r"(?<![\w$])((?:crate|super|self)(?:::super)*)((?:::\w+)+)")
 USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]*);", re.S)
-CIRCLE_ROOT = "agent"
+CIRCLE_ROOTS = ("agent", "mcp")
 CHILD_PATH = re.compile(r"(?<![\w:$])[a-z_]\w*(?:::\w+)+")
 
 
@@ -217,9 +217,9 @@ def absolute(anchor_and_rest: str, here: list):
     return base + segments
 
 
-def agent_graph(src: Path) -> dict:
-    """The edges between the files of `agent/`: module path -> set of module paths it names."""
-    root = src / CIRCLE_ROOT
+def folder_graph(src: Path, folder: str) -> dict:
+    """The edges between the files of `folder`: module path -> set of module paths it names."""
+    root = src / folder
     files = sorted(root.rglob("*.rs"))
     modules = {tuple(module_of(src, file)) for file in files}
     reexports = {}
@@ -273,7 +273,7 @@ def agent_graph(src: Path) -> dict:
                     continue
                 path = "self::" + path
             segments = absolute(path, at)
-            if not segments or segments[0] != CIRCLE_ROOT:
+            if not segments or segments[0] != folder:
                 continue
             target = resolve(segments)
             if target and target != module:
@@ -296,8 +296,16 @@ def inline_modules(text: str, file_module: list) -> list:
 
 
 def circles(src: Path) -> list:
-    """One message per import circle among the files of `agent/`."""
-    graph = agent_graph(src)
+    """One message per import circle among the files of each of `CIRCLE_ROOTS`."""
+    found = []
+    for folder in CIRCLE_ROOTS:
+        found += folder_circles(src, folder)
+    return found
+
+
+def folder_circles(src: Path, folder: str) -> list:
+    """One message per import circle among the files of `folder`."""
+    graph = folder_graph(src, folder)
     found, state, stack = [], {}, []
 
     def visit(node):
@@ -306,7 +314,7 @@ def circles(src: Path) -> list:
         for target in sorted(graph.get(node, ())):
             if state.get(target) == "open":
                 cycle = stack[stack.index(target) :] + [target]
-                found.append("import circle in agent/: " + " -> ".join("::".join(n) for n in cycle))
+                found.append(f"import circle in {folder}/: " + " -> ".join("::".join(n) for n in cycle))
             elif target not in state:
                 visit(target)
         stack.pop()
@@ -330,6 +338,7 @@ def self_test(src: Path) -> int:
         ("agent/answer.rs", "use super::run::RunState;\n", "answer names run, which names answer"),
         ("agent/paused.rs", "fn planted() { let _ = crate::agent::RunOutcome::done; }\n", "paused names output through the facade"),
         ("agent/run/early.rs", "use super::Run;\n", "a file of run/ names its folder's mod.rs, which names it"),
+        ("mcp/client/connection.rs", "use super::imports::Imports;\n", "mcp's connection names the tool set, which names it"),
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as scratch:
@@ -359,7 +368,7 @@ def self_test(src: Path) -> int:
                 print(f"self-test: NOT refused: {what} ({file}: {line.strip()})")
                 failures += 1
         if circles(clean):
-            print("self-test: the unchanged tree must have no circle in agent/, but has:", *circles(clean), sep="\n  ")
+            print("self-test: the unchanged tree must have no circle, but has:", *circles(clean), sep="\n  ")
             failures += 1
         allowed_plant = Path(scratch) / "allowed"
         shutil.copytree(src, allowed_plant)
