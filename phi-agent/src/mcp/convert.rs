@@ -183,9 +183,9 @@ mod tests {
             idempotent: Some(true),
             open_world: Some(false),
         };
-        let wire = super::super::definition::annotations(&hints).unwrap();
+        let wire = super::super::server::annotations(&hints).unwrap();
         let mcp: McpAnnotations = serde_json::from_value(wire).unwrap();
         assert_eq!(annotations_from_mcp(Some(&mcp)), hints);
-        assert!(super::super::definition::annotations(&ToolAnnotations::default()).is_none());
+        assert!(super::super::server::annotations(&ToolAnnotations::default()).is_none());
     }
 }

@@ -19,7 +19,10 @@
 //!   ([`ProviderSafeNames`]), prefixed per server if asked, and follow `tools/list_changed`.
 //!   Over HTTP a server behind OAuth 2.1 is authorized with `McpOAuth`; a server's questions and
 //!   sampling requests go to the handlers of [`McpClientOptions`].
-
+//!
+//! The two roles live apart: `server/` serves (its transports in `server/stdio.rs` and
+//! `server/http/`), `client/` imports, and `convert.rs`, beside them, translates between
+//! phi-agent's content and MCP's for both.
 //!
 //! `mcp-server` serves over stdio (or any rmcp transport) and builds no HTTP stack;
 //! `mcp-http-server` adds streamable HTTP on hyper's HTTP/1 server (still no HTTP client, no TLS);
@@ -30,33 +33,7 @@
 mod client;
 mod convert;
 #[cfg(feature = "mcp-server")]
-mod definition;
-#[cfg(feature = "mcp-server")]
-mod derived;
-#[cfg(feature = "mcp-http-server")]
-mod http;
-#[cfg(feature = "mcp-client")]
-mod names;
-#[cfg(feature = "mcp-server")]
-mod peer;
-#[cfg(feature = "mcp-http-server")]
-mod plain_call;
-#[cfg(feature = "mcp-server")]
-mod prompts;
-#[cfg(feature = "mcp-server")]
-mod resources;
-#[cfg(feature = "mcp-server")]
-mod rounds;
-#[cfg(feature = "mcp-server")]
-mod screen;
-#[cfg(feature = "mcp-server")]
 mod server;
-#[cfg(feature = "mcp-server")]
-mod stdio;
-#[cfg(feature = "mcp-server")]
-mod tasks;
-#[cfg(feature = "mcp-http-server")]
-mod tool_call;
 
 pub use rmcp;
 
@@ -67,22 +44,13 @@ pub use client::{
 };
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged};
+pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged, ProviderSafeNames};
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use definition::definition;
+pub use server::{
+    CompletionTarget, McpServer, Prompt, PromptMessage, Resource, ResourceTemplate, definition,
+    serve_stdio,
+};
 #[cfg(feature = "mcp-http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
-pub use http::{HttpOptions, HttpServer, serve_http};
-#[cfg(feature = "mcp-client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use names::ProviderSafeNames;
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use prompts::{Prompt, PromptMessage};
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use resources::{Resource, ResourceTemplate};
-#[cfg(feature = "mcp-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
-pub use server::{CompletionTarget, McpServer, serve_stdio};
+pub use server::{HttpOptions, HttpServer, serve_http};

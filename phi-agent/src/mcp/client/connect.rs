@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
+use futures_util::future::BoxFuture;
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
@@ -17,8 +18,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient};
 use tokio::process::Command;
 
+use super::options::McpClientOptions;
 use super::talk::Talk;
-use super::{Inner, McpClientOptions};
 
 /// The connection of a running client: rmcp's service and, over stdio, the child's id.
 pub(super) struct Link {
@@ -26,12 +27,22 @@ pub(super) struct Link {
     pub(super) process_id: Option<u32>,
 }
 
+/// What follows a server's tool list (the client's imported tools): told each time the server
+/// says that the list changed.
+///
+/// A trait, so that the connection, which the tools hold, need not know the tool set, which
+/// holds the tools.
+pub(super) trait ToolListFollower: Send + Sync {
+    /// Lists the server's tools again (a failure is logged: no one waits for the answer).
+    fn list_again(self: Arc<Self>) -> BoxFuture<'static, ()>;
+}
+
 /// Answers the server's requests and notifications for one client.
 #[derive(Clone)]
 pub(super) struct Handler {
-    /// The client this handler serves, set once the client exists (it is built after the
+    /// What follows the tool list, set once the client exists (it is built after the
     /// handler, whose connection it holds).
-    pub(super) owner: Arc<OnceLock<Weak<Inner>>>,
+    pub(super) follower: Arc<OnceLock<Weak<dyn ToolListFollower>>>,
     /// The answers to the server's questions, and the capabilities they make.
     pub(super) talk: Arc<Talk>,
 }
@@ -39,7 +50,7 @@ pub(super) struct Handler {
 impl Handler {
     pub(super) fn new(options: &McpClientOptions) -> Self {
         Self {
-            owner: Arc::default(),
+            follower: Arc::new(OnceLock::new()),
             talk: Arc::new(Talk::new(options)),
         }
     }
@@ -81,13 +92,9 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        if let Some(inner) = self.owner.get().and_then(Weak::upgrade) {
+        if let Some(follower) = self.follower.get().and_then(Weak::upgrade) {
             // Not inline: the refresh asks the server, whose answer this task delivers.
-            tokio::spawn(async move {
-                if let Err(error) = inner.refresh().await {
-                    tracing::warn!(server = %inner.server, %error, "MCP tool list not refreshed");
-                }
-            });
+            tokio::spawn(follower.list_again());
         }
     }
 }

@@ -10,7 +10,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
-use super::oauth::{McpOAuth, OAuthState};
+use super::authorization::OAuthState;
+use super::oauth::McpOAuth;
 
 /// How [`McpClient::connect_http`](super::McpClient::connect_http) talks to a server: the
 /// credentials and headers of every request, and what to do when a session expires.

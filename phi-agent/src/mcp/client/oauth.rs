@@ -6,22 +6,17 @@
 //! rmcp then sends the token with every request and refreshes it when it expires (with the
 //! client secret and `resource`, as on the first exchange); tokens live in a
 //! [`CredentialStore`] (in memory by default). A machine-to-machine [grant](McpOAuthGrant)
-//! replaces the person's step after the same discovery ([`machine`](super::machine)).
+//! replaces the person's step after the same discovery ([`machine`](super::machine)); the flow
+//! itself runs in [`authorization`](super::authorization).
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    CredentialRefreshGuard, CredentialStore, InMemoryCredentialStore, OAuthClientConfig,
-    StoredCredentials,
-};
-use tokio::sync::Mutex;
+use rmcp::transport::auth::{CredentialStore, InMemoryCredentialStore};
 
 use super::grant::{McpOAuthGrant, McpPrivateKey};
-use super::machine;
 
 /// The step where a person authorizes the client: open `url` (the authorization server's page)
 /// in a browser, sign in and consent, and hand back the URL the server redirected to (the
@@ -81,13 +76,13 @@ where
 #[non_exhaustive]
 pub struct McpOAuth {
     pub(super) redirect_uri: String,
-    client_name: String,
+    pub(super) client_name: String,
     pub(super) scopes: Vec<String>,
     pub(super) client_id: Option<String>,
     pub(super) client_secret: Option<Arc<str>>,
-    client_metadata_url: Option<String>,
+    pub(super) client_metadata_url: Option<String>,
     pub(super) store: Arc<dyn CredentialStore>,
-    authorizer: Option<Arc<dyn McpAuthorizer>>,
+    pub(super) authorizer: Option<Arc<dyn McpAuthorizer>>,
     pub(super) grant: McpOAuthGrant,
     pub(super) private_key: Option<McpPrivateKey>,
 }
@@ -199,161 +194,5 @@ impl fmt::Debug for McpOAuth {
             .field("grant", &self.grant)
             .field("private_key", &self.private_key)
             .finish_non_exhaustive()
-    }
-}
-
-/// The caller's store behind an `Arc`, as rmcp's manager takes a store by value.
-struct SharedStore(Arc<dyn CredentialStore>);
-
-#[async_trait]
-impl CredentialStore for SharedStore {
-    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        self.0.load().await
-    }
-
-    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        self.0.save(credentials).await
-    }
-
-    async fn clear(&self) -> Result<(), AuthError> {
-        self.0.clear().await
-    }
-
-    async fn on_refresh_token_rejected(
-        &self,
-        credentials: &StoredCredentials,
-    ) -> Result<(), AuthError> {
-        self.0.on_refresh_token_rejected(credentials).await
-    }
-
-    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        self.0.acquire_refresh_guard().await
-    }
-}
-
-/// One server's OAuth state: the authorized client once there is one, shared by every
-/// connection (a reconnect, a renewed session) to that server.
-pub(super) struct OAuthState {
-    config: McpOAuth,
-    url: Arc<str>,
-    authorized: Mutex<Option<AuthClient<reqwest::Client>>>,
-}
-
-impl OAuthState {
-    pub(super) fn new(config: McpOAuth, url: Arc<str>) -> Self {
-        Self {
-            config,
-            url,
-            authorized: Mutex::new(None),
-        }
-    }
-
-    /// The authorized client, if any: authorized before, or from a stored token (its client's
-    /// secret configured again, which a store does not keep).
-    pub(super) async fn client(
-        &self,
-        http: &reqwest::Client,
-    ) -> Result<Option<AuthClient<reqwest::Client>>, String> {
-        let mut authorized = self.authorized.lock().await;
-        if let Some(client) = authorized.as_ref() {
-            return Ok(Some(client.clone()));
-        }
-        // A machine grant asks for a new token when the server refuses to go without one.
-        let machine = !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode);
-        if machine || self.config.store.load().await.ok().flatten().is_none() {
-            return Ok(None);
-        }
-        let mut manager = self.manager().await?;
-        let restored = manager
-            .initialize_from_store()
-            .await
-            .map_err(|e| format!("the stored OAuth token could not be used: {e}"))?;
-        if !restored {
-            return Ok(None);
-        }
-        self.configure_secret(&mut manager)?;
-        let client = AuthClient::new(http.clone(), manager);
-        *authorized = Some(client.clone());
-        Ok(Some(client))
-    }
-
-    async fn manager(&self) -> Result<AuthorizationManager, String> {
-        let mut manager = AuthorizationManager::new(&*self.url)
-            .await
-            .map_err(|e| format!("cannot set up OAuth for `{}`: {e}", self.url))?;
-        manager.set_credential_store(SharedStore(self.config.store.clone()));
-        Ok(manager)
-    }
-
-    fn configure_secret(&self, manager: &mut AuthorizationManager) -> Result<(), String> {
-        if let (Some(id), Some(secret)) = (&self.config.client_id, &self.config.client_secret) {
-            let config = OAuthClientConfig::new(id.clone(), self.config.redirect_uri.clone())
-                .with_client_secret(secret.to_string())
-                .with_scopes(self.config.scopes.clone());
-            manager
-                .configure_client(config)
-                .map_err(|e| format!("cannot configure the OAuth client `{id}`: {e}"))?;
-        }
-        Ok(())
-    }
-
-    /// Runs the authorization the server's `challenge` (its `WWW-Authenticate` header) asks
-    /// for, and keeps the authorized client for the connections to come.
-    pub(super) async fn authorize(
-        &self,
-        http: &reqwest::Client,
-        challenge: &str,
-    ) -> Result<(), String> {
-        let mut manager = self.manager().await?;
-        let resolution = manager
-            .resolve_metadata_from_challenge(Some(challenge))
-            .await
-            .map_err(|e| format!("OAuth discovery failed: {e}"))?;
-        if !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode) {
-            let metadata = resolution.metadata.clone();
-            manager.set_metadata(resolution.metadata);
-            machine::obtain(&self.config, http, &self.url, &metadata, &mut manager).await?;
-            *self.authorized.lock().await = Some(AuthClient::new(http.clone(), manager));
-            return Ok(());
-        }
-        manager.set_metadata(resolution.metadata);
-        let config = &self.config;
-        let mut request = AuthorizationRequest::new(config.redirect_uri.clone())
-            .with_challenge(challenge)
-            .with_client_name(config.client_name.clone());
-        request = if config.scopes.is_empty() {
-            request.with_initial_scope_selection()
-        } else {
-            request.with_scopes(config.scopes.clone())
-        };
-        if let Some(id) = &config.client_id {
-            request = request.with_preregistered_client(id.clone());
-        }
-        if let Some(secret) = &config.client_secret {
-            request = request.with_client_secret(secret.to_string());
-        }
-        if let Some(url) = &config.client_metadata_url {
-            request = request.with_client_metadata_url(url.clone());
-        }
-        let session = AuthorizationSession::new(manager, request)
-            .await
-            .map_err(|(_, e)| format!("OAuth client registration failed: {e}"))?;
-        let url = session.get_authorization_url().to_string();
-        let Some(authorizer) = &config.authorizer else {
-            return Err(format!(
-                "the server needs OAuth authorization and no authorizer is set \
-                 (`McpOAuth::with_authorizer`); a person would open {url}"
-            ));
-        };
-        let redirect = authorizer
-            .authorize(url)
-            .await
-            .map_err(|e| format!("OAuth authorization was not completed: {e}"))?;
-        session
-            .handle_callback_url(&redirect)
-            .await
-            .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
-        *self.authorized.lock().await = Some(AuthClient::new(http.clone(), session.auth_manager));
-        Ok(())
     }
 }

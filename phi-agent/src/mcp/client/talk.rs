@@ -23,7 +23,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::McpClientOptions;
+use super::options::McpClientOptions;
 use crate::context::{Elicitation, ElicitationHandler, ElicitationRequest, ToolContext};
 use crate::llm::{LlmClient, LlmRequest, StopReason};
 use crate::message::Message;

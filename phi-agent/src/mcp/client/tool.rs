@@ -14,8 +14,10 @@ use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 
 use super::connect::chain;
+use super::connection::Connection as Inner;
+use super::options::McpClientOptions;
+use super::result;
 use super::talk::{Asker, Talk};
-use super::{Inner, McpClientOptions, result};
 use crate::content::Content;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};

@@ -309,7 +309,7 @@ impl<'de> Deserialize<'de> for Key {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::plain_call::is_plain_call;
+    use crate::mcp::server::plain_call::is_plain_call;
     use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 
     /// The check's answer for `text`.

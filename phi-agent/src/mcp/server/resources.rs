@@ -1,5 +1,6 @@
 //! Resources an MCP server serves besides its tools: fixed ones ([`Resource`]) and families
-//! addressed by a URI template ([`ResourceTemplate`]).
+//! addressed by a URI template ([`ResourceTemplate`]), and how they are listed and read
+//! (`resources/list`, `resources/templates/list`, `resources/read`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -7,9 +8,13 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rmcp::ErrorData;
+use rmcp::model::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResponse};
+use serde_json::json;
 
 use crate::content::ResourceContents;
 use crate::error::AgentResult;
+use crate::mcp::convert;
 
 type Read = Arc<dyn Fn(String) -> BoxFuture<'static, AgentResult<ResourceContents>> + Send + Sync>;
 type ReadTemplate = Arc<
@@ -212,6 +217,76 @@ fn match_template(template: &str, uri: &str) -> Option<BTreeMap<String, String>>
         }
     }
     rest_uri.is_empty().then_some(vars)
+}
+
+/// `resources/list`: the fixed resources, in the order they were added.
+pub(super) fn listed(resources: &[Resource]) -> ListResourcesResult {
+    let resources = resources
+        .iter()
+        .map(|resource| {
+            let mut listed = rmcp::model::Resource::new(&resource.uri, &resource.name);
+            listed.description = resource.description.clone();
+            listed.mime_type = resource.mime_type.clone();
+            listed
+        })
+        .collect();
+    ListResourcesResult::with_all_items(resources)
+}
+
+/// `resources/templates/list`: the templates, in the order they were added.
+pub(super) fn listed_templates(templates: &[ResourceTemplate]) -> ListResourceTemplatesResult {
+    let templates = templates
+        .iter()
+        .map(|template| {
+            let mut listed =
+                rmcp::model::ResourceTemplate::new(&template.uri_template, &template.name);
+            listed.description = template.description.clone();
+            listed.mime_type = template.mime_type.clone();
+            listed
+        })
+        .collect();
+    ListResourceTemplatesResult::with_all_items(templates)
+}
+
+/// `resources/read` of `uri`: from the first fixed resource with that URI, else from the first
+/// template it matches.
+pub(super) async fn read(
+    resources: &[Resource],
+    templates: &[ResourceTemplate],
+    uri: String,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let contents = if let Some(resource) = resources.iter().find(|resource| resource.uri == uri) {
+        (resource.read)(uri.clone()).await
+    } else if let Some((template, vars)) = templates
+        .iter()
+        .find_map(|template| Some((template, template.matches(&uri)?)))
+    {
+        (template.read)(uri.clone(), vars).await
+    } else {
+        return Err(not_found(&uri));
+    };
+    let contents = contents.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    let result = rmcp::model::ReadResourceResult::new(vec![convert::resource_contents(contents)]);
+    Ok(result.into())
+}
+
+/// Whether `uri` is one of `resources`, or matches one of `templates` (what
+/// `resources/subscribe` accepts).
+pub(super) fn serves(resources: &[Resource], templates: &[ResourceTemplate], uri: &str) -> bool {
+    resources.iter().any(|resource| resource.uri == uri)
+        || templates
+            .iter()
+            .any(|template| template.matches(uri).is_some())
+}
+
+/// The error of a `resources/read` or `resources/subscribe` of a URI not served: MCP's
+/// "resource not found" (-32002).
+pub(super) fn not_found(uri: &str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode(-32002),
+        format!("Resource not found: no resource or template serves `{uri}`"),
+        Some(json!({ "uri": uri })),
+    )
 }
 
 #[cfg(test)]

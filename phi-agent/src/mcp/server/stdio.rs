@@ -1,4 +1,5 @@
-//! The stdio transport: newline-delimited JSON-RPC, every line screened before rmcp reads it.
+//! Serving over stdio ([`serve_stdio`]): newline-delimited JSON-RPC, every line screened before
+//! rmcp reads it.
 //!
 //! rmcp's own stdio transport stays silent on a line that is not JSON (see [`super::screen`]);
 //! this one answers it, and every other malformed message, with its JSON-RPC error, and hands
@@ -6,16 +7,20 @@
 //! error this transport answers and a response rmcp sends can never interleave on stdout.
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
+use rmcp::{RoleServer, ServiceExt};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::screen::{Refusal, Screened, screen};
+use super::settings::McpServer;
+use crate::error::{AgentError, AgentResult};
+use crate::registry::ToolRegistry;
 
 /// The longest line read, as rmcp's own stdio transport: a longer one is refused unread.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -27,9 +32,9 @@ const OUTGOING_CAPACITY: usize = 64;
 /// How long closing waits for the writer to put out what is queued.
 const CLOSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A server transport over a byte stream pair (stdin and stdout in [`McpServer::serve_stdio`](
-/// super::McpServer::serve_stdio)).
-pub(crate) struct ScreenedLines<R> {
+/// A server transport over a byte stream pair (stdin and stdout in
+/// [`McpServer::serve_stdio`]).
+struct ScreenedLines<R> {
     reader: BufReader<R>,
     /// The line being read; kept here so that a read cancelled half way (rmcp polls `receive`
     /// inside a `select!`) resumes where it stopped.
@@ -49,7 +54,7 @@ enum Line {
 
 impl<R: AsyncRead + Unpin + Send> ScreenedLines<R> {
     /// Reads from `read` and writes to `write` (on a task of its own). Call inside a runtime.
-    pub(crate) fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Self {
+    fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Self {
         let (outgoing, queue) = mpsc::channel(OUTGOING_CAPACITY);
         Self {
             reader: BufReader::new(read),
@@ -199,4 +204,49 @@ async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut queue: mpsc::Receiver<
         }
     }
     let _ = write.flush().await;
+}
+
+/// Serves `registry` over stdin/stdout until the client disconnects.
+///
+/// This is what MCP clients (Claude Desktop, Cursor, IDEs, the MCP Inspector) launch. Nothing
+/// else may write to stdout while it runs: log to stderr.
+///
+/// Every line is checked before rmcp reads it, so a malformed message gets its JSON-RPC error
+/// and the session goes on: a line that is not JSON, or nests deeper than 128 levels, gets
+/// `-32700` (with `id: null`); a standard request whose params do not fit its method (a
+/// `tools/call` whose `arguments` is not an object) gets `-32602`; JSON that is no JSON-RPC
+/// request gets `-32600`; a malformed notification is dropped, as JSON-RPC wants.
+///
+/// ```no_run
+/// # async fn run(registry: phi_agent::registry::ToolRegistry) -> phi_agent::AgentResult<()> {
+/// phi_agent::mcp::serve_stdio(registry).await
+/// # }
+/// ```
+pub async fn serve_stdio(registry: impl Into<Arc<ToolRegistry>>) -> AgentResult<()> {
+    McpServer::new(registry).serve_stdio().await
+}
+
+impl McpServer {
+    /// Serves this server over stdin/stdout until the client disconnects; see
+    /// [`serve_stdio`].
+    pub async fn serve_stdio(self) -> AgentResult<()> {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let running = self
+            .serve(ScreenedLines::new(stdin, stdout))
+            .await
+            .map_err(|error| stdio_error(format!("the MCP handshake failed: {error}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| stdio_error(format!("the MCP service stopped abnormally: {error}")))?;
+        Ok(())
+    }
+}
+
+/// An error of the stdio server.
+fn stdio_error(message: String) -> AgentError {
+    AgentError::Mcp {
+        server: "stdio".to_string(),
+        message,
+    }
 }

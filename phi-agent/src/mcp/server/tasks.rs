@@ -9,21 +9,29 @@
 
 #![allow(deprecated)] // rmcp marks sampling as deprecated by SEP-2577 (2026-07-28); task input still carries it.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use async_trait::async_trait;
+use rmcp::RoleServer;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
     InputRequest,
 };
-use rmcp::task_manager::{TaskContext, TaskExit};
+use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
 use serde_json::Value;
 
 use super::peer::{
-    ClientPeer, elicit_params, elicitation_of, failed, sampled_of, sampling_params, unsupported,
+    ClientPeer, LogFilter, elicit_params, elicitation_of, failed, sampled_of, sampling_params,
+    unsupported,
 };
+use super::settings::McpServer;
 use crate::context::{Elicitation, LogLevel, Progress, SampleRequest, Sampled, ToolPeer};
 use crate::error::{AgentError, AgentResult};
+use crate::mcp::convert;
+use crate::registry::ActiveTools;
 use crate::tool::TaskSupport;
 
 /// How a `tools/call` is answered.
@@ -46,6 +54,78 @@ pub(crate) fn answer(support: TaskSupport, declared: bool) -> Answer {
         (TaskSupport::Required, false) => Answer::Refuse,
         _ => Answer::Result,
     }
+}
+
+impl McpServer {
+    /// Starts the call of `name` as a task and returns the task's first state, once
+    /// `tasks/get` can find it. The call runs as any other does (the same dispatch, decoding,
+    /// timeout and activation), with a peer that talks through the task; `tasks/cancel` stops
+    /// it as a client's cancellation stops a call.
+    pub(super) fn start_task(
+        &self,
+        name: String,
+        arguments: Value,
+        active: Arc<ActiveTools>,
+        context: &RequestContext<RoleServer>,
+    ) -> rmcp::model::Task {
+        let mut options = TaskOptions::new()
+            .with_ttl_ms(self.shared.task_ttl.map(millis))
+            .with_poll_interval_ms(millis(self.shared.task_poll_interval));
+        options.status_message = Some(format!("tool `{name}` is running"));
+        let server = self.clone();
+        let peer = context.peer.clone();
+        let capabilities = context.client_capabilities();
+        let protocol = context.protocol_version();
+        let modern = protocol.as_ref().is_some_and(|version| {
+            version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        });
+        let logs = LogFilter::for_request(&self.session.threshold, &context.meta, modern);
+        let call_id = context.id.to_string();
+        self.shared.tasks.spawn(options, move |task| {
+            // The call's own token: the request that made the task is over, and its token
+            // with it; `tasks/cancel` cancels this one.
+            let stop = tokio_util::sync::CancellationToken::new();
+            let talk = TaskPeer {
+                task: task.clone(),
+                capabilities: capabilities.clone(),
+                client: ClientPeer {
+                    peer: peer.clone(),
+                    progress_token: None,
+                    logs,
+                    tool: name.clone(),
+                    capabilities,
+                    asker: None,
+                },
+                asked: AtomicUsize::new(0),
+            };
+            let ctx = server
+                .shared
+                .context
+                .for_call_under(&call_id, &stop)
+                .with_peer(Arc::new(talk));
+            Box::pin(async move {
+                let registry = server.shared.registry.clone();
+                let dispatch = registry.dispatch(&active, &name, &arguments, &ctx);
+                let result = tokio::select! {
+                    result = dispatch => result,
+                    () = task.cancelled() => {
+                        stop.cancel();
+                        return Err(TaskExit::Cancelled);
+                    }
+                };
+                if server.reevaluate().await {
+                    server.notify_tools_changed(&peer).await;
+                }
+                Ok(convert::call_result(result, protocol.as_ref()))
+            })
+        })
+    }
+}
+
+/// Whole milliseconds, as MCP counts task times (saturating: a duration beyond `u64`
+/// milliseconds is not one anyone waits for).
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The peer of a call that runs as a task. The `tools/call` was answered long ago, so nothing

@@ -7,9 +7,13 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rmcp::ErrorData;
+use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
+use serde_json::{Value, json};
 
 use crate::content::Content;
 use crate::error::AgentResult;
+use crate::mcp::convert;
 
 type Get = Arc<
     dyn Fn(BTreeMap<String, String>) -> BoxFuture<'static, AgentResult<Vec<PromptMessage>>>
@@ -129,4 +133,92 @@ impl PromptMessage {
             content: content.into(),
         }
     }
+}
+
+/// `prompts/list`: every prompt with its arguments, in the order they were added.
+pub(super) fn listed(prompts: &[Prompt]) -> Result<ListPromptsResult, ErrorData> {
+    let prompts = prompts
+        .iter()
+        .map(|prompt| {
+            let arguments: Vec<Value> = prompt
+                .arguments
+                .iter()
+                .map(|argument| {
+                    json!({
+                        "name": argument.name,
+                        "description": argument.description,
+                        "required": argument.required,
+                    })
+                })
+                .collect();
+            json!({
+                "name": prompt.name,
+                "description": prompt.description,
+                "arguments": arguments,
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({ "prompts": Value::Array(prompts) }))
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+}
+
+/// `prompts/get`: the messages of the prompt `request` names, from its arguments (each given as
+/// text; a required one missing is refused).
+pub(super) async fn get(
+    prompts: &[Prompt],
+    request: GetPromptRequestParams,
+) -> Result<GetPromptResponse, ErrorData> {
+    let Some(prompt) = prompts.iter().find(|prompt| prompt.name == request.name) else {
+        let known: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        return Err(ErrorData::invalid_params(
+            format!(
+                "no prompt named `{}`; prompts: {}",
+                request.name,
+                known.join(", ")
+            ),
+            None,
+        ));
+    };
+    let mut arguments = BTreeMap::new();
+    for (name, value) in request.arguments.unwrap_or_default() {
+        let value = match value {
+            Value::String(text) => text,
+            other => other.to_string(),
+        };
+        arguments.insert(name, value);
+    }
+    if let Some(missing) = prompt
+        .arguments
+        .iter()
+        .find(|argument| argument.required && !arguments.contains_key(&argument.name))
+    {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "prompt `{}` needs the argument `{}`",
+                prompt.name, missing.name
+            ),
+            None,
+        ));
+    }
+    let messages = (prompt.get)(arguments)
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|message| {
+            let content = serde_json::to_value(convert::content_block(message.content))
+                .unwrap_or(Value::Null);
+            json!({
+                "role": if message.assistant { "assistant" } else { "user" },
+                "content": content,
+            })
+        })
+        .collect();
+    let mut result = json!({ "messages": messages });
+    if let Some(description) = &prompt.description {
+        result["description"] = Value::String(description.clone());
+    }
+    let result: rmcp::model::GetPromptResult = serde_json::from_value(result)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    Ok(result.into())
 }

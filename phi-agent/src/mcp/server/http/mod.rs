@@ -1,0 +1,16 @@
+//! Serving over MCP's streamable HTTP transport.
+//!
+//! rmcp's `StreamableHttpService` speaks the protocol and validates the `Host` and `Origin`
+//! headers (the MCP specification requires `Origin` validation against DNS rebinding); around
+//! it, [`serve`] binds the socket (loopback unless told otherwise) and runs the connections on
+//! hyper, [`endpoint`] checks the bearer token before a request reaches rmcp and screens each
+//! POST body so that a malformed message gets its JSON-RPC error, and [`sessions`] caps the
+//! number of live sessions. [`options`] is what the caller sets.
+
+mod endpoint;
+mod options;
+mod serve;
+mod sessions;
+
+pub use options::HttpOptions;
+pub use serve::{HttpServer, serve_http};

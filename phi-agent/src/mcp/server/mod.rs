@@ -1,0 +1,36 @@
+//! Serving a [`ToolRegistry`](crate::registry::ToolRegistry) to MCP clients: [`McpServer`]
+//! (its settings and sessions in `settings` and `session`, rmcp's handler in `handler`, one
+//! file per concern it answers), and the transports, `stdio` and `http`.
+
+mod activation;
+mod completion;
+mod definition;
+mod derived;
+mod handler;
+#[cfg(feature = "mcp-http-server")]
+mod http;
+mod peer;
+#[cfg(feature = "mcp-http-server")]
+mod plain_call;
+mod prompts;
+mod resources;
+mod rounds;
+mod screen;
+mod session;
+mod settings;
+mod stdio;
+mod tasks;
+#[cfg(feature = "mcp-http-server")]
+mod tool_call;
+mod tools;
+
+pub use completion::CompletionTarget;
+#[cfg(all(test, feature = "mcp-client"))]
+pub(super) use definition::annotations;
+pub use definition::definition;
+#[cfg(feature = "mcp-http-server")]
+pub use http::{HttpOptions, HttpServer, serve_http};
+pub use prompts::{Prompt, PromptMessage};
+pub use resources::{Resource, ResourceTemplate};
+pub use settings::McpServer;
+pub use stdio::serve_stdio;

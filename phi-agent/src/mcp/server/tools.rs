@@ -1,0 +1,176 @@
+//! `tools/list` and `tools/call`: the session's active tools, and a call answered at once, as a
+//! task ([`tasks`](super::tasks)), or (protocol 2026-07-28) in rounds of questions
+//! ([`rounds`](super::rounds)).
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult,
+    InputRequiredResult, ListToolsResult,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+use super::peer::{ClientPeer, LogFilter};
+use super::rounds::{self, CallFuture, Round, Running};
+use super::settings::McpServer;
+use super::tasks::{self, Answer};
+use crate::error::AgentError;
+use crate::mcp::convert;
+use crate::registry::ToolCallResult;
+use crate::tool::TaskSupport;
+
+impl McpServer {
+    /// `tools/list`: the session's active tools, in registration order.
+    pub(super) async fn listed_tools(&self) -> ListToolsResult {
+        let active = self.active_snapshot().await;
+        let tools = (0..self.shared.definitions.len())
+            .filter(|&index| active.is_active(index))
+            .map(|index| self.shared.definitions[index].clone())
+            .collect();
+        ListToolsResult::with_all_items(tools)
+    }
+
+    /// `tools/call`: see [`ServerHandler::call_tool`](rmcp::ServerHandler::call_tool).
+    pub(super) async fn serve_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The client answers a question of a suspended call (2026-07-28): resume it.
+        if let Some(state) = &request.request_state {
+            let running = self
+                .shared
+                .rounds
+                .resume(state, &request.name, request.input_responses)
+                .map_err(|reason| ErrorData::invalid_params(reason, None))?;
+            return self.round(running, &context).await;
+        }
+        let active = self.active_snapshot().await;
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let modern = context.protocol_version().is_some_and(|version| {
+            version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        });
+        // On 2026-07-28 a tool's questions are input requests of the call's result, and the
+        // call may outlive this request (it resumes with the resent one): its own token, which
+        // each round's request cancels if the client cancels it. Before, rmcp cancels
+        // `context.ct` when the client sends `notifications/cancelled` for this request; the
+        // tool's token is a child of it, so the client's cancellation reaches the tool, while
+        // the registry cancelling the tool's token on a timeout stays local.
+        let (asker, questions) = if modern {
+            let (asker, questions) = rounds::questions();
+            (Some(asker), Some(questions))
+        } else {
+            (None, None)
+        };
+        let stop = if modern {
+            tokio_util::sync::CancellationToken::new()
+        } else {
+            context.ct.clone()
+        };
+        // Looked up once: rmcp finds them in the request's `_meta` or the session's handshake.
+        let capabilities = context.client_capabilities();
+        let declared = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let peer = ClientPeer {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            logs: LogFilter::for_request(&self.session.threshold, &context.meta, modern),
+            tool: request.name.to_string(),
+            capabilities,
+            asker,
+        };
+        let ctx = self
+            .shared
+            .context
+            .for_call_under(&context.id.to_string(), &stop)
+            .with_peer(Arc::new(peer));
+        let registry = &self.shared.registry;
+        if registry
+            .needs_approval(&active, &request.name, &arguments, &ctx)
+            .await
+        {
+            let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
+                tool: request.name.to_string(),
+            });
+            let protocol = context.protocol_version();
+            return Ok(convert::call_result(refusal, protocol.as_ref()).into());
+        }
+        let support = registry
+            .position(&request.name)
+            .filter(|&index| active.is_active(index))
+            .map_or(TaskSupport::Forbidden, |index| {
+                self.shared.task_support[index]
+            });
+        match tasks::answer(support, declared) {
+            Answer::Result => {}
+            Answer::Refuse => {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            Answer::Task => {
+                let task = self.start_task(request.name.to_string(), arguments, active, &context);
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
+        }
+        if let Some(questions) = questions {
+            let server = self.clone();
+            let name = request.name.to_string();
+            let call: CallFuture = Box::pin(async move {
+                let registry = &server.shared.registry;
+                registry.dispatch(&active, &name, &arguments, &ctx).await
+            });
+            let running = Running::new(&request.name, call, questions, stop);
+            return self.round(running, &context).await;
+        }
+        let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
+        let result = tokio::select! {
+            result = dispatch => result,
+            // The client gave up on the call: stop the tool (dropping its future) instead of
+            // computing a result no one will read.
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error(
+                    AgentError::Cancelled { tool: request.name.to_string() }.to_string(),
+                    None,
+                ));
+            }
+        };
+        self.finish(result, &context).await
+    }
+
+    /// A finished call's result, after re-evaluating the session's active tools.
+    async fn finish(
+        &self,
+        result: ToolCallResult,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if self.reevaluate().await {
+            self.notify_tools_changed(&context.peer).await;
+        }
+        let protocol = context.protocol_version();
+        Ok(convert::call_result(result, protocol.as_ref()).into())
+    }
+
+    /// Runs a call (2026-07-28) until it finishes, or asks: then `input_required`, with the
+    /// question and the handle the client resends it with.
+    async fn round(
+        &self,
+        running: Running,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = running.tool().to_string();
+        match self.shared.rounds.drive(running, &context.ct).await {
+            Round::Done(result) => self.finish(result, context).await,
+            Round::Ask { requests, state } => Ok(CallToolResponse::InputRequired(
+                InputRequiredResult::new(Some(requests), Some(state)),
+            )),
+            Round::Cancelled => Err(ErrorData::internal_error(
+                AgentError::Cancelled { tool }.to_string(),
+                None,
+            )),
+        }
+    }
+}
