@@ -73,9 +73,9 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
     );
     let calculator = &client.tools()[0];
     assert_eq!(calculator.metadata().origin, "mcp:example");
-    assert_eq!(calculator.annotations().read_only, Some(true));
+    assert_eq!(calculator.options().annotations.read_only, Some(true));
     assert_eq!(calculator.schema()["required"], json!(["a", "b", "op"]));
-    assert!(client.tools()[1].output_schema().is_some());
+    assert!(client.tools()[1].options().output_schema.is_some());
 
     let (registry, active) = registry_of(&client).await;
     let ctx = ToolContext::default();
@@ -278,7 +278,9 @@ async fn needing_approval(options: McpClientOptions) -> Vec<String> {
     let mut needing = Vec::new();
     for tool in client.tools() {
         if tool
-            .needs_approval(&json!({}), &ToolContext::default())
+            .options()
+            .approval
+            .is_needed(&json!({}), &ToolContext::default())
             .await
         {
             needing.push(tool.remote_name().to_string());
