@@ -75,11 +75,10 @@ impl ToolApproval {
     /// #[derive(Deserialize, JsonSchema)]
     /// struct TransferArgs { cents: u64 }
     ///
-    /// // Small amounts go through; a person approves the rest.
-    /// let large = ToolApproval::when_args(|args: &TransferArgs, _ctx| args.cents > 10_000);
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let large = ToolApproval::when_args(|args: &TransferArgs, _ctx| args.cents > 10_000);
+    /// // Small amounts go through; a person approves the rest.
+    /// let large = ToolApproval::when_args(|args: &TransferArgs, _ctx| args.cents > 10_000);
     /// let ctx = ToolContext::default();
     /// assert!(large.is_needed(&json!({"cents": 50_000}), &ctx).await);
     /// assert!(!large.is_needed(&json!({"cents": 500}), &ctx).await);

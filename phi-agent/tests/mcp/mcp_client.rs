@@ -270,6 +270,28 @@ async fn a_server_dying_mid_call_gives_a_clean_error() {
     assert!(after.is_error);
 }
 
+/// A second connection to the same server keeps no second copy of its tools' names and
+/// descriptions: they are interned, once per distinct text, not leaked per connection.
+#[tokio::test]
+async fn reconnecting_keeps_one_copy_of_each_name_and_description() {
+    let first = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let second = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    assert!(!first.tools().is_empty());
+    for (a, b) in first.tools().iter().zip(second.tools()) {
+        assert_eq!(a.name(), b.name());
+        assert!(std::ptr::eq(a.name(), b.name()), "{}", a.name());
+        assert!(
+            std::ptr::eq(a.description(), b.description()),
+            "{}",
+            a.name()
+        );
+    }
+}
+
 /// Which imported tools of the child server need approval, under `options`.
 async fn needing_approval(options: McpClientOptions) -> Vec<String> {
     let client = McpClient::connect_stdio("child", child_server(), options)
