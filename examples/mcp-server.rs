@@ -20,11 +20,10 @@ use phi_agent::mcp::{HttpOptions, McpServer, Prompt, PromptMessage, Resource};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::{
     AgentError, AgentResult, LogLevel, TaskSupport, ToolAnnotations, ToolConfig, ToolContext,
-    ToolExposure, TypedTool,
+    ToolExposure, ToolOptions, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// An arithmetic operation.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -62,11 +61,13 @@ impl TypedTool for Calculator {
         "Apply add, subtract, multiply or divide to two numbers"
     }
 
-    fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::default()
-            .with_read_only(true)
-            .with_idempotent(true)
-            .with_open_world(false)
+    fn options(&self) -> ToolOptions {
+        ToolOptions::default().with_annotations(
+            ToolAnnotations::default()
+                .with_read_only(true)
+                .with_idempotent(true)
+                .with_open_world(false),
+        )
     }
 
     async fn call_typed(&self, args: CalculatorArgs, _ctx: &ToolContext) -> AgentResult<f64> {
@@ -115,14 +116,14 @@ impl TypedTool for GetWeather {
         "Get the current weather for a city"
     }
 
-    fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::default()
-            .with_read_only(true)
-            .with_open_world(true)
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        Some(phi_agent::schema::canonical_schema_for::<WeatherReport>())
+    fn options(&self) -> ToolOptions {
+        ToolOptions::default()
+            .with_annotations(
+                ToolAnnotations::default()
+                    .with_read_only(true)
+                    .with_open_world(true),
+            )
+            .with_output_schema(phi_agent::schema::canonical_schema_for::<WeatherReport>())
     }
 
     async fn call_typed(
@@ -205,8 +206,8 @@ impl TypedTool for ImportRows {
 
     /// A client that declares MCP's tasks extension gets the call as a task to poll (the
     /// progress is then the task's status message); others wait for the result.
-    fn task_support(&self) -> TaskSupport {
-        TaskSupport::Optional
+    fn options(&self) -> ToolOptions {
+        ToolOptions::default().with_task_support(TaskSupport::Optional)
     }
 
     async fn call_typed(&self, args: ImportArgs, ctx: &ToolContext) -> AgentResult<String> {

@@ -58,6 +58,9 @@ type Callable = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
 #[derive(Clone)]
 pub struct RunCode {
     tools: Vec<Arc<dyn Tool>>,
+    /// Whether code may call each of `tools` by its own options
+    /// ([`ToolOptions::callers`](phi_agent::ToolOptions::callers)), read once here.
+    code_callers: Vec<bool>,
     limits: CodeLimits,
     callable: Option<Callable>,
     /// Made on first use from the fields above; a `with_*` setter starts it anew.
@@ -80,12 +83,17 @@ impl RunCode {
 
     /// `run_code` over `tools`, with the default [`CodeLimits`].
     pub fn new(tools: &[Arc<dyn Tool>]) -> Self {
+        let tools: Vec<Arc<dyn Tool>> = tools
+            .iter()
+            .filter(|tool| tool.name() != Self::NAME)
+            .cloned()
+            .collect();
         Self {
-            tools: tools
+            code_callers: tools
                 .iter()
-                .filter(|tool| tool.name() != Self::NAME)
-                .cloned()
+                .map(|tool| tool.options().callers.allows_code())
                 .collect(),
+            tools,
             limits: CodeLimits::default(),
             callable: None,
             description: OnceLock::new(),
@@ -100,8 +108,8 @@ impl RunCode {
     }
 
     /// With only the tools for which `callable` holds callable from programs (default: those
-    /// whose [`Tool::callers`] allow code, which is every tool unless it is marked
-    /// `callers = "direct"`). `callable` replaces that default.
+    /// whose [`ToolOptions::callers`](phi_agent::ToolOptions::callers) allow code, which is
+    /// every tool unless it is marked `callers = "direct"`). `callable` replaces that default.
     pub fn with_callable(
         mut self,
         callable: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static,
@@ -117,13 +125,17 @@ impl RunCode {
     }
 
     fn callable_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
-        self.tools.iter().filter(|tool| {
-            tool.exposure() != ToolExposure::Hidden
-                && match &self.callable {
-                    Some(callable) => callable(&***tool),
-                    None => tool.callers().allows_code(),
-                }
-        })
+        self.tools
+            .iter()
+            .zip(&self.code_callers)
+            .filter(|&(tool, &code_callers)| {
+                tool.exposure() != ToolExposure::Hidden
+                    && match &self.callable {
+                        Some(callable) => callable(&**tool),
+                        None => code_callers,
+                    }
+            })
+            .map(|(tool, _)| tool)
     }
 
     /// The tools with a stub: the callable Direct ones.

@@ -23,7 +23,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use phi_agent::llm::{LlmClient, LlmRequest, LlmResponse, Message, ToolCall};
-use phi_agent::{AgentConfig, AgentResult, Content, Tool, ToolContext, base_agent_builder};
+use phi_agent::{
+    AgentConfig, AgentResult, Content, Tool, ToolApproval, ToolContext, ToolOptions,
+    base_agent_builder,
+};
 use phi_agent_restate::AgentObject;
 use restate_sdk::prelude::*;
 use serde_json::{Value, json};
@@ -55,11 +58,12 @@ impl Tool for Pay {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {"amount": {"type": "integer"}}})
     }
-    async fn needs_approval(&self, args: &Value, _: &ToolContext) -> bool {
+    fn options(&self) -> ToolOptions {
         // Anything but a small whole amount needs a person.
-        args["amount"]
-            .as_u64()
-            .is_none_or(|amount| amount > self.approval_above)
+        let above = self.approval_above;
+        ToolOptions::default().with_approval(ToolApproval::when(move |args, _| {
+            args["amount"].as_u64().is_none_or(|amount| amount > above)
+        }))
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         record(

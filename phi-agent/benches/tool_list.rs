@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use phi_agent::__private::{BoxFuture, FastPath, TypedCall};
 use phi_agent::llm::{LlmRequest, OpenAiClient, ToolSpec};
 use phi_agent::registry::{ActiveTools, ToolRegistry};
 use phi_agent::schema::canonical_schema_for;
@@ -36,7 +37,8 @@ use phi_agent::{
 use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-/// A tool with its own name and schema, of the given exposure.
+/// A tool with its own name and schema, of the given exposure; with a shared schema it stands in
+/// for a typed tool (through the registry's hidden hook).
 struct Generated {
     name: &'static str,
     schema: Value,
@@ -59,14 +61,34 @@ impl Tool for Generated {
     fn exposure(&self) -> ToolExposure {
         self.exposure
     }
-    fn __canonical_schema(&self) -> Option<Arc<Value>> {
-        self.shared.clone()
+    fn __fast_path(&self) -> FastPath<'_> {
+        match self.shared {
+            Some(_) => FastPath::Typed(self),
+            None => FastPath::Plain,
+        }
     }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text(self.name)])
     }
     async fn should_activate(&self, _: &ActivationContext) -> bool {
         false
+    }
+}
+
+impl TypedCall for Generated {
+    fn shared_schema(&self) -> Arc<Value> {
+        self.shared.clone().unwrap_or_default()
+    }
+    fn check_arguments(&self, _: &Value) -> AgentResult<()> {
+        Ok(())
+    }
+    fn call_within<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+        _: usize,
+    ) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
+        self.call(args, ctx)
     }
 }
 

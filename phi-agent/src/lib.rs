@@ -2,7 +2,9 @@
 //!
 //! Write LLM-agent tools as plain Rust functions and run agents over them.
 //!
-//! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand.
+//! - [`Tool`] and [`TypedTool`]: the two ways to write a tool by hand. A tool is its data plus
+//!   its call: the reference page's methods, and one [`ToolOptions`] value for every other
+//!   property (callers, result budget, approval, hints, examples, ...), read once at registration.
 //! - [`registry::ToolRegistry`]: names, exposure ([`ToolExposure`]), activation and safe dispatch.
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
 //! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
@@ -138,7 +140,7 @@ pub use llm::LlmClient;
 /// `AgentResult<T>`, `Result<T, E>` with `E: Display` (the error text is the result the model
 /// reads), or a plain `T`, where `T` is `String` or `&'static str` (text), [`Content`],
 /// `Vec<Content>`, or any `Serialize` type (JSON). An object output that implements `JsonSchema`
-/// is published as the tool's [`output_schema`](Tool::output_schema).
+/// is published as the tool's [`output_schema`](ToolOptions::output_schema).
 ///
 /// # Keys
 ///
@@ -152,11 +154,11 @@ pub use llm::LlmClient;
 /// | `requires_tools = ["a", ..]` | deferred only: active once all named tools are |
 /// | `origin`, `version` | [`ToolMetadata`] (default: your crate's name and version) |
 /// | `requirements = ["network", ..]` | [`ToolMetadata::requirements`] |
-/// | `needs_approval` | a person must approve every call ([`Tool::needs_approval`]); `needs_approval = false` is the default |
+/// | `needs_approval` | a person must approve every call ([`ToolOptions::approval`]); `needs_approval = false` is the default |
 /// | `needs_approval = path` | a person must approve the calls for which a sync or async fn `(&Args, &ToolContext) -> bool` says so; it sees the decoded arguments (`GetWeatherArgs` for `get_weather`) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | [`ToolAnnotations`] (`flag` or `flag = bool`) |
-/// | `example = {"city": "Paris"}` | repeatable: the arguments of one call, shown to the model ([`Tool::input_examples`]); JSON written as tokens (strings as Rust string literals), JSON text in a string literal, or an expression of the arguments struct (`example = GetWeatherArgs { .. }`, which then derives `Serialize`). Malformed JSON and a key that is no parameter are compile errors on the token; the values are checked against the schema and decoded when the tool is registered |
-/// | `max_result = ..` | the most of one call's output the model reads ([`Tool::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
+/// | `example = {"city": "Paris"}` | repeatable: the arguments of one call, shown to the model ([`ToolOptions::input_examples`]); JSON written as tokens (strings as Rust string literals), JSON text in a string literal, or an expression of the arguments struct (`example = GetWeatherArgs { .. }`, which then derives `Serialize`). Malformed JSON and a key that is no parameter are compile errors on the token; the values are checked against the schema and decoded when the tool is registered |
+/// | `max_result = ..` | the most of one call's output the model reads ([`ToolOptions::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
@@ -283,7 +285,8 @@ pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{
-    TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata, static_text,
+    ApprovalRule, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers, ToolExposure,
+    ToolMetadata, ToolOptions, static_text,
 };
 pub use toolset::Toolset;
 pub use typed::TypedTool;

@@ -1,5 +1,7 @@
 //! `TypedTool`: a tool whose schema is derived from its argument type.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
@@ -7,11 +9,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{TaskSupport, Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
+use crate::tool::{FastPath, Tool, ToolExposure, ToolMetadata, ToolOptions, TypedCall};
 use crate::{decode, output, schema};
 
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
@@ -64,16 +65,6 @@ pub trait TypedTool: Send + Sync {
         None
     }
 
-    /// See [`Tool::max_result`].
-    fn max_result(&self) -> Option<ResultBudget> {
-        None
-    }
-
-    /// See [`Tool::callers`].
-    fn callers(&self) -> ToolCallers {
-        ToolCallers::Both
-    }
-
     /// See [`Tool::metadata`].
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())
@@ -82,32 +73,6 @@ pub trait TypedTool: Send + Sync {
     /// See [`Tool::exposure`].
     fn exposure(&self) -> ToolExposure {
         ToolExposure::Direct
-    }
-
-    /// See [`Tool::annotations`].
-    fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::default()
-    }
-
-    /// See [`Tool::output_schema`].
-    fn output_schema(&self) -> Option<Value> {
-        None
-    }
-
-    /// See [`Tool::requires_tools`].
-    fn requires_tools(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// See [`Tool::input_examples`]: each is decoded into `Args` at registration, as a call's
-    /// arguments are.
-    fn input_examples(&self) -> Vec<Value> {
-        Vec::new()
-    }
-
-    /// See [`Tool::task_support`].
-    fn task_support(&self) -> TaskSupport {
-        TaskSupport::Forbidden
     }
 
     /// See [`Tool::should_activate`]. Default: always active.
@@ -127,15 +92,12 @@ pub trait TypedTool: Send + Sync {
         Box::pin(std::future::ready(true))
     }
 
-    /// Whether a person must approve this call before it runs (see [`Tool::needs_approval`]).
-    /// Default: no.
-    ///
-    /// Asked with the decoded arguments, after they decoded: arguments that do not decode get
-    /// the usual argument error and no one is asked. A plain fn, so that it needs no bound on
-    /// `Args`; `#[phi_tool(needs_approval = path)]` accepts an async predicate as well.
+    /// See [`Tool::options`]. Input examples are decoded into `Args` at registration, as a
+    /// call's arguments are; an approval rule over the decoded arguments is
+    /// [`ToolApproval::when_args`](crate::ToolApproval::when_args).
     ///
     /// ```
-    /// use phi_agent::{AgentResult, ToolContext, TypedTool};
+    /// use phi_agent::{AgentResult, Tool, ToolApproval, ToolContext, ToolOptions, TypedTool};
     /// use async_trait::async_trait;
     /// use schemars::JsonSchema;
     /// use serde::Deserialize;
@@ -143,7 +105,7 @@ pub trait TypedTool: Send + Sync {
     /// #[derive(Deserialize, JsonSchema)]
     /// struct TransferArgs { cents: u64 }
     ///
-    /// struct Transfer;
+    /// struct Transfer { limit: u64 }
     ///
     /// #[async_trait]
     /// impl TypedTool for Transfer {
@@ -154,44 +116,25 @@ pub trait TypedTool: Send + Sync {
     ///     async fn call_typed(&self, args: TransferArgs, _ctx: &ToolContext) -> AgentResult<String> {
     ///         Ok(format!("sent {} cents", args.cents))
     ///     }
-    ///     // Small amounts go through; a person approves the rest.
-    ///     fn needs_approval(&self, args: &TransferArgs, _ctx: &ToolContext) -> bool {
-    ///         args.cents > 10_000
+    ///     // Amounts up to the limit go through; a person approves the rest.
+    ///     fn options(&self) -> ToolOptions {
+    ///         let limit = self.limit;
+    ///         ToolOptions::default()
+    ///             .with_approval(ToolApproval::when_args(move |args: &TransferArgs, _| args.cents > limit))
     ///     }
     /// }
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// use phi_agent::Tool;
-    /// let ctx = ToolContext::default();
-    /// assert!(Tool::needs_approval(&Transfer, &serde_json::json!({"cents": 50_000}), &ctx).await);
-    /// assert!(!Tool::needs_approval(&Transfer, &serde_json::json!({"cents": 500}), &ctx).await);
+    /// let (approval, ctx) = (Tool::options(&Transfer { limit: 10_000 }).approval, ToolContext::default());
+    /// assert!(approval.is_needed(&serde_json::json!({"cents": 50_000}), &ctx).await);
+    /// assert!(!approval.is_needed(&serde_json::json!({"cents": 500}), &ctx).await);
     /// // Arguments that do not decode: no one is asked, the call fails with the argument error.
-    /// assert!(!Tool::needs_approval(&Transfer, &serde_json::json!({"cents": "many"}), &ctx).await);
+    /// assert!(!approval.is_needed(&serde_json::json!({"cents": "many"}), &ctx).await);
     /// # }
     /// ```
-    fn needs_approval(&self, _args: &Self::Args, _ctx: &ToolContext) -> bool {
-        false
+    fn options(&self) -> ToolOptions {
+        ToolOptions::default()
     }
-
-    /// The asynchronous form of [`needs_approval`](TypedTool::needs_approval), which is what the
-    /// agent asks; its default asks `needs_approval`. `#[phi_tool]` overrides it for an async
-    /// predicate. Not part of the public API: implement `needs_approval`.
-    #[doc(hidden)]
-    fn __needs_approval<'a>(
-        &'a self,
-        args: &'a Self::Args,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, bool> {
-        Box::pin(std::future::ready(TypedTool::needs_approval(
-            self, args, ctx,
-        )))
-    }
-
-    /// Whether [`needs_approval`](TypedTool::needs_approval) is known to answer no to every
-    /// call: `#[phi_tool]` says so for a tool without `needs_approval`, so that its `dyn Tool`
-    /// answers without decoding, and compiles no approval future. Not part of the public API.
-    #[doc(hidden)]
-    const __NEVER_NEEDS_APPROVAL: bool = false;
 }
 
 // The `dyn Tool` of every typed tool is this impl, instantiated once per tool type, so it is kept
@@ -218,10 +161,6 @@ where
         copy_of(schema::cached::<T::Args>)
     }
 
-    fn __canonical_schema(&self) -> Option<std::sync::Arc<Value>> {
-        Some(schema::cached::<T::Args>())
-    }
-
     fn call<'life0, 'life1, 'life2, 'async_trait>(
         &'life0 self,
         args: &'life1 Value,
@@ -233,18 +172,57 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
-        self.__call_within(args, ctx, usize::MAX)
+        self.call_within(args, ctx, usize::MAX)
     }
 
-    fn __measures_own_arguments(&self) -> bool {
-        true
+    fn timeout_ms(&self) -> Option<u64> {
+        TypedTool::timeout_ms(self)
     }
 
-    fn __may_need_approval(&self) -> bool {
-        !T::__NEVER_NEEDS_APPROVAL
+    fn metadata(&self) -> ToolMetadata {
+        TypedTool::metadata(self)
     }
 
-    fn __call_within<'a>(
+    fn exposure(&self) -> ToolExposure {
+        TypedTool::exposure(self)
+    }
+
+    fn should_activate<'life0, 'life1, 'async_trait>(
+        &'life0 self,
+        ctx: &'life1 ActivationContext,
+    ) -> BoxFuture<'async_trait, bool>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        Self: 'async_trait,
+    {
+        TypedTool::should_activate(self, ctx)
+    }
+
+    fn options(&self) -> ToolOptions {
+        TypedTool::options(self)
+    }
+
+    fn __fast_path(&self) -> FastPath<'_> {
+        FastPath::Typed(self)
+    }
+}
+
+impl<T> TypedCall for T
+where
+    T: TypedTool,
+    T::Args: 'static,
+{
+    fn shared_schema(&self) -> Arc<Value> {
+        schema::cached::<T::Args>()
+    }
+
+    fn check_arguments(&self, args: &Value) -> AgentResult<()> {
+        decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>)
+            .map(drop)
+    }
+
+    fn call_within<'a>(
         &'a self,
         args: &'a Value,
         ctx: &'a ToolContext,
@@ -261,107 +239,10 @@ where
             Err(error) => refused(error),
         }
     }
-
-    fn timeout_ms(&self) -> Option<u64> {
-        TypedTool::timeout_ms(self)
-    }
-
-    fn max_result(&self) -> Option<ResultBudget> {
-        TypedTool::max_result(self)
-    }
-
-    fn callers(&self) -> ToolCallers {
-        TypedTool::callers(self)
-    }
-
-    fn metadata(&self) -> ToolMetadata {
-        TypedTool::metadata(self)
-    }
-
-    fn exposure(&self) -> ToolExposure {
-        TypedTool::exposure(self)
-    }
-
-    fn annotations(&self) -> ToolAnnotations {
-        TypedTool::annotations(self)
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        TypedTool::output_schema(self)
-    }
-
-    fn requires_tools(&self) -> &'static [&'static str] {
-        TypedTool::requires_tools(self)
-    }
-
-    fn input_examples(&self) -> Vec<Value> {
-        TypedTool::input_examples(self)
-    }
-
-    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
-        decode::arguments::<T::Args>(TypedTool::name(self), example, schema::cached::<T::Args>)
-            .map(drop)
-    }
-
-    fn task_support(&self) -> TaskSupport {
-        TypedTool::task_support(self)
-    }
-
-    fn should_activate<'life0, 'life1, 'async_trait>(
-        &'life0 self,
-        ctx: &'life1 ActivationContext,
-    ) -> BoxFuture<'async_trait, bool>
-    where
-        'life0: 'async_trait,
-        'life1: 'async_trait,
-        Self: 'async_trait,
-    {
-        TypedTool::should_activate(self, ctx)
-    }
-
-    /// Decodes the arguments and asks [`TypedTool::needs_approval`]. Arguments that do not
-    /// decode need no approval: the call then fails with the argument error, and no person is
-    /// bothered with a call that could not run anyway.
-    fn needs_approval<'life0, 'life1, 'life2, 'async_trait>(
-        &'life0 self,
-        args: &'life1 Value,
-        ctx: &'life2 ToolContext,
-    ) -> BoxFuture<'async_trait, bool>
-    where
-        'life0: 'async_trait,
-        'life1: 'async_trait,
-        'life2: 'async_trait,
-        Self: 'async_trait,
-    {
-        // A constant: the branch not taken is not compiled for this tool.
-        if T::__NEVER_NEEDS_APPROVAL {
-            no_approval()
-        } else {
-            ask_approval(self, args, ctx)
-        }
-    }
-}
-
-/// [`Tool::needs_approval`] of a typed tool that may need it: the decoded arguments move into
-/// the future, since the answer borrows them.
-fn ask_approval<'a, T>(tool: &'a T, args: &Value, ctx: &'a ToolContext) -> BoxFuture<'a, bool>
-where
-    T: TypedTool,
-    T::Args: 'static,
-{
-    match decode::arguments::<T::Args>(TypedTool::name(tool), args, schema::cached::<T::Args>) {
-        Ok(args) => Box::pin(async move { TypedTool::__needs_approval(tool, &args, ctx).await }),
-        Err(_) => no_approval(),
-    }
 }
 
 // The parts of the blanket impl that do not need the tool's type, compiled once: each per-type
 // method above is then a call and little else.
-
-/// The answer of a tool that needs no approval.
-fn no_approval<'a>() -> BoxFuture<'a, bool> {
-    Box::pin(std::future::ready(false))
-}
 
 /// A call refused before it ran.
 fn refused<'a>(error: crate::error::AgentError) -> BoxFuture<'a, AgentResult<Vec<Content>>> {
@@ -369,7 +250,7 @@ fn refused<'a>(error: crate::error::AgentError) -> BoxFuture<'a, AgentResult<Vec
 }
 
 /// A copy of the shared schema `cached` returns.
-fn copy_of(cached: fn() -> std::sync::Arc<Value>) -> Value {
+fn copy_of(cached: fn() -> Arc<Value>) -> Value {
     cached().as_ref().clone()
 }
 

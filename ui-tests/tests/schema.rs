@@ -148,7 +148,10 @@ fn method_schema_equals_free_fn_schema() {
     );
     assert_eq!(method.name(), Tool::name(&GetWeather));
     assert_eq!(method.description(), Tool::description(&GetWeather));
-    assert_eq!(method.output_schema(), Tool::output_schema(&GetWeather));
+    assert_eq!(
+        method.options().output_schema,
+        Tool::options(&GetWeather).output_schema
+    );
 }
 
 #[tokio::test]

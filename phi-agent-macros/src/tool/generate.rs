@@ -278,31 +278,6 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             }
         }
     });
-    let max_result = tool.attr.max_result.map(|budget| {
-        let (unit, amount) = match budget {
-            MaxResult::Bytes(bytes) => (quote!(Bytes), bytes),
-            MaxResult::Tokens(tokens) => (quote!(Tokens), tokens),
-        };
-        // Unsuffixed, so that it is read as a `usize`.
-        let amount = proc_macro2::Literal::u64_unsuffixed(amount);
-        quote! {
-            fn max_result(&self) -> ::core::option::Option<_phi::ResultBudget> {
-                ::core::option::Option::Some(_phi::ResultBudget::#unit(#amount))
-            }
-        }
-    });
-    let callers = match tool.attr.callers {
-        None | Some(Callers::Both) => None,
-        Some(Callers::Direct) => Some(quote!(Direct)),
-        Some(Callers::Code) => Some(quote!(Code)),
-    }
-    .map(|variant| {
-        quote! {
-            fn callers(&self) -> _phi::ToolCallers {
-                _phi::ToolCallers::#variant
-            }
-        }
-    });
     let metadata = metadata_fn(tool);
     let exposure = match tool.exposure {
         Exposure::Direct => None,
@@ -316,12 +291,8 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
             }
         }
     });
-    let annotations = annotations_fn(tool);
-    let examples = input_examples_fn(tool);
-    let task = task_support_fn(tool);
-    let requirement = requires_tools_fn(tool);
     let activation = should_activate_fn(tool);
-    let approval = needs_approval_fn(tool);
+    let options = options_fn(tool);
     let generics = tool.callee.generics();
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let where_clause = crate::methods::shape::shared_bound(&tool.callee, where_clause);
@@ -343,55 +314,72 @@ fn typed_tool_impl(tool: &Tool) -> TokenStream {
 
             #call
             #timeout
-            #max_result
-            #callers
             #metadata
             #exposure
-            #annotations
-            #examples
-            #task
-
-            fn output_schema(&self) -> ::core::option::Option<_phi::__private::serde_json::Value> {
-                #[allow(unused_imports)]
-                use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-                (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
-            }
-
-            #requirement
             #activation
-            #approval
+            #options
         }
     }
 }
 
-/// `needs_approval`: a fixed answer (`TypedTool::needs_approval`), or the user's predicate
-/// asked through `ask_approval_predicate` (`__needs_approval`, which may await), spanned on its
-/// path so that a fn of the wrong signature is reported there with the signature expected. A
-/// tool that never asks says so (`__NEVER_NEEDS_APPROVAL`), and its `dyn Tool` answers without
-/// decoding the arguments (and compiles no approval future).
-fn needs_approval_fn(tool: &Tool) -> TokenStream {
-    match tool.attr.needs_approval.as_ref() {
-        None | Some(NeedsApproval::Always(false)) => quote! {
-            const __NEVER_NEEDS_APPROVAL: bool = true;
-        },
-        Some(NeedsApproval::Always(true)) => quote! {
-            fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
-                true
-            }
-        },
-        Some(NeedsApproval::When(path)) => {
-            let ask = quote_spanned! {path.span()=>
-                _phi::__private::ask_approval_predicate::<Self::Args, _, _>(&#path, __phi_args, __phi_ctx)
+/// `fn options`: every property beyond the reference page's methods as one value, built from
+/// the output type's schema (probed: `None` unless it has an object schema) and one setter per
+/// key the user wrote. One data value rather than a method per property keeps the expansion
+/// small, whatever the number of properties.
+fn options_fn(tool: &Tool) -> TokenStream {
+    let attr = &tool.attr;
+    let mut setters = Vec::new();
+    if let Some(budget) = attr.max_result {
+        let (unit, amount) = match budget {
+            MaxResult::Bytes(bytes) => (quote!(Bytes), bytes),
+            MaxResult::Tokens(tokens) => (quote!(Tokens), tokens),
+        };
+        // Unsuffixed, so that it is read as a `usize`.
+        let amount = proc_macro2::Literal::u64_unsuffixed(amount);
+        setters.push(quote!(.with_max_result(_phi::ResultBudget::#unit(#amount))));
+    }
+    let callers = match attr.callers {
+        None | Some(Callers::Both) => None,
+        Some(Callers::Direct) => Some(quote!(Direct)),
+        Some(Callers::Code) => Some(quote!(Code)),
+    };
+    if let Some(variant) = callers {
+        setters.push(quote!(.with_callers(_phi::ToolCallers::#variant)));
+    }
+    setters.extend(annotations_setter(tool));
+    setters.extend(input_examples_setter(tool));
+    if let Some(task) = attr.task {
+        let variant = match task {
+            TaskMode::Optional => quote!(Optional),
+            TaskMode::Required => quote!(Required),
+        };
+        setters.push(quote!(.with_task_support(_phi::TaskSupport::#variant)));
+    }
+    setters.extend(requires_tools_setter(tool));
+    setters.extend(approval_setter(tool));
+    quote! {
+        fn options(&self) -> _phi::ToolOptions {
+            #[allow(unused_imports)]
+            use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
+            _phi::__private::tool_options((&_phi::__private::Probe::<Self::Output>::new()).output_schema())
+                #(#setters)*
+        }
+    }
+}
+
+/// `needs_approval`: every call (`ToolApproval::Always`), or the calls for which the user's
+/// predicate holds over the decoded arguments (`approval_when`), spanned on its path so that a
+/// fn of the wrong signature is reported there with the signature expected. A tool that never
+/// asks keeps the default, and the registry answers for it without decoding the arguments.
+fn approval_setter(tool: &Tool) -> Option<TokenStream> {
+    match tool.attr.needs_approval.as_ref()? {
+        NeedsApproval::Always(false) => None,
+        NeedsApproval::Always(true) => Some(quote!(.with_approval(_phi::ToolApproval::Always))),
+        NeedsApproval::When(path) => {
+            let rule = quote_spanned! {path.span()=>
+                _phi::__private::approval_when::<Self::Args, _, _>(#path)
             };
-            quote! {
-                fn __needs_approval<'__phi>(
-                    &'__phi self,
-                    __phi_args: &'__phi Self::Args,
-                    __phi_ctx: &'__phi _phi::ToolContext,
-                ) -> _phi::__private::ApprovalAnswer<'__phi> {
-                    #ask
-                }
-            }
+            Some(quote!(.with_approval(#rule)))
         }
     }
 }
@@ -559,7 +547,7 @@ fn metadata_fn(tool: &Tool) -> TokenStream {
     }
 }
 
-fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
+fn annotations_setter(tool: &Tool) -> Option<TokenStream> {
     let attr = &tool.attr;
     let hints = [
         ("read_only", attr.read_only),
@@ -577,9 +565,7 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
         value.map(|value| quote!(.#setter(#value)))
     });
     Some(quote! {
-        fn annotations(&self) -> _phi::ToolAnnotations {
-            <_phi::ToolAnnotations as ::core::default::Default>::default() #(#setters)*
-        }
+        .with_annotations(<_phi::ToolAnnotations as ::core::default::Default>::default() #(#setters)*)
     })
 }
 
@@ -587,7 +573,7 @@ fn annotations_fn(tool: &Tool) -> Option<TokenStream> {
 /// and keys), an expression of the arguments struct serialized when the tool is registered
 /// (spanned on the expression, so that one of another type is reported there). The registry
 /// checks every example against the schema and the decoder.
-fn input_examples_fn(tool: &Tool) -> Option<TokenStream> {
+fn input_examples_setter(tool: &Tool) -> Option<TokenStream> {
     let examples = &tool.attr.examples.0;
     if examples.is_empty() {
         return None;
@@ -601,29 +587,19 @@ fn input_examples_fn(tool: &Tool) -> Option<TokenStream> {
             _phi::__private::args_example::<Self::Args>(#expr)
         },
     });
-    Some(quote! {
-        fn input_examples(&self) -> ::std::vec::Vec<_phi::__private::serde_json::Value> {
-            ::std::vec![#(#values),*]
-        }
-    })
+    Some(quote!(.with_input_examples(::std::vec![#(#values),*])))
 }
 
 /// `requires_tools` as data too, so that building an agent can refuse a name that is not
 /// registered (the tool would never activate).
-fn requires_tools_fn(tool: &Tool) -> Option<TokenStream> {
+fn requires_tools_setter(tool: &Tool) -> Option<TokenStream> {
     let names: Vec<&LitStr> = tool
         .attr
         .requires_tools
         .iter()
         .flat_map(|list| &list.0.items)
         .collect();
-    (!names.is_empty()).then(|| {
-        quote! {
-            fn requires_tools(&self) -> &'static [&'static str] {
-                &[#(#names),*]
-            }
-        }
-    })
+    (!names.is_empty()).then(|| quote!(.with_requires_tools(&[#(#names),*])))
 }
 
 /// Active once every tool in `requires_tools` is and the `activate_when` predicate holds, checked
@@ -658,17 +634,4 @@ fn should_activate_fn(tool: &Tool) -> Option<TokenStream> {
             #first #(&& #conditions)*
         },
     ))
-}
-
-/// `fn task_support`, for a tool with `task = ".."`.
-fn task_support_fn(tool: &Tool) -> Option<TokenStream> {
-    let variant = match tool.attr.task? {
-        TaskMode::Optional => quote!(Optional),
-        TaskMode::Required => quote!(Required),
-    };
-    Some(quote! {
-        fn task_support(&self) -> _phi::TaskSupport {
-            _phi::TaskSupport::#variant
-        }
-    })
 }

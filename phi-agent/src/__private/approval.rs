@@ -1,16 +1,21 @@
-//! The `needs_approval = path` check: one generated call accepts a sync or an async predicate
-//! over the tool's decoded arguments, and reports any other fn on the user's path with the
-//! signature it expects.
+//! The `needs_approval = path` rule: one generated call turns a sync or an async predicate over
+//! the tool's decoded arguments into the tool's [`ToolApproval`], and reports any other fn on the
+//! user's path with the signature it expects.
 //!
 //! The predicate's kind is told apart by a marker type parameter (one impl per kind, so they do
 //! not overlap); the compiler infers the marker from the one impl whose bounds hold. When none
 //! does, `#[diagnostic::on_unimplemented]` says what was expected.
 
 use std::future::Future;
+use std::marker::PhantomData;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 
 use crate::context::ToolContext;
+use crate::tool::{AskArgs, ToolApproval};
 
-/// The answer of a predicate, as the generated `__needs_approval` returns it.
+/// The answer of a predicate.
 pub type ApprovalAnswer<'a> = futures_util::future::BoxFuture<'a, bool>;
 
 /// Marks a plain `fn(&Args, &ToolContext) -> bool`.
@@ -70,23 +75,43 @@ where
     }
 }
 
-/// Asks `predicate` about `args`; the generated call is spanned on the user's path, so a fn of
-/// the wrong signature is reported there.
-pub fn ask_approval_predicate<'a, A, Kind, P>(
-    predicate: &'a P,
-    args: &'a A,
-    ctx: &'a ToolContext,
-) -> ApprovalAnswer<'a>
+/// The approval of a tool whose `needs_approval = path` names `predicate`: asked over the
+/// decoded arguments ([`ToolApproval::when_args`], or its async form). The generated call is
+/// spanned on the user's path, so a fn of the wrong signature is reported there.
+pub fn approval_when<A, Kind, P>(predicate: P) -> ToolApproval
 where
-    P: ApprovalPredicate<A, Kind>,
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    P: ApprovalPredicate<A, Kind> + Send + Sync + 'static,
+    Kind: 'static,
 {
-    predicate.ask(args, ctx)
+    ToolApproval::when_decoded(Predicate {
+        predicate,
+        kind: PhantomData::<fn() -> Kind>,
+    })
+}
+
+/// A predicate of either kind, as the rule over decoded arguments that approval asks.
+struct Predicate<P, Kind> {
+    predicate: P,
+    kind: PhantomData<fn() -> Kind>,
+}
+
+impl<A, Kind, P> AskArgs<A> for Predicate<P, Kind>
+where
+    P: ApprovalPredicate<A, Kind> + Send + Sync,
+{
+    fn ask<'a>(&'a self, args: &'a A, ctx: &'a ToolContext) -> ApprovalAnswer<'a> {
+        self.predicate.ask(args, ctx)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Args {
         path: String,
     }
@@ -103,15 +128,17 @@ mod tests {
     #[tokio::test]
     async fn predicates_may_be_sync_or_async() {
         let ctx = ToolContext::default();
-        let home = Args {
-            path: "/home/a".into(),
-        };
-        let tmp = Args {
-            path: "/tmp/a".into(),
-        };
-        assert!(ask_approval_predicate(&outside_tmp, &home, &ctx).await);
-        assert!(!ask_approval_predicate(&outside_tmp, &tmp, &ctx).await);
-        assert!(ask_approval_predicate(&outside_tmp_async, &home, &ctx).await);
-        assert!(!ask_approval_predicate(&outside_tmp_async, &tmp, &ctx).await);
+        let home = json!({"path": "/home/a"});
+        let tmp = json!({"path": "/tmp/a"});
+        let sync = approval_when::<Args, _, _>(outside_tmp);
+        let not_sync = approval_when::<Args, _, _>(outside_tmp_async);
+        for approval in [sync, not_sync] {
+            assert!(approval.is_needed(&home, &ctx).await);
+            assert!(!approval.is_needed(&tmp, &ctx).await);
+            assert!(
+                !approval.is_needed(&json!({"path": 3}), &ctx).await,
+                "arguments that do not decode ask no one"
+            );
+        }
     }
 }

@@ -25,6 +25,7 @@ mod const_str;
 mod examples;
 mod metadata;
 mod methods;
+mod options;
 mod output_schema;
 mod probe;
 mod result;
@@ -39,7 +40,7 @@ pub use serde_json;
 pub use activation::{ActivateAsync, ActivateSync, Activation};
 pub use approval::{
     ApprovalAnswer, ApprovalPredicate, ApprovalPredicateFn, AsyncApprovalPredicate,
-    SyncApprovalPredicate, ask_approval_predicate,
+    SyncApprovalPredicate, approval_when,
 };
 pub use blocking::run_blocking;
 pub use boxed::{ReturnsAgentResult, ReturnsOther, boxed_call};
@@ -50,10 +51,14 @@ pub use checks::{
 pub use examples::{args_example, json_example};
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolMethod, ToolReceiver};
+pub use options::tool_options;
 pub use output_schema::{OutputSchemaFromType, OutputSchemaNone};
 pub use phi_agent_macros::tools as tools_with_crate;
 pub use probe::Probe;
 pub use result::ToolResult;
+// The registry's hook into a tool (`Tool::__fast_path`), named here so that the benches can
+// stand in for a typed tool.
+pub use crate::tool::{FastPath, TypedCall};
 pub use tools_list::{
     IntoTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool, tool_fn_name,
 };

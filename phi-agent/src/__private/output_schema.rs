@@ -2,18 +2,21 @@
 //! by [`Probe`]: generated code calls `(&Probe::<T>::new()).output_schema()` with both traits
 //! below in scope.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::probe::Probe;
 
 /// Chosen when the output type implements `JsonSchema`.
 pub trait OutputSchemaFromType {
-    /// The output's canonical schema, unless it is text or content or not an object.
-    fn output_schema(self) -> Option<Value>;
+    /// The output's canonical schema (shared by every tool with this output type), unless it
+    /// is text or content or not an object.
+    fn output_schema(self) -> Option<Arc<Value>>;
 }
 
 impl<T: schemars::JsonSchema + 'static> OutputSchemaFromType for &Probe<T> {
-    fn output_schema(self) -> Option<Value> {
+    fn output_schema(self) -> Option<Arc<Value>> {
         // Text and content are sent as they are, so a schema of them would promise a structure
         // the result does not have.
         if crate::output::is_unstructured::<T>() {
@@ -21,19 +24,18 @@ impl<T: schemars::JsonSchema + 'static> OutputSchemaFromType for &Probe<T> {
         }
         let schema = crate::schema::cached::<T>();
         // MCP's outputSchema must describe an object.
-        (schema.get("type").and_then(Value::as_str) == Some("object"))
-            .then(|| schema.as_ref().clone())
+        (schema.get("type").and_then(Value::as_str) == Some("object")).then_some(schema)
     }
 }
 
 /// Chosen when the output type has no `JsonSchema`.
 pub trait OutputSchemaNone {
     /// No output schema.
-    fn output_schema(self) -> Option<Value>;
+    fn output_schema(self) -> Option<Arc<Value>>;
 }
 
 impl<T> OutputSchemaNone for Probe<T> {
-    fn output_schema(self) -> Option<Value> {
+    fn output_schema(self) -> Option<Arc<Value>> {
         None
     }
 }

@@ -48,8 +48,8 @@ pub(super) struct Answering {
     native: bool,
     max_retries: usize,
     refused: usize,
-    /// The tool list last offered and the same list with the answer tool: kept while the list
-    /// is unchanged, so that an adapter's cache of the serialized tools keeps hitting.
+    /// The tool list last offered and the same list with the answer tool, keyed on the list's
+    /// pointer (the reuse rule in `registry/shared_list.rs`).
     offered: Option<Offered>,
     value: Option<Box<dyn Any + Send>>,
 }

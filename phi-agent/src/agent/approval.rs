@@ -2,7 +2,7 @@
 //! ([`ApprovalRequest`]), and who decides during [`PhiAgent::run`](crate::PhiAgent::run)
 //! ([`Approver`]).
 //!
-//! A call needs approval when its tool says so ([`Tool::needs_approval`](crate::Tool::needs_approval)).
+//! A call needs approval when its tool says so ([`ToolOptions::approval`](crate::ToolOptions::approval)).
 //! `run` asks the builder's approver and, with none set, denies the call: failing closed is the
 //! only safe default for a program that forgot to wire one up. `start` and `resume` never ask
 //! anyone; they pause instead (see [`PausedRun`](crate::PausedRun)).

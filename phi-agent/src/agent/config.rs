@@ -63,7 +63,7 @@ pub struct AgentConfig {
     /// calls return more, each result keeps what it has up to one common share (the largest
     /// for which the total fits), and the larger ones are cut to it as a single result over
     /// its own limit is (text head and tail, JSON kept valid, with a note). Each call's own
-    /// limit ([`Tool::max_result_bytes`](crate::Tool::max_result_bytes), else
+    /// limit ([`ToolOptions::max_result`](crate::ToolOptions::max_result), else
     /// [`ToolConfig::max_output_bytes`]) applies first. Default: 400 000 bytes.
     pub max_turn_result_bytes: usize,
     /// Whether the run tells a model that repeats the same call (or keeps getting the same

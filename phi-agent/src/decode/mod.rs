@@ -364,7 +364,7 @@ fn schema_mistakes(
 }
 
 /// A hand-written tool's schema, compiled once to check each call's arguments against it (see
-/// [`Tool::__checks_own_arguments`](crate::Tool::__checks_own_arguments)).
+/// [`FastPath::Plain`](crate::tool::FastPath::Plain)).
 #[cfg(feature = "schema-validation")]
 pub(crate) struct ArgumentCheck(jsonschema::Validator);
 

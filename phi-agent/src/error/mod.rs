@@ -217,7 +217,7 @@ pub enum AgentError {
         problem: String,
     },
 
-    /// One of a tool's [`input_examples`](crate::Tool::input_examples) does not fit the tool's
+    /// One of a tool's [`input_examples`](crate::ToolOptions::input_examples) does not fit the tool's
     /// arguments (its schema, or for a typed tool its decoder): the model would learn a call that
     /// fails.
     #[error(

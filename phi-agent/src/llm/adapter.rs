@@ -174,8 +174,7 @@ macro_rules! adapter_setters {
 
         /// The bytes this client posts for `request`: [`request_body`](Self::request_body),
         /// serialized. The tools part is copied from the text kept for the last tool list when
-        /// the request shares it (`Arc::ptr_eq`), as every turn of a session does while its
-        /// active set is unchanged.
+        /// the request shares it (the reuse rule in `registry/shared_list.rs`).
         ///
         /// Hidden: the benchmarks and conformance tests read it to see what a request costs and
         /// holds without a network; a program sends requests through

@@ -91,7 +91,7 @@ impl AnthropicClient {
 
     /// This client with Anthropic's programmatic tool calling on or off (default off): every
     /// request then carries the code-execution server tool (`code_execution_20250825`) and each
-    /// tool its `allowed_callers` from [`Tool::callers`](crate::Tool::callers) (`"direct"`,
+    /// tool its `allowed_callers` from [`ToolOptions::callers`](crate::ToolOptions::callers) (`"direct"`,
     /// `"code_execution_20250825"` or both), so that the model can write one program, run in
     /// Anthropic's sandbox, that calls many tools. A call made by such a program carries its
     /// `caller` and the code-execution container back with it, and both are sent back on the

@@ -148,7 +148,7 @@ impl ResponsesClient {
 
     /// Turns the API's programmatic tool calling on or off (default off): requests then carry a
     /// `{"type": "programmatic_tool_calling"}` tool, and each function tool its
-    /// `allowed_callers` from [`Tool::callers`](crate::Tool::callers) (`"direct"`,
+    /// `allowed_callers` from [`ToolOptions::callers`](crate::ToolOptions::callers) (`"direct"`,
     /// `"programmatic"` or both), so that the model can write one program, run on OpenAI's side,
     /// that calls many tools. The `program` item and each call's `caller` are kept with the calls
     /// ([`ToolCall::provider_state`]) and sent back on the next request, the caller also on the

@@ -15,9 +15,8 @@ type Json = Arc<Box<RawValue>>;
 /// A tool list and its JSON text.
 type Converted = (Arc<[ToolSpec]>, Json);
 
-/// The last tool list an adapter converted, and its JSON. The agent hands the same
-/// `Arc<[ToolSpec]>` to every turn while the active set is unchanged, so that comparing pointers
-/// is enough; holding the `Arc` keeps the pointer from being reused by another list.
+/// The last tool list an adapter converted, and its JSON, keyed on the list's pointer: the reuse
+/// rule stated in `registry/shared_list.rs`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolJsonCache {
     last: Arc<Mutex<Option<Converted>>>,

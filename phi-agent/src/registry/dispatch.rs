@@ -13,6 +13,7 @@ use crate::content::Content;
 use crate::context::ToolContext;
 use crate::decode;
 use crate::error::{AgentError, AgentResult, mistakes};
+use crate::tool::FastPath;
 
 /// The outcome of one tool call, ready to be shown to the model.
 ///
@@ -133,7 +134,10 @@ impl ToolRegistry {
         if let Some(error) = self.precheck(tool, args) {
             return Err(error);
         }
-        tool.target.__check_input_example(args)
+        match tool.target.__fast_path() {
+            FastPath::Typed(typed) => typed.check_arguments(args),
+            _ => Ok(()),
+        }
     }
 
     /// Runs any registered tool, hidden and inactive ones included: for the program itself,
@@ -160,7 +164,7 @@ impl ToolRegistry {
     }
 
     /// Whether the model's call of `name` with `args` must wait for a person
-    /// ([`Tool::needs_approval`](crate::Tool::needs_approval)).
+    /// ([`ToolOptions::approval`](crate::ToolOptions::approval)).
     ///
     /// `false` whenever [`dispatch`](Self::dispatch) would refuse the call before running it
     /// (unavailable tool, arguments of the wrong shape, too large or too deep): the call then
@@ -186,10 +190,10 @@ impl ToolRegistry {
             }
         };
         // Most tools never ask: no need to check arguments no one will be asked about.
-        if !tool.may_need_approval || self.precheck(tool, args).is_some() {
+        if tool.approval.is_never() || self.precheck(tool, args).is_some() {
             return false;
         }
-        AssertUnwindSafe(tool.tool.needs_approval(args, ctx))
+        AssertUnwindSafe(tool.approval.is_needed(args, ctx))
             .catch_unwind()
             .await
             .unwrap_or(true)
@@ -216,7 +220,7 @@ impl ToolRegistry {
         // A tool that measures its arguments as it decodes them (a typed tool: its decoder
         // visits every part anyway) is spared the walk; it refuses what the walk would, with
         // the same errors, before any other mistake.
-        let refused = if tool.measures_arguments {
+        let refused = if tool.typed {
             shape_error(tool.name, args)
         } else {
             self.precheck(tool, args)
@@ -228,10 +232,9 @@ impl ToolRegistry {
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well; so does the call itself, where a typed tool decodes.
         let guarded = async {
-            let call = if tool.measures_arguments {
-                tool.target.__call_within(args, ctx, limit)
-            } else {
-                tool.target.call(args, ctx)
+            let call = match tool.target.__fast_path() {
+                FastPath::Typed(typed) => typed.call_within(args, ctx, limit),
+                _ => tool.target.call(args, ctx),
             };
             with_deadline(tool.timeout, call).await
         };

@@ -1,7 +1,8 @@
-//! A tool's input examples ([`Tool::input_examples`]): checked once, at registration, against
-//! the schema and the decoder, then kept with the tool in the two forms the adapters send: the
-//! values (Anthropic's `input_examples`) and the description with the examples appended (every
-//! other provider, whose tool object has no such field).
+//! A tool's input examples
+//! ([`ToolOptions::input_examples`](crate::ToolOptions::input_examples)): checked once, at
+//! registration, against the schema and the decoder, then kept with the tool in the two forms
+//! the adapters send: the values (Anthropic's `input_examples`) and the description with the
+//! examples appended (every other provider, whose tool object has no such field).
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 use crate::decode;
 use crate::error::{AgentError, AgentResult};
-use crate::tool::Tool;
+use crate::tool::TypedCall;
 
 /// The checked examples of one tool, shared by its registration and every spec made from it.
 #[derive(Debug, PartialEq)]
@@ -50,21 +51,20 @@ impl InputExamples {
     }
 }
 
-/// `tool`'s examples, each checked against `schema` (its canonical schema) and then by the
-/// tool's own decoder; the first that fails is the error, naming the example by its number.
+/// A tool's examples `values`, each checked against `schema` (its canonical schema) and then by
+/// a typed tool's decoder; the first that fails is the error, naming the example by its number.
 pub(super) fn checked(
-    tool: &dyn Tool,
+    typed: Option<&dyn TypedCall>,
     name: &str,
     description: &str,
     schema: &Value,
+    values: Vec<Value>,
 ) -> AgentResult<Option<Arc<InputExamples>>> {
-    let values = tool.input_examples();
     for (index, example) in values.iter().enumerate() {
         let problem = match decode::check_once(schema, example) {
             Err(problem) => Some(problem),
-            Ok(()) => tool
-                .__check_input_example(example)
-                .err()
+            Ok(()) => typed
+                .and_then(|typed| typed.check_arguments(example).err())
                 .map(|error| match error {
                     // The decoder's words are written for the model ("call it again"); here
                     // only the place and the mistake matter.

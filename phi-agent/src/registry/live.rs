@@ -106,8 +106,8 @@ pub(crate) struct LiveSet {
     /// Tools refused before, by address: refused once, not reported again.
     refused: Vec<Arc<dyn Tool>>,
     specs: Arc<[ToolSpec]>,
-    /// The last list joined with the live specs, keyed on the list it was joined to: sessions
-    /// that show the same tools share one joined list, as they share the registry's Direct list.
+    /// The last list joined with the live specs, keyed on the list it was joined to (the reuse
+    /// rule of `shared_list`): sessions that show the same tools share one joined list.
     joined: Mutex<Option<Joined>>,
 }
 

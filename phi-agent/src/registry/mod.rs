@@ -27,7 +27,10 @@ use crate::budget::ResultBudget;
 use crate::config::ToolConfig;
 use crate::error::{AgentError, AgentResult, mistakes};
 use crate::schema::{self, Dialect, DialectError};
-use crate::tool::{Tool, ToolCallers, ToolExposure, ToolMetadata};
+use crate::tool::{
+    FastPath, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers, ToolExposure,
+    ToolMetadata, ToolOptions,
+};
 use crate::toolset::Toolset;
 use examples::InputExamples;
 use live::LiveSources;
@@ -45,31 +48,60 @@ pub use spec::ToolSpec;
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
     /// What dispatch calls: the tool, or the tool a forwarding wrapper stands for
-    /// ([`Tool::__call_target`]), so that a toolset's wrapper adds nothing to a call.
+    /// ([`FastPath::Forward`]), so that a toolset's wrapper adds nothing to a call.
     target: Arc<dyn Tool>,
     name: &'static str,
     description: &'static str,
     schema: Arc<StoredSchema>,
     exposure: ToolExposure,
     timeout: Duration,
-    /// The most bytes of output the model reads of one call ([`Tool::max_result_bytes`], or the
-    /// configured default).
+    /// The most bytes of output the model reads of one call ([`ToolOptions::max_result`], or
+    /// the configured default).
     result_limit: usize,
     metadata: Arc<ToolMetadata>,
-    /// [`Tool::input_examples`], checked; `None` for a tool without any (most), which costs
-    /// nothing.
+    /// [`ToolOptions::input_examples`], checked; `None` for a tool without any (most), which
+    /// costs nothing.
     examples: Option<Arc<InputExamples>>,
     callers: ToolCallers,
     /// Whether dispatch checks the arguments against the schema before the tool sees them
-    /// ([`Tool::__checks_own_arguments`] is `false`: a hand-written tool).
+    /// ([`FastPath::Plain`]: a hand-written tool).
     #[cfg(feature = "schema-validation")]
     checks_arguments: bool,
-    /// Whether a call may need a person's approval ([`Tool::__may_need_approval`]): when not,
-    /// the registry answers no without checking the arguments.
-    may_need_approval: bool,
-    /// Whether the tool that runs the calls measures their arguments' size and depth itself
-    /// ([`Tool::__measures_own_arguments`]): dispatch then does not walk them first.
-    measures_arguments: bool,
+    /// Whether a call waits for a person ([`ToolOptions::approval`]).
+    approval: ToolApproval,
+    /// Whether the tool that runs the calls is typed ([`FastPath::Typed`]): its decoder then
+    /// measures the arguments' size and depth, and dispatch does not walk them first.
+    typed: bool,
+    /// The rest of the tool's options, which only listings read (MCP `tools/list`, the checks
+    /// of [`check_requirements`](ToolRegistry::check_requirements)); shared by every clone, and
+    /// `None` for a tool that sets none of them (most), which then costs no allocation.
+    listed: Option<Arc<Listed>>,
+}
+
+/// What a registered tool's listings read of its [`ToolOptions`].
+#[derive(Default)]
+struct Listed {
+    annotations: ToolAnnotations,
+    output_schema: Option<Arc<Value>>,
+    task_support: TaskSupport,
+    requires_tools: Vec<&'static str>,
+}
+
+impl Listed {
+    /// What listings read of `options`; `None` when all of it is the default.
+    fn of(options: ToolOptions) -> Option<Arc<Listed>> {
+        let listed = Listed {
+            annotations: options.annotations,
+            output_schema: options.output_schema,
+            task_support: options.task_support,
+            requires_tools: options.requires_tools,
+        };
+        let default = listed.annotations == ToolAnnotations::default()
+            && listed.output_schema.is_none()
+            && listed.task_support == TaskSupport::default()
+            && listed.requires_tools.is_empty();
+        (!default).then(|| Arc::new(listed))
+    }
 }
 
 impl RegisteredTool {
@@ -119,7 +151,7 @@ impl RegisteredTool {
     }
 
     /// The most bytes of one call's output the model reads: the tool's own
-    /// [`max_result`](Tool::max_result) (a budget in tokens as its byte estimate), or
+    /// [`max_result`](ToolOptions::max_result) (a budget in tokens as its byte estimate), or
     /// [`ToolConfig::max_output_bytes`](crate::ToolConfig::max_output_bytes).
     pub fn result_limit(&self) -> usize {
         self.result_limit
@@ -130,14 +162,49 @@ impl RegisteredTool {
         &self.metadata
     }
 
-    /// The tool's [`input_examples`](Tool::input_examples), as checked at registration.
+    /// The tool's [`input_examples`](ToolOptions::input_examples), as checked at registration.
     pub fn input_examples(&self) -> &[Value] {
         self.examples.as_deref().map_or(&[], InputExamples::values)
     }
 
-    /// Who may call the tool ([`Tool::callers`]), as read at registration.
+    /// Who may call the tool ([`ToolOptions::callers`]), as read at registration.
     pub fn callers(&self) -> ToolCallers {
         self.callers
+    }
+
+    /// Whether a call of the tool waits for a person ([`ToolOptions::approval`]), as read at
+    /// registration. A typed tool's rule sees the decoded arguments
+    /// ([`ToolApproval::when_args`]).
+    pub fn approval(&self) -> &ToolApproval {
+        &self.approval
+    }
+
+    /// The tool's hints for MCP clients ([`ToolOptions::annotations`]).
+    pub fn annotations(&self) -> ToolAnnotations {
+        self.listed
+            .as_ref()
+            .map(|listed| listed.annotations)
+            .unwrap_or_default()
+    }
+
+    /// The tool's output schema ([`ToolOptions::output_schema`]), when it has one.
+    pub fn output_schema(&self) -> Option<&Arc<Value>> {
+        self.listed.as_ref()?.output_schema.as_ref()
+    }
+
+    /// Whether an MCP client may get the tool's call as a task ([`ToolOptions::task_support`]).
+    pub fn task_support(&self) -> TaskSupport {
+        self.listed
+            .as_ref()
+            .map(|listed| listed.task_support)
+            .unwrap_or_default()
+    }
+
+    /// The names of the tools this one needs beside it ([`ToolOptions::requires_tools`]).
+    pub fn requires_tools(&self) -> &[&'static str] {
+        self.listed
+            .as_ref()
+            .map_or(&[], |listed| &listed.requires_tools)
     }
 
     /// The tool as offered to a model. Cheap: shares the schema.
@@ -164,7 +231,8 @@ impl RegisteredTool {
 /// toolset are wrapped twice).
 fn call_target(tool: &Arc<dyn Tool>) -> Arc<dyn Tool> {
     let mut target = tool.clone();
-    while let Some(inner) = target.__call_target() {
+    while let FastPath::Forward(inner) = target.__fast_path() {
+        let inner = inner.clone();
         target = inner;
     }
     target
@@ -281,7 +349,7 @@ impl ToolRegistry {
     }
 
     /// `tool` with everything read from it once: its name checked (not against the other
-    /// tools), its schema, timeout, limits and metadata.
+    /// tools), its schema, timeout, options and metadata.
     fn read_tool(&self, tool: Arc<dyn Tool>) -> AgentResult<RegisteredTool> {
         let name = tool.name();
         validate_tool_name(name)?;
@@ -298,8 +366,15 @@ impl ToolRegistry {
             tool: name.to_string(),
             problem: problem.to_string(),
         };
-        let schema = match tool.__canonical_schema() {
-            Some(shared) => {
+        let target = call_target(&tool);
+        let fast_path = target.__fast_path();
+        let typed = match fast_path {
+            FastPath::Typed(typed) => Some(typed),
+            _ => None,
+        };
+        let schema = match typed {
+            Some(typed) => {
+                let shared = typed.shared_schema();
                 schema::check_root(&shared).map_err(invalid)?;
                 StoredSchema::shared(shared)
             }
@@ -309,26 +384,31 @@ impl ToolRegistry {
                 StoredSchema::compact(schema)
             }
         };
-        let target = call_target(&tool);
+        let mut options = tool.options();
         let description = tool.description();
+        let examples = std::mem::take(&mut options.input_examples);
         let examples =
-            schema.peek(|schema| examples::checked(&*tool, name, description, schema))?;
+            schema.peek(|schema| examples::checked(typed, name, description, schema, examples))?;
+        #[cfg(feature = "schema-validation")]
+        let checks_arguments = matches!(fast_path, FastPath::Plain);
+        let typed = typed.is_some();
         Ok(RegisteredTool {
             name,
             description,
             examples,
-            callers: tool.callers(),
+            callers: options.callers,
             schema: Arc::new(schema),
             exposure: tool.exposure(),
             timeout: Duration::from_millis(timeout_ms),
-            result_limit: tool
-                .max_result()
+            result_limit: options
+                .max_result
                 .map_or(self.config.max_output_bytes, ResultBudget::bytes),
             metadata: Arc::new(tool.metadata()),
             #[cfg(feature = "schema-validation")]
-            checks_arguments: !tool.__checks_own_arguments(),
-            may_need_approval: tool.__may_need_approval(),
-            measures_arguments: target.__measures_own_arguments(),
+            checks_arguments,
+            approval: std::mem::take(&mut options.approval),
+            typed,
+            listed: Listed::of(options),
             target,
             tool,
         })
@@ -350,7 +430,7 @@ impl ToolRegistry {
         self.register_all(toolset.into_tools())
     }
 
-    /// Checks every tool's [`requires_tools`](Tool::requires_tools): each name must be a
+    /// Checks every tool's [`requires_tools`](ToolOptions::requires_tools): each name must be a
     /// registered tool that is not hidden. A deferred tool that waits for a tool that is never
     /// active never activates itself, and nothing else would say so; the error names the tool,
     /// the missing name and the registered name closest to it.
@@ -378,7 +458,7 @@ impl ToolRegistry {
     /// ```
     pub fn check_requirements(&self) -> AgentResult<()> {
         for entry in &self.tools {
-            for &required in entry.tool.requires_tools() {
+            for &required in entry.requires_tools() {
                 let found = self.get(required);
                 if found.is_some_and(|found| found.exposure != ToolExposure::Hidden) {
                     continue;

@@ -1,10 +1,26 @@
-//! One tool list shared by every session that sees exactly the Direct tools.
+//! One tool list shared by every session that sees exactly the Direct tools, and the rule every
+//! cache of a tool list follows.
 //!
-//! Adapters keep the serialized tools of the last list they were given, keyed on the list's
-//! pointer. If each new session built its own list, every session's first turn would serialize
-//! all tools again (and sessions running side by side would evict each other's bytes). Sessions
-//! start with the Direct tools, and most never activate anything else, so the registry builds
-//! that one list once and hands the same `Arc` to all of them.
+//! # The reuse rule
+//!
+//! A tool list (`Arc<[ToolSpec]>`) is the same list exactly when it is the same allocation
+//! (`Arc::ptr_eq`), never by comparing its specs. So:
+//! - whoever hands out lists (this registry, and whatever extends one: the live tools appended
+//!   in `live`, the final-answer tool the agent appends) hands out the *same* `Arc` for as long
+//!   as the list is unchanged, and a new one whenever it changes;
+//! - whoever derives something from a list (an adapter's serialized tools, an extended list)
+//!   keys it on the list's pointer and holds that `Arc` beside it, so that the pointer cannot be
+//!   freed and reused by another list while the key is kept.
+//!
+//! Each cache then costs one pointer comparison per turn, and a derived value is computed once
+//! per distinct list. The caches that follow the rule point here rather than restating it.
+//!
+//! # The Direct list
+//!
+//! If each new session built its own list, every session's first turn would serialize all tools
+//! again (and sessions running side by side would evict each other's bytes). Sessions start with
+//! the Direct tools, and most never activate anything else, so the registry builds that one list
+//! once and hands the same `Arc` to all of them.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};

@@ -44,7 +44,7 @@ impl ToolSpec {
         }
     }
 
-    /// Who may call the tool ([`Tool::callers`](crate::Tool::callers)); read by an adapter that
+    /// Who may call the tool ([`ToolOptions::callers`](crate::ToolOptions::callers)); read by an adapter that
     /// speaks its provider's programmatic tool calling.
     pub fn callers(&self) -> ToolCallers {
         self.callers
@@ -72,9 +72,9 @@ impl ToolSpec {
         self
     }
 
-    /// Example arguments shown to the model with the tool ([`Tool::input_examples`]).
+    /// Example arguments shown to the model with the tool ([`ToolOptions::input_examples`]).
     ///
-    /// [`Tool::input_examples`]: crate::Tool::input_examples
+    /// [`ToolOptions::input_examples`]: crate::ToolOptions::input_examples
     pub fn input_examples(&self) -> &[Value] {
         self.examples.as_deref().map_or(&[], InputExamples::values)
     }

@@ -4,16 +4,15 @@
 //! A toolset holds its tools and what it changed about each. What it changed is applied by one
 //! thin wrapper per changed tool (a tool nothing changed is registered unwrapped), whatever the
 //! chain of combinators, so dispatch costs what it costs for the tool alone. New names are
-//! interned: each distinct name is leaked once per process (see `intern`), never per call or per
-//! toolset built. The names the model sees are checked when the tools are registered, exactly
+//! interned with [`static_text`](crate::static_text): each distinct name is kept once per
+//! process, never per call or per toolset built. The names the model sees are checked when the tools are registered, exactly
 //! as for tools registered one by one (valid, unique, the same errors).
 //!
 //! Inside a toolset a renamed tool keeps the names it knows its siblings by: a
-//! [`requires_tools`](Tool::requires_tools) name of a sibling that was renamed with it is read as
-//! the sibling's new name, and [`should_activate`](Tool::should_activate) sees the active
+//! [`requires_tools`](crate::ToolOptions::requires_tools) name of a sibling that was renamed with
+//! it is read as the sibling's new name, and [`should_activate`](Tool::should_activate) sees the active
 //! siblings under their old names.
 
-mod intern;
 mod wrapped;
 
 use std::fmt;
@@ -24,7 +23,7 @@ use serde_json::Value;
 
 use crate::budget::ResultBudget;
 use crate::error::{AgentError, AgentResult};
-use crate::tool::{Tool, ToolCallers, ToolExposure};
+use crate::tool::{Tool, ToolCallers, ToolExposure, static_text};
 use wrapped::{ApprovalPolicy, Entry, NameView};
 
 /// A group of tools, changed together and registered together.
@@ -92,7 +91,7 @@ impl Toolset {
     /// `docs_search` and `web_search`.
     pub fn prefix(mut self, prefix: &str) -> Self {
         for entry in &mut self.entries {
-            entry.name = intern::intern(&format!("{prefix}_{}", entry.name));
+            entry.name = static_text(format!("{prefix}_{}", entry.name));
         }
         self
     }
@@ -107,7 +106,7 @@ impl Toolset {
                 self.names().collect::<Vec<_>>().join(", ")
             )));
         };
-        entry.name = intern::intern(to);
+        entry.name = static_text(to);
         Ok(self)
     }
 
@@ -128,7 +127,7 @@ impl Toolset {
     }
 
     /// Every call of every tool needs a person's approval
-    /// ([`Tool::needs_approval`]), whatever the tool itself says.
+    /// ([`ToolOptions::approval`](crate::ToolOptions::approval)), whatever the tool itself says.
     pub fn require_approval(mut self) -> Self {
         for entry in &mut self.entries {
             entry.approval = ApprovalPolicy::Always;
@@ -160,7 +159,7 @@ impl Toolset {
     }
 
     /// Every tool's output cut to at most `bytes` for the model, instead of its own
-    /// [`max_result_bytes`](Tool::max_result_bytes) or the registry's default.
+    /// [`max_result`](crate::ToolOptions::max_result) or the registry's default.
     pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
         for entry in &mut self.entries {
             entry.max_result = Some(bytes);
@@ -174,8 +173,9 @@ impl Toolset {
         self.with_max_result_bytes(budget.bytes())
     }
 
-    /// Every tool callable by `callers` instead of its own [`callers`](Tool::callers): e.g. a
-    /// toolset of fine-grained lookups offered to code only.
+    /// Every tool callable by `callers` instead of its own
+    /// [`callers`](crate::ToolOptions::callers): e.g. a toolset of fine-grained lookups offered to
+    /// code only.
     ///
     /// ```
     /// use phi_agent::{Tool, ToolCallers, Toolset, phi_tool, tools};
@@ -184,7 +184,7 @@ impl Toolset {
     /// fn lookup(id: u32) -> String { id.to_string() }
     ///
     /// let tools = Toolset::from(tools![lookup]).with_callers(ToolCallers::Code).into_tools();
-    /// assert_eq!(tools[0].callers(), ToolCallers::Code);
+    /// assert_eq!(tools[0].options().callers, ToolCallers::Code);
     /// ```
     pub fn with_callers(mut self, callers: ToolCallers) -> Self {
         for entry in &mut self.entries {

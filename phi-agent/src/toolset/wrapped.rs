@@ -14,7 +14,9 @@ use crate::budget::ResultBudget;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
-use crate::tool::{Tool, ToolAnnotations, ToolCallers, ToolExposure, ToolMetadata};
+use crate::tool::{
+    FastPath, Tool, ToolApproval, ToolCallers, ToolExposure, ToolMetadata, ToolOptions,
+};
 
 /// A predicate over a call (the name the model used, its arguments) that says it needs approval.
 pub(super) type ApprovalRule = Arc<dyn Fn(&str, &Value) -> bool + Send + Sync>;
@@ -45,7 +47,7 @@ impl ApprovalPolicy {
 }
 
 /// The names a renamed tool's siblings have now, mapped to the names the tool itself knows them
-/// by (its `requires_tools`, its `should_activate`). Shared by every tool of one toolset.
+/// by (its options' `requires_tools`, its `should_activate`). Shared by every tool of one toolset.
 pub(super) type NameView = Arc<FxHashMap<&'static str, &'static str>>;
 
 /// A tool of a toolset, with what the toolset changed about it.
@@ -84,49 +86,57 @@ impl Entry {
             || !matches!(self.approval, ApprovalPolicy::Tools)
     }
 
-    /// The tool to register: the tool itself when nothing changed, else one wrapper.
+    /// The tool to register: the tool itself when nothing changed, else one wrapper. `view`
+    /// maps the toolset's new names to the old ones, when it renamed any tool.
     pub(super) fn into_tool(self, view: Option<&NameView>) -> Arc<dyn Tool> {
         if !self.is_changed() {
             return self.tool;
         }
-        let requires_tools = match view {
-            Some(view) => {
-                let own = self.tool.requires_tools();
-                // The siblings' new names, for the names the tool declared.
-                let renamed: Vec<&'static str> = own
-                    .iter()
-                    .map(|&required| {
-                        let mut now = view
-                            .iter()
-                            .filter(|&(_, &old)| old == required)
-                            .map(|(&now, _)| now);
-                        match (now.next(), now.next()) {
-                            (Some(only), None) => only,
-                            _ => required,
-                        }
-                    })
-                    .collect();
-                if renamed.as_slice() == own {
-                    own
-                } else {
-                    super::intern::intern_list(renamed)
-                }
-            }
-            None => self.tool.requires_tools(),
-        };
         Arc::new(Wrapped {
-            view: view.filter(|_| self.is_renamed()).cloned(),
-            requires_tools,
+            view: view.cloned(),
             entry: self,
         })
     }
+
+    /// What the toolset asks about a call, beside what the tool itself asks.
+    fn approval(&self) -> ToolApproval {
+        match &self.approval {
+            ApprovalPolicy::Tools => ToolApproval::Never,
+            ApprovalPolicy::Always => ToolApproval::Always,
+            ApprovalPolicy::When(rule) => {
+                let (rule, name) = (rule.clone(), self.name);
+                ToolApproval::when(move |args, _ctx| rule(name, args))
+            }
+        }
+    }
 }
 
-/// A tool seen through a toolset: every method forwards, but for what the toolset changed.
+/// A tool seen through a toolset: every method forwards, but for what the toolset changed (its
+/// name, exposure and options, and the names it knows its siblings by).
 struct Wrapped {
     entry: Entry,
-    requires_tools: &'static [&'static str],
     view: Option<NameView>,
+}
+
+impl Wrapped {
+    /// The siblings' new names, for the names the tool declared.
+    fn renamed_requirements(&self, own: Vec<&'static str>) -> Vec<&'static str> {
+        let Some(view) = &self.view else {
+            return own;
+        };
+        own.into_iter()
+            .map(|required| {
+                let mut now = view
+                    .iter()
+                    .filter(|&(_, &old)| old == required)
+                    .map(|(&now, _)| now);
+                match (now.next(), now.next()) {
+                    (Some(only), None) => only,
+                    _ => required,
+                }
+            })
+            .collect()
+    }
 }
 
 #[async_trait]
@@ -151,25 +161,6 @@ impl Tool for Wrapped {
         self.entry.tool.timeout_ms()
     }
 
-    fn max_result_bytes(&self) -> Option<usize> {
-        self.entry
-            .max_result
-            .or_else(|| self.entry.tool.max_result_bytes())
-    }
-
-    fn max_result(&self) -> Option<ResultBudget> {
-        match self.entry.max_result {
-            Some(bytes) => Some(ResultBudget::Bytes(bytes)),
-            None => self.entry.tool.max_result(),
-        }
-    }
-
-    fn callers(&self) -> ToolCallers {
-        self.entry
-            .callers
-            .unwrap_or_else(|| self.entry.tool.callers())
-    }
-
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata {
             name: self.entry.name.to_string(),
@@ -183,61 +174,8 @@ impl Tool for Wrapped {
             .unwrap_or_else(|| self.entry.tool.exposure())
     }
 
-    fn annotations(&self) -> ToolAnnotations {
-        self.entry.tool.annotations()
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        self.entry.tool.output_schema()
-    }
-
-    fn input_examples(&self) -> Vec<Value> {
-        self.entry.tool.input_examples()
-    }
-
-    fn __check_input_example(&self, example: &Value) -> AgentResult<()> {
-        self.entry.tool.__check_input_example(example)
-    }
-
-    fn task_support(&self) -> crate::tool::TaskSupport {
-        self.entry.tool.task_support()
-    }
-
-    fn __call_target(&self) -> Option<Arc<dyn Tool>> {
-        // `call` only forwards: the registry may call the tool itself.
-        Some(self.entry.tool.clone())
-    }
-
-    fn __canonical_schema(&self) -> Option<Arc<Value>> {
-        self.entry.tool.__canonical_schema()
-    }
-
-    fn __checks_own_arguments(&self) -> bool {
-        self.entry.tool.__checks_own_arguments()
-    }
-
-    fn __may_need_approval(&self) -> bool {
-        match &self.entry.approval {
-            ApprovalPolicy::Tools => self.entry.tool.__may_need_approval(),
-            ApprovalPolicy::Always | ApprovalPolicy::When(_) => true,
-        }
-    }
-
-    async fn needs_approval(&self, args: &Value, ctx: &ToolContext) -> bool {
-        let by_toolset = match &self.entry.approval {
-            ApprovalPolicy::Tools => false,
-            ApprovalPolicy::Always => true,
-            ApprovalPolicy::When(rule) => rule(self.entry.name, args),
-        };
-        by_toolset || self.entry.tool.needs_approval(args, ctx).await
-    }
-
-    fn requires_tools(&self) -> &'static [&'static str] {
-        self.requires_tools
-    }
-
     async fn should_activate(&self, ctx: &ActivationContext) -> bool {
-        let Some(view) = &self.view else {
+        let Some(view) = self.view.as_ref().filter(|_| self.entry.is_renamed()) else {
             return self.entry.tool.should_activate(ctx).await;
         };
         // The tool asks after its siblings by the names it knows them by.
@@ -254,5 +192,23 @@ impl Tool for Wrapped {
             workspace: ctx.workspace.clone(),
         };
         self.entry.tool.should_activate(&seen).await
+    }
+
+    fn options(&self) -> ToolOptions {
+        let mut options = self.entry.tool.options();
+        if let Some(bytes) = self.entry.max_result {
+            options.max_result = Some(ResultBudget::Bytes(bytes));
+        }
+        if let Some(callers) = self.entry.callers {
+            options.callers = callers;
+        }
+        options.approval = std::mem::take(&mut options.approval).or(self.entry.approval());
+        options.requires_tools = self.renamed_requirements(options.requires_tools);
+        options
+    }
+
+    fn __fast_path(&self) -> FastPath<'_> {
+        // `call` only forwards: the registry may call the tool itself.
+        FastPath::Forward(&self.entry.tool)
     }
 }

@@ -736,8 +736,10 @@ impl phi_agent::Tool for BrokenCheck {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(vec![phi_agent::Content::text("ran")])
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        panic!("the check is broken")
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::when(|_, _| {
+            panic!("the check is broken")
+        }))
     }
 }
 

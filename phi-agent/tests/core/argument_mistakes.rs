@@ -500,8 +500,8 @@ fn a_registry_without_an_agent_gets_the_same_check_from_one_call() {
         .register_all(tools![file_append, file_read])
         .unwrap();
     assert!(registry.check_requirements().is_ok());
-    assert_eq!(Tool::requires_tools(&FileAppend), ["file_read"]);
-    assert!(Tool::requires_tools(&FileRead).is_empty());
+    assert_eq!(Tool::options(&FileAppend).requires_tools, ["file_read"]);
+    assert!(Tool::options(&FileRead).requires_tools.is_empty());
 }
 
 /// Outside the registry (which refuses non-object arguments itself), a typed tool called with an

@@ -45,8 +45,12 @@ impl Tool for Stamp {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {"n": {"type": "integer"}, "note": {"type": "string"}}})
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        self.guarded
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(if self.guarded {
+            phi_agent::ToolApproval::Always
+        } else {
+            phi_agent::ToolApproval::Never
+        })
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         self.starts

@@ -46,8 +46,8 @@ impl Tool for Search {
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text("none")])
     }
-    fn input_examples(&self) -> Vec<Value> {
-        self.examples.clone()
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_input_examples(self.examples.clone())
     }
 }
 

@@ -599,8 +599,12 @@ impl Tool for Note {
             "additionalProperties": false
         })
     }
-    fn __checks_own_arguments(&self) -> bool {
-        self.checks_itself
+    fn __fast_path(&self) -> phi_agent::__private::FastPath<'_> {
+        if self.checks_itself {
+            phi_agent::__private::FastPath::ChecksOwnArguments
+        } else {
+            phi_agent::__private::FastPath::Plain
+        }
     }
     async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         self.calls.fetch_add(1, Ordering::SeqCst);

@@ -216,9 +216,9 @@ fn callers_come_from_the_macro_key_and_the_toolset() {
             .try_into()
             .ok()
             .unwrap();
-    assert_eq!(fetch.callers(), ToolCallers::Code);
-    assert_eq!(delete.callers(), ToolCallers::Direct);
-    assert_eq!(both.callers(), ToolCallers::Both);
+    assert_eq!(fetch.options().callers, ToolCallers::Code);
+    assert_eq!(delete.options().callers, ToolCallers::Direct);
+    assert_eq!(both.options().callers, ToolCallers::Both);
     let wrapped = Toolset::from(tools![delete_record, integer_capped])
         .prefix("db")
         .with_callers(ToolCallers::Code)
@@ -226,11 +226,11 @@ fn callers_come_from_the_macro_key_and_the_toolset() {
     assert!(
         wrapped
             .iter()
-            .all(|tool| tool.callers() == ToolCallers::Code)
+            .all(|tool| tool.options().callers == ToolCallers::Code)
     );
     // A prefix alone keeps each tool's own.
     let prefixed = Toolset::from(tools![fetch_record])
         .prefix("db")
         .into_tools();
-    assert_eq!(prefixed[0].callers(), ToolCallers::Code);
+    assert_eq!(prefixed[0].options().callers, ToolCallers::Code);
 }

@@ -39,11 +39,12 @@ impl Tool for Raw {
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text("done")])
     }
-    fn annotations(&self) -> ToolAnnotations {
-        self.annotations
-    }
-    fn output_schema(&self) -> Option<Value> {
-        self.output.clone()
+    fn options(&self) -> phi_agent::ToolOptions {
+        let options = phi_agent::ToolOptions::default().with_annotations(self.annotations);
+        match &self.output {
+            Some(output) => options.with_output_schema(output.clone()),
+            None => options,
+        }
     }
 }
 

@@ -330,8 +330,8 @@ impl Tool for Guarded {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {}})
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        true
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::Always)
     }
     async fn call(&self, _args: &Value, _ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text("guarded ran")])

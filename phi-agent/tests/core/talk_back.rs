@@ -405,8 +405,8 @@ impl Tool for GuardedOrder {
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {}})
     }
-    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
-        true
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::Always)
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         Order.call(args, ctx).await

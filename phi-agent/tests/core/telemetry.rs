@@ -179,11 +179,13 @@ impl Tool for Login {
             "password": {"type": "string", "writeOnly": true}
         }})
     }
-    fn output_schema(&self) -> Option<Value> {
-        Some(json!({"type": "object", "properties": {
-            "session": {"type": "string", "writeOnly": true},
-            "user": {"type": "string"}
-        }}))
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_output_schema(
+            json!({"type": "object", "properties": {
+                "session": {"type": "string", "writeOnly": true},
+                "user": {"type": "string"}
+            }}),
+        )
     }
     async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::json(
@@ -386,8 +388,8 @@ impl Tool for GuardedEcho {
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
         Echo.call(args, ctx).await
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        true
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::Always)
     }
 }
 

@@ -599,8 +599,8 @@ impl Tool for Wipe {
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text("wiped")])
     }
-    async fn needs_approval(&self, _: &Value, _: &ToolContext) -> bool {
-        true
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::Always)
     }
 }
 

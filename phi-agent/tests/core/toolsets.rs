@@ -259,7 +259,7 @@ fn write_page(page: String) -> String {
 async fn a_prefixed_group_keeps_its_requirements_among_siblings() {
     let set = Toolset::from(tools![fetch, write_page]).prefix("site");
     let tools = set.into_tools();
-    assert_eq!(tools[1].requires_tools(), ["site_fetch"]);
+    assert_eq!(tools[1].options().requires_tools, ["site_fetch"]);
     let mut registry = ToolRegistry::default();
     registry.register_all(tools).unwrap();
     registry.check_requirements().unwrap();

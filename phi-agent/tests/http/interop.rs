@@ -39,8 +39,8 @@ impl Tool for Snapshot {
         json!({"type": "object", "properties": {}})
     }
     // On the wire as Anthropic's `input_examples`, which the SDK's `ToolParam` must know.
-    fn input_examples(&self) -> Vec<Value> {
-        vec![json!({})]
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_input_examples(vec![json!({})])
     }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![

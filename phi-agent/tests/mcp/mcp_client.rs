@@ -73,9 +73,9 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
     );
     let calculator = &client.tools()[0];
     assert_eq!(calculator.metadata().origin, "mcp:example");
-    assert_eq!(calculator.annotations().read_only, Some(true));
+    assert_eq!(calculator.options().annotations.read_only, Some(true));
     assert_eq!(calculator.schema()["required"], json!(["a", "b", "op"]));
-    assert!(client.tools()[1].output_schema().is_some());
+    assert!(client.tools()[1].options().output_schema.is_some());
 
     let (registry, active) = registry_of(&client).await;
     let ctx = ToolContext::default();
@@ -270,6 +270,28 @@ async fn a_server_dying_mid_call_gives_a_clean_error() {
     assert!(after.is_error);
 }
 
+/// A second connection to the same server keeps no second copy of its tools' names and
+/// descriptions: they are interned, once per distinct text, not leaked per connection.
+#[tokio::test]
+async fn reconnecting_keeps_one_copy_of_each_name_and_description() {
+    let first = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    let second = McpClient::connect_stdio("child", child_server(), McpClientOptions::default())
+        .await
+        .unwrap();
+    assert!(!first.tools().is_empty());
+    for (a, b) in first.tools().iter().zip(second.tools()) {
+        assert_eq!(a.name(), b.name());
+        assert!(std::ptr::eq(a.name(), b.name()), "{}", a.name());
+        assert!(
+            std::ptr::eq(a.description(), b.description()),
+            "{}",
+            a.name()
+        );
+    }
+}
+
 /// Which imported tools of the child server need approval, under `options`.
 async fn needing_approval(options: McpClientOptions) -> Vec<String> {
     let client = McpClient::connect_stdio("child", child_server(), options)
@@ -278,7 +300,9 @@ async fn needing_approval(options: McpClientOptions) -> Vec<String> {
     let mut needing = Vec::new();
     for tool in client.tools() {
         if tool
-            .needs_approval(&json!({}), &ToolContext::default())
+            .options()
+            .approval
+            .is_needed(&json!({}), &ToolContext::default())
             .await
         {
             needing.push(tool.remote_name().to_string());

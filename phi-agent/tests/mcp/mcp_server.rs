@@ -48,13 +48,14 @@ impl TypedTool for Echo {
     fn description(&self) -> &'static str {
         "Echo the text back"
     }
-    fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::default()
-            .with_read_only(true)
-            .with_idempotent(true)
-    }
-    fn output_schema(&self) -> Option<Value> {
-        Some(phi_agent::schema::canonical_schema_for::<Echoed>())
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default()
+            .with_annotations(
+                ToolAnnotations::default()
+                    .with_read_only(true)
+                    .with_idempotent(true),
+            )
+            .with_output_schema(phi_agent::schema::canonical_schema_for::<Echoed>())
     }
     async fn call_typed(&self, args: EchoArgs, _ctx: &ToolContext) -> AgentResult<Echoed> {
         Ok(Echoed { echo: args.text })
@@ -77,8 +78,8 @@ impl TypedTool for Half {
     fn description(&self) -> &'static str {
         "One half"
     }
-    fn output_schema(&self) -> Option<Value> {
-        Some(json!({"type": "number"}))
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_output_schema(json!({"type": "number"}))
     }
     async fn call_typed(&self, _: NoArgs, _ctx: &ToolContext) -> AgentResult<f64> {
         Ok(0.5)
@@ -568,8 +569,8 @@ impl TypedTool for Wipe {
     fn description(&self) -> &'static str {
         "Wipe the disk"
     }
-    fn needs_approval(&self, _: &NoArgs, _: &ToolContext) -> bool {
-        true
+    fn options(&self) -> phi_agent::ToolOptions {
+        phi_agent::ToolOptions::default().with_approval(phi_agent::ToolApproval::Always)
     }
     async fn call_typed(&self, _: NoArgs, _ctx: &ToolContext) -> AgentResult<String> {
         self.0.fetch_add(1, Ordering::SeqCst);

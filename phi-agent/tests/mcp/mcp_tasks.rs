@@ -301,9 +301,9 @@ async fn tasks_cancel_stops_the_tool_and_its_token_fires() {
     client.cancel().await.unwrap();
 }
 
-/// A hand-written tool declares its support with `Tool::task_support`.
+/// A hand-written tool declares its support in its options (`ToolOptions::task_support`).
 #[test]
-fn a_hand_written_tool_declares_task_support_with_a_method() {
+fn a_hand_written_tool_declares_task_support_in_its_options() {
     struct Report;
     #[async_trait::async_trait]
     impl Tool for Report {
@@ -316,8 +316,8 @@ fn a_hand_written_tool_declares_task_support_with_a_method() {
         fn schema(&self) -> Value {
             json!({"type": "object", "properties": {}})
         }
-        fn task_support(&self) -> TaskSupport {
-            TaskSupport::Optional
+        fn options(&self) -> phi_agent::ToolOptions {
+            phi_agent::ToolOptions::default().with_task_support(TaskSupport::Optional)
         }
         async fn call(
             &self,

@@ -41,11 +41,11 @@ async fn transfer(cents: u64, ctx: &ToolContext) -> String {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let ctx = ToolContext::default();
-    assert!(DeleteFile.needs_approval(&json!({"path": "a"}), &ctx).await);
-    assert!(!ReadFile.needs_approval(&json!({"path": "a"}), &ctx).await);
-    assert!(Remove.needs_approval(&json!({"path": "/etc/a"}), &ctx).await);
-    assert!(!Remove.needs_approval(&json!({"path": "/tmp/a"}), &ctx).await);
-    assert!(Transfer.needs_approval(&json!({"cents": 50_000}), &ctx).await);
-    assert!(!Transfer.needs_approval(&json!({"cents": 5}), &ctx).await);
-    assert!(!Transfer.needs_approval(&json!({"cents": "lots"}), &ctx).await);
+    assert!(DeleteFile.options().approval.is_needed(&json!({"path": "a"}), &ctx).await);
+    assert!(!ReadFile.options().approval.is_needed(&json!({"path": "a"}), &ctx).await);
+    assert!(Remove.options().approval.is_needed(&json!({"path": "/etc/a"}), &ctx).await);
+    assert!(!Remove.options().approval.is_needed(&json!({"path": "/tmp/a"}), &ctx).await);
+    assert!(Transfer.options().approval.is_needed(&json!({"cents": 50_000}), &ctx).await);
+    assert!(!Transfer.options().approval.is_needed(&json!({"cents": 5}), &ctx).await);
+    assert!(!Transfer.options().approval.is_needed(&json!({"cents": "lots"}), &ctx).await);
 }

@@ -34,7 +34,7 @@ async fn main() {
     assert_eq!(schema["required"], phi_agent::__private::serde_json::json!(["city"]));
     assert_eq!(tools[0].description(), "Get current weather for a city.\n\nReturns a one-line **summary**.");
     assert_eq!(tools[0].timeout_ms(), Some(30_000));
-    assert_eq!(tools[1].annotations().read_only, Some(true));
+    assert_eq!(tools[1].options().annotations.read_only, Some(true));
     let ctx = ToolContext::default();
     let out = tools[1]
         .call(&phi_agent::__private::serde_json::json!({"a": 2, "b": 3}), &ctx)

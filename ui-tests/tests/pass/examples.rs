@@ -34,9 +34,9 @@ fn main() {
     assert_eq!(forecast.input_examples().len(), 3);
     assert_eq!(forecast.input_examples()[2]["city"], "Rome");
     assert_eq!(forecast.result_limit(), 4096);
-    assert_eq!(forecast.tool().callers(), ToolCallers::Code);
+    assert_eq!(forecast.callers(), ToolCallers::Code);
     let lookup = registry.get("lookup").unwrap();
     assert_eq!(lookup.input_examples()[0]["sku"], "A-1");
     assert_eq!(lookup.result_limit(), ResultBudget::Tokens(500).bytes());
-    assert_eq!(lookup.tool().callers(), ToolCallers::Direct);
+    assert_eq!(lookup.callers(), ToolCallers::Direct);
 }

@@ -41,7 +41,7 @@ fn main() {
     );
     assert_eq!(metadata.requirements, ["network"]);
     assert_eq!(
-        Fetch.annotations(),
+        Fetch.options().annotations,
         ToolAnnotations::default()
             .with_read_only(true)
             .with_destructive(false)
@@ -51,16 +51,16 @@ fn main() {
     assert_eq!(Plain.description(), "Overrides the doc comment");
     assert_eq!(Plain.timeout_ms(), None);
     assert_eq!(Plain.exposure(), ToolExposure::Direct);
-    assert_eq!(Plain.annotations(), ToolAnnotations::default());
+    assert_eq!(Plain.options().annotations, ToolAnnotations::default());
     // Origin and version default to the crate that uses the macro.
     let metadata = Plain.metadata();
     assert_eq!(metadata.origin, env!("CARGO_PKG_NAME"));
     assert_eq!(metadata.version, env!("CARGO_PKG_VERSION"));
     assert_ne!(metadata.origin, "phi-agent");
 
-    assert_eq!(Plain.task_support(), TaskSupport::Forbidden);
-    assert_eq!(Report.task_support(), TaskSupport::Optional);
-    assert_eq!(Rebuild.task_support(), TaskSupport::Required);
+    assert_eq!(Plain.options().task_support, TaskSupport::Forbidden);
+    assert_eq!(Report.options().task_support, TaskSupport::Optional);
+    assert_eq!(Rebuild.options().task_support, TaskSupport::Required);
 }
 
 /// Builds a long report; an MCP client may get the call as a task.

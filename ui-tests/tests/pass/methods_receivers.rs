@@ -58,8 +58,8 @@ async fn main() {
     assert_eq!(names, ["add", "current", "share"]);
     assert_eq!(all[0].description(), "Add to the counter.\n\nReturns the new count.");
     assert_eq!(all[0].timeout_ms(), Some(5_000));
-    assert_eq!(all[0].annotations().idempotent, Some(false));
-    assert_eq!(all[1].annotations().read_only, Some(true));
+    assert_eq!(all[0].options().annotations.idempotent, Some(false));
+    assert_eq!(all[1].options().annotations.read_only, Some(true));
     assert_eq!(all[2].exposure(), ToolExposure::Hidden);
     assert!(all[1].schema()["properties"].get("ctx").is_none());
 

@@ -33,8 +33,8 @@ async fn get_opaque() -> Opaque {
 }
 
 fn main() {
-    let schema = GetForecast.output_schema().expect("a struct output has a schema");
+    let schema = GetForecast.options().output_schema.expect("a struct output has a schema");
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["properties"]["celsius"]["description"], "Degrees Celsius");
-    assert_eq!(GetOpaque.output_schema(), None);
+    assert_eq!(GetOpaque.options().output_schema, None);
 }

@@ -107,6 +107,6 @@ async fn main() {
 
     // Only structured (object) outputs have an output schema.
     for tool in [&OwnedText as &dyn Tool, &StaticText, &OneContent, &ManyContents, &RawJson, &Count] {
-        assert_eq!(tool.output_schema(), None, "{}", tool.name());
+        assert_eq!(tool.options().output_schema, None, "{}", tool.name());
     }
 }

@@ -465,6 +465,7 @@ mod tests {
             quote::quote!(name = "x", example = {"a": 1}, timeout = 5),
             &mut errors,
         );
+        assert!(errors.messages().is_empty());
         assert_eq!(examples.len(), 1);
         assert_eq!(
             rest.to_string(),

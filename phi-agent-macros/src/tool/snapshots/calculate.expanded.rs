@@ -94,18 +94,17 @@ const _: () = {
         fn exposure(&self) -> _phi::ToolExposure {
             _phi::ToolExposure::Hidden
         }
-        fn annotations(&self) -> _phi::ToolAnnotations {
-            <_phi::ToolAnnotations as ::core::default::Default>::default()
-                .with_read_only(true)
-                .with_idempotent(true)
-        }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
+        fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
+            _phi::__private::tool_options(
+                    (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+                )
+                .with_annotations(
+                    <_phi::ToolAnnotations as ::core::default::Default>::default()
+                        .with_read_only(true)
+                        .with_idempotent(true),
+                )
         }
-        const __NEVER_NEEDS_APPROVAL: bool = true;
     }
 };

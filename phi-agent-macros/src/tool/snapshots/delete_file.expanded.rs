@@ -73,27 +73,19 @@ const _: () = {
                 &[],
             )
         }
-        fn annotations(&self) -> _phi::ToolAnnotations {
-            <_phi::ToolAnnotations as ::core::default::Default>::default()
-                .with_destructive(true)
-        }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
+        fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
-        }
-        fn __needs_approval<'__phi>(
-            &'__phi self,
-            __phi_args: &'__phi Self::Args,
-            __phi_ctx: &'__phi _phi::ToolContext,
-        ) -> _phi::__private::ApprovalAnswer<'__phi> {
-            _phi::__private::ask_approval_predicate::<
-                Self::Args,
-                _,
-                _,
-            >(&outside_workspace, __phi_args, __phi_ctx)
+            _phi::__private::tool_options(
+                    (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+                )
+                .with_annotations(
+                    <_phi::ToolAnnotations as ::core::default::Default>::default()
+                        .with_destructive(true),
+                )
+                .with_approval(
+                    _phi::__private::approval_when::<Self::Args, _, _>(outside_workspace),
+                )
         }
     }
 };
@@ -175,15 +167,13 @@ const _: () = {
                 &[],
             )
         }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
+        fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
-        }
-        fn needs_approval(&self, _: &Self::Args, _: &_phi::ToolContext) -> bool {
-            true
+            _phi::__private::tool_options(
+                    (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+                )
+                .with_approval(_phi::ToolApproval::Always)
         }
     }
 };

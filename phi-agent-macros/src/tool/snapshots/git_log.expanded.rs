@@ -74,13 +74,6 @@ const _: () = {
         fn exposure(&self) -> _phi::ToolExposure {
             _phi::ToolExposure::Deferred
         }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
-            #[allow(unused_imports)]
-            use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
-        }
         fn should_activate<'__phi_self, '__phi_ref, '__phi_future>(
             &'__phi_self self,
             __phi_ctx: &'__phi_ref _phi::ActivationContext,
@@ -96,6 +89,12 @@ const _: () = {
                 _phi::__private::Activation::new(in_git_repo(__phi_ctx)).resolve().await
             })
         }
-        const __NEVER_NEEDS_APPROVAL: bool = true;
+        fn options(&self) -> _phi::ToolOptions {
+            #[allow(unused_imports)]
+            use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
+            _phi::__private::tool_options(
+                (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+            )
+        }
     }
 };

@@ -141,18 +141,17 @@ const _: () = {
                 &[],
             )
         }
-        fn annotations(&self) -> _phi::ToolAnnotations {
-            <_phi::ToolAnnotations as ::core::default::Default>::default()
-                .with_read_only(true)
-        }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
+        fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
+            _phi::__private::tool_options(
+                    (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+                )
+                .with_annotations(
+                    <_phi::ToolAnnotations as ::core::default::Default>::default()
+                        .with_read_only(true),
+                )
         }
-        const __NEVER_NEEDS_APPROVAL: bool = true;
     }
 };
 #[allow(missing_docs)]
@@ -223,13 +222,12 @@ const _: () = {
                 &[],
             )
         }
-        fn output_schema(
-            &self,
-        ) -> ::core::option::Option<_phi::__private::serde_json::Value> {
+        fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
             use _phi::__private::{OutputSchemaFromType as _, OutputSchemaNone as _};
-            (&_phi::__private::Probe::<Self::Output>::new()).output_schema()
+            _phi::__private::tool_options(
+                (&_phi::__private::Probe::<Self::Output>::new()).output_schema(),
+            )
         }
-        const __NEVER_NEEDS_APPROVAL: bool = true;
     }
 };

@@ -106,10 +106,10 @@ pub(in crate::agent) struct Runner<'a> {
 }
 
 /// Who makes a call: the model, in its reply, or a tool while it runs
-/// ([`ToolContext::call_tool`], as a code-mode program does). [`Tool::callers`] says which
+/// ([`ToolContext::call_tool`], as a code-mode program does). [`ToolOptions::callers`] says which
 /// may call a tool.
 ///
-/// [`Tool::callers`]: crate::Tool::callers
+/// [`ToolOptions::callers`]: crate::ToolOptions::callers
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::agent) enum Caller {
     Model,
@@ -449,8 +449,8 @@ async fn execute(
         span.record("error.type", "tool_error");
     }
     if runner.trace_content {
-        let output_schema = tool.and_then(|tool| tool.tool().output_schema());
-        record_result(&span, &result, output_schema.as_ref());
+        let output_schema = tool.and_then(|tool| tool.output_schema());
+        record_result(&span, &result, output_schema.map(|schema| &**schema));
     }
     result
 }

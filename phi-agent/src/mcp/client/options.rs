@@ -57,7 +57,7 @@ pub struct McpClientOptions {
     pub max_call_time: Duration,
     /// Whether a tool the server sends without a `destructiveHint` (and without
     /// `readOnlyHint: true`) needs a person's approval
-    /// ([`Tool::needs_approval`](crate::Tool::needs_approval)). Default: `false`.
+    /// ([`ToolOptions::approval`](crate::ToolOptions::approval)). Default: `false`.
     ///
     /// The hints decide every other tool: `readOnlyHint: true` needs no approval,
     /// `destructiveHint: true` needs it, `destructiveHint: false` does not. The protocol reads a

@@ -22,7 +22,9 @@ use crate::content::Content;
 use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::mcp::convert;
-use crate::tool::{Tool, ToolAnnotations, ToolMetadata};
+use crate::tool::{
+    FastPath, Tool, ToolAnnotations, ToolApproval, ToolMetadata, ToolOptions, static_text,
+};
 
 /// One tool of an MCP server, callable like any other [`Tool`].
 ///
@@ -34,7 +36,7 @@ pub struct McpTool {
     description: &'static str,
     remote_name: String,
     schema: Value,
-    output_schema: Option<Value>,
+    output_schema: Option<Arc<Value>>,
     annotations: ToolAnnotations,
     needs_approval: bool,
     server: Arc<str>,
@@ -67,15 +69,16 @@ impl McpTool {
         Self {
             // `Tool` hands out `&'static str` so that specs and registry keys cost nothing per
             // turn. A remote tool's name and description are known only at run time, so they are
-            // leaked here, once per tool and connection: a name of at most 64 bytes and a
-            // description of at most `MAX_REMOTE_DESCRIPTION`.
-            name: Box::leak(local_name.into_boxed_str()),
-            description: Box::leak(description.into_boxed_str()),
+            // interned: kept once per distinct text (a name of at most 64 bytes, a description
+            // of at most `MAX_REMOTE_DESCRIPTION`), not once per connection, so that
+            // reconnecting and re-listing the same server keeps nothing more.
+            name: static_text(local_name),
+            description: static_text(description),
             remote_name: definition.name.to_string(),
             schema: Value::Object(definition.input_schema.as_ref().clone()),
             output_schema: definition
                 .output_schema
-                .map(|schema| Value::Object(schema.as_ref().clone())),
+                .map(|schema| Arc::new(Value::Object(schema.as_ref().clone()))),
             needs_approval: needs_approval(&annotations, options.unannotated_needs_approval),
             annotations,
             server: inner.server.clone(),
@@ -295,12 +298,6 @@ impl Tool for McpTool {
         self.name
     }
 
-    // The server checks its tool's arguments, under the draft its schema declares; a check here
-    // under another could refuse what the server accepts.
-    fn __checks_own_arguments(&self) -> bool {
-        true
-    }
-
     fn description(&self) -> &'static str {
         self.description
     }
@@ -368,18 +365,21 @@ impl Tool for McpTool {
         metadata
     }
 
-    fn annotations(&self) -> ToolAnnotations {
-        self.annotations
+    /// The server's hints and output schema; approval from the hints, read once when the tools
+    /// were listed (see [`McpClientOptions::unannotated_needs_approval`]).
+    fn options(&self) -> ToolOptions {
+        let mut options = ToolOptions::default().with_annotations(self.annotations);
+        options.output_schema = self.output_schema.clone();
+        if self.needs_approval {
+            options.approval = ToolApproval::Always;
+        }
+        options
     }
 
-    /// From the server's hints, read once when the tools were listed; see
-    /// [`McpClientOptions::unannotated_needs_approval`].
-    async fn needs_approval(&self, _args: &Value, _ctx: &ToolContext) -> bool {
-        self.needs_approval
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        self.output_schema.clone()
+    // The server checks its tool's arguments, under the draft its schema declares; a check here
+    // under another could refuse what the server accepts.
+    fn __fast_path(&self) -> FastPath<'_> {
+        FastPath::ChecksOwnArguments
     }
 }
 

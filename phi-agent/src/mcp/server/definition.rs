@@ -11,8 +11,8 @@ use crate::schema::Dialect;
 use crate::tool::{TaskSupport, ToolAnnotations};
 
 /// The MCP tool object (protocol 2025-11-25): `name`, `description`, `inputSchema`,
-/// `outputSchema` when [`Tool::output_schema`](crate::Tool::output_schema) gives one with an
-/// object root, and `annotations` from [`Tool::annotations`](crate::Tool::annotations)
+/// `outputSchema` when [`ToolOptions::output_schema`](crate::ToolOptions::output_schema) gives one with an
+/// object root, and `annotations` from [`ToolOptions::annotations`](crate::ToolOptions::annotations)
 /// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`; hints left at `None`
 /// are omitted so the protocol defaults apply).
 ///
@@ -26,7 +26,7 @@ use crate::tool::{TaskSupport, ToolAnnotations};
 /// numbers) is left out, since validators warn on every unknown one; the bounds that back it
 /// stay, so the same values validate.
 ///
-/// A tool that may run as a task ([`Tool::task_support`](crate::Tool::task_support)) says so in
+/// A tool that may run as a task ([`ToolOptions::task_support`](crate::ToolOptions::task_support)) says so in
 /// `_meta`, as `{"execution": {"taskSupport": "optional"}}` (or `"required"`): the shape of the
 /// 2025-11-25 tool's `execution` field, which rmcp's tool type (and the 2026-07-28 one, where the
 /// server decides per call) has no room for.
@@ -43,15 +43,18 @@ pub fn definition(tool: &RegisteredTool) -> Value {
     };
     drop_unknown_formats(&mut input, 0);
     object.insert("inputSchema".into(), input);
-    if let Some(output) = spec.dialects.output_schema(|| tool.tool().output_schema()) {
+    if let Some(output) = spec
+        .dialects
+        .output_schema(|| tool.output_schema().map(|s| (**s).clone()))
+    {
         let mut output = output.clone();
         drop_unknown_formats(&mut output, 0);
         object.insert("outputSchema".into(), output);
     }
-    if let Some(annotations) = annotations(&tool.tool().annotations()) {
+    if let Some(annotations) = annotations(&tool.annotations()) {
         object.insert("annotations".into(), annotations);
     }
-    let support = tool.tool().task_support();
+    let support = tool.task_support();
     if support != TaskSupport::Forbidden {
         let execution = serde_json::json!({"execution": {"taskSupport": support.as_str()}});
         object.insert("_meta".into(), execution);

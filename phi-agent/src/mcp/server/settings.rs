@@ -24,7 +24,7 @@ use crate::tool::TaskSupport;
 /// rules hold for MCP clients too: arguments are decoded the same way, timeouts and panics become
 /// `isError` results, and a hidden, inactive or unknown tool gets the same "not available" result.
 ///
-/// A call that needs a person's approval ([`Tool::needs_approval`](crate::Tool::needs_approval))
+/// A call that needs a person's approval ([`ToolOptions::approval`](crate::ToolOptions::approval))
 /// is refused with an `isError` result saying that a person must approve it
 /// ([`AgentError::ApprovalRequired`](crate::AgentError::ApprovalRequired)), and the tool does
 /// not run: MCP gives a server no way to ask the client's user, and a client that wants such a
@@ -38,7 +38,7 @@ use crate::tool::TaskSupport;
 /// session-less 2026-07-28 protocol, where activation therefore does not carry over between
 /// requests.
 ///
-/// A tool whose [`Tool::task_support`](crate::Tool::task_support) allows it is called as a
+/// A tool whose [`ToolOptions::task_support`](crate::ToolOptions::task_support) allows it is called as a
 /// task for clients that declare the `io.modelcontextprotocol/tasks` extension (SEP-2663):
 /// `tools/call` answers at once with the task, the tool runs on, and `tasks/get` gives its
 /// status and then its result (`tasks/update` answers its questions, `tasks/cancel` stops it).
@@ -95,10 +95,7 @@ impl McpServer {
             .iter()
             .map(super::definition::tool_definition)
             .collect();
-        let task_support = registry
-            .iter()
-            .map(|tool| tool.tool().task_support())
-            .collect();
+        let task_support = registry.iter().map(|tool| tool.task_support()).collect();
         Self {
             shared: Arc::new(Shared {
                 registry,
