@@ -174,6 +174,16 @@ impl<T> Listed<T> {
     }
 }
 
+/// The elements as an array; a list that was no array (never one a request builds) as `null`.
+impl<T: serde::Serialize> serde::Serialize for Listed<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Listed::Items(items) => serializer.collect_seq(items),
+            Listed::Absent | Listed::Mistyped => serializer.serialize_none(),
+        }
+    }
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Listed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct List<T>(PhantomData<T>);
