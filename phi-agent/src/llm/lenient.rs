@@ -165,6 +165,11 @@ impl<T> Listed<T> {
         }
     }
 
+    /// Whether it holds no element (it was no array, or an empty one).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items().is_empty()
+    }
+
     /// The elements, if it was an array.
     pub(crate) fn array(self) -> Option<Vec<T>> {
         match self {
