@@ -105,16 +105,16 @@ fn openai_parameters(spec: &ToolSpec) -> (WireSchema<'_>, bool) {
 /// assert_eq!(format["json_schema"]["schema"]["additionalProperties"], false);
 /// ```
 pub fn openai_response_format(spec: &ToolSpec) -> Value {
-    let (schema, strict) = openai_parameters(spec);
-    serde_json::json!({
-        "type": "json_schema",
-        "json_schema": {
-            "name": spec.name,
-            "description": spec.description,
-            "schema": schema,
-            "strict": strict,
-        },
-    })
+    serde_json::to_value(openai_response_format_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`openai_response_format`] borrowing its schema; see [`openai_borrowed`].
+#[cfg_attr(not(feature = "openai"), allow(dead_code))]
+pub(crate) fn openai_response_format_borrowed(spec: &ToolSpec) -> ChatResponseFormat<'_> {
+    ChatResponseFormat {
+        kind: "json_schema",
+        json_schema: json_schema_format(spec, None),
+    }
 }
 
 /// The Responses API's structured output for the answer schema `spec`: the value of a request's
@@ -131,14 +131,45 @@ pub fn openai_response_format(spec: &ToolSpec) -> Value {
 /// assert_eq!(format["strict"], true);
 /// ```
 pub fn openai_responses_format(spec: &ToolSpec) -> Value {
+    serde_json::to_value(openai_responses_format_borrowed(spec)).unwrap_or_default()
+}
+
+/// [`openai_responses_format`] borrowing its schema; see [`openai_borrowed`].
+#[cfg_attr(not(feature = "openai"), allow(dead_code))]
+pub(crate) fn openai_responses_format_borrowed(spec: &ToolSpec) -> JsonSchemaFormat<'_> {
+    json_schema_format(spec, Some("json_schema"))
+}
+
+/// The schema format both OpenAI APIs share, typed (`type`) where it stands alone.
+fn json_schema_format<'a>(spec: &'a ToolSpec, kind: Option<&'static str>) -> JsonSchemaFormat<'a> {
     let (schema, strict) = openai_parameters(spec);
-    serde_json::json!({
-        "type": "json_schema",
-        "name": spec.name,
-        "description": spec.description,
-        "schema": schema,
-        "strict": strict,
-    })
+    JsonSchemaFormat {
+        kind,
+        name: spec.name,
+        description: spec.description,
+        schema,
+        strict,
+    }
+}
+
+/// See [`openai_response_format_borrowed`].
+#[derive(Serialize)]
+pub(crate) struct ChatResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: JsonSchemaFormat<'a>,
+}
+
+/// A JSON Schema response format: the inner object of chat completions' `response_format`, and
+/// the Responses API's `text.format` (with its `type`).
+#[derive(Serialize)]
+pub(crate) struct JsonSchemaFormat<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    name: &'a str,
+    description: &'a str,
+    schema: WireSchema<'a>,
+    strict: bool,
 }
 
 /// See [`openai_borrowed`].

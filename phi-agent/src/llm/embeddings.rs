@@ -5,7 +5,8 @@
 
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::HttpConfig;
 use super::adapter::AdapterCore;
@@ -134,15 +135,17 @@ impl OpenAiEmbedder {
 
     /// The JSON body posted for `texts`.
     pub fn request_body(&self, texts: &[&str]) -> Value {
-        let mut body = json!({
-            "model": self.core.model,
-            "input": texts,
-            "encoding_format": "float",
-        });
-        if let Some(dimensions) = self.dimensions {
-            body["dimensions"] = dimensions.into();
+        // Serializing strings and numbers to a `Value` cannot fail.
+        serde_json::to_value(self.body(texts)).unwrap_or_default()
+    }
+
+    fn body<'a>(&'a self, texts: &'a [&'a str]) -> OpenAiEmbeddingsBody<'a> {
+        OpenAiEmbeddingsBody {
+            model: &self.core.model,
+            input: texts,
+            encoding_format: "float",
+            dimensions: self.dimensions,
         }
-        body
     }
 
     fn headers(&self) -> AgentResult<HeaderMap> {
@@ -168,7 +171,7 @@ impl Embedder for OpenAiEmbedder {
         }
         let reply = self
             .core
-            .post(&self.endpoint(), self.headers(), &self.request_body(texts))
+            .post(&self.endpoint(), self.headers(), &self.body(texts))
             .await?;
         let mut items = reply.get("data").and_then(Value::as_array).cloned();
         // Each item says which input it embeds; the order of the list is not promised.
@@ -243,18 +246,24 @@ impl GeminiEmbedder {
 
     /// The JSON body posted for `texts`: one request per text.
     pub fn request_body(&self, texts: &[&str]) -> Value {
+        // Serializing strings and numbers to a `Value` cannot fail.
+        serde_json::to_value(self.body(texts)).unwrap_or_default()
+    }
+
+    fn body<'a>(&self, texts: &'a [&'a str]) -> GeminiEmbeddingsBody<'a> {
         let model = format!("models/{}", self.core.model);
-        let requests: Vec<Value> = texts
-            .iter()
-            .map(|text| {
-                let mut request = json!({"model": model, "content": {"parts": [{"text": text}]}});
-                if let Some(dimensions) = self.dimensions {
-                    request["outputDimensionality"] = dimensions.into();
-                }
-                request
-            })
-            .collect();
-        json!({ "requests": requests })
+        GeminiEmbeddingsBody {
+            requests: texts
+                .iter()
+                .map(|text| GeminiEmbedRequest {
+                    model: model.clone(),
+                    content: GeminiEmbedContent {
+                        parts: [GeminiTextPart { text }],
+                    },
+                    output_dimensionality: self.dimensions,
+                })
+                .collect(),
+        }
     }
 
     fn headers(&self) -> AgentResult<HeaderMap> {
@@ -277,7 +286,7 @@ impl Embedder for GeminiEmbedder {
         }
         let reply = self
             .core
-            .post(&self.endpoint(), self.headers(), &self.request_body(texts))
+            .post(&self.endpoint(), self.headers(), &self.body(texts))
             .await?;
         let items = reply.get("embeddings").and_then(Value::as_array);
         vectors("gemini", items, "values", texts.len())
@@ -287,4 +296,44 @@ impl Embedder for GeminiEmbedder {
     fn max_batch(&self) -> usize {
         100
     }
+}
+
+/// An `/embeddings` request.
+#[cfg(feature = "openai")]
+#[derive(Serialize)]
+struct OpenAiEmbeddingsBody<'a> {
+    model: &'a str,
+    input: &'a [&'a str],
+    encoding_format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dimensions: Option<u32>,
+}
+
+/// A `batchEmbedContents` request: one request per text.
+#[cfg(feature = "gemini")]
+#[derive(Serialize)]
+struct GeminiEmbeddingsBody<'a> {
+    requests: Vec<GeminiEmbedRequest<'a>>,
+}
+
+#[cfg(feature = "gemini")]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GeminiEmbedRequest<'a> {
+    model: String,
+    content: GeminiEmbedContent<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_dimensionality: Option<u32>,
+}
+
+#[cfg(feature = "gemini")]
+#[derive(Serialize)]
+struct GeminiEmbedContent<'a> {
+    parts: [GeminiTextPart<'a>; 1],
+}
+
+#[cfg(feature = "gemini")]
+#[derive(Serialize)]
+struct GeminiTextPart<'a> {
+    text: &'a str,
 }

@@ -165,11 +165,26 @@ impl<T> Listed<T> {
         }
     }
 
+    /// Whether it holds no element (it was no array, or an empty one).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items().is_empty()
+    }
+
     /// The elements, if it was an array.
     pub(crate) fn array(self) -> Option<Vec<T>> {
         match self {
             Listed::Items(items) => Some(items),
             _ => None,
+        }
+    }
+}
+
+/// The elements as an array; a list that was no array (never one a request builds) as `null`.
+impl<T: serde::Serialize> serde::Serialize for Listed<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Listed::Items(items) => serializer.collect_seq(items),
+            Listed::Absent | Listed::Mistyped => serializer.serialize_none(),
         }
     }
 }

@@ -79,16 +79,16 @@ pub(crate) struct DeferredJsonCache {
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 impl DeferredJsonCache {
-    /// The `tools` array: `shown` converted by `convert`, then `search`, then each of `deferred`
+    /// The `tools` array: `shown` converted by `convert`, then `extra` (the server tools), then each of `deferred`
     /// not shown, converted, with `defer_loading: true`. The search tool is never deferred, so
     /// no request has only deferred tools (which the providers refuse); a deferred tool that is
     /// also shown is sent once, shown.
-    pub(crate) fn get<'t, D: Serialize>(
+    pub(crate) fn get<'t, D: Serialize, E: Serialize>(
         &self,
         shown: &'t Arc<[ToolSpec]>,
         deferred: &'t Arc<[ToolSpec]>,
         convert: fn(&'t ToolSpec) -> D,
-        extra: &[serde_json::Value],
+        extra: &[E],
     ) -> SharedJson {
         let mut last = self
             .last
@@ -101,7 +101,7 @@ impl DeferredJsonCache {
             return SharedJson(json.clone());
         }
         // Borrowed entries (a few pointers each), written straight to text.
-        let entries: Vec<Entry<'_, D>> = shown
+        let entries: Vec<Entry<'_, D, E>> = shown
             .iter()
             .map(|spec| Entry::Tool(convert(spec)))
             .chain(extra.iter().map(Entry::Search))
@@ -126,14 +126,22 @@ impl DeferredJsonCache {
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Entry<'a, D> {
+enum Entry<'a, D, E> {
     Tool(D),
-    Search(&'a serde_json::Value),
+    Search(&'a E),
     Deferred {
         #[serde(flatten)]
         tool: D,
         defer_loading: bool,
     },
+}
+
+/// An empty tool list that stays the same `Arc`, so that the tools cache keeps holding for a
+/// request whose server tools come without deferred ones.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub(crate) fn no_tools() -> &'static Arc<[ToolSpec]> {
+    static NONE: std::sync::OnceLock<Arc<[ToolSpec]>> = std::sync::OnceLock::new();
+    NONE.get_or_init(|| Arc::from(Vec::new()))
 }
 
 /// Shared JSON text that serializes as the value it holds (serde's `rc` feature is not enabled).

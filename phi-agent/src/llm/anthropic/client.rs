@@ -1,0 +1,228 @@
+//! The client: its settings, the headers and body of a request, and the [`LlmClient`] that
+//! posts it and reads the answer.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use super::content::PROVIDER;
+use super::reply::parse_response;
+use super::request::{MessagesBody, SERVER_TOOLS, container, turns};
+use super::stream::MessageStream;
+use crate::error::AgentResult;
+use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
+use crate::llm::definition;
+use crate::llm::settings::process_env;
+use crate::llm::tool_cache::{DeferredJsonCache, ToolJsonCache, no_tools};
+use crate::llm::{DeltaStream, LlmClient, LlmRequest, LlmResponse};
+
+const API_VERSION: &str = "2023-06-01";
+/// The beta the tool search, `input_examples` and programmatic tool calling need
+/// (`anthropic-beta` header).
+pub(super) const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
+
+/// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
+///
+/// Tool results keep their images (Anthropic reads images in tool results). The key never
+/// appears in `Debug` or errors.
+///
+/// ```
+/// use phi_agent::llm::AnthropicClient;
+/// let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5")?;
+/// assert_eq!(client.base_url(), "https://api.anthropic.com");
+/// assert!(!format!("{client:?}").contains("sk-ant-not-real"));
+/// # Ok::<(), phi_agent::AgentError>(())
+/// ```
+#[derive(Clone)]
+pub struct AnthropicClient {
+    core: AdapterCore,
+    tools: ToolJsonCache,
+    native: DeferredJsonCache,
+    /// Whether requests carry the code-execution tool and `allowed_callers`.
+    code_execution: bool,
+}
+
+impl AnthropicClient {
+    /// The public API's base URL (without `/v1`, as the official SDKs take it).
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+    /// The model used when `ANTHROPIC_MODEL` is not set.
+    pub const DEFAULT_MODEL: &'static str = "claude-sonnet-4-5";
+    /// The reply cap sent when [`with_max_tokens`](Self::with_max_tokens) set none (this API
+    /// requires one).
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+    /// A client for `model` using `api_key`, against the public API, with `max_tokens`
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> AgentResult<Self> {
+        Ok(Self {
+            core: AdapterCore::new(
+                PROVIDER,
+                api_key.into(),
+                model.into(),
+                Self::DEFAULT_BASE_URL,
+            )?,
+            tools: ToolJsonCache::default(),
+            native: DeferredJsonCache::default(),
+            code_execution: false,
+        })
+    }
+
+    /// This client with Anthropic's programmatic tool calling on or off (default off): every
+    /// request then carries the code-execution server tool (`code_execution_20250825`) and each
+    /// tool its `allowed_callers` from [`ToolOptions::callers`](crate::ToolOptions::callers) (`"direct"`,
+    /// `"code_execution_20250825"` or both), so that the model can write one program, run in
+    /// Anthropic's sandbox, that calls many tools. A call made by such a program carries its
+    /// `caller` and the code-execution container back with it, and both are sent back on the
+    /// next request (`docs/providers.md#anthropic-programmatic-tool-calling`).
+    ///
+    /// ```
+    /// use phi_agent::llm::AnthropicClient;
+    /// let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5")?.with_code_execution(true);
+    /// assert!(client.code_execution());
+    /// # Ok::<(), phi_agent::AgentError>(())
+    /// ```
+    pub fn with_code_execution(mut self, on: bool) -> Self {
+        self.code_execution = on;
+        self
+    }
+
+    /// Whether programmatic tool calling is on; see
+    /// [`with_code_execution`](Self::with_code_execution).
+    pub fn code_execution(&self) -> bool {
+        self.code_execution
+    }
+
+    /// A client configured the way the official SDKs read the environment:
+    /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (default the public API) and
+    /// `ANTHROPIC_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
+    pub fn from_env() -> AgentResult<Self> {
+        Self::from_lookup(process_env)
+    }
+
+    adapter_setters!(
+        base_url: "the part before `/v1/messages`",
+        max_tokens: "`max_tokens`, which this API requires",
+    );
+
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        format!("{}/v1/messages", self.core.base_url)
+    }
+
+    /// The headers of `request`: the key, the API version, and the advanced tool use beta when
+    /// the request has deferred tools (the tool search) or a tool with `input_examples`.
+    pub(super) fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-api-key", self.core.key.header("")?);
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        let has_examples = || {
+            request
+                .tools
+                .iter()
+                .chain(request.deferred_tools.iter())
+                .any(|tool| !tool.input_examples().is_empty())
+        };
+        if self.code_execution || !request.deferred_tools.is_empty() || has_examples() {
+            headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
+        }
+        Ok(headers)
+    }
+
+    fn body<'a>(&'a self, request: &'a LlmRequest) -> MessagesBody<'a> {
+        let (system, messages) = turns(request.system.as_deref(), &request.messages);
+        let convert = if self.code_execution {
+            definition::anthropic_with_callers_borrowed
+        } else {
+            definition::anthropic_borrowed
+        };
+        MessagesBody {
+            container: container(&request.messages),
+            model: &self.core.model,
+            max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
+            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            messages,
+            tools: if !request.deferred_tools.is_empty() {
+                let extra = if self.code_execution {
+                    &SERVER_TOOLS[..]
+                } else {
+                    &SERVER_TOOLS[..1]
+                };
+                Some(
+                    self.native
+                        .get(&request.tools, &request.deferred_tools, convert, extra),
+                )
+            } else if self.code_execution {
+                // The code-execution tool after the shown tools, none deferred.
+                Some(
+                    self.native
+                        .get(&request.tools, no_tools(), convert, &SERVER_TOOLS[1..]),
+                )
+            } else {
+                (!request.tools.is_empty()).then(|| {
+                    self.tools
+                        .get(&request.tools, definition::anthropic_borrowed)
+                })
+            },
+            stream: None,
+        }
+    }
+}
+
+impl FromSettings for AnthropicClient {
+    const PREFIX: &'static str = "ANTHROPIC";
+    const NAME: &'static str = "Anthropic";
+    const MODEL: &'static str = Self::DEFAULT_MODEL;
+
+    fn with_key(key: String, model: String) -> AgentResult<Self> {
+        Self::new(key, model)
+    }
+
+    fn core_mut(&mut self) -> &mut AdapterCore {
+        &mut self.core
+    }
+}
+
+#[async_trait]
+impl LlmClient for AnthropicClient {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        let body = self
+            .core
+            .post(&self.endpoint(), self.headers(request), &self.body(request))
+            .await?;
+        parse_response(&body)
+    }
+
+    /// Streams the message (`stream: true`).
+    fn stream<'a>(&'a self, request: &'a LlmRequest) -> DeltaStream<'a> {
+        let mut body = self.body(request);
+        body.stream = Some(true);
+        self.core
+            .stream::<MessageStream>(self.endpoint(), self.headers(request), &body)
+    }
+
+    fn provider(&self) -> &str {
+        PROVIDER
+    }
+
+    fn model(&self) -> &str {
+        &self.core.model
+    }
+
+    /// The messages API's tool search (`tool_search_tool_bm25`): deferred tools are sent with
+    /// `defer_loading: true` and the server finds them for the model.
+    fn native_tool_search(&self) -> bool {
+        true
+    }
+
+    /// Whether [`with_code_execution`](AnthropicClient::with_code_execution) is on.
+    fn programmatic_tool_calling(&self) -> bool {
+        self.code_execution
+    }
+}
+
+impl fmt::Debug for AnthropicClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.core.debug(f, "AnthropicClient").finish()
+    }
+}

@@ -1,0 +1,15 @@
+//! The Anthropic messages API: the client (`client`), the request it builds (`request`), the
+//! reply it reads (`reply`) and the stream it decodes (`stream`), over the content blocks both
+//! directions share (`content`).
+
+mod client;
+mod content;
+mod reply;
+mod request;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+pub use client::AnthropicClient;
+pub(crate) use reply::parse_response;
+pub(crate) use stream::decode_stream;
