@@ -113,7 +113,12 @@ async fn main() -> AgentResult<()> {
         options = options.with_mode(AnswerMode::Native);
     }
 
-    let answer = match agent.run_typed_with::<TripPlan>(question, options).await {
+    let answer = match agent
+        .prompt(question)
+        .typed::<TripPlan>()
+        .options(options)
+        .await
+    {
         Ok(answer) => answer,
         Err(error) => {
             eprintln!("the run failed: {error}");

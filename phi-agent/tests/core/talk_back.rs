@@ -380,12 +380,17 @@ async fn a_streamed_run_pauses_on_a_question_too() {
         AgentConfig::default(),
     )
     .unwrap();
-    let events: Vec<StreamEvent> = agent
-        .start_stream("Order")
+    let events: Vec<StreamEvent<RunOutcome>> = agent
+        .prompt("Order")
+        .pausing()
+        .stream()
         .map(|event| event.unwrap())
         .collect()
         .await;
-    let Some(StreamEvent::Paused(paused)) = events.last() else {
+    let Some(StreamEvent::Finished(outcome)) = events.last() else {
+        panic!("the stream should end with its outcome: {events:?}");
+    };
+    let RunOutcome::Paused(paused) = &**outcome else {
         panic!("the stream should end paused: {events:?}");
     };
     assert_eq!(paused.questions()[0].id(), "c1");
