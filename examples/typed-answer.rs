@@ -1,5 +1,5 @@
 //! A typed answer: the agent looks things up with a tool, then answers with a Rust value
-//! (`run_typed::<TripPlan>`), not with text to parse.
+//! (`agent.prompt(question).typed::<TripPlan>()`), not with text to parse.
 //!
 //! Run: `cargo run --example typed-answer [question]`
 //!
