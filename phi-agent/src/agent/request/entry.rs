@@ -134,17 +134,28 @@ impl AgentSession {
     /// first; see [`RunRequest`].
     ///
     /// ```
-    /// use phi_agent::llm::{LlmResponse, ScriptedLlm};
-    /// use phi_agent::{base_agent_builder, AgentConfig, PhiAgent};
+    /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    /// use phi_agent::{base_agent_builder, phi_tool, AgentConfig, PhiAgent};
+    ///
+    /// /// Delete a file.
+    /// #[phi_tool(needs_approval)]
+    /// async fn delete_file(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> phi_agent::AgentResult<()> {
-    /// let llm = ScriptedLlm::new([LlmResponse::text("Hi Ada."), LlmResponse::text("You are Ada.")]);
-    /// let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default())?;
+    /// let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+    /// let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call]), LlmResponse::text("Done.")]);
+    /// let agent = PhiAgent::build(base_agent_builder(llm).register_tool(DeleteFile), AgentConfig::default())?;
     /// let mut session = agent.session();
-    /// session.prompt("I am Ada.").await?;
-    /// session.prompt("Who am I?").await?;
-    /// assert_eq!(session.history().len(), 4);
-    /// assert_eq!(llm.requests()[1].messages.len(), 3, "the second turn saw the first exchange");
+    ///
+    /// let mut paused = session.prompt("Delete a.txt").pausing().await?.paused().expect("paused");
+    /// assert!(session.history().is_empty(), "nothing is committed while it waits");
+    /// paused.approve("c1")?;
+    /// let output = session.prompt(paused).await?;
+    /// assert_eq!(output.text, "Done.");
+    /// assert_eq!(session.history().len(), 4, "input, call, result, answer");
     /// # Ok(())
     /// # }
     /// ```
