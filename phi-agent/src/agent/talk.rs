@@ -153,9 +153,9 @@ impl RunPeer for RunTalk {
             return Err(AgentError::tool(
                 "this tool asks the user a question, and the agent has no elicitation handler \
                  to answer it, and this run cannot pause on it (set a handler with \
-                 `AgentBuilder::elicitation_handler`, or start the run with `start`, which \
-                 pauses on the question; a paused turn's calls that run on resume cannot pause \
-                 it again)",
+                 `AgentBuilder::elicitation_handler`, or make the run pausing (`start`, \
+                 `.pausing()`), which pauses on the question; a paused turn's calls that run on \
+                 resume cannot pause it again)",
             ));
         };
         let request =
