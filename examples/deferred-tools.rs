@@ -171,7 +171,7 @@ async fn main() -> AgentResult<()> {
         .observer(print_event);
     let agent = PhiAgent::build(builder, AgentConfig::default())?;
     let mut session = agent.session();
-    let output = session.run("How does the agent loop run tools?").await?;
+    let output = session.prompt("How does the agent loop run tools?").await?;
     println!("answer: {}", output.text);
 
     // Hidden tools stay callable by the program itself.

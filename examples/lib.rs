@@ -12,7 +12,7 @@
 //!   offline on a scripted model, or against any of the providers above with a key.
 //! - `tracing`: a run with its logs, each turn and tool call printed as it ends (a
 //!   `tracing-subscriber` set-up with span events); offline.
-//! - `typed-answer`: `run_typed::<T>`, the answer as a Rust value after a tool call, a refused
+//! - `typed-answer`: `.typed::<T>()`, the answer as a Rust value after a tool call, a refused
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
 //! - `code-mode`: the model's one program loops over five orders and calls two tools for each
 //!   (`phi-agent-code`'s `run_code`); offline.

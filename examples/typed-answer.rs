@@ -1,5 +1,5 @@
 //! A typed answer: the agent looks things up with a tool, then answers with a Rust value
-//! (`run_typed::<TripPlan>`), not with text to parse.
+//! (`agent.prompt(question).typed::<TripPlan>()`), not with text to parse.
 //!
 //! Run: `cargo run --example typed-answer [question]`
 //!
@@ -113,7 +113,12 @@ async fn main() -> AgentResult<()> {
         options = options.with_mode(AnswerMode::Native);
     }
 
-    let answer = match agent.run_typed_with::<TripPlan>(question, options).await {
+    let answer = match agent
+        .prompt(question)
+        .typed::<TripPlan>()
+        .options(options)
+        .await
+    {
         Ok(answer) => answer,
         Err(error) => {
             eprintln!("the run failed: {error}");

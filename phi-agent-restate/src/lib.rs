@@ -206,7 +206,7 @@ mod handlers {
             let agent = PhiAgent::build(builder, self.config.clone())
                 .map_err(|error| TerminalError::new(error.to_string()))?;
             let mut session = agent.restore_session(ctx.key(), history);
-            let outcome = serve(&ctx, session.run(input), &mut requests).await;
+            let outcome = serve(&ctx, session.prompt(input).into_future(), &mut requests).await;
             let output = outcome.map_err(handler_error)?;
             ctx.set(HISTORY, Json(session.history().to_vec()));
             Ok(Json(output.into()))

@@ -9,7 +9,8 @@
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
 //! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
 //!   ([`AgentConfig::tool_search`]).
-//! - [`PhiAgent::run_stream`]: a run as a stream of [`StreamEvent`]s (text and tool calls as the
+//! - [`RunRequest`]: every run, made by `prompt` and changed by `.typed::<T>()`, `.pausing()`,
+//!   `.options(..)`; awaited, or [`RunRequest::stream`]ed as [`StreamEvent`]s (text and tool calls as the
 //!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
 //! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`, `mcp-http-client`; `mcp` is all four): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
@@ -74,6 +75,7 @@ pub use agent::{
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
+pub use agent::{Inline, Pausing, Plain, RunInput, RunOptions, RunRequest};
 pub use config::ToolConfig;
 pub use content::{Content, ResourceBody, ResourceContents};
 pub use context::{

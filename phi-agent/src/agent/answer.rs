@@ -39,7 +39,9 @@ pub(super) type DecodeAnswer = fn(&str, &Value) -> AgentResult<Box<dyn Any + Sen
 type Offered = (Arc<[ToolSpec]>, Arc<[ToolSpec]>);
 
 /// A typed run's answer: its tool, how it decodes, and what the run has refused so far.
-pub(super) struct Answering {
+// `pub` in this private module: the request's answer kinds name it in the traits that bound the
+// request's public impls, and those may name only `pub` types. No path outside `agent` names it.
+pub struct Answering {
     spec: ToolSpec,
     decode: DecodeAnswer,
     /// Whether the answer type is wrapped in `{"value": ..}` (its schema is not an object).

@@ -120,10 +120,11 @@ impl AgentBuilder {
         self
     }
 
-    /// Decides the calls that need approval during [`PhiAgent::run`](crate::PhiAgent::run) (and
-    /// [`AgentSession::run`](crate::AgentSession::run)); an async closure
-    /// `Fn(ApprovalRequest) -> impl Future<Output = Approval>` will do. Without one, such calls
-    /// are denied. [`PhiAgent::start`](crate::PhiAgent::start) never asks it.
+    /// Decides the calls that need approval during a run ([`PhiAgent::run`](crate::PhiAgent::run),
+    /// any [`RunRequest`](crate::RunRequest) not made [`pausing`](crate::RunRequest::pausing));
+    /// an async closure `Fn(ApprovalRequest) -> impl Future<Output = Approval>` will do. Without
+    /// one, such calls are denied. A pausing run ([`PhiAgent::start`](crate::PhiAgent::start))
+    /// never asks it.
     ///
     /// ```
     /// use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};

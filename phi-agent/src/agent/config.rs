@@ -36,9 +36,8 @@ pub struct AgentConfig {
     /// Whether the model finds Deferred tools with a search instead of being sent them all; see
     /// [`crate::search`]. Default: [`ToolSearch::Off`].
     pub tool_search: ToolSearch,
-    /// Whether a streamed run ([`run_stream`](crate::PhiAgent::run_stream),
-    /// [`start_stream`](crate::PhiAgent::start_stream),
-    /// [`resume_stream`](crate::PhiAgent::resume_stream)) starts a tool call as soon as its
+    /// Whether a streamed run ([`RunRequest::stream`](crate::RunRequest::stream), paused and
+    /// resumed runs too) starts a tool call as soon as its
     /// arguments are complete in the model's stream, before the model has finished its turn,
     /// instead of once the whole reply is in. Results still reach the model together, in call
     /// order. A call that needs approval still waits for the reply and its decision; calls

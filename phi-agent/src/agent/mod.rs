@@ -19,18 +19,24 @@
 //! The session's mutable part (`conversation.rs`: id, history, active tools, tool list, search
 //! mode) is a value a run borrows; it changes only when the run is done.
 //!
-//! # Which method does what
+//! # One front door
 //!
-//! Every method below exists on [`AgentSession`] (in that conversation) and on [`PhiAgent`]
-//! (in a fresh session); typed runs go through [`Typed`] (`typed::<T>()`), whose `run` and
-//! `stream` the `run_typed*` methods call.
+//! Every run starts as a [`RunRequest`]: `prompt(input)` on a [`PhiAgent`] (a fresh session) or
+//! an [`AgentSession`] (that conversation), where `input` is a message or a decided
+//! [`PausedRun`] to resume. `.typed::<T>()`, `.pausing()` and `.options(..)` change it (its type
+//! says what it returns); awaiting it runs it, `.stream()` streams it. Eight public methods start
+//! or resume a run:
 //!
-//! | | to the answer (approver asked) | may pause | resume a paused run |
-//! |---|---|---|---|
-//! | plain, awaited | `run` | `start` | `resume` |
-//! | plain, streamed | `run_stream` | `start_stream` | `resume_stream` |
-//! | typed, awaited | `run_typed`, `run_typed_with`, `typed().run` | `typed().start` | `typed().resume` |
-//! | typed, streamed | `run_typed_stream`, `typed().stream` | `typed().start_stream` | `typed().resume_stream` |
+//! | method | what it is |
+//! |---|---|
+//! | [`PhiAgent::prompt`], [`AgentSession::prompt`] | the request |
+//! | [`PhiAgent::resume`] | `prompt(paused).pausing()` |
+//! | [`RunRequest::stream`] | the request as events, the last one holding its output |
+//! | [`PhiAgent::run`], [`PhiAgent::start`], [`PhiAgent::run_stream`], [`PhiAgent::run_typed`] | `prompt(input)` awaited, `.pausing()` awaited, `.stream()`, `.typed::<T>()` awaited |
+//!
+//! A paused run resumes in a session with `session.prompt(paused)` (add `.pausing()` to let it
+//! pause again); without `.pausing()`, the calls after the paused turn that need approval go to
+//! the approver.
 
 mod answer;
 mod approval;
@@ -47,6 +53,7 @@ mod phi;
 mod plan;
 mod question;
 mod record;
+mod request;
 mod retry_budget;
 mod run;
 mod session;
@@ -55,7 +62,6 @@ mod stream;
 mod talk;
 mod tool_list;
 mod typed;
-mod typed_run;
 
 pub use approval::{Approval, ApprovalRequest, Approver};
 pub use builder::{AgentBuilder, base_agent_builder};
@@ -65,11 +71,12 @@ pub use loop_guard::LoopDetection;
 pub use output::{RunOutcome, RunOutput};
 pub use paused::{PausedRun, PendingCall};
 pub use phi::PhiAgent;
+pub use plan::{Inline, Pausing};
 pub use question::PendingQuestion;
 pub use record::ToolCallRecord;
+pub use request::{Plain, RunInput, RunOptions, RunRequest, Typed};
 pub use session::AgentSession;
 pub use step::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use stream::{RunStream, StreamEvent};
 pub use talk::{ElicitationHandler, ElicitationRequest};
 pub use typed::{AnswerMode, AnswerOptions, TypedOutcome, TypedOutput};
-pub use typed_run::Typed;

@@ -15,12 +15,14 @@ use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{Message, ProviderState, ToolCall, Usage};
 
-/// A run paused on tool calls that need a person's approval, returned by
-/// [`PhiAgent::start`](crate::PhiAgent::start) and [`PhiAgent::resume`](crate::PhiAgent::resume)
-/// (and the same methods of [`AgentSession`](crate::AgentSession)).
+/// A run paused on tool calls that need a person's approval, returned by a run that may pause
+/// ([`RunRequest::pausing`](crate::RunRequest::pausing): [`PhiAgent::start`](crate::PhiAgent::start),
+/// [`PhiAgent::resume`](crate::PhiAgent::resume)).
 ///
 /// Decide every [`pending`](Self::pending) call ([`approve`](Self::approve),
-/// [`approve_with`](Self::approve_with), [`deny`](Self::deny)), then resume. The calls of the
+/// [`approve_with`](Self::approve_with), [`deny`](Self::deny)), then resume it:
+/// `agent.resume(paused)`, or `session.prompt(paused)` in a session (add `.pausing()` to let it
+/// pause again; without, later calls go to the approver). The calls of the
 /// paused turn that needed no approval have already run; their results are kept here and go
 /// back to the model, in call order, with those of the decided calls. A run also pauses on a
 /// tool's question to the user when the agent has no elicitation handler: answer each of its
@@ -48,7 +50,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
 /// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
-/// | `answer` | only in a typed run ([`Typed::start`](crate::Typed::start)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
+/// | `answer` | only in a typed run ([`RunRequest::typed`](crate::RunRequest::typed)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
 /// system prompt, no configuration. A paused run is resumed on an agent built anew with the
@@ -319,8 +321,8 @@ impl PausedRun {
     }
 
     /// The name of the final-answer tool when this is a paused typed run
-    /// ([`Typed::start`](crate::Typed::start)), which resumes with
-    /// [`Typed::resume`](crate::Typed::resume); `None` for a plain run.
+    /// ([`RunRequest::typed`](crate::RunRequest::typed)), which resumes only as a typed run
+    /// (`agent.resume(paused).typed::<T>()`); `None` for a plain run.
     pub fn answer_tool(&self) -> Option<&str> {
         self.answer.as_ref().map(|note| note.tool.as_str())
     }

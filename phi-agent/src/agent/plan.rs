@@ -4,6 +4,7 @@
 //! reason; the steps of the loop read the plan and never combine flags of their own.
 
 use std::convert::Infallible;
+use std::fmt;
 use std::sync::Arc;
 
 use super::answer::Answering;
@@ -15,33 +16,45 @@ use super::phi::AgentInner;
 
 /// How a run settles the calls that need approval, as its type: a run that asks inline has no
 /// paused outcome at all, so "paused although asked to settle every approval" cannot be written.
-pub(super) trait Policy: Sync {
+/// The two policies are the public markers of a [`RunRequest`](crate::RunRequest)'s mode: the
+/// request names one as a type, and the run makes its value from the agent.
+pub trait Policy: Send + Sync + Sized + 'static {
     /// The proof that a run may pause: [`Infallible`] for a run that may not.
     type Pause: Copy + Send + Sync;
     /// What the run returns.
     type Outcome: Send;
+    /// The policy of a run of an agent whose approver is `approver`.
+    fn new(approver: &Option<Arc<dyn Approver>>) -> Self;
     /// How this policy settles a call that needs approval.
     fn approvals(&self) -> Approvals<'_, Self::Pause>;
     /// The outcome of a run that answered.
     fn done(output: RunOutput) -> Self::Outcome;
     /// The outcome of a run that paused; only reachable with a [`Pause`](Self::Pause) in hand.
     fn paused(proof: Self::Pause, paused: PausedRun) -> Self::Outcome;
+    /// Whether `outcome` is an answer (not a pause).
+    fn answered(outcome: &Self::Outcome) -> bool;
 }
 
 /// How the calls of a turn that need approval are settled.
-pub(super) enum Approvals<'a, P> {
+#[derive(Clone, Copy)]
+pub enum Approvals<'a, P> {
     /// Put to this approver while the turn's other calls run; with none, denied.
     Ask(Option<&'a dyn Approver>),
     /// The turn's other calls run, then the run pauses on these.
     Pause(P),
 }
 
-/// Ask the agent's approver (or deny, with none); never pause.
-pub(super) struct Inline(pub(super) Option<Arc<dyn Approver>>);
+/// The mode of a [`RunRequest`](crate::RunRequest) that never pauses (the default): a call that
+/// needs approval is put to the agent's [`Approver`] while the turn's other calls run, and
+/// denied when the agent has none (the model is told that a person must approve it).
+pub struct Inline(Option<Arc<dyn Approver>>);
 
 impl Policy for Inline {
     type Pause = Infallible;
     type Outcome = RunOutput;
+    fn new(approver: &Option<Arc<dyn Approver>>) -> Self {
+        Inline(approver.clone())
+    }
     fn approvals(&self) -> Approvals<'_, Infallible> {
         Approvals::Ask(self.0.as_deref())
     }
@@ -51,23 +64,48 @@ impl Policy for Inline {
     fn paused(proof: Infallible, _: PausedRun) -> RunOutput {
         match proof {}
     }
+    fn answered(_: &RunOutput) -> bool {
+        true
+    }
 }
 
-/// Pause on the calls that need approval; never ask anyone.
+/// The mode of a [`RunRequest`](crate::RunRequest) made with
+/// [`pausing`](crate::RunRequest::pausing): a call that needs approval pauses the run (the
+/// turn's other calls run first) and no one is asked, not even the agent's approver.
 #[derive(Clone, Copy)]
-pub(super) struct Pausing;
+pub struct Pausing(());
 
 impl Policy for Pausing {
     type Pause = Pausing;
     type Outcome = RunOutcome;
+    fn new(_: &Option<Arc<dyn Approver>>) -> Self {
+        Pausing(())
+    }
     fn approvals(&self) -> Approvals<'_, Pausing> {
-        Approvals::Pause(Pausing)
+        Approvals::Pause(*self)
     }
     fn done(output: RunOutput) -> RunOutcome {
         RunOutcome::Done(output)
     }
     fn paused(_: Pausing, paused: PausedRun) -> RunOutcome {
         RunOutcome::Paused(paused)
+    }
+    fn answered(outcome: &RunOutcome) -> bool {
+        matches!(outcome, RunOutcome::Done(_))
+    }
+}
+
+impl fmt::Debug for Inline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inline")
+            .field("approver", &self.0.is_some())
+            .finish()
+    }
+}
+
+impl fmt::Debug for Pausing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Pausing")
     }
 }
 

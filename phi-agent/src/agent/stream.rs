@@ -1,6 +1,9 @@
-//! A run as a stream of owned events: [`RunStream`], fed by the loop of `run.rs` through a
-//! [`Sink`] and driven by its consumer.
+//! A run as a stream of owned events: [`RunStream`], fed by the loop of `run/` through a
+//! [`Sink`] and driven by its consumer. The loop sends only the events of a run in progress
+//! ([`LiveEvent`], which cannot hold an output); the stream adds the last one, which carries what
+//! the run returns, typed as its request's output.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -11,8 +14,7 @@ use futures_util::Stream;
 use tokio::sync::mpsc;
 
 use super::approval::Approval;
-use super::output::{RunOutcome, RunOutput};
-use super::paused::PausedRun;
+use super::output::RunOutput;
 use crate::context::{LogLevel, Progress};
 use crate::error::AgentResult;
 use crate::llm::{ToolCall, Usage};
@@ -22,8 +24,11 @@ use crate::registry::ToolCallResult;
 /// taken, so a slow consumer slows the run instead of piling events up in memory.
 const BUFFER: usize = 32;
 
-/// One step of a streamed run ([`PhiAgent::run_stream`](crate::PhiAgent::run_stream)), owned so
-/// that it can be sent anywhere.
+/// One step of a streamed run ([`RunRequest::stream`](crate::RunRequest::stream)), owned so that
+/// it can be sent anywhere. `O` is what the run returns, as awaiting its request would: a plain
+/// run's [`RunOutput`] (the default), a typed run's [`TypedOutput`](crate::TypedOutput), or
+/// for a run that may pause the outcome ([`RunOutcome`](crate::RunOutcome),
+/// [`TypedOutcome`](crate::TypedOutcome)).
 ///
 /// In order, a turn yields: the model's [`TextDelta`](Self::TextDelta)s and, per call,
 /// [`ToolCallStarted`](Self::ToolCallStarted), its
@@ -37,11 +42,12 @@ const BUFFER: usize = 32;
 /// [`ToolsActivated`](Self::ToolsActivated), and [`TurnFinished`](Self::TurnFinished). With
 /// [`AgentConfig::early_tool_start`](crate::AgentConfig::early_tool_start), a ready call that
 /// needs no approval starts (and may finish) while the model still writes the turn. The last
-/// event of a successful run is [`Finished`](Self::Finished), or, for a run that may pause
-/// ([`PhiAgent::start_stream`](crate::PhiAgent::start_stream)), [`Paused`](Self::Paused).
+/// event of a successful run is [`Finished`](Self::Finished) with the run's output; a run that
+/// pauses sends an [`ApprovalRequested`](Self::ApprovalRequested) for each call it waits on
+/// before it.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum StreamEvent {
+pub enum StreamEvent<O = RunOutput> {
     /// More of the model's text in `turn`. The deltas of the last turn concatenate to
     /// [`RunOutput::text`].
     TextDelta {
@@ -169,28 +175,101 @@ pub enum StreamEvent {
         /// Tokens the turn's model request used.
         usage: Usage,
     },
-    /// The run is done; nothing follows.
-    Finished(Box<RunOutput>),
-    /// The run paused on calls that wait for a person (only a run that may pause:
-    /// [`start_stream`](crate::AgentSession::start_stream),
-    /// [`resume_stream`](crate::AgentSession::resume_stream)); the paused turn's
-    /// [`ApprovalRequested`](Self::ApprovalRequested) events came before it. Decide its calls
-    /// and resume it; nothing follows.
-    Paused(Box<PausedRun>),
+    /// The run is over, with what awaiting its request returns (for a run that may pause,
+    /// perhaps [`Paused`](crate::RunOutcome::Paused): decide its calls and resume it); nothing
+    /// follows.
+    Finished(Box<O>),
 }
 
-impl StreamEvent {
-    /// The event that ends a run with `outcome`.
-    fn last(outcome: RunOutcome) -> Self {
-        match outcome {
-            RunOutcome::Done(output) => StreamEvent::Finished(Box::new(output)),
-            RunOutcome::Paused(paused) => StreamEvent::Paused(Box::new(paused)),
+/// An event of a run in progress, as the loop sends it: never the last one.
+pub(super) type LiveEvent = StreamEvent<Infallible>;
+
+impl LiveEvent {
+    /// This event in a stream whose last event carries an `O`.
+    fn widen<O>(self) -> StreamEvent<O> {
+        match self {
+            StreamEvent::TextDelta { turn, text } => StreamEvent::TextDelta { turn, text },
+            StreamEvent::ToolCallStarted {
+                turn,
+                index,
+                id,
+                name,
+            } => StreamEvent::ToolCallStarted {
+                turn,
+                index,
+                id,
+                name,
+            },
+            StreamEvent::ToolArgumentsDelta {
+                turn,
+                index,
+                id,
+                fragment,
+            } => StreamEvent::ToolArgumentsDelta {
+                turn,
+                index,
+                id,
+                fragment,
+            },
+            StreamEvent::ToolCallReady { turn, call } => StreamEvent::ToolCallReady { turn, call },
+            StreamEvent::ApprovalRequested { turn, call } => {
+                StreamEvent::ApprovalRequested { turn, call }
+            }
+            StreamEvent::ApprovalResolved {
+                turn,
+                call,
+                approval,
+            } => StreamEvent::ApprovalResolved {
+                turn,
+                call,
+                approval,
+            },
+            StreamEvent::ToolStarted { turn, call } => StreamEvent::ToolStarted { turn, call },
+            StreamEvent::ToolFinished {
+                turn,
+                call,
+                result,
+                duration,
+            } => StreamEvent::ToolFinished {
+                turn,
+                call,
+                result,
+                duration,
+            },
+            StreamEvent::ToolProgress {
+                turn,
+                call_id,
+                progress,
+            } => StreamEvent::ToolProgress {
+                turn,
+                call_id,
+                progress,
+            },
+            StreamEvent::ToolLog {
+                turn,
+                call_id,
+                level,
+                data,
+            } => StreamEvent::ToolLog {
+                turn,
+                call_id,
+                level,
+                data,
+            },
+            StreamEvent::ToolsActivated { turn, names } => {
+                StreamEvent::ToolsActivated { turn, names }
+            }
+            StreamEvent::ToolsFound { turn, query, names } => {
+                StreamEvent::ToolsFound { turn, query, names }
+            }
+            StreamEvent::TurnFinished { turn, usage } => StreamEvent::TurnFinished { turn, usage },
+            StreamEvent::Finished(never) => match *never {},
         }
     }
 }
 
 /// Where the loop puts its stream events; off for runs that are not streamed.
-pub(super) struct Sink(Option<mpsc::Sender<StreamEvent>>);
+pub(super) struct Sink(Option<mpsc::Sender<LiveEvent>>);
 
 impl Sink {
     pub(super) fn off() -> Self {
@@ -202,13 +281,13 @@ impl Sink {
     }
 
     /// A handle on the stream for what the run's tools say while they run.
-    pub(super) fn sender(&self) -> Option<mpsc::Sender<StreamEvent>> {
+    pub(super) fn sender(&self) -> Option<mpsc::Sender<LiveEvent>> {
         self.0.clone()
     }
 
     /// Hands `event()` to the consumer, waiting while the buffer is full; builds nothing when
     /// off, so a plain run pays no copies.
-    pub(super) async fn send(&self, event: impl FnOnce() -> StreamEvent) {
+    pub(super) async fn send(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(sender) = &self.0 {
             // The receiver lives as long as the run (both are owned by the stream), so a send
             // cannot fail while anyone listens.
@@ -217,32 +296,31 @@ impl Sink {
     }
 }
 
-type Run<'a> = Pin<Box<dyn Future<Output = AgentResult<RunOutcome>> + Send + 'a>>;
+type Run<'a, O> = Pin<Box<dyn Future<Output = AgentResult<O>> + Send + 'a>>;
 
 /// A run in progress, as a [`Stream`] of [`StreamEvent`]s; made by
-/// [`PhiAgent::run_stream`](crate::PhiAgent::run_stream) and
-/// [`AgentSession::run_stream`](crate::AgentSession::run_stream), and for runs that may pause
-/// by the `start_stream` and `resume_stream` methods of both.
+/// [`RunRequest::stream`](crate::RunRequest::stream) (and
+/// [`PhiAgent::run_stream`](crate::PhiAgent::run_stream)). `O` is what the run returns, as
+/// awaiting its request would.
 ///
 /// The run advances only while the stream is polled, and holds at most a few events ahead of
-/// its consumer. Its last item is `Ok(StreamEvent::Finished(output))`,
-/// `Ok(StreamEvent::Paused(paused))` (runs that may pause), or the error that ended the run;
-/// then the stream ends. Dropping it cancels the run: the model request is abandoned,
+/// its consumer. Its last item is `Ok(StreamEvent::Finished(output))` or the error that ended
+/// the run; then the stream ends. Dropping it cancels the run: the model request is abandoned,
 /// and running tools are dropped and see their
 /// [`ToolContext::cancellation`](crate::ToolContext::cancellation) fire.
 #[must_use = "a stream does nothing unless polled"]
-pub struct RunStream<'a> {
-    run: Option<Run<'a>>,
-    events: mpsc::Receiver<StreamEvent>,
+pub struct RunStream<'a, O = RunOutput> {
+    run: Option<Run<'a, O>>,
+    events: mpsc::Receiver<LiveEvent>,
     /// The run's result, yielded once the events before it are taken.
-    last: Option<AgentResult<RunOutcome>>,
+    last: Option<AgentResult<O>>,
 }
 
-impl<'a> RunStream<'a> {
+impl<'a, O> RunStream<'a, O> {
     /// A stream over the run `start` builds around its sink.
     pub(super) fn new<F>(start: impl FnOnce(Sink) -> F) -> Self
     where
-        F: Future<Output = AgentResult<RunOutcome>> + Send + 'a,
+        F: Future<Output = AgentResult<O>> + Send + 'a,
     {
         let (sender, events) = mpsc::channel(BUFFER);
         Self {
@@ -274,29 +352,35 @@ impl<'a> RunStream<'a> {
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn next(&mut self) -> Option<AgentResult<StreamEvent>> {
+    pub async fn next(&mut self) -> Option<AgentResult<StreamEvent<O>>> {
         futures_util::StreamExt::next(self).await
+    }
+
+    /// The run's result, yielded once the events before it are taken, as the last event.
+    fn last(&mut self) -> Option<AgentResult<StreamEvent<O>>> {
+        self.last
+            .take()
+            .map(|result| result.map(|output| StreamEvent::Finished(Box::new(output))))
     }
 }
 
-impl Stream for RunStream<'_> {
-    type Item = AgentResult<StreamEvent>;
+// The stream holds no `O` until the run is over, and never pins one: it moves freely.
+impl<O> Unpin for RunStream<'_, O> {}
+
+impl<O> Stream for RunStream<'_, O> {
+    type Item = AgentResult<StreamEvent<O>>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
             match this.events.poll_recv(cx) {
-                Poll::Ready(Some(event)) => return Poll::Ready(Some(Ok(event))),
-                Poll::Ready(None) => {
-                    return Poll::Ready(
-                        this.last.take().map(|result| result.map(StreamEvent::last)),
-                    );
-                }
+                Poll::Ready(Some(event)) => return Poll::Ready(Some(Ok(event.widen()))),
+                Poll::Ready(None) => return Poll::Ready(this.last()),
                 Poll::Pending => {}
             }
             // Every event sent so far is taken: the run may go on.
             let Some(run) = this.run.as_mut() else {
-                return Poll::Ready(this.last.take().map(|result| result.map(StreamEvent::last)));
+                return Poll::Ready(this.last());
             };
             match run.as_mut().poll(cx) {
                 Poll::Ready(result) => {
@@ -311,7 +395,7 @@ impl Stream for RunStream<'_> {
     }
 }
 
-impl fmt::Debug for RunStream<'_> {
+impl<O> fmt::Debug for RunStream<'_, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunStream")
             .field("running", &self.run.is_some())

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::events::{AgentEvent, AgentObserver};
 use super::nested::NestedLedger;
-use super::stream::StreamEvent;
+use super::stream::{LiveEvent, StreamEvent};
 use crate::context::{
     Elicitation, LogLevel, Progress, RunPeer, SampleRequest, SampleRole, Sampled, Speaker,
 };
@@ -28,7 +28,7 @@ pub(super) struct RunTalk {
     pub(super) session_id: Arc<str>,
     pub(super) observer: Option<Arc<dyn AgentObserver>>,
     /// The run's stream, when it is streamed.
-    pub(super) events: Option<mpsc::Sender<StreamEvent>>,
+    pub(super) events: Option<mpsc::Sender<LiveEvent>>,
     /// The model `ctx.sample` asks: the agent's own unless the builder set another.
     pub(super) sampler: Arc<dyn LlmClient>,
     pub(super) elicitation: Option<Arc<dyn ElicitationHandler>>,
@@ -58,9 +58,10 @@ impl fmt::Debug for RunTalk {
 }
 
 impl RunTalk {
-    /// Whether questions without a handler pause the run from now on.
-    pub(super) fn set_pausing(&self, pausing: bool) {
-        self.pausing.store(pausing, Ordering::Relaxed);
+    /// Whether questions without a handler pause the run from now on; returns whether they
+    /// did until now.
+    pub(super) fn set_pausing(&self, pausing: bool) -> bool {
+        self.pausing.swap(pausing, Ordering::Relaxed)
     }
 
     /// The questions asked since the last call, which pause the run.
@@ -77,7 +78,7 @@ impl RunTalk {
     /// Hands `event` to the stream's consumer. It waits, as every event of the run does, only
     /// while the consumer's buffer is full; a consumer gone (the run is being dropped) is no
     /// error of the tool's.
-    async fn send(&self, event: impl FnOnce() -> StreamEvent) {
+    async fn send(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(events) = &self.events {
             let _ = events.send(event()).await;
         }
@@ -152,9 +153,9 @@ impl RunPeer for RunTalk {
             return Err(AgentError::tool(
                 "this tool asks the user a question, and the agent has no elicitation handler \
                  to answer it, and this run cannot pause on it (set a handler with \
-                 `AgentBuilder::elicitation_handler`, or start the run with `start`, which \
-                 pauses on the question; a paused turn's calls that run on resume cannot pause \
-                 it again)",
+                 `AgentBuilder::elicitation_handler`, or make the run pausing (`start`, \
+                 `.pausing()`), which pauses on the question; a paused turn's calls that run on \
+                 resume cannot pause it again)",
             ));
         };
         let request =

@@ -1,4 +1,5 @@
-//! Typed answers: `run_typed::<T>` returns the agent's final answer as a `T`.
+//! Typed answers: a request made [`typed::<T>()`](crate::RunRequest::typed) returns the agent's
+//! final answer as a `T`.
 //!
 //! By default the answer comes through a final-answer tool whose schema is `T`'s canonical
 //! schema, offered beside the agent's tools on every turn, so the model keeps calling tools and
@@ -33,7 +34,8 @@ pub enum AnswerMode {
     Native,
 }
 
-/// Settings of one typed run; the defaults suit most runs.
+/// Settings of one typed run ([`RunOptions::answer`](crate::RunOptions::answer)); the defaults
+/// suit most runs.
 ///
 /// ```
 /// use phi_agent::{AnswerMode, AnswerOptions};
@@ -96,7 +98,7 @@ impl AnswerOptions {
     }
 }
 
-/// What a typed run returns: the answer, and the run as [`run`](crate::AgentSession::run) reports it.
+/// What a typed run returns: the answer, and the run as a plain run reports it.
 ///
 /// In [`run`](Self::run), `text` is the answer as compact JSON (`value` serialized as the model
 /// sent it), `tool_calls` include the final-answer calls (refused ones with their errors, the
@@ -112,15 +114,15 @@ pub struct TypedOutput<T> {
 }
 
 /// How a typed run that may pause ends: with the answer, or paused on calls that wait for a
-/// person; see [`Typed::start`](crate::Typed::start).
+/// person; see [`RunRequest::pausing`](crate::RunRequest::pausing).
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "a paused run does nothing until it is decided and resumed"]
 #[non_exhaustive]
 pub enum TypedOutcome<T> {
     /// The model answered.
     Done(TypedOutput<T>),
-    /// Calls wait for approval; decide them on the [`PausedRun`] and resume it with
-    /// [`Typed::resume`](crate::Typed::resume).
+    /// Calls wait for approval; decide them on the [`PausedRun`] and resume it as a typed run
+    /// (`agent.resume(paused).typed::<T>()`).
     Paused(PausedRun),
 }
 

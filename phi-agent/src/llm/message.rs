@@ -35,7 +35,7 @@ pub struct LlmRequest {
     pub deferred_tools: Arc<[ToolSpec]>,
     /// The schema the reply's text must follow (the provider's structured output, e.g. OpenAI's
     /// `response_format: json_schema`), as a spec for its name, description and schema. Set
-    /// only by a typed run ([`AgentSession::run_typed_with`](crate::AgentSession::run_typed_with)
+    /// only by a typed run ([`RunRequest::typed`](crate::RunRequest::typed)
     /// in [`AnswerMode::Native`](crate::AnswerMode::Native)), only on a turn that offers no
     /// tools, and only for a client whose
     /// [`structured_output`](super::LlmClient::structured_output) is `true`; other clients

@@ -565,7 +565,7 @@ async fn the_same_failing_call_repeated_forever_is_warned_then_stopped() {
     )
     .unwrap();
     let mut session = agent.session();
-    let error = session.run("keep trying").await.unwrap_err();
+    let error = session.prompt("keep trying").await.unwrap_err();
     let AgentError::RepeatedToolFailure {
         tool,
         failures,

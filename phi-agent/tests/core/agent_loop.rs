@@ -149,7 +149,7 @@ async fn max_turns_ends_the_run_with_the_transcript() {
     let config = AgentConfig::default().with_max_turns(3);
     let agent = agent_with(llm.clone(), config);
     let mut session = agent.session();
-    let error = session.run("never stop").await.unwrap_err();
+    let error = session.prompt("never stop").await.unwrap_err();
     let AgentError::MaxTurns { turns, transcript } = &error else {
         panic!("expected MaxTurns, got {error:?}");
     };
@@ -329,7 +329,7 @@ async fn activation_is_evaluated_between_turns() {
         });
     let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
     let mut session = agent.session();
-    let output = session.run("what is the secret?").await.unwrap();
+    let output = session.prompt("what is the secret?").await.unwrap();
 
     let requests = llm.requests();
     assert_eq!(names(&requests[0].tools), ["unlock"]);
@@ -350,7 +350,7 @@ async fn activation_is_evaluated_between_turns() {
 
     // The tool list is rebuilt only when the set changes, and activation stays for the session.
     assert!(Arc::ptr_eq(&requests[1].tools, &requests[2].tools));
-    session.run("again?").await.unwrap();
+    session.prompt("again?").await.unwrap();
     assert!(Arc::ptr_eq(&requests[2].tools, &llm.requests()[3].tools));
 }
 
@@ -373,8 +373,8 @@ async fn sessions_keep_history_and_their_own_id() {
     let second = agent.session();
     assert_ne!(first.id(), second.id());
 
-    let one = first.run("one").await.unwrap();
-    let two = first.run("two").await.unwrap();
+    let one = first.prompt("one").await.unwrap();
+    let two = first.prompt("two").await.unwrap();
     assert_eq!(one.text, "seen 3 messages");
     assert_eq!(two.text, "seen 7 messages");
     assert_eq!(two.messages.len(), 4, "the messages of this run only");
@@ -489,7 +489,7 @@ async fn runs_can_be_spawned() {
     assert_eq!(one_shot.await.unwrap().unwrap().text, "spawned");
     let mut session = agent.session();
     let in_session = tokio::spawn(async move {
-        let output = session.run("again").await;
+        let output = session.prompt("again").await;
         (output, session)
     });
     let (output, session) = in_session.await.unwrap();
@@ -513,9 +513,9 @@ async fn a_dropped_run_leaves_the_session_history_as_it_was() {
     )
     .unwrap();
     let mut session = agent.session();
-    session.run("first").await.unwrap();
+    session.prompt("first").await.unwrap();
     let before = session.history().to_vec();
-    let outcome = tokio::time::timeout(Duration::from_secs(1), session.run("second")).await;
+    let outcome = tokio::time::timeout(Duration::from_secs(1), session.prompt("second")).await;
     assert!(outcome.is_err());
     assert_eq!(session.history(), before);
 }

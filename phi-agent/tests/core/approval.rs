@@ -368,14 +368,26 @@ async fn sessions_start_and_resume_too() {
     let llm = ScriptedLlm::new([read_then_delete(), LlmResponse::text("done")]);
     let agent = agent(llm.clone(), &files);
     let mut session = agent.session();
-    let mut paused = session.start("tidy up").await.unwrap().paused().unwrap();
+    let mut paused = session
+        .prompt("tidy up")
+        .pausing()
+        .await
+        .unwrap()
+        .paused()
+        .unwrap();
     assert!(
         session.history().is_empty(),
         "a paused run commits nothing yet"
     );
     assert_eq!(paused.session_id(), session.id());
     paused.approve("c2").unwrap();
-    let output = session.resume(paused).await.unwrap().done().unwrap();
+    let output = session
+        .prompt(paused)
+        .pausing()
+        .await
+        .unwrap()
+        .done()
+        .unwrap();
     assert_eq!(output.text, "done");
     assert_eq!(session.history().len(), 5);
     assert_eq!(files.deletes(), 1);
@@ -600,7 +612,7 @@ fn resume_whatever(state: Value) {
         .unwrap();
     let files = Arc::new(Files::default());
     let llm = ScriptedLlm::from_fn(|_| Ok(LlmResponse::text("done")));
-    let _ = runtime.block_on(agent(llm, &files).resume(paused));
+    let _ = runtime.block_on(agent(llm, &files).resume(paused).into_future());
 }
 
 proptest! {

@@ -417,12 +417,12 @@ async fn a_run_that_may_pause_starts_free_calls_early_and_pauses_on_the_others()
         .register_tool(guarded.clone());
     let agent =
         PhiAgent::build(builder, AgentConfig::default().with_early_tool_start(true)).unwrap();
-    let mut events = agent.start_stream("go");
+    let mut events = agent.prompt("go").pausing().stream();
     let mut seen = Vec::new();
     let mut paused = None;
     while let Some(event) = events.next().await {
         match event.unwrap() {
-            StreamEvent::Paused(run) => paused = Some(*run),
+            StreamEvent::Finished(outcome) => paused = outcome.paused(),
             event => seen.push(event),
         }
     }

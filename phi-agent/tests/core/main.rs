@@ -22,6 +22,7 @@ mod provider_state;
 mod registry;
 mod result_budgets;
 mod run_props;
+mod run_request;
 mod schema_conformance;
 mod schema_definitions;
 mod schema_props;

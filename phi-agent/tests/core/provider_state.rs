@@ -78,7 +78,7 @@ async fn a_sessions_history_sends_the_state_back_also_after_serializing_it() {
     )
     .unwrap();
     let mut session = agent.session();
-    session.run("say hi").await.unwrap();
+    session.prompt("say hi").await.unwrap();
     assert_state_intact(&calls(&llm.requests()[1].messages));
 
     // The history as a program would store it, restored into a new session.
@@ -87,7 +87,7 @@ async fn a_sessions_history_sends_the_state_back_also_after_serializing_it() {
     let history: Vec<Message> = serde_json::from_str(&stored).unwrap();
     assert_eq!(serde_json::to_string(&history).unwrap(), stored);
     let mut restored = agent.restore_session(session.id(), history);
-    restored.run("again").await.unwrap();
+    restored.prompt("again").await.unwrap();
     assert_state_intact(&calls(&llm.requests()[2].messages));
 }
 

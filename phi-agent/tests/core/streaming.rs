@@ -107,13 +107,13 @@ async fn collect(
 
 /// Per turn: the model's text and calls (per call: started, its deltas, ready), then the tools,
 /// then turn finished. A call runs only once ready; no piece of a call follows its ready.
-fn check_order(events: &[StreamEvent]) {
+fn check_order<O: std::fmt::Debug>(events: &[StreamEvent<O>]) {
     check_order_of(events, false)
 }
 
 /// As [`check_order`]; with `early`, a call that is ready may start before the model's reply
 /// is complete.
-fn check_order_of(events: &[StreamEvent], early: bool) {
+fn check_order_of<O: std::fmt::Debug>(events: &[StreamEvent<O>], early: bool) {
     let mut turn = 1;
     let mut tools_began = false;
     let mut started_calls = Vec::new();
@@ -394,7 +394,7 @@ async fn dropping_the_stream_cancels_the_running_tool_and_keeps_the_history() {
     let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
     let mut session = agent.session();
     {
-        let mut events = session.run_stream("go");
+        let mut events = session.prompt("go").stream();
         loop {
             match events.next().await {
                 Some(Ok(StreamEvent::ToolStarted { .. })) => break,
@@ -507,9 +507,9 @@ async fn a_session_keeps_a_streamed_runs_conversation() {
     let llm = ScriptedLlm::new([LlmResponse::text("one"), LlmResponse::text("two")]);
     let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default()).unwrap();
     let mut session = agent.session();
-    let (_, first) = collect(session.run_stream("a")).await;
+    let (_, first) = collect(session.prompt("a").stream()).await;
     assert_eq!(first.unwrap().text, "one");
-    session.run("b").await.unwrap();
+    session.prompt("b").await.unwrap();
     assert_eq!(session.history().len(), 4);
     assert_eq!(llm.requests()[1].messages.len(), 3);
 }
@@ -622,13 +622,12 @@ async fn without_an_approver_a_streamed_run_denies_and_says_so() {
 
 /// The events of a run that may pause, and how it ended.
 async fn collect_outcome(
-    mut events: impl futures_util::Stream<Item = AgentResult<StreamEvent>> + Unpin,
-) -> (Vec<StreamEvent>, AgentResult<RunOutcome>) {
+    mut events: impl futures_util::Stream<Item = AgentResult<StreamEvent<RunOutcome>>> + Unpin,
+) -> (Vec<StreamEvent<RunOutcome>>, AgentResult<RunOutcome>) {
     let mut seen = Vec::new();
     while let Some(event) = events.next().await {
         let end = match event {
-            Ok(StreamEvent::Finished(output)) => Ok(RunOutcome::Done(*output)),
-            Ok(StreamEvent::Paused(paused)) => Ok(RunOutcome::Paused(*paused)),
+            Ok(StreamEvent::Finished(outcome)) => Ok(*outcome),
             Ok(event) => {
                 seen.push(event);
                 continue;
@@ -638,7 +637,7 @@ async fn collect_outcome(
         assert!(events.next().await.is_none(), "nothing follows the end");
         return (seen, end);
     }
-    panic!("the stream ended without Finished, Paused or an error");
+    panic!("the stream ended without Finished or an error");
 }
 
 /// Turn 1: a guarded call and a free one; turn 2: another guarded call; then the answer.
@@ -677,7 +676,7 @@ async fn a_run_that_may_pause_streams_to_each_pause_and_on_from_it() {
 
     let agent = guarded_agent(ScriptedLlm::new(guarded_script()).with_pieces(3));
     let mut session = agent.session();
-    let (events, outcome) = collect_outcome(session.start_stream("go")).await;
+    let (events, outcome) = collect_outcome(session.prompt("go").pausing().stream()).await;
     check_order(&events);
     let RunOutcome::Paused(mut paused) = outcome.unwrap() else {
         panic!("paused on g1")
@@ -723,7 +722,7 @@ async fn a_run_that_may_pause_streams_to_each_pause_and_on_from_it() {
     assert_eq!(paused.pending()[0].id(), "g1");
 
     paused.approve("g1").unwrap();
-    let (events, outcome) = collect_outcome(session.resume_stream(paused)).await;
+    let (events, outcome) = collect_outcome(session.prompt(paused).pausing().stream()).await;
     let RunOutcome::Paused(mut paused) = outcome.unwrap() else {
         panic!("paused on g2")
     };
@@ -755,7 +754,7 @@ async fn a_run_that_may_pause_streams_to_each_pause_and_on_from_it() {
     );
 
     paused.approve("g2").unwrap();
-    let (events, outcome) = collect_outcome(session.resume_stream(paused)).await;
+    let (events, outcome) = collect_outcome(session.prompt(paused).pausing().stream()).await;
     let RunOutcome::Done(output) = outcome.unwrap() else {
         panic!("done")
     };
@@ -786,7 +785,7 @@ async fn a_run_that_may_pause_and_does_not_ends_with_finished() {
         AgentConfig::default(),
     )
     .unwrap();
-    let (events, outcome) = collect_outcome(agent.start_stream("go")).await;
+    let (events, outcome) = collect_outcome(agent.prompt("go").pausing().stream()).await;
     check_order(&events);
     assert_eq!(outcome.unwrap().done().unwrap().text, "no pause");
 }
@@ -795,7 +794,7 @@ async fn a_run_that_may_pause_and_does_not_ends_with_finished() {
 async fn resuming_an_undecided_run_as_a_stream_is_an_error_before_any_event() {
     let agent = guarded_agent(ScriptedLlm::new(guarded_script()));
     let paused = agent.start("go").await.unwrap().paused().unwrap();
-    let (events, outcome) = collect_outcome(agent.resume_stream(paused)).await;
+    let (events, outcome) = collect_outcome(agent.resume(paused).stream()).await;
     assert!(events.is_empty());
     assert!(outcome.is_err());
 }

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
 use phi_agent::{
     AgentConfig, AgentEvent, AgentResult, Content, Elicitation, ElicitationRequest, LogLevel,
-    PausedRun, PhiAgent, RunOutcome, SampleRequest, StreamEvent, Tool, ToolContext,
+    PausedRun, PhiAgent, RunOutcome, RunOutput, SampleRequest, StreamEvent, Tool, ToolContext,
     base_agent_builder,
 };
 use schemars::JsonSchema;
@@ -380,12 +380,17 @@ async fn a_streamed_run_pauses_on_a_question_too() {
         AgentConfig::default(),
     )
     .unwrap();
-    let events: Vec<StreamEvent> = agent
-        .start_stream("Order")
+    let events: Vec<StreamEvent<RunOutcome>> = agent
+        .prompt("Order")
+        .pausing()
+        .stream()
         .map(|event| event.unwrap())
         .collect()
         .await;
-    let Some(StreamEvent::Paused(paused)) = events.last() else {
+    let Some(StreamEvent::Finished(outcome)) = events.last() else {
+        panic!("the stream should end with its outcome: {events:?}");
+    };
+    let RunOutcome::Paused(paused) = &**outcome else {
         panic!("the stream should end paused: {events:?}");
     };
     assert_eq!(paused.questions()[0].id(), "c1");
@@ -434,6 +439,36 @@ async fn a_question_asked_while_a_paused_turn_finishes_is_an_error_result_not_a_
     assert!(call.is_error);
     let text = call.result[0].as_text().unwrap();
     assert!(text.contains("cannot pause on it"), "{text}");
+}
+
+/// A paused run resumed without `.pausing()` never pauses again: a question asked in a later turn
+/// (no handler) is the call's error result, as in any run that asks inline.
+#[tokio::test]
+async fn a_run_resumed_inline_answers_a_later_question_with_an_error_result() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "guarded_order", json!({}))]),
+        LlmResponse::tool_calls(vec![ToolCall::new("c2", "order", json!({}))]),
+        LlmResponse::text("Could not ask."),
+    ]);
+    let agent = PhiAgent::build(
+        base_agent_builder(llm)
+            .register_tool(GuardedOrder)
+            .register_tool(Order),
+        AgentConfig::default(),
+    )
+    .unwrap();
+    let RunOutcome::Paused(mut paused) = agent.start("Order").await.unwrap() else {
+        panic!("the run should pause on the approval");
+    };
+    paused.approve("c1").unwrap();
+    let output: RunOutput = agent.prompt(paused).await.unwrap();
+    assert_eq!(output.text, "Could not ask.");
+    let ids: Vec<&str> = output.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2"]);
+    let later = &output.tool_calls[1];
+    assert!(later.is_error);
+    let text = later.result[0].as_text().unwrap();
+    assert!(text.contains("elicitation_handler"), "{text}");
 }
 
 /// A durable run (a journal that outlives the process) that pauses on a question resumes with

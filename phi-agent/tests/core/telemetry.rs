@@ -126,7 +126,7 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     )
     .unwrap();
     let mut session = agent.session();
-    session.run("say hi").await.unwrap();
+    session.prompt("say hi").await.unwrap();
 
     let spans = recorder.spans.lock().unwrap().clone();
     let named = |name: &str| -> Vec<Fields> {

@@ -244,7 +244,7 @@ async fn a_found_tool_is_callable_from_the_next_turn_and_the_list_only_grows_at_
     let agent = large_agent(llm.clone(), ToolSearch::Local);
     assert_eq!(agent.registry().len(), 5_003);
     let mut session = agent.session();
-    let output = session.run("Put a sync on my calendar").await.unwrap();
+    let output = session.prompt("Put a sync on my calendar").await.unwrap();
     assert_eq!(output.text, "booked");
 
     let requests = llm.requests();

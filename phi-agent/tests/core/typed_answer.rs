@@ -203,7 +203,9 @@ async fn too_many_refusals_end_the_run_with_the_last_attempt() {
     ]);
     let options = AnswerOptions::default().with_max_retries(2);
     let error = agent(llm.clone())
-        .run_typed_with::<Weather>("Weather?", options)
+        .prompt("Weather?")
+        .typed::<Weather>()
+        .options(options)
         .await
         .unwrap_err();
     let AgentError::AnswerRejected {
@@ -234,7 +236,9 @@ async fn zero_retries_refuse_the_first_bad_answer() {
     let llm = ScriptedLlm::new([LlmResponse::text("hello"), answer("a2", good_weather())]);
     let options = AnswerOptions::default().with_max_retries(0);
     let error = agent(llm)
-        .run_typed_with::<Weather>("Weather?", options)
+        .prompt("Weather?")
+        .typed::<Weather>()
+        .options(options)
         .await
         .unwrap_err();
     assert!(
@@ -280,7 +284,7 @@ async fn the_answer_ends_the_turn_and_other_calls_in_it_do_not_run() {
         ToolCall::new("a1", "final_answer", good_weather()),
     ])]);
     let mut session = agent(llm).session();
-    let output = session.run_typed::<Weather>("Weather?").await.unwrap();
+    let output = session.prompt("Weather?").typed::<Weather>().await.unwrap();
     assert_eq!(output.value.celsius, 18);
     let thermometer = &output.run.tool_calls[0];
     assert!(thermometer.is_error);
@@ -329,7 +333,9 @@ async fn an_answer_tool_name_taken_by_a_tool_is_refused() {
     let llm = ScriptedLlm::new([answer("a1", good_weather())]);
     let options = AnswerOptions::default().with_tool_name("thermometer");
     let error = agent(llm)
-        .run_typed_with::<Weather>("Weather?", options)
+        .prompt("Weather?")
+        .typed::<Weather>()
+        .options(options)
         .await
         .unwrap_err();
     assert!(
@@ -349,7 +355,9 @@ async fn native_mode_sends_the_schema_on_a_turn_without_tools_and_reads_the_text
     let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default()).unwrap();
     let options = AnswerOptions::default().with_mode(AnswerMode::Native);
     let output = agent
-        .run_typed_with::<Weather>("Weather?", options)
+        .prompt("Weather?")
+        .typed::<Weather>()
+        .options(options)
         .await
         .unwrap();
     assert_eq!(output.value.city, "Lyon");
@@ -377,7 +385,9 @@ async fn native_mode_with_tools_offers_the_answer_tool_and_no_format() {
     let llm = ScriptedLlm::new([answer("a1", good_weather())]).with_structured_output();
     let options = AnswerOptions::default().with_mode(AnswerMode::Native);
     agent(llm.clone())
-        .run_typed_with::<Weather>("Weather?", options)
+        .prompt("Weather?")
+        .typed::<Weather>()
+        .options(options)
         .await
         .unwrap();
     let request = &llm.requests()[0];
@@ -386,7 +396,7 @@ async fn native_mode_with_tools_offers_the_answer_tool_and_no_format() {
 }
 
 #[tokio::test]
-async fn a_streamed_typed_run_streams_the_answer_call_and_ends_with_its_json() {
+async fn a_streamed_typed_run_streams_the_answer_call_and_ends_with_the_typed_answer() {
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new(
             "t1",
@@ -397,7 +407,7 @@ async fn a_streamed_typed_run_streams_the_answer_call_and_ends_with_its_json() {
     ])
     .with_pieces(5);
     let agent = agent(llm);
-    let mut stream = agent.run_typed_stream::<Weather>("Weather?", AnswerOptions::default());
+    let mut stream = agent.prompt("Weather?").typed::<Weather>().stream();
     let mut started = Vec::new();
     let mut ready = Vec::new();
     let mut finished = None;
@@ -416,8 +426,9 @@ async fn a_streamed_typed_run_streams_the_answer_call_and_ends_with_its_json() {
     );
     assert_eq!(ready, ["thermometer", "final_answer"]);
     let output = finished.expect("a finished event");
-    let weather: Weather = serde_json::from_str(&output.text).unwrap();
-    assert_eq!(weather.sky, Sky::Clear);
+    assert_eq!(output.value.sky, Sky::Clear);
+    let weather: Weather = serde_json::from_str(&output.run.text).unwrap();
+    assert_eq!(weather, output.value);
 }
 
 /// Early tool start is off for typed runs: an accepted answer ends its turn, and a call beside
@@ -432,7 +443,7 @@ async fn early_start_never_runs_a_call_beside_the_accepted_answer() {
     let builder = base_agent_builder(llm).register_tool(Thermometer);
     let agent =
         PhiAgent::build(builder, AgentConfig::default().with_early_tool_start(true)).unwrap();
-    let mut stream = agent.run_typed_stream::<Weather>("Weather?", AnswerOptions::default());
+    let mut stream = agent.prompt("Weather?").typed::<Weather>().stream();
     let mut started = Vec::new();
     let mut finished = None;
     while let Some(event) = stream.next().await {
@@ -445,11 +456,10 @@ async fn early_start_never_runs_a_call_beside_the_accepted_answer() {
     assert!(started.is_empty(), "nothing ran: {started:?}");
     let output = finished.expect("a finished event");
     assert!(
-        output.tool_calls[0].is_error,
+        output.run.tool_calls[0].is_error,
         "the thermometer call is recorded as not run"
     );
-    let weather: Weather = serde_json::from_str(&output.text).unwrap();
-    assert_eq!(weather.celsius, good_weather()["celsius"]);
+    assert_eq!(output.value.celsius, good_weather()["celsius"]);
 }
 
 #[tokio::test]
@@ -459,8 +469,8 @@ async fn a_session_goes_on_after_a_typed_answer() {
         LlmResponse::text("You're welcome."),
     ]);
     let mut session = agent(llm.clone()).session();
-    session.run_typed::<Weather>("Weather?").await.unwrap();
-    let plain = session.run("Thanks").await.unwrap();
+    session.prompt("Weather?").typed::<Weather>().await.unwrap();
+    let plain = session.prompt("Thanks").await.unwrap();
     assert_eq!(plain.text, "You're welcome.");
     let last = &llm.requests()[1];
     let names: Vec<&str> = last.tools.iter().map(|spec| spec.name).collect();

@@ -69,8 +69,9 @@ fn second_turn() -> ScriptedLlm {
 async fn a_typed_run_pauses_goes_to_json_and_resumes_into_the_typed_answer_in_a_new_agent() {
     let first = agent(script());
     let outcome = first
+        .prompt("Clean up a.txt")
         .typed::<Report>()
-        .start("Clean up a.txt")
+        .pausing()
         .await
         .expect("the run starts");
     let TypedOutcome::Paused(paused) = outcome else {
@@ -88,8 +89,8 @@ async fn a_typed_run_pauses_goes_to_json_and_resumes_into_the_typed_answer_in_a_
     paused.approve("d1").expect("pending");
     let llm = second_turn();
     let done = agent(llm.clone())
-        .typed::<Report>()
         .resume(paused)
+        .typed::<Report>()
         .await
         .expect("the run resumes")
         .done()
@@ -117,13 +118,19 @@ async fn a_typed_run_pauses_goes_to_json_and_resumes_into_the_typed_answer_in_a_
 #[tokio::test]
 async fn a_typed_streamed_run_pauses_and_its_resumed_stream_finishes_with_the_answer() {
     let first = agent(script());
-    let mut events = first.typed::<Report>().start_stream("Clean up a.txt");
+    let mut events = first
+        .prompt("Clean up a.txt")
+        .typed::<Report>()
+        .pausing()
+        .stream();
     let (mut requested, mut paused) = (Vec::new(), None);
     while let Some(event) = events.next().await {
         match event.expect("the stream reads") {
             StreamEvent::ApprovalRequested { call, .. } => requested.push(call.id),
-            StreamEvent::Paused(run) => paused = Some(*run),
-            StreamEvent::Finished(_) => panic!("the run must pause, not finish"),
+            StreamEvent::Finished(outcome) => match *outcome {
+                TypedOutcome::Paused(run) => paused = Some(run),
+                _ => panic!("the run must pause, not finish"),
+            },
             _ => {}
         }
     }
@@ -132,18 +139,26 @@ async fn a_typed_streamed_run_pauses_and_its_resumed_stream_finishes_with_the_an
 
     let mut paused: PausedRun = serde_json::from_str(&stored).unwrap();
     paused.deny("d1", "keep it").unwrap();
-    let mut events = agent(second_turn()).typed::<Report>().resume_stream(paused);
+    let mut events = agent(second_turn())
+        .resume(paused)
+        .typed::<Report>()
+        .stream();
     let mut finished = None;
     while let Some(event) = events.next().await {
-        if let StreamEvent::Finished(output) = event.expect("the stream reads") {
-            finished = Some(*output);
+        if let StreamEvent::Finished(outcome) = event.expect("the stream reads") {
+            finished = outcome.done();
         }
     }
     let output = finished.expect("the resumed stream finishes");
-    let report: Report = serde_json::from_str(&output.text).expect("the text is the answer");
+    assert_eq!(
+        output.value,
+        expected(),
+        "the last event holds the typed answer"
+    );
+    let report: Report = serde_json::from_str(&output.run.text).expect("the text is the answer");
     assert_eq!(report, expected());
     assert!(
-        output.tool_calls[1].is_error,
+        output.run.tool_calls[1].is_error,
         "the denied call reads as an error"
     );
 }
@@ -155,14 +170,18 @@ async fn typed_and_plain_paused_runs_resume_only_as_what_they_are() {
     };
     plain.approve("d1").unwrap();
     let error = agent(second_turn())
-        .typed::<Report>()
         .resume(plain)
+        .typed::<Report>()
         .await
         .expect_err("a plain paused run is no typed one");
     assert!(matches!(error, AgentError::Resume { .. }), "{error}");
 
-    let TypedOutcome::Paused(mut typed) =
-        agent(script()).typed::<Report>().start("x").await.unwrap()
+    let TypedOutcome::Paused(mut typed) = agent(script())
+        .prompt("x")
+        .typed::<Report>()
+        .pausing()
+        .await
+        .unwrap()
     else {
         panic!("pauses");
     };
@@ -171,12 +190,12 @@ async fn typed_and_plain_paused_runs_resume_only_as_what_they_are() {
         .resume(typed.clone())
         .await
         .expect_err("a typed paused run resumes typed");
-    assert!(error.to_string().contains("typed::<T>().resume"), "{error}");
+    assert!(error.to_string().contains(".typed::<T>()"), "{error}");
     let renamed = AnswerOptions::default().with_tool_name("report");
     let error = agent(second_turn())
-        .typed::<Report>()
-        .with_options(renamed)
         .resume(typed)
+        .typed::<Report>()
+        .options(renamed)
         .await
         .expect_err("another answer tool");
     assert!(error.to_string().contains("final_answer"), "{error}");
@@ -190,18 +209,20 @@ async fn a_typed_stream_needs_no_options() {
         json!({"deleted": [], "note": "nothing to do"}),
     )])]);
     let mut session = agent(llm).session();
-    let mut events = session.typed::<Report>().stream("Anything to delete?");
-    let mut text = None;
+    let mut events = session
+        .prompt("Anything to delete?")
+        .typed::<Report>()
+        .stream();
+    let mut last = None;
     while let Some(event) = events.next().await {
         if let StreamEvent::Finished(output) = event.unwrap() {
-            text = Some(output.text);
+            last = Some(*output);
         }
     }
     drop(events);
-    assert_eq!(
-        text.as_deref(),
-        Some(r#"{"deleted":[],"note":"nothing to do"}"#)
-    );
+    let last = last.expect("the stream finishes");
+    assert_eq!(last.run.text, r#"{"deleted":[],"note":"nothing to do"}"#);
+    assert_eq!(last.value.note, "nothing to do");
     assert_eq!(
         session.history().len(),
         3,

@@ -81,7 +81,9 @@ async fn native_mode_sends_strict_json_schema_to_openai_and_reads_the_text() {
         .await;
     let options = AnswerOptions::default().with_mode(AnswerMode::Native);
     let output = agent(Provider::OpenAi, &server)
-        .run_typed_with::<Verdict>("Does water always boil at 100 C?", options)
+        .prompt("Does water always boil at 100 C?")
+        .typed::<Verdict>()
+        .options(options)
         .await
         .unwrap();
     assert!(!output.value.holds);
@@ -121,7 +123,9 @@ async fn native_mode_sends_text_format_to_the_responses_api() {
         .await;
     let options = AnswerOptions::default().with_mode(AnswerMode::Native);
     let output = agent(Provider::Responses, &server)
-        .run_typed_with::<Verdict>("Does water boil at 100 C?", options)
+        .prompt("Does water boil at 100 C?")
+        .typed::<Verdict>()
+        .options(options)
         .await
         .unwrap();
     assert_eq!(output.value.reason, "at sea level");
@@ -146,7 +150,9 @@ async fn native_mode_on_an_adapter_without_structured_output_uses_the_tool() {
             .await;
         let options = AnswerOptions::default().with_mode(AnswerMode::Native);
         agent(provider, &server)
-            .run_typed_with::<Verdict>("?", options)
+            .prompt("?")
+            .typed::<Verdict>()
+            .options(options)
             .await
             .unwrap();
         let body = &bodies(&server).await[0];

@@ -266,12 +266,12 @@ async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_defini
 
     // Turn 1: the server's four tools follow the agent's own; `grow` makes the server add
     // `extra` and send `tools/list_changed`.
-    let first = session.run("grow").await.unwrap();
+    let first = session.prompt("grow").await.unwrap();
     assert!(!first.tool_calls[0].is_error, "{:?}", first.tool_calls[0]);
     assert_eq!(next_change(&mut changes).await.added, ["extra"]);
 
     // The next turn offers `extra`, appended; every earlier definition is byte-identical.
-    let second = session.run("use it").await.unwrap();
+    let second = session.prompt("use it").await.unwrap();
     let requests = seen.requests();
     // Turn 1's first request, before `grow` ran, and turn 2's first, after the change was
     // announced.
@@ -301,7 +301,7 @@ async fn list_changed_adds_a_tool_the_agent_offers_next_turn_with_earlier_defini
 
     // `search` left the server: the next turn no longer offers it, the tools after it keep
     // their definitions, and a call of it answers "not available".
-    let third = session.run("search").await.unwrap();
+    let third = session.prompt("search").await.unwrap();
     let requests = seen.requests();
     let last = &requests[requests.len() - 2];
     assert_eq!(names(last), ["ping", "version", "grow", "shrink", "extra"]);

@@ -41,10 +41,10 @@ use super::answer::Answering;
 use super::conversation::Conversation;
 use super::events::{AgentEvent, Observer};
 use super::nested::NestedApprovals;
-use super::output::{RunOutcome, RunOutput};
+use super::output::RunOutput;
 use super::paused::{AnswerNote, PausedRun, TurnCall};
 use super::phi::AgentInner;
-use super::plan::{Approvals, Pausing, Plan, Policy, Search};
+use super::plan::{Approvals, Plan, Policy, Search};
 use super::step::{self, StepOutput};
 use super::stream::{Sink, StreamEvent};
 use super::talk::RunTalk;
@@ -96,16 +96,18 @@ pub(super) async fn fresh<P: Policy>(
     .await
 }
 
-/// Finishes the paused turn of `paused` and goes on, pausing again if need be. Once the run is
-/// done, `conv` has the paused run's id, active tools and conversation; otherwise it is as it
-/// was.
-pub(super) async fn resumed(
+/// Finishes the paused turn of `paused` and goes on, pausing again if need be and if `policy`
+/// may pause (otherwise later calls that need approval are asked as `policy` says). Once the
+/// run is done, `conv` has the paused run's id, active tools and conversation; otherwise it is
+/// as it was.
+pub(super) async fn resumed<P: Policy>(
     agent: &AgentInner,
     conv: &mut Conversation,
     paused: PausedRun,
+    policy: &P,
     sink: &Sink,
     answer: Option<&mut Answering>,
-) -> AgentResult<RunOutcome> {
+) -> AgentResult<P::Outcome> {
     paused.check(|name| agent.registry.knows(name))?;
     check_answer(paused.answer.as_ref(), answer.as_deref())?;
     let records = paused.records()?;
@@ -128,7 +130,8 @@ pub(super) async fn resumed(
     let state = RunState::resumed(transcript, run_start, turn, usage, records, limit);
     let span = invoke_span(&conv.id);
     let outcome = async {
-        let talk = run_talk(agent, conv, sink, true, answers);
+        let pausing = matches!(policy.approvals(), Approvals::Pause(_));
+        let talk = run_talk(agent, conv, sink, pausing, answers);
         let (token, base_ctx, talk) = run_context(agent, conv, talk);
         let _cancel_on_drop = token.drop_guard();
         let plan = Plan::resumed(agent, conv, sink.is_on(), answer);
@@ -140,18 +143,16 @@ pub(super) async fn resumed(
             talk: &talk,
         };
         let mut state = state;
-        if let Some((text, calls)) =
-            close_paused_turn(&mut run, &mut state, assistant_text, calls).await?
+        if let Some((proof, text, calls)) =
+            close_paused_turn(&mut run, &mut state, policy, assistant_text, calls).await?
         {
-            return Ok(RunOutcome::Paused(pause(
-                &mut run, state, &plan, text, calls,
-            )));
+            return Ok(P::paused(proof, pause(&mut run, state, &plan, text, calls)));
         }
-        drive(&mut run, &Pausing, state, plan).await
+        drive(&mut run, policy, state, plan).await
     }
     .instrument(span)
     .await;
-    if !matches!(outcome, Ok(RunOutcome::Done(_))) {
+    if !outcome.as_ref().is_ok_and(P::answered) {
         conv.id = previous_id;
         conv.active = previous_active;
     }
@@ -291,28 +292,41 @@ async fn close_turn(
 }
 
 /// Runs the decided calls of the paused turn and closes it; or, when a call's next nested call
-/// needs approval as well, returns the turn as it pauses again (with its assistant text).
-async fn close_paused_turn(
+/// needs approval as well and `policy` may pause, returns the turn as it pauses again (with its
+/// assistant text). A policy that asks puts that nested call to its approver instead.
+async fn close_paused_turn<P: Policy>(
     run: &mut Run<'_>,
     state: &mut RunState,
+    policy: &P,
     text: String,
     calls: Vec<TurnCall>,
-) -> AgentResult<Option<(String, Vec<TurnCall>)>> {
+) -> AgentResult<Option<(P::Pause, String, Vec<TurnCall>)>> {
+    let approvals = policy.approvals();
     let parts = RunParts {
         agent: run.agent,
         base_ctx: run.base_ctx,
         sink: run.sink,
         talk: run.talk,
-        nested: NestedApprovals::Pause,
+        nested: match approvals {
+            Approvals::Ask(approver) => NestedApprovals::Ask(approver),
+            Approvals::Pause(_) => NestedApprovals::Pause,
+        },
     };
     let finished = {
         // A paused turn's searches ran, and were revealed, before the pause.
         let runner = parts.runner(&run.conv.active, state.turn, false);
         finish_paused(&runner, calls).await?
     };
-    let (calls, settled) = match finished {
-        Finished::Done(calls, settled) => (calls, settled),
-        Finished::Paused(calls) => return Ok(Some((text, calls))),
+    let (calls, settled) = match (finished, approvals) {
+        (Finished::Done(calls, settled), _) => (calls, settled),
+        (Finished::Paused(calls), Approvals::Pause(proof)) => {
+            return Ok(Some((proof, text, calls)));
+        }
+        (Finished::Paused(_), Approvals::Ask(_)) => {
+            return Err(AgentError::Internal(
+                "a resumed run that asks its approver paused on a nested call".into(),
+            ));
+        }
     };
     close_turn(run, state, (text, calls, settled), &[]).await?;
     // The turn's model request was counted when it paused.
@@ -379,12 +393,11 @@ fn check_answer(note: Option<&AnswerNote>, answer: Option<&Answering>) -> AgentR
             answer.tool_name()
         ),
         (Some(note), None) => format!(
-            "the run is a typed run (its final-answer tool is `{}`); resume it with `typed::<T>().resume`",
+            "the run is a typed run (its final-answer tool is `{}`); resume it with a typed request (`agent.resume(paused).typed::<T>()`)",
             note.tool
         ),
         (None, Some(_)) => {
-            "the run is not a typed run; resume it with `resume`, not `typed::<T>().resume`"
-                .to_string()
+            "the run is not a typed run; resume it without `.typed::<T>()`".to_string()
         }
     };
     Err(AgentError::Resume { reason })

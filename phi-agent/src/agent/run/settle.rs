@@ -477,7 +477,7 @@ pub(in crate::agent) async fn finish_paused(
     }
     // The turn paused once already: a question asked now (by a call that had none answered)
     // is that call's error result. A nested call that needs approval pauses it again.
-    runner.talk.set_pausing(false);
+    let pausing = runner.talk.set_pausing(false);
     let decided = carry_out(runner, &tool_calls, decided, true).await;
     let ran = match decided {
         Ok(decided) => runner
@@ -486,7 +486,7 @@ pub(in crate::agent) async fn finish_paused(
             .map(|ran| (decided, ran)),
         Err(error) => Err(error),
     };
-    runner.talk.set_pausing(true);
+    runner.talk.set_pausing(pausing);
     runner.talk.nested.end_replays();
     let (decided, ran) = ran?;
     for (index, outcome) in decided {
