@@ -15,6 +15,26 @@
 //! - `mcp` (features `mcp-server`, `mcp-http-server`, `mcp-client`, `mcp-http-client`; `mcp` is all four): serve a registry to MCP clients,
 //!   and import MCP servers' tools.
 //!
+//! # The shape
+//!
+//! Data flows one way, and each layer names only the layers below it: content, errors and limits;
+//! schemas (`Value` to `Value`); tools, their decoding and toolsets; the registry; search; the
+//! model clients ([`llm`]); the agent and the MCP bridge on top. `scripts/check-layers.py` holds
+//! the crate to that order and refuses an import circle inside any folder.
+//!
+//! - **A tool is its data plus its call.** [`Tool`] has the reference page's eight methods, one
+//!   [`ToolOptions`] value for every other property, and one hidden hook through which the
+//!   registry finds a typed tool's fast path. A new property is a field of `ToolOptions` and a key
+//!   of the macro, nothing else; wrappers (toolsets, MCP imports, code mode) forward five methods.
+//! - **A run is one request value.** `prompt` (on [`PhiAgent`] and [`AgentSession`]) and
+//!   [`PhiAgent::resume`] make a [`RunRequest`]; its modifiers choose the output type, and
+//!   awaiting or streaming it runs it. `run`, `start`, `run_stream` and `run_typed` are one line
+//!   each over it. Inside, a run is a plan resolved before turn 1 and a few named steps (see the
+//!   `agent` module's source).
+//! - **A provider is a folder** (`llm/<provider>/`: client, request, reply, stream) over one serde
+//!   type per wire shape, used in both directions where the shape is shared.
+//! - **MCP** is `mcp/server/` and `mcp/client/`, with what both use beside them.
+//!
 //! # Features
 //!
 //! | feature | default | what it adds |
