@@ -430,7 +430,7 @@ def self_test(repo: Path) -> int:
         ("schema/walk.rs", "use crate::PhiAgent;\n", "schema names agent through a root re-export"),
         ("limits.rs", "use crate::{content::Content, error::AgentError};\n", "limits names content in a group"),
         ("registry/dispatch.rs", "use super::super::llm::Message;\n", "registry names llm through super::super"),
-        ("mcp/server.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
+        ("mcp/server/mod.rs", "fn planted() { let _ = crate::agent::AgentConfig::default(); }\n", "mcp names agent in an expression"),
     ]
     # (crate, file, line, what): each must add a circle to those the unchanged crate has.
     circle_plants = [
