@@ -9,7 +9,8 @@
 //! (the model found it). Revealed tools come after the others, in the order they were found, so
 //! the earlier part of the tool list never changes.
 
-use super::{RegisteredTool, ToolRegistry};
+use super::registered::RegisteredTool;
+use super::tool_registry::ToolRegistry;
 use crate::context::ActivationContext;
 use crate::tool::ToolExposure;
 

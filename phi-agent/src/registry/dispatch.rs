@@ -7,8 +7,10 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use serde_json::Value;
 
+use super::activation::ActiveTools;
 use super::deadline::with_deadline;
-use super::{ActiveTools, RegisteredTool, ToolRegistry};
+use super::registered::RegisteredTool;
+use super::tool_registry::ToolRegistry;
 use crate::content::Content;
 use crate::context::ToolContext;
 use crate::decode;

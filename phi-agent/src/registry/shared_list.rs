@@ -22,25 +22,13 @@
 //! the Direct tools, and most never activate anything else, so the registry builds that one list
 //! once and hands the same `Arc` to all of them.
 
-use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use super::{ActiveTools, RegisteredTool, ToolRegistry, ToolSpec};
+use super::activation::ActiveTools;
+use super::registered::RegisteredTool;
+use super::spec::ToolSpec;
+use super::tool_registry::ToolRegistry;
 use crate::tool::ToolExposure;
-
-/// The list of the Direct tools, built on first use; emptied when a tool is registered.
-#[derive(Clone, Default)]
-pub(super) struct DirectList(OnceLock<Arc<[ToolSpec]>>);
-
-impl fmt::Debug for DirectList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "DirectList(built)"
-        } else {
-            "DirectList(not built)"
-        })
-    }
-}
 
 impl ToolRegistry {
     /// The specs of the tools active in `set`, in registration order. A set of exactly the Direct
@@ -111,11 +99,6 @@ impl ToolRegistry {
             .filter(|(index, tool)| set.is_discoverable(*index) && self.offers(tool))
             .map(|(_, tool)| tool.spec())
             .collect()
-    }
-
-    /// Forgets the shared list, after the set of tools changed.
-    pub(super) fn forget_direct_list(&mut self) {
-        self.direct_list = DirectList::default();
     }
 }
 

@@ -130,44 +130,6 @@ mod tests {
         assert_eq!(keys, ["z", "a"], "declaration order kept");
     }
 
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct PingArgs {
-        #[allow(dead_code)]
-        text: String,
-    }
-
-    struct Ping;
-
-    #[async_trait::async_trait]
-    impl crate::TypedTool for Ping {
-        type Args = PingArgs;
-        type Output = String;
-        fn name(&self) -> &'static str {
-            "ping"
-        }
-        fn description(&self) -> &'static str {
-            "Answer pong"
-        }
-        async fn call_typed(
-            &self,
-            _: PingArgs,
-            _: &crate::ToolContext,
-        ) -> crate::AgentResult<String> {
-            Ok("pong".into())
-        }
-    }
-
-    #[test]
-    fn typed_tools_share_their_type_schema_across_registries() {
-        let mut first = super::super::ToolRegistry::default();
-        let mut second = super::super::ToolRegistry::default();
-        first.register(Ping).unwrap();
-        second.register(Ping).unwrap();
-        let (a, b) = (first.get("ping").unwrap(), second.get("ping").unwrap());
-        assert!(Arc::ptr_eq(a.schema(), b.schema()), "one schema per type");
-        assert_eq!(a.schema()["required"], json!(["text"]));
-    }
-
     #[test]
     fn a_schema_with_a_float_is_kept_as_a_value() {
         let schema =

@@ -1,11 +1,13 @@
 //! The `Tool` trait: the reference page's methods, one value for every other property
-//! ([`ToolOptions`]), and one hidden hook for the registry.
+//! ([`ToolOptions`]), and one hidden hook for the registry ([`FastPath`]).
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
 
 use super::exposure::ToolExposure;
-use super::fast_path::FastPath;
+use super::fast_path::TypedCall;
 use super::metadata::ToolMetadata;
 use super::options::ToolOptions;
 use crate::content::Content;
@@ -146,4 +148,27 @@ pub trait Tool: Send + Sync {
     fn __fast_path(&self) -> FastPath<'_> {
         FastPath::Plain
     }
+}
+
+/// How the registry reaches a tool's calls ([`Tool::__fast_path`], the registry's one hidden
+/// hook into a tool): what it may do instead of the plain [`Tool::call`] behind `dyn Tool`. Not
+/// part of the public API; public only because a public trait's method names it.
+///
+/// Beside the trait because each names the other: the trait's hook returns it, and
+/// [`Forward`](FastPath::Forward) holds a tool.
+#[doc(hidden)]
+#[non_exhaustive]
+pub enum FastPath<'a> {
+    /// A hand-written tool: the registry checks a call's arguments against the schema (with
+    /// the `schema-validation` feature) and calls [`Tool::call`].
+    Plain,
+    /// A tool that checks its arguments itself, against the same schema: an MCP server's tool,
+    /// which its server checks under the schema's own draft (a check here under another could
+    /// refuse what the server accepts).
+    ChecksOwnArguments,
+    /// A wrapper whose [`Tool::call`] only forwards to this tool (a toolset's renamed tool):
+    /// the registry calls the inner tool directly, so that the wrapper costs nothing per call.
+    Forward(&'a Arc<dyn Tool>),
+    /// A [`TypedTool`](crate::TypedTool): its decoder checks and measures the arguments.
+    Typed(&'a dyn TypedCall),
 }

@@ -13,9 +13,9 @@ mod task;
 
 pub(crate) use approval::AskArgs;
 pub use approval::{ApprovalRule, ToolApproval};
-pub use contract::Tool;
+pub use contract::{FastPath, Tool};
 pub use exposure::{ToolCallers, ToolExposure};
-pub use fast_path::{FastPath, TypedCall};
+pub use fast_path::TypedCall;
 pub use metadata::{ToolAnnotations, ToolMetadata};
 pub use options::ToolOptions;
 pub use static_text::static_text;
