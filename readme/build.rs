@@ -37,7 +37,10 @@ fn main() {
     for name in &names {
         let text = std::fs::read_to_string(pages.join(name)).expect("a page is readable");
         std::fs::write(book.join(name), doc_tests(&text)).expect("OUT_DIR is writable");
-        let module = name.trim_end_matches(".md").replace(['-', '.'], "_").to_lowercase();
+        let module = name
+            .trim_end_matches(".md")
+            .replace(['-', '.'], "_")
+            .to_lowercase();
         let _ = writeln!(
             modules,
             "#[doc = include_str!(concat!(env!(\"OUT_DIR\"), \"/book/{name}\"))]\npub mod {module} {{}}"

@@ -11,7 +11,11 @@
 #![doc = include_str!(concat!(env!("OUT_DIR"), "/README.md"))]
 // The pages are written for GitHub and mdBook: their links are relative file links, checked on
 // the built book (`scripts/check-book-links.py`), not rustdoc's intra-doc links.
-#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
 
 /// The book's pages (`docs/src/*.md`), one module each.
 pub mod book {
