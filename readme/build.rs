@@ -1,6 +1,8 @@
-//! Writes the README as rustdoc reads it: each ```rust block with the scaffolding of the HTML
-//! comment just before it (`<!-- README test: .. -->`) around it as hidden lines, and every
-//! other fenced block as text.
+//! Writes the README and every page of the book (`docs/src/*.md`) as rustdoc reads them: each
+//! ```rust block with the scaffolding of the HTML comment just before it (`<!-- README test: .. -->`)
+//! around it as hidden lines, and every other fenced block as text. The pages go to
+//! `OUT_DIR/book/`, with `OUT_DIR/book.rs` declaring one module per page whose doc is that page,
+//! so that `lib.rs` turns each page's snippets into doc tests too.
 //!
 //! The scaffolding (imports, a stand-in for what the prose calls `llm` or `pool`, an `async fn`
 //! to hold `.await`) sits in a comment, which GitHub does not show, so the README reads as
@@ -12,11 +14,39 @@ use std::path::Path;
 const MARK: &str = "<!-- README test:";
 
 fn main() {
-    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set"));
+    let readme = root.join("README.md");
     println!("cargo::rerun-if-changed={}", readme.display());
     let text = std::fs::read_to_string(&readme).expect("README.md is readable");
-    let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR is set")).join("README.md");
-    std::fs::write(out, doc_tests(&text)).expect("OUT_DIR is writable");
+    std::fs::write(out.join("README.md"), doc_tests(&text)).expect("OUT_DIR is writable");
+
+    // A directory named here is watched with every file under it: a page added, edited or
+    // removed builds the modules anew.
+    let pages = root.join("docs/src");
+    println!("cargo::rerun-if-changed={}", pages.display());
+    let mut names: Vec<String> = std::fs::read_dir(&pages)
+        .expect("docs/src is readable")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    names.sort();
+    let book = out.join("book");
+    std::fs::create_dir_all(&book).expect("OUT_DIR is writable");
+    let mut modules = String::new();
+    for name in &names {
+        let text = std::fs::read_to_string(pages.join(name)).expect("a page is readable");
+        std::fs::write(book.join(name), doc_tests(&text)).expect("OUT_DIR is writable");
+        let module = name
+            .trim_end_matches(".md")
+            .replace(['-', '.'], "_")
+            .to_lowercase();
+        let _ = writeln!(
+            modules,
+            "#[doc = include_str!(concat!(env!(\"OUT_DIR\"), \"/book/{name}\"))]\npub mod {module} {{}}"
+        );
+    }
+    std::fs::write(out.join("book.rs"), modules).expect("OUT_DIR is writable");
 }
 
 fn doc_tests(text: &str) -> String {

@@ -3,7 +3,7 @@
 //! (b) values generated from the Rust type validate against it (`jsonschema`), and
 //! (c) near-misses are refused by the schema and by decoding alike, and (d) values drawn from
 //! each dialect schema itself decode (what a schema lets a model write, the tool accepts).
-//! The outcome is the table in `docs/schema-conformance.md`; set `PHI_UPDATE_DOCS=1` to rewrite it.
+//! The outcome is the table in `docs/src/schema-conformance.md`; set `PHI_UPDATE_DOCS=1` to rewrite it.
 
 #[path = "schema_conformance/case.rs"]
 mod case;
@@ -423,15 +423,15 @@ fn integers_written_as_floats_are_accepted_like_the_schema_accepts_them() {
 #[test]
 fn conformance_table_matches_docs() {
     let table = conformance_table();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema-conformance.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/schema-conformance.md");
     if std::env::var_os("PHI_UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &table).expect("docs/schema-conformance.md is writable");
+        std::fs::write(&path, &table).expect("docs/src/schema-conformance.md is writable");
         return;
     }
     let current = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         current == table,
-        "docs/schema-conformance.md is out of date; run \
+        "docs/src/schema-conformance.md is out of date; run \
          `PHI_UPDATE_DOCS=1 cargo test -p phi-agent --test core schema_conformance` and review the diff"
     );
 }
