@@ -1,5 +1,5 @@
 //! Tool definitions as each model provider's API takes them: what the adapters put on the wire
-//! (`docs/providers.md#openai-tool-object`, `#anthropic-tool-object`,
+//! (`docs/src/providers.md#openai-tool-object`, `#anthropic-tool-object`,
 //! `#gemini-function-declaration`).
 //!
 //! Schemas come from the tool's dialect cache (see [`ToolSpec::dialect_schema`]), so each is
@@ -190,7 +190,7 @@ struct OpenAiFunction<'a> {
 
 /// The OpenAI Responses API's function tool: `{"type": "function", name, description,
 /// parameters, strict}`, flat where chat completions nest it under `function`; the schema and the
-/// strict-mode fallback are [`openai`]'s (`docs/providers.md#openai-responses-tool-object`).
+/// strict-mode fallback are [`openai`]'s (`docs/src/providers.md#openai-responses-tool-object`).
 ///
 /// ```
 /// use phi_agent::llm::ToolSpec;
@@ -330,7 +330,7 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
 
 /// A Gemini `FunctionDeclaration` with the full JSON Schema: `{name, description,
 /// parametersJsonSchema}`, the schema being the canonical one ([`Dialect::Mcp`]). What
-/// `GeminiClient` sends by default (`docs/providers.md#gemini-json-schema`).
+/// `GeminiClient` sends by default (`docs/src/providers.md#gemini-json-schema`).
 ///
 /// ```
 /// use phi_agent::llm::ToolSpec;

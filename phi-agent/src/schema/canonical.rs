@@ -7,7 +7,7 @@
 //! all its `$ref`s, see [`super::inline`]), and integer formats backed by the bounds the decoder
 //! enforces (`format: uint32` alone lets `2^32` through; `maximum: 4294967295` does not).
 //! The root gets `type: object` when it names no type and no alternatives. Each change and why:
-//! `docs/providers.md#canonical`.
+//! `docs/src/providers.md#canonical`.
 
 use std::any::TypeId;
 use std::collections::HashMap;

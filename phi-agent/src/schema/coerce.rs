@@ -4,7 +4,7 @@
 //!
 //! [`integral_floats_to_integers`] closes the gap from the other side: wherever the schema
 //! admits only integers, an integral float becomes that integer. It is meant for the retry after a
-//! failed decode, so the success path pays nothing. Rule: `docs/providers.md#integral-floats`.
+//! failed decode, so the success path pays nothing. Rule: `docs/src/providers.md#integral-floats`.
 
 use serde_json::{Map, Value};
 

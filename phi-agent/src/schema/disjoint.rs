@@ -3,7 +3,7 @@
 //!
 //! serde's tagged enums are disjoint by construction (distinct tags, or distinct JSON types),
 //! and schemars writes them as `oneOf`. An alternative set that cannot be proven disjoint is
-//! reported instead of being converted. Rule: `docs/providers.md#oneof-as-anyof`.
+//! reported instead of being converted. Rule: `docs/src/providers.md#oneof-as-anyof`.
 
 use serde_json::{Map, Value};
 

@@ -8,7 +8,7 @@
 //! [`MAX_INLINED_HEIGHT`] levels or through more than [`MAX_INLINED_DEPTH`] references, or there
 //! are more than [`MAX_DEFINITIONS`] definitions, every definition stays under `$defs` and every
 //! `$ref` stays as written (still valid JSON Schema 2020-12). Rules:
-//! `docs/providers.md#canonical-inline-refs`, `#canonical-inline-budget`.
+//! `docs/src/providers.md#canonical-inline-refs`, `#canonical-inline-budget`.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -13,7 +13,7 @@
 //!   JSON Schema integer but not a serde one).
 //!
 //! How each type of the conformance corpus fares in each dialect is tabulated in
-//! `docs/schema-conformance.md`.
+//! `docs/src/schema-conformance.md`.
 
 mod cache;
 mod canonical;

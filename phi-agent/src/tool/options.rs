@@ -65,7 +65,7 @@ pub struct ToolOptions {
     /// [`TypedTool`](crate::TypedTool)); one that does not fit fails registration with
     /// [`AgentError::InvalidInputExample`](crate::AgentError::InvalidInputExample). Anthropic
     /// receives them as the tool's `input_examples`; the other providers read them at the end
-    /// of the tool's description (see `docs/providers.md`). With `#[phi_tool]` write
+    /// of the tool's description (see `docs/src/providers.md`). With `#[phi_tool]` write
     /// `example = {..}` (repeatable).
     pub input_examples: Vec<Value>,
     /// The names of the tools this one needs beside it (`#[phi_tool(requires_tools = [..])]`).

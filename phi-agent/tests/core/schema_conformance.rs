@@ -1,5 +1,5 @@
 //! The schema conformance corpus: for every argument type and every provider dialect,
-//! (a) the dialect schema obeys the provider's rules (an independent checker of the rules in docs/providers.md),
+//! (a) the dialect schema obeys the provider's rules (an independent checker of the rules in docs/src/providers.md),
 //! (b) values generated from the Rust type validate against it (`jsonschema`), and
 //! (c) near-misses are refused by the schema and by decoding alike, and (d) values drawn from
 //! each dialect schema itself decode (what a schema lets a model write, the tool accepts).
@@ -69,7 +69,7 @@ fn mismatches(case: &Case, dialect: Dialect, schema: &Value, generated: &[Value]
 
 /// Whether `value` is let through by the Gemini schema only because Gemini cannot close an
 /// object: the canonical schema refuses it for unknown fields and nothing else. That is the one
-/// documented loss (`docs/providers.md#gemini-no-additional-properties`); dispatch refuses it.
+/// documented loss (`docs/src/providers.md#gemini-no-additional-properties`); dispatch refuses it.
 fn gemini_loss(case: &Case, dialect: Dialect, value: &Value) -> bool {
     if dialect != Dialect::Gemini {
         return false;
@@ -278,7 +278,7 @@ fn gemini_declaration(spec: &ToolSpec, form: GeminiSchemaForm) -> (Value, String
 }
 
 /// What Gemini is sent for `spec`, in both forms, is the dialect schema these tests check, byte
-/// for byte (`docs/providers.md#gemini-json-schema`, `#gemini-function-declaration`):
+/// for byte (`docs/src/providers.md#gemini-json-schema`, `#gemini-function-declaration`):
 /// `parametersJsonSchema` is the MCP (canonical) dialect; `parameters` is the Gemini dialect,
 /// left out for a tool without arguments, and a schema that dialect refuses goes out as
 /// `parametersJsonSchema` instead.
@@ -475,7 +475,7 @@ fn conformance_table() -> String {
             let cell = match to_dialect(&case.canonical, dialect) {
                 Ok(_) => "ok".to_string(),
                 Err(error) => {
-                    reasons.push(format!("{} / {dialect}: {error}", case.name));
+                    reasons.push(format!("`{}` / {dialect}: {error}", case.name));
                     let fallback = dialect == Dialect::OpenAiStrict
                         && to_dialect(&case.canonical, Dialect::OpenAi).is_ok();
                     let kind = if fallback { "fallback" } else { "error" };

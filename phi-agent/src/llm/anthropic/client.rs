@@ -74,7 +74,7 @@ impl AnthropicClient {
     /// `"code_execution_20250825"` or both), so that the model can write one program, run in
     /// Anthropic's sandbox, that calls many tools. A call made by such a program carries its
     /// `caller` and the code-execution container back with it, and both are sent back on the
-    /// next request (`docs/providers.md#anthropic-programmatic-tool-calling`).
+    /// next request (`docs/src/providers.md#anthropic-programmatic-tool-calling`).
     ///
     /// ```
     /// use phi_agent::llm::AnthropicClient;

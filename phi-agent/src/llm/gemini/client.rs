@@ -19,7 +19,7 @@ use crate::llm::{DeltaStream, LlmClient, LlmRequest, LlmResponse};
 
 /// Which field of a `FunctionDeclaration` carries a tool's argument schema.
 ///
-/// `docs/providers.md#gemini-function-declaration`.
+/// `docs/src/providers.md#gemini-function-declaration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GeminiSchemaForm {
     /// `parametersJsonSchema`: the canonical JSON Schema as it is ([`Dialect::Mcp`]), which

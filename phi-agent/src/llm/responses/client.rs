@@ -137,7 +137,7 @@ impl ResponsesClient {
     /// `"programmatic"` or both), so that the model can write one program, run on OpenAI's side,
     /// that calls many tools. The `program` item and each call's `caller` are kept with the calls
     /// ([`ToolCall::provider_state`](crate::llm::ToolCall::provider_state)) and sent back on the next request, the caller also on the
-    /// call's output (`docs/providers.md#responses-programmatic-tool-calling`).
+    /// call's output (`docs/src/providers.md#responses-programmatic-tool-calling`).
     ///
     /// ```
     /// use phi_agent::llm::ResponsesClient;

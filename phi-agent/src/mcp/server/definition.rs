@@ -1,5 +1,5 @@
 //! The MCP tool object of a registered tool, as `tools/list` serves it
-//! (`docs/providers.md#mcp-tool-object`, `#mcp-annotations`, `#mcp-output-schema`).
+//! (`docs/src/providers.md#mcp-tool-object`, `#mcp-annotations`, `#mcp-output-schema`).
 
 use std::sync::Arc;
 

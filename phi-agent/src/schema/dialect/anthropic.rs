@@ -2,7 +2,7 @@
 //!
 //! The root check (no `anyOf` / `oneOf` / `allOf` at the top level) is shared with the other
 //! dialects; below the root Anthropic takes the canonical schema as it is. Rules:
-//! `docs/providers.md#anthropic`.
+//! `docs/src/providers.md#anthropic`.
 
 use std::borrow::Cow;
 

@@ -1,6 +1,6 @@
 //! Gemini `parameters`: the OpenAPI 3.0 subset of Gemini's `Schema` object.
 //!
-//! Rules (`docs/providers.md#gemini`): no `$ref` / `$defs`, one `type` per schema with
+//! Rules (`docs/src/providers.md#gemini`): no `$ref` / `$defs`, one `type` per schema with
 //! `nullable` for null, `enum` of strings only and no `const`, `anyOf` the only union, no
 //! `additionalProperties` (a closed object is sent open, and dispatch refuses unknown fields),
 //! no `title`, `$schema`, `exclusiveMinimum`, `multipleOf` or `propertyNames`, a small format
@@ -214,7 +214,7 @@ impl Gemini {
                 }
                 "additionalProperties" => match value {
                     // `false` is dropped too, a documented and harmless loss
-                    // (`docs/providers.md#gemini-no-additional-properties`): Gemini cannot say
+                    // (`docs/src/providers.md#gemini-no-additional-properties`): Gemini cannot say
                     // that an object is closed, but dispatch still refuses an unknown field,
                     // with the field the model probably meant, and the model tries again.
                     Value::Bool(_) => {}

@@ -3,8 +3,8 @@
 use std::fmt;
 
 /// A provider's variant of JSON Schema. The rules behind each, and the provider documentation
-/// they come from, are in `docs/providers.md` (one section per dialect, e.g.
-/// `docs/providers.md#openai-strict`, `#gemini`; `#shared-object-root` for the root rule).
+/// they come from, are in `docs/src/providers.md` (one section per dialect, e.g.
+/// `docs/src/providers.md#openai-strict`, `#gemini`; `#shared-object-root` for the root rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dialect {
     /// OpenAI function calling with `strict: true`: every object closed, every field required,

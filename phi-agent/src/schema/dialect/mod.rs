@@ -9,7 +9,7 @@
 //! model can send). The exception is a loss: Gemini cannot say that an object is closed
 //! (`additionalProperties: false`), so its schema lets through an unknown field that the decoder
 //! refuses; dispatch answers such a call with the field the model probably meant, which costs a
-//! turn and nothing else (`docs/providers.md#gemini-no-additional-properties`).
+//! turn and nothing else (`docs/src/providers.md#gemini-no-additional-properties`).
 
 mod anthropic;
 mod derive;

@@ -1,6 +1,6 @@
 //! OpenAI strict mode (`strict: true`, Structured Outputs).
 //!
-//! Rules (`docs/providers.md#openai-strict`): every object has `additionalProperties: false`
+//! Rules (`docs/src/providers.md#openai-strict`): every object has `additionalProperties: false`
 //! and lists every property in `required`; optional means a union with `null`; `anyOf` is the
 //! only union; `$ref` stands alone; a keyword and format allowlist; at most 10 levels of
 //! nesting, 5000 properties, 1000 enum values and 120 000 characters.

@@ -1,4 +1,4 @@
-//! What each provider accepts, written down from docs/providers.md independently of the code that
+//! What each provider accepts, written down from docs/src/providers.md independently of the code that
 //! derives the dialects, so that a dialect bug cannot hide behind itself.
 
 use phi_agent::schema::Dialect;
