@@ -65,12 +65,17 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         if let Item::Method { receiver, method } = item {
             return method_tool(&krate, receiver, method);
         }
-        let value = match item {
-            Item::ToolFn { tool_type, .. } => tool_type.to_token_stream(),
+        match item {
+            // A `#[phi_tool]` fn's type implements `TypedTool`: `typed_tool` holds it without
+            // the blanket `dyn Tool`, whose ten methods would be compiled once per tool.
+            Item::ToolFn { tool_type, .. } => {
+                quote_spanned! {expr.span()=> #krate::__private::IntoTypedTool::into_typed_tool(#tool_type) }
+            }
             Item::Method { .. } => TokenStream::new(),
-            Item::Value(expr) => expr.to_token_stream(),
-        };
-        quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
+            Item::Value(expr) => {
+                quote_spanned! {expr.span()=> #krate::__private::into_tool(#expr) }
+            }
+        }
     });
 
     // A fn listed twice already has its error; the name check would only repeat it.

@@ -60,5 +60,6 @@ pub use result::ToolResult;
 // stand in for a typed tool.
 pub use crate::tool::{FastPath, TypedCall};
 pub use tools_list::{
-    IntoTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool, tool_fn_name,
+    IntoTool, IntoTypedTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool,
+    tool_fn_name,
 };

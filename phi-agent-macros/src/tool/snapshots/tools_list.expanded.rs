@@ -17,8 +17,8 @@ fn tools() {
             1usize,
         );
         let __phi_tools: ::std::vec::Vec<::std::sync::Arc<dyn ::phi_agent::Tool>> = ::std::vec![
-            ::phi_agent::__private::into_tool(GetWeather),
-            ::phi_agent::__private::into_tool(weather::Forecast),
+            ::phi_agent::__private::IntoTypedTool::into_typed_tool(GetWeather),
+            ::phi_agent::__private::IntoTypedTool::into_typed_tool(weather::Forecast),
             ::phi_agent::__private::into_tool(Clock::new())
         ];
         __phi_tools
