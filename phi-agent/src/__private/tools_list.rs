@@ -32,18 +32,6 @@ pub fn into_tool<T: IntoTool>(tool: T) -> Arc<dyn Tool> {
     tool.into_tool()
 }
 
-/// A `#[phi_tool]` fn or `#[tool]` method as the registry holds it: see
-/// `typed::entry`, which costs less to compile per tool than the
-/// blanket `dyn Tool` of [`IntoTool`].
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tool",
-    label = "`tools![]` expects a `#[phi_tool]` fn or a value that implements `phi_agent::Tool`",
-    note = "name a `#[phi_tool]` fn by its path (`get_weather`, `weather::forecast`), or give a value whose type implements `Tool` or `TypedTool`"
-)]
-pub trait IntoTypedTool {
-    fn into_typed_tool(self) -> Arc<dyn Tool>;
-}
-
 /// The `NAME` of a `#[phi_tool]` fn's tool type, as a trait constant so that a `const fn` can read
 /// it from a value of the type.
 pub trait ToolFnName {

@@ -15,7 +15,6 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use super::TypedTool;
-use crate::__private::IntoTypedTool;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
@@ -31,6 +30,20 @@ struct TypedEntry {
     options: ToolOptions,
     /// A `Box`, not an `Arc`: one function less per tool type.
     calls: Box<dyn TypedCall>,
+}
+
+/// A `#[phi_tool]` fn or `#[tool]` method as the registry holds it: see the module
+/// documentation; it costs less to compile per tool than the blanket `dyn Tool`. Public for the
+/// macros only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "`tools![]` expects a `#[phi_tool]` fn or a value that implements `phi_agent::Tool`",
+    note = "name a `#[phi_tool]` fn by its path (`get_weather`, `weather::forecast`), or give a value whose type implements `Tool` or `TypedTool`"
+)]
+#[doc(hidden)]
+pub trait IntoTypedTool {
+    /// The tool, its properties read once.
+    fn into_typed_tool(self) -> Arc<dyn Tool>;
 }
 
 /// A typed tool as the registry holds it. The one function compiled per tool type; the rest is

@@ -17,6 +17,8 @@ use crate::{decode, output, schema};
 
 mod entry;
 
+pub use entry::IntoTypedTool;
+
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
 /// arguments are decoded into `Args` before [`call_typed`](TypedTool::call_typed) runs, and the
 /// output becomes content (a `String` as text, any other `Serialize` value as JSON).
