@@ -61,5 +61,5 @@ pub use result::ToolResult;
 pub use crate::tool::{FastPath, TypedCall};
 pub use crate::typed::IntoTypedTool;
 pub use tools_list::{
-    IntoTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool, tool_fn_name,
+    IntoTool, ToolFnName, duplicate_name, earlier_duplicates, into_tool, tool_fn_name,
 };
