@@ -14,10 +14,10 @@
 //!   `tracing-subscriber` set-up with span events); offline.
 //! - `typed-answer`: `.typed::<T>()`, the answer as a Rust value after a tool call, a refused
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
-//! - `code-mode`: the model's one program loops over five orders and calls two tools for each
-//!   (`phi-agent-code`'s `run_code`); offline.
 //!
-//! `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
+//! `code-mode` (the model's one program loops over five orders and calls two tools for each;
+//! offline) is an example of the `phi-agent-code` crate, so that the calculator does not build
+//! the Rhai engine. `mcp-server` (serving tools over MCP) is an example of the `phi-agent` crate itself, built
 //! with `--features mcp-http-server`, since its tests start it as a child process; so is
 //! `mcp-client` (importing a server's tools over HTTP with OAuth, or over stdio; `--features
 //! mcp-http-client`), which `interop/mcp/run-client` runs against other servers.

@@ -16,7 +16,7 @@
 # The tools: even ones take `{a: i64, b: i64}`, odd ones `{query: String, filters: Filters}` with
 # `Filters {tags: Vec<String>, since: Option<String>, limit: u32}`.
 #
-# Usage: scripts/macro-compile-time.sh [TOOLS=100] [RUNS=3]
+# Usage: [INSTRUCTIONS=1] scripts/macro-compile-time.sh [TOOLS=100] [RUNS=3]
 # Environment: COMPILE_TIME_DIR (where the scratch workspace goes; kept, so the next run reuses
 # its prebuilt dependencies; default: a temporary directory, removed at exit), BASELINE (above).
 # Each run builds every variant once, in turn, so that the machine's load affects them alike;
@@ -294,14 +294,16 @@ build() {
 echo "Prebuilding dependencies (not timed)..."
 for variant in "${variants[@]}"; do build "$variant"; done
 
-declare -A times
+# Wall time, and the CPU time (user + system) of the build: on a machine shared with other
+# builds the wall time stretches with theirs, the CPU time much less, so both are reported.
+declare -A times cpu
+TIMEFORMAT='%R %U %S'
 for run in $(seq "$runs"); do
     for variant in "${variants[@]}"; do
         touch "$variant/src/lib.rs"
-        start=$(date +%s%N)
-        build "$variant"
-        end=$(date +%s%N)
-        times[$variant]="${times[$variant]:-} $(((end - start) / 1000000))"
+        read -r real user sys < <({ time build "$variant"; } 2>&1 >/dev/null | tail -1)
+        times[$variant]="${times[$variant]:-} $(awk -v r="$real" 'BEGIN { printf "%d", r * 1000 }')"
+        cpu[$variant]="${cpu[$variant]:-} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%d", (u + s) * 1000 }')"
     done
     echo "  run $run/$runs done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 done
@@ -318,7 +320,7 @@ declare -A labels=(
 # Each run's ratio to the floor of the same run, then their median: the machine's speed drifts
 # over minutes (a shared host), and a ratio within one run cancels most of that.
 paired_ratio() {
-    paste -d' ' <(tr ' ' '\n' <<<"$1" | sed '/^$/d') <(tr ' ' '\n' <<<"${times[floor]}" | sed '/^$/d') |
+    paste -d' ' <(tr ' ' '\n' <<<"$1" | sed '/^$/d') <(tr ' ' '\n' <<<"${2:-${times[floor]}}" | sed '/^$/d') |
         awk '{ printf "%.4f\n", $1 / $2 }' | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'
 }
 echo
@@ -331,7 +333,47 @@ for variant in "${variants[@]}"; do
         "${labels[$variant]}" "$ms" "$(awk -v m="$ms" -v f="$floor_ms" 'BEGIN { printf "%.2f", m / f }')" \
         "$(paired_ratio "${times[$variant]}")" "${times[$variant]}" "$(wc -l < "$variant/src/lib.rs")"
 done
-echo "  goal: #[phi_tool] fns at most 1.30x the floor"
+echo
+echo "CPU time (user + system) of the same builds, median, and paired with the floor's:"
+floor_cpu=$(median "${cpu[floor]}")
+for variant in "${variants[@]}"; do
+    ms=$(median "${cpu[$variant]}")
+    printf '  %-34s %6d ms  %5sx floor  paired %5sx  [%s ]\n' \
+        "${labels[$variant]}" "$ms" "$(awk -v m="$ms" -v f="$floor_cpu" 'BEGIN { printf "%.2f", m / f }')" \
+        "$(paired_ratio "${cpu[$variant]}" "${cpu[floor]}")" "${cpu[$variant]}"
+done
+echo "  goal: #[phi_tool] fns at most 1.20x the floor, #[tool] methods at most 1.30x"
 macro_ms=$(median "${times[macro]}")
 methods_ms=$(median "${times[methods]}")
 echo "  #[tool] methods / #[phi_tool] fns: $(awk -v m="$methods_ms" -v f="$macro_ms" 'BEGIN { printf "%.2f", m / f }')"
+
+# With INSTRUCTIONS=1: the instructions each variant's compiler run executes, counted once by
+# valgrind (callgrind; about a minute per variant). A count does not move with the machine's load,
+# so it decides what wall and CPU times on a shared machine cannot. The compiler is run as cargo
+# runs it (`cargo build -v` prints the command with its environment).
+if [[ ${INSTRUCTIONS:-0} == 1 ]]; then
+    echo
+    echo "Instructions of the compiler run (callgrind, one run each):"
+    declare -A instructions
+    for variant in "${variants[@]}"; do
+        touch "$variant/src/lib.rs"
+        if [[ $variant == baseline ]]; then
+            command=$(CARGO_TARGET_DIR="$work/target-baseline" cargo build --offline -v --manifest-path baseline/Cargo.toml 2>&1 |
+                sed -n 's/^ *Running `\(.*--crate-name baseline .*\)`$/\1/p')
+        else
+            command=$(cargo build --offline -v -p "$variant" 2>&1 | sed -n "s/^ *Running \`\\(.*--crate-name $variant .*\\)\`\$/\\1/p")
+        fi
+        out="$work/callgrind-$variant.out"
+        dir=$work
+        [[ $variant == baseline ]] && dir=$work/baseline
+        # `cargo build -v` leaves out the package's environment, which `env!` in the expansion reads.
+        (cd "$dir" && CARGO_PKG_NAME=$variant CARGO_PKG_VERSION=0.1.0 CARGO_MANIFEST_DIR="$work/$variant" \
+            CARGO_CRATE_NAME=$variant eval "valgrind --tool=callgrind --callgrind-out-file=$out $command" \
+            >"$out.log" 2>&1) || { echo "the compiler failed for $variant: see $out.log" >&2; exit 1; }
+        instructions[$variant]=$(sed -n 's/^summary: //p' "$out")
+    done
+    for variant in "${variants[@]}"; do
+        printf '  %-34s %14d  %5sx floor\n' "${labels[$variant]}" "${instructions[$variant]}" \
+            "$(awk -v m="${instructions[$variant]}" -v f="${instructions[floor]}" 'BEGIN { printf "%.3f", m / f }')"
+    done
+fi

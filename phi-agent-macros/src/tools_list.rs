@@ -65,12 +65,17 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         if let Item::Method { receiver, method } = item {
             return method_tool(&krate, receiver, method);
         }
-        let value = match item {
-            Item::ToolFn { tool_type, .. } => tool_type.to_token_stream(),
+        match item {
+            // A `#[phi_tool]` fn's type implements `TypedTool`: `typed_tool` holds it without
+            // the blanket `dyn Tool`, whose ten methods would be compiled once per tool.
+            Item::ToolFn { tool_type, .. } => {
+                quote_spanned! {expr.span()=> #krate::__private::IntoTypedTool::into_typed_tool(#tool_type) }
+            }
             Item::Method { .. } => TokenStream::new(),
-            Item::Value(expr) => expr.to_token_stream(),
-        };
-        quote_spanned! {expr.span()=> #krate::__private::into_tool(#value) }
+            Item::Value(expr) => {
+                quote_spanned! {expr.span()=> #krate::__private::into_tool(#expr) }
+            }
+        }
     });
 
     // A fn listed twice already has its error; the name check would only repeat it.
@@ -193,16 +198,18 @@ fn unique_names(krate: &TokenStream, items: &[(Item, Expr)]) -> TokenStream {
         .map(|(index, (_, _, expr))| {
             // Every token of the check carries the item's span, so the error points at the item.
             quote_spanned! {expr.span()=>
-                const _: () = __phi_check_unique_name(
-                    __PHI_NAMES, __PHI_LABELS, &__PHI_EARLIER, #index
-                );
+                const _: () = if let ::core::option::Option::Some(message) =
+                    &__phi_duplicate_name(__PHI_NAMES, __PHI_LABELS, &__PHI_EARLIER, #index)
+                {
+                    ::core::panic!("{}", message.as_str())
+                };
             }
         });
     let count = tool_fns.len();
     // The table's size: a power of two, at least twice the names, so that probes stay short.
     let slots = (2 * count).next_power_of_two();
     quote! {
-        use #krate::__private::check_unique_name as __phi_check_unique_name;
+        use #krate::__private::duplicate_name as __phi_duplicate_name;
         const __PHI_NAMES: &[&str; #count] = &[#(#names),*];
         const __PHI_LABELS: &[&str] = &[#(#labels),*];
         const __PHI_EARLIER: [usize; #count] =

@@ -82,6 +82,9 @@ impl TypedCall for Generated {
     fn check_arguments(&self, _: &Value) -> AgentResult<()> {
         Ok(())
     }
+    fn should_activate<'a>(&'a self, ctx: &'a ActivationContext) -> BoxFuture<'a, bool> {
+        Tool::should_activate(self, ctx)
+    }
     fn call_within<'a>(
         &'a self,
         args: &'a Value,

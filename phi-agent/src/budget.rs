@@ -165,10 +165,13 @@ struct Cut {
 
 impl Cut {
     fn describe(&self) -> String {
-        format!(
-            "`{}` (kept {} of {} {})",
-            self.path, self.kept, self.of, self.unit
-        )
+        // `$` alone is JSONPath for the whole value; a model reads the words better.
+        let place = if self.path == "$" {
+            "the top level".to_string()
+        } else {
+            format!("`{}`", self.path)
+        };
+        format!("{place} (kept {} of {} {})", self.kept, self.of, self.unit)
     }
 }
 
@@ -363,6 +366,19 @@ mod tests {
         );
         let small = vec![Content::text("ok")];
         assert_eq!(fit(small.clone(), 10), small);
+    }
+
+    #[test]
+    fn a_cut_of_the_whole_value_names_the_top_level_not_its_json_path() {
+        let rows: Vec<Value> = (0..200).map(|n| json!({"row": n})).collect();
+        let out = fit(vec![Content::json(Value::Array(rows))], 300);
+        let note = out.last().unwrap().as_text().unwrap();
+        assert!(note.contains("cut at the top level (kept "), "{note}");
+        assert!(!note.contains("`$`"), "{note}");
+        let nested = json!({"rows": (0..200).collect::<Vec<_>>()});
+        let out = fit(vec![Content::json(nested)], 300);
+        let note = out.last().unwrap().as_text().unwrap();
+        assert!(note.contains("cut at `$.rows` (kept "), "{note}");
     }
 
     #[test]

@@ -82,13 +82,14 @@ pub(crate) fn block_items(
             #[doc = #doc]
             #[doc(hidden)]
             pub fn #ident(self: ::std::sync::Arc<Self>) -> ::std::sync::Arc<dyn #krate::Tool> #bound {
-                ::std::sync::Arc::new(#tool_type(self))
+                #krate::__private::IntoTypedTool::into_typed_tool(#tool_type(self))
             }
         }
     });
+    // Through the constructors, so that each tool's `typed_tool` is compiled once.
     let all = tools.iter().map(|tool| {
-        let tool_type = &tool.tool_type;
-        quote!(::std::sync::Arc::new(#tool_type(::std::sync::Arc::clone(&self))))
+        let ident = constructor_ident(&tool.func.item.sig.ident);
+        quote!(Self::#ident(::std::sync::Arc::clone(&self)))
     });
     let names = tools
         .iter()

@@ -56,22 +56,23 @@ pub(crate) fn fallback(tool: &Tool) -> TokenStream {
         #[doc(hidden)]
         const _: () = {
             use #krate as _phi;
+            // A `TypedTool`, as the real one is: `tools![]` hands `#[phi_tool]` fns to the
+            // registry through `IntoTypedTool`.
             #[_phi::__private::async_trait]
-            impl _phi::Tool for #tool_type {
+            impl _phi::TypedTool for #tool_type {
+                type Args = ();
+                type Output = ();
                 fn name(&self) -> &'static str {
                     Self::NAME
                 }
                 fn description(&self) -> &'static str {
                     ""
                 }
-                fn schema(&self) -> _phi::__private::serde_json::Value {
-                    _phi::__private::serde_json::Value::Null
-                }
-                async fn call(
+                async fn call_typed(
                     &self,
-                    _: &_phi::__private::serde_json::Value,
+                    _: (),
                     _: &_phi::ToolContext,
-                ) -> _phi::AgentResult<::std::vec::Vec<_phi::Content>> {
+                ) -> _phi::AgentResult<()> {
                     ::core::result::Result::Err(_phi::AgentError::tool("this tool did not compile"))
                 }
             }

@@ -19,7 +19,7 @@ pub(super) const fn str_eq(a: &str, b: &str) -> bool {
 
 /// A message assembled during const evaluation, in a fixed buffer: pieces that would not fit
 /// are left out whole.
-pub(super) struct ConstMessage {
+pub struct ConstMessage {
     bytes: [u8; 512],
     len: usize,
 }
@@ -49,7 +49,7 @@ impl ConstMessage {
     }
 
     /// The text so far.
-    pub(super) const fn as_str(&self) -> &str {
+    pub const fn as_str(&self) -> &str {
         let (used, _) = self.bytes.split_at(self.len);
         match std::str::from_utf8(used) {
             Ok(text) => text,

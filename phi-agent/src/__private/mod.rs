@@ -59,6 +59,7 @@ pub use result::ToolResult;
 // The registry's hook into a tool (`Tool::__fast_path`), named here so that the benches can
 // stand in for a typed tool.
 pub use crate::tool::{FastPath, TypedCall};
+pub use crate::typed::IntoTypedTool;
 pub use tools_list::{
-    IntoTool, ToolFnName, check_unique_name, earlier_duplicates, into_tool, tool_fn_name,
+    IntoTool, ToolFnName, duplicate_name, earlier_duplicates, into_tool, tool_fn_name,
 };

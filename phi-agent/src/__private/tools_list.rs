@@ -92,21 +92,30 @@ const fn hash(name: &str) -> u64 {
     hash
 }
 
-/// Fails compilation (const evaluation) when the tool at `index` has the name of an earlier one
-/// (`earlier`, from [`earlier_duplicates`]); the message names both fns and the shared name.
-pub const fn check_unique_name(names: &[&str], labels: &[&str], earlier: &[usize], index: usize) {
+/// The error when the tool at `index` has the name of an earlier one (`earlier`, from
+/// [`earlier_duplicates`]): the message names both fns and the shared name. `tools![]` panics
+/// with it in a `const` of its own expansion, so that the error points at the user's list and at
+/// nothing in this crate.
+pub const fn duplicate_name(
+    names: &[&str],
+    labels: &[&str],
+    earlier: &[usize],
+    index: usize,
+) -> Option<ConstMessage> {
     let first = earlier[index];
-    if first != NONE {
-        let message = ConstMessage::new()
+    if first == NONE {
+        return None;
+    }
+    Some(
+        ConstMessage::new()
             .push("tools `")
             .push(labels[first])
             .push("` and `")
             .push(labels[index])
             .push("` in `tools![]` share the name `")
             .push(names[index])
-            .push("`; give one of them another name with `#[phi_tool(name = \"...\")]`");
-        panic!("{}", message.as_str());
-    }
+            .push("`; give one of them another name with `#[phi_tool(name = \"...\")]`"),
+    )
 }
 
 // The implementation of `phi_agent::tools!`, documented at its re-export in the crate root. It
@@ -139,13 +148,12 @@ mod tests {
             assert_eq!(*first, expected, "{index}");
         }
         let labels = ["x", "y", "z", "w", "v"];
-        let clash = std::panic::catch_unwind(|| check_unique_name(&NAMES, &labels, &EARLIER, 2))
-            .expect_err("a clash fails");
-        let message = clash.downcast_ref::<String>().expect("a formatted message");
+        let clash = duplicate_name(&NAMES, &labels, &EARLIER, 2).expect("a clash is reported");
+        let message = clash.as_str();
         assert!(
             message.contains("`x` and `z`") && message.contains("name `a`"),
             "{message}"
         );
-        check_unique_name(&NAMES, &labels, &EARLIER, 3);
+        assert!(duplicate_name(&NAMES, &labels, &EARLIER, 3).is_none());
     }
 }

@@ -93,6 +93,10 @@ pub(crate) fn arguments<A: DeserializeOwned + 'static>(
 /// refused with the errors the registry's own check gives, and win over any other mistake, as
 /// they do there. The decoder counts as it reads ([`strict`]), so arguments that decode are
 /// walked once, not twice; the walk runs only after the decoder stops, to say why.
+///
+/// This function is compiled once per argument type (every tool has one), so it holds the
+/// success path and nothing else: no closure, no `?` and no combinator, each of which would be
+/// one more function per type. Everything after the first decode is [`after_first_decode`].
 pub(crate) fn arguments_within<A: DeserializeOwned + 'static>(
     tool: &str,
     args: &Value,
@@ -103,27 +107,54 @@ pub(crate) fn arguments_within<A: DeserializeOwned + 'static>(
     let mut slot = Slot(None);
     // The success path, without the layers the failure path needs; what stopped it is where
     // the failure path starts.
-    let failure = if args.is_object() {
+    let first = if args.is_object() {
         match strict::decode::<A>(args, max_bytes) {
             Ok(decoded) if closed::needs_no_check(args_type) => return Ok(decoded),
             Ok(decoded) => {
-                let mut refuses = |probe: &Value| slot.refuses_probe(probe);
-                match closed::unknown_field(args_type, schema, &mut refuses, args) {
-                    None => return Ok(decoded),
-                    Some(unknown) => Some(strict::Error::unknown_field(unknown)),
-                }
+                slot.0 = Some(decoded);
+                Ok(())
             }
-            Err(error) => Some(error),
+            Err(error) => Err(Some(error)),
         }
     } else {
-        None
+        Err(None)
     };
-    refused_or_repaired(tool, args, schema, max_bytes, args_type, &mut slot, failure)?;
-    match slot.0 {
-        Some(decoded) => Ok(decoded),
-        // `refused_or_repaired` answers `Ok` only once a value decoded into the slot.
-        None => Err(not_decoded(tool)),
+    match after_first_decode(tool, args, schema, max_bytes, args_type, &mut slot, first) {
+        Ok(()) => match slot.0 {
+            Some(decoded) => Ok(decoded),
+            // `after_first_decode` answers `Ok` only once a value decoded into the slot.
+            None => Err(not_decoded(tool)),
+        },
+        Err(error) => Err(error),
     }
+}
+
+/// What [`arguments_within`] does once the first decode is done, for any argument type: when it
+/// decoded (`first` is `Ok`, the value in `slot`), the closed-object check; when it did not
+/// (`first` is why, `None` when the arguments are not an object), the failure path. `slot`
+/// holds the decoded value when this answers `Ok`.
+fn after_first_decode(
+    tool: &str,
+    args: &Value,
+    schema: fn() -> Arc<Value>,
+    max_bytes: usize,
+    args_type: TypeId,
+    slot: &mut dyn Decode,
+    first: Result<(), Option<strict::Error>>,
+) -> AgentResult<()> {
+    let failure = match first {
+        Ok(()) => {
+            let mut refuses = |probe: &Value| slot.refuses_probe(probe);
+            match closed::unknown_field(args_type, schema, &mut refuses, args) {
+                None => return Ok(()),
+                // The value left in the slot is replaced if a repaired one decodes; otherwise
+                // the answer is an error and the slot is dropped unread.
+                Some(unknown) => Some(strict::Error::unknown_field(unknown)),
+            }
+        }
+        Err(failure) => failure,
+    };
+    refused_or_repaired(tool, args, schema, max_bytes, args_type, slot, failure)
 }
 
 /// The error of a call whose arguments `args` are longer than `max_bytes` or nested deeper
@@ -180,6 +211,8 @@ trait Decode {
     fn refuses_probe(&self, probe: &Value) -> bool;
 }
 
+// Compiled once per argument type, like `arguments_within`: matches, not combinators, for the
+// reason given there.
 impl<A: DeserializeOwned> Decode for Slot<A> {
     fn decode(&mut self, value: &Value, max_bytes: usize) -> Result<(), strict::Error> {
         match strict::decode::<A>(value, max_bytes) {
@@ -192,11 +225,16 @@ impl<A: DeserializeOwned> Decode for Slot<A> {
     }
 
     fn refuses_probe(&self, probe: &Value) -> bool {
-        strict::decode::<A>(probe, usize::MAX).is_err_and(|error| {
-            error.message().starts_with("unknown field")
-                && error.message().contains("phi_agent_probe")
-        })
+        match strict::decode::<A>(probe, usize::MAX) {
+            Ok(_) => false,
+            Err(error) => is_probe_refusal(&error),
+        }
     }
+}
+
+/// Whether the decoder refused the probe's own field (see [`Decode::refuses_probe`]).
+fn is_probe_refusal(error: &strict::Error) -> bool {
+    error.message().starts_with("unknown field") && error.message().contains("phi_agent_probe")
 }
 
 /// `slot.decode(value)`, then unknown fields refused where the canonical schema closes an

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::Value;
 
 use super::examples::InputExamples;
@@ -112,5 +113,35 @@ impl ToolSpec {
                 &self.schema
             }
         }
+    }
+}
+
+/// What a person printing a spec wants to see: the name, the description, the canonical schema,
+/// who may call it and its input examples (when it has any). The provider dialects are left
+/// out: they are derived from the schema, and each adapter's definition shows its own.
+///
+/// ```
+/// use phi_agent::llm::ToolSpec;
+/// use serde_json::json;
+/// let spec = ToolSpec::new("ping", "Answer pong", json!({"type": "object", "properties": {}}));
+/// let printed = serde_json::to_value(&spec).unwrap();
+/// assert_eq!(printed["name"], "ping");
+/// assert_eq!(printed["schema"]["type"], "object");
+/// assert_eq!(printed["callers"], "both");
+/// assert!(printed.get("input_examples").is_none());
+/// ```
+impl Serialize for ToolSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let examples = self.input_examples();
+        let fields = if examples.is_empty() { 4 } else { 5 };
+        let mut out = serializer.serialize_struct("ToolSpec", fields)?;
+        out.serialize_field("name", self.name)?;
+        out.serialize_field("description", self.description)?;
+        out.serialize_field("schema", self.schema.as_ref())?;
+        out.serialize_field("callers", &self.callers)?;
+        if !examples.is_empty() {
+            out.serialize_field("input_examples", examples)?;
+        }
+        out.end()
     }
 }

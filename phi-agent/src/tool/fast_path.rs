@@ -12,7 +12,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::content::Content;
-use crate::context::ToolContext;
+use crate::context::{ActivationContext, ToolContext};
 use crate::error::AgentResult;
 
 /// What a [`TypedTool`](crate::TypedTool) offers the registry behind `dyn Tool`; implemented for
@@ -27,6 +27,9 @@ pub trait TypedCall: Send + Sync {
     /// Decodes `args` as a call's arguments are decoded, for arguments checked without a call
     /// (an input example, arguments a person edited).
     fn check_arguments(&self, args: &Value) -> AgentResult<()>;
+
+    /// [`Tool::should_activate`](crate::Tool::should_activate).
+    fn should_activate<'a>(&'a self, ctx: &'a ActivationContext) -> BoxFuture<'a, bool>;
 
     /// [`Tool::call`](crate::Tool::call), refusing arguments longer than `max_argument_bytes` or
     /// nested too deep with the registry's own errors as it decodes them: the decoder visits

@@ -247,10 +247,17 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
             oauth.with_client_secret("s3cret")
         };
         let client = connect(&mock, oauth).await;
-        assert_eq!(whoami(&client).await, "machine-1", "key: {with_key}");
+        // The token lives one second, so a loaded machine may already have replaced it while
+        // connecting: what holds is that each expiry runs the grant once more, and the newest
+        // token is the one sent.
+        let first = whoami(&client).await;
+        assert!(first.starts_with("machine-"), "key: {with_key}: {first}");
         tokio::time::sleep(Duration::from_millis(1_200)).await;
-        assert_eq!(whoami(&client).await, "machine-2", "key: {with_key}");
-        assert_eq!(issued.load(Ordering::SeqCst), 2, "key: {with_key}");
+        let second = whoami(&client).await;
+        assert_ne!(second, first, "key: {with_key}");
+        let issued = issued.load(Ordering::SeqCst);
+        assert!(issued >= 2, "key: {with_key}: {issued}");
+        assert_eq!(second, format!("machine-{issued}"), "key: {with_key}");
         client.close().await;
     }
 }

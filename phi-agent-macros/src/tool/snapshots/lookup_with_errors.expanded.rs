@@ -31,21 +31,20 @@ impl ::phi_agent::__private::ToolFnName for Lookup {
 const _: () = {
     use ::phi_agent as _phi;
     #[_phi::__private::async_trait]
-    impl _phi::Tool for Lookup {
+    impl _phi::TypedTool for Lookup {
+        type Args = ();
+        type Output = ();
         fn name(&self) -> &'static str {
             Self::NAME
         }
         fn description(&self) -> &'static str {
             ""
         }
-        fn schema(&self) -> _phi::__private::serde_json::Value {
-            _phi::__private::serde_json::Value::Null
-        }
-        async fn call(
+        async fn call_typed(
             &self,
-            _: &_phi::__private::serde_json::Value,
+            _: (),
             _: &_phi::ToolContext,
-        ) -> _phi::AgentResult<::std::vec::Vec<_phi::Content>> {
+        ) -> _phi::AgentResult<()> {
             ::core::result::Result::Err(
                 _phi::AgentError::tool("this tool did not compile"),
             )

@@ -20,7 +20,7 @@ impl<B: Backend> Store<B> {
     where
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
     {
-        ::std::sync::Arc::new(StoreLookup(self))
+        ::phi_agent::__private::IntoTypedTool::into_typed_tool(StoreLookup(self))
     }
     /// The `store_share` tool, holding `self`.
     #[doc(hidden)]
@@ -30,7 +30,7 @@ impl<B: Backend> Store<B> {
     where
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
     {
-        ::std::sync::Arc::new(StoreShare(self))
+        ::phi_agent::__private::IntoTypedTool::into_typed_tool(StoreShare(self))
     }
     /// The tools of this `#[phi_tools]` block (`lookup`, `store_share`), each holding a clone of `self`; register them with `AgentBuilder::register_tools`.
     pub fn tools(
@@ -40,8 +40,8 @@ impl<B: Backend> Store<B> {
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
     {
         ::std::vec![
-            ::std::sync::Arc::new(StoreLookup(::std::sync::Arc::clone(& self))),
-            ::std::sync::Arc::new(StoreShare(::std::sync::Arc::clone(& self)))
+            Self::__phi_tool_lookup(::std::sync::Arc::clone(& self)),
+            Self::__phi_tool_share(::std::sync::Arc::clone(& self))
         ]
     }
 }

@@ -42,24 +42,38 @@ pub(super) fn visit_array<'de, V: Visitor<'de>>(
 
 /// Reads `object`, the value of `de`, one level deeper: its braces counted here, each field as
 /// its key is read.
+#[expect(clippy::question_mark, reason = "`?` is one more function per type")]
 pub(super) fn visit_object<'de, V: Visitor<'de>>(
     de: Strict<'de>,
     object: &'de Map<String, Value>,
     visitor: V,
 ) -> Result<V::Value, Error> {
-    let depth_left = de.inner_depth()?;
-    de.budget.spend(limits::OBJECT_FRAME_LEN)?;
-    let mut map = Fields {
-        iter: object.iter(),
+    // Compiled once per struct type that decodes (every tool's arguments): matches, not `?`,
+    // and the fields handed over by value, not as `&mut`, each of which would add a function
+    // per type.
+    let depth_left = match object_frame(&de) {
+        Ok(depth_left) => depth_left,
+        Err(error) => return Err(error),
+    };
+    let mut iter = object.iter();
+    let map = Fields {
+        iter: &mut iter,
         value: None,
         budget: de.budget,
         depth_left,
     };
-    match visitor.visit_map(&mut map) {
-        Ok(value) if map.iter.len() == 0 => Ok(value),
+    match visitor.visit_map(map) {
+        Ok(value) if iter.len() == 0 => Ok(value),
         Ok(_) => Err(too_long(object.len(), "map")),
         Err(error) => Err(error),
     }
+}
+
+/// Counts an object's braces and says how deep its fields may nest.
+fn object_frame(de: &Strict<'_>) -> Result<usize, Error> {
+    let depth_left = de.inner_depth()?;
+    de.budget.spend(limits::OBJECT_FRAME_LEN)?;
+    Ok(depth_left)
 }
 
 struct Seq<'de> {
@@ -97,8 +111,9 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
     }
 }
 
-struct Fields<'de> {
-    iter: serde_json::map::Iter<'de>,
+struct Fields<'a, 'de> {
+    /// Borrowed, so that [`visit_object`] sees what the visitor left unread.
+    iter: &'a mut serde_json::map::Iter<'de>,
     /// The field whose key was read last, and its value until that is read.
     value: Option<(&'de str, &'de Value)>,
     budget: &'de Budget,
@@ -106,19 +121,26 @@ struct Fields<'de> {
     depth_left: usize,
 }
 
-impl<'de> MapAccess<'de> for Fields<'de> {
+impl<'de> MapAccess<'de> for Fields<'_, 'de> {
     type Error = Error;
 
+    #[expect(clippy::question_mark, reason = "`?` is one more function per type")]
     fn next_key_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
         match self.iter.next() {
             Some((key, value)) => {
-                // The key, quoted, with its colon and comma; the value counts itself.
-                self.budget.spend(limits::key_len(key.len()))?;
+                // The key, quoted, with its colon and comma; the value counts itself. Matches,
+                // not `?` and `.map(Some)`: see `visit_object`.
+                if let Err(error) = self.budget.spend(limits::key_len(key.len())) {
+                    return Err(error);
+                }
                 self.value = Some((key, value));
-                seed.deserialize(Key(key)).map(Some)
+                match seed.deserialize(Key(key)) {
+                    Ok(key) => Ok(Some(key)),
+                    Err(error) => Err(error),
+                }
             }
             None => Ok(None),
         }

@@ -33,6 +33,14 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
         visitor.visit_borrowed_str(self.0)
     }
 
+    // Written out rather than forwarded to `deserialize_any`, and `visit_str` rather than
+    // `visit_borrowed_str` (whose default forwards to it): every struct's field names are read
+    // here, and each forward would be one more function per struct type. A field identifier
+    // borrows nothing.
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_str(self.0)
+    }
+
     numeric_key! {
         deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
@@ -72,6 +80,6 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
 
     forward_to_deserialize_any! {
         char str string bytes byte_buf unit unit_struct seq tuple tuple_struct
-        map struct identifier ignored_any
+        map struct ignored_any
     }
 }

@@ -15,6 +15,10 @@ use crate::error::AgentResult;
 use crate::tool::{FastPath, Tool, ToolExposure, ToolMetadata, ToolOptions, TypedCall};
 use crate::{decode, output, schema};
 
+mod entry;
+
+pub use entry::IntoTypedTool;
+
 /// A tool with typed arguments: the JSON Schema comes from `Args` (schemars), the model's
 /// arguments are decoded into `Args` before [`call_typed`](TypedTool::call_typed) runs, and the
 /// output becomes content (a `String` as text, any other `Serialize` value as JSON).
@@ -218,8 +222,20 @@ where
     }
 
     fn check_arguments(&self, args: &Value) -> AgentResult<()> {
-        decode::arguments::<T::Args>(TypedTool::name(self), args, schema::cached::<T::Args>)
-            .map(drop)
+        // A match rather than `.map(drop)`: a combinator would be one more function per tool.
+        match decode::arguments_within::<T::Args>(
+            TypedTool::name(self),
+            args,
+            schema::cached::<T::Args>,
+            usize::MAX,
+        ) {
+            Ok(_) => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    fn should_activate<'a>(&'a self, ctx: &'a ActivationContext) -> BoxFuture<'a, bool> {
+        TypedTool::should_activate(self, ctx)
     }
 
     fn call_within<'a>(
