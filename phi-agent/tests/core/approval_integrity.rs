@@ -95,8 +95,11 @@ fn tampering(result: AgentResult<RunOutcome>) -> Tampering {
     }
 }
 
+/// An edit of a stored run, named.
+type Edit = (&'static str, fn(&mut Value));
+
 /// The field classes of a stored run, each edited as someone with access to the storage would.
-fn edits() -> Vec<(&'static str, fn(&mut Value))> {
+fn edits() -> Vec<Edit> {
     vec![
         ("pending arguments", |state| {
             state["calls"][1]["arguments"]["amount"] = json!(10000.0)
