@@ -797,3 +797,114 @@ async fn each_resumption_of_a_program_is_a_step_of_its_own_in_the_journal() {
         ]
     );
 }
+
+/// Pauses `program` (as the model's call `c1`) on its refund and approves it; the stored JSON.
+async fn approved_program(program: &str, key: Option<&str>) -> serde_json::Value {
+    let llm = ScriptedLlm::new([code_call("c1", program)]);
+    let counts = Arc::new(Counts::default());
+    let agent = agent_with(&llm, &counts, |builder| match key {
+        Some(key) => builder.signing_key(key),
+        None => builder,
+    });
+    let RunOutcome::Paused(mut paused) = agent.start("Refund").await.unwrap() else {
+        panic!("the run pauses on the refund")
+    };
+    let id = paused.pending()[0].id().to_string();
+    paused.approve(&id).unwrap();
+    serde_json::to_value(&paused).unwrap()
+}
+
+/// Resumes `stored` on a new agent: the error, and how often each tool ran.
+async fn resume_stored(
+    stored: serde_json::Value,
+    key: Option<&str>,
+) -> (phi_agent::AgentError, Arc<Counts>) {
+    let llm = ScriptedLlm::new([LlmResponse::text("Refunded.")]);
+    let counts = Arc::new(Counts::default());
+    let agent = agent_with(&llm, &counts, |builder| match key {
+        Some(key) => builder.signing_key(key),
+        None => builder,
+    });
+    let paused: PausedRun = serde_json::from_value(stored).unwrap();
+    let error = agent.resume(paused).await.unwrap_err();
+    (error, counts)
+}
+
+#[tokio::test]
+async fn a_program_edited_after_its_call_was_approved_is_refused_and_nothing_runs() {
+    let program = r#"
+        let a = lookup(#{ key: "a" });
+        refund(#{ order: "o-1" })
+    "#;
+    let stored = approved_program(program, None).await;
+    let mut edited = stored.clone();
+    let code = edited["calls"][0]["within"]["arguments"]["code"]
+        .as_str()
+        .unwrap()
+        .replace(
+            r#"refund(#{ order: "o-1" })"#,
+            r#"refund(#{ order: "o-" + "1" }); refund(#{ order: "o-2" })"#,
+        );
+    edited["calls"][0]["within"]["arguments"]["code"] = json!(code);
+    // What a person would be shown is unchanged: the same call, the same arguments.
+    let paused: PausedRun = serde_json::from_value(edited.clone()).unwrap();
+    assert_eq!(paused.pending()[0].arguments(), &json!({"order": "o-1"}));
+
+    let (error, counts) = resume_stored(edited, None).await;
+    assert!(
+        matches!(&error, phi_agent::AgentError::Tampered(phi_agent::Tampering::Program { call }) if call == "c1/call/1"),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("program"), "{error}");
+    assert_eq!(
+        counts.refund.load(Ordering::SeqCst),
+        0,
+        "nothing was refunded"
+    );
+    assert_eq!(counts.lookup.load(Ordering::SeqCst), 0, "no tool ran");
+}
+
+#[tokio::test]
+async fn a_program_that_makes_another_call_where_the_decided_one_was_runs_nothing() {
+    // The refund's order depends on the lookup's result, which the paused state keeps: edited
+    // (no key signs it), the program asks for another refund than the one approved.
+    let program = r#"
+        let a = lookup(#{ key: "a" });
+        refund(#{ order: `o-${a}` })
+    "#;
+    let stored = approved_program(program, None).await;
+    assert_eq!(stored["calls"][0]["arguments"], json!({"order": "o-10"}));
+    let mut edited = stored.clone();
+    let result = &mut edited["calls"][0]["within"]["results"][0]["content"][0]["value"];
+    assert_eq!(result, &json!(10), "{stored}");
+    *result = json!(99);
+    let llm = ScriptedLlm::new([LlmResponse::text("Refunded.")]);
+    let counts = Arc::new(Counts::default());
+    let agent = agent_with(&llm, &counts, |builder| builder);
+    let paused: PausedRun = serde_json::from_value(edited).unwrap();
+    let outcome = agent.resume(paused).await;
+    assert!(
+        matches!(&outcome, Err(phi_agent::AgentError::Tampered(phi_agent::Tampering::Program { call })) if call == "c1/call/1"),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        counts.refund.load(Ordering::SeqCst),
+        0,
+        "nothing was refunded"
+    );
+
+    // With a key, the edited result is refused before the program runs again.
+    let key = Some("the agent's key");
+    let stored = approved_program(program, key).await;
+    let mut edited = stored.clone();
+    edited["calls"][0]["within"]["results"][0]["content"][0]["value"] = json!(99);
+    let (error, counts) = resume_stored(edited, key).await;
+    assert!(
+        matches!(&error, phi_agent::AgentError::Tampered(phi_agent::Tampering::Signed { part }) if part == "calls/0"),
+        "{error:?}"
+    );
+    assert_eq!(
+        counts.lookup.load(Ordering::SeqCst) + counts.refund.load(Ordering::SeqCst),
+        0
+    );
+}

@@ -94,6 +94,7 @@ pub use agent::{
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
+pub use agent::{FileResumeStore, MemoryResumeStore, ResumeStore};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};
 pub use agent::{Inline, Pausing, Plain, RunInput, RunOptions, RunRequest};
 pub use config::ToolConfig;
@@ -102,7 +103,7 @@ pub use context::{
     ActivationContext, CalledTool, Elicitation, LogLevel, Progress, SampleRequest, SampleRole,
     Sampled, ToolContext, ToolPeer,
 };
-pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH};
+pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH, Tampering};
 pub use llm::LlmClient;
 /// Turns a doc-commented fn into a tool.
 ///

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::llm::ToolCall;
 
+pub(super) mod seal;
 mod wire;
 
 /// What a person decided about one tool call.

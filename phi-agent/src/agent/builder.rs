@@ -4,7 +4,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{AgentObserver, Approver, ElicitationHandler, InProcess, StepExecutor};
+use super::approval::seal::SigningKey;
+use super::{
+    AgentObserver, Approver, ElicitationHandler, InProcess, MemoryResumeStore, ResumeStore,
+    StepExecutor,
+};
 
 use crate::llm::LlmClient;
 use crate::registry::ToolSource;
@@ -42,6 +46,8 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         sampler: None,
         elicitation: None,
         semantic: None,
+        signing_key: None,
+        resume_store: Arc::new(MemoryResumeStore::default()),
     }
 }
 
@@ -60,6 +66,8 @@ pub struct AgentBuilder {
     pub(crate) sampler: Option<Arc<dyn LlmClient>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) semantic: Option<crate::search::SemanticSearch>,
+    pub(crate) signing_key: Option<SigningKey>,
+    pub(crate) resume_store: Arc<dyn ResumeStore>,
 }
 
 impl AgentBuilder {
@@ -181,6 +189,32 @@ impl AgentBuilder {
         self
     }
 
+    /// Signs the paused runs this agent writes with `key` (HMAC-SHA256 over every part of the
+    /// stored run that decides what runs next: the history, the earlier results, the pending
+    /// calls and the programs that made them) and resumes only runs that carry a matching
+    /// signature: a [`PausedRun`](crate::PausedRun) edited in storage is refused with
+    /// [`AgentError::Tampered`](crate::AgentError::Tampered) before anything runs. Give every
+    /// agent that resumes the runs the same key, at least 32 random bytes kept as a secret.
+    ///
+    /// Without a key, a resume still refuses a decided call whose tool, arguments or program
+    /// changed since the decision, but nothing else of the stored run is checked: keep it where
+    /// only your program can write.
+    pub fn signing_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.signing_key = Some(SigningKey::new(key.as_ref()));
+        self
+    }
+
+    /// Where the agent marks the paused runs it resumes, so that each resumes once (a second
+    /// resume, or two racing, is refused with
+    /// [`AgentError::AlreadyResumed`](crate::AgentError::AlreadyResumed)); see [`ResumeStore`].
+    /// Default: a [`MemoryResumeStore`] of this agent's own, which holds within one process;
+    /// use a [`FileResumeStore`](crate::FileResumeStore) or a store of your database's when
+    /// several processes resume runs.
+    pub fn resume_store(mut self, store: impl ResumeStore + 'static) -> Self {
+        self.resume_store = Arc::new(store);
+        self
+    }
+
     /// The working directory tools and activation predicates see. Default: `.`.
     pub fn workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
         self.workspace = workspace.into();
@@ -200,6 +234,7 @@ impl fmt::Debug for AgentBuilder {
             .field("state", &self.state)
             .field("observer", &self.observer.is_some())
             .field("approver", &self.approver.is_some())
+            .field("signing_key", &self.signing_key.is_some())
             .field("sampling_model", &self.sampler.is_some())
             .field("elicitation_handler", &self.elicitation.is_some())
             .field("workspace", &self.workspace)

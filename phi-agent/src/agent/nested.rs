@@ -63,14 +63,17 @@ pub(super) struct NestedReplay {
     pub(super) results: Vec<NestedRecord>,
     pub(super) k: usize,
     pub(super) decision: Option<Approval>,
+    /// The call the person decided: the program must make this one at `k`.
+    pub(super) decided: ToolCall,
 }
 
 /// What one nested call of a resumed caller is answered with.
 pub(super) enum Replayed {
     /// What it returned before the pause.
     Recorded(NestedRecord),
-    /// The call the run paused on: decided since (`None`: undecided, denied).
-    Decided(Option<Approval>),
+    /// The call the run paused on: decided since (`None`: undecided, denied), with the call
+    /// that was decided.
+    Decided(Option<Approval>, ToolCall),
 }
 
 /// The run's nested pauses (this turn's) and replays (of the paused turn it resumes).
@@ -114,7 +117,8 @@ impl NestedLedger {
         let mut replays = self.replays.lock().unwrap_or_else(|p| p.into_inner());
         let replay = replays.get_mut(caller)?;
         if k == replay.k {
-            return Some(Replayed::Decided(replay.decision.take()));
+            let decided = replay.decided.clone();
+            return Some(Replayed::Decided(replay.decision.take(), decided));
         }
         let recorded = replay.results.iter().find(|record| record.k == k)?;
         Some(Replayed::Recorded(recorded.clone()))

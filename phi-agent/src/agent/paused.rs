@@ -1,19 +1,22 @@
 //! A run paused on tool calls that wait for a person: a plain value, to be stored anywhere
 //! (a database row, a file, a message queue) and resumed later, by another process if need be.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
+use super::approval::seal::Seen;
 use super::nested::{NestedPause, Within};
 use super::question::PendingQuestion;
 use super::record::ToolCallRecord;
 use crate::content::Content;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::{Message, ProviderState, ToolCall, Usage};
+
+mod integrity;
 
 /// A run paused on tool calls that need a person's approval, returned by a run that may pause
 /// ([`RunRequest::pausing`](crate::RunRequest::pausing): [`PhiAgent::start`](crate::PhiAgent::start),
@@ -29,10 +32,21 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// [`questions`](Self::questions) with [`answer`](Self::answer), and resuming runs that call
 /// again with its answer. The value is `Serialize + Deserialize` in the versioned format below.
 ///
-/// Resuming consumes the value, but a stored copy can be resumed again: every resume of the same
-/// paused state runs its approved calls once more (the calls that ran before the pause do not
-/// run again) and asks the model again. To act once, resume once: delete or mark the stored copy
-/// when you resume it.
+/// # What is checked on resume
+///
+/// Each decision is bound to the [`digest`](PendingCall::digest) of what the person was shown
+/// (the call's tool, its arguments, and in code mode the program and the call's place in it):
+/// a resume whose decided call is no longer that call is refused with
+/// [`AgentError::Tampered`] naming the call and what changed, before anything runs. With a
+/// signing key ([`AgentBuilder::signing_key`](crate::AgentBuilder::signing_key)) the agent
+/// also signs every part of the run that decides what runs next (the history, the earlier
+/// results, the pending calls and their programs) and refuses any edit of them; without one,
+/// keep the stored JSON where only your program can write, since whoever can write it can
+/// change the history or an earlier result. Each paused state has an [`id`](Self::id), and the
+/// agent's [`ResumeStore`](crate::ResumeStore) marks it when it resumes: a second resume of
+/// the same state, or two racing, gets [`AgentError::AlreadyResumed`] and runs nothing. Give
+/// side effects the call's [`idempotency_key`](PendingCall::idempotency_key) as well, for a
+/// resume that fails halfway.
 ///
 /// # Format
 ///
@@ -41,6 +55,7 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | field | what it holds |
 /// |---|---|
 /// | `version` | the format's version, [`PausedRun::FORMAT_VERSION`]; first, so that a reader of another version stops there with a clear error |
+/// | `id` | this paused state's own id ([`PausedRun::id`]), new at every pause |
 /// | `session_id` | the session the run belongs to (tools see it as [`ToolContext::session_id`](crate::ToolContext::session_id)) |
 /// | `run_start` | where this run's messages begin in `transcript` (earlier ones are the session's history) |
 /// | `transcript` | the conversation: history, the input, every turn so far, without the paused turn |
@@ -49,8 +64,9 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `decision`, `null` until decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `turn`, `decision`, `null` until decided, `seen`, the digests of what was shown when it was decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 /// | `answer` | only in a typed run ([`RunRequest::typed`](crate::RunRequest::typed)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
+/// | `seal` | only from an agent with a signing key: the MAC (HMAC-SHA256, hex) of each part of the run by its name (each field above but `version`, and each of `calls` as `calls/<i>` without its decision or answer) |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
 /// system prompt, no configuration. A paused run is resumed on an agent built anew with the
@@ -94,6 +110,8 @@ use crate::llm::{Message, ProviderState, ToolCall, Usage};
 pub struct PausedRun {
     #[serde(deserialize_with = "known_version")]
     version: u32,
+    /// This paused state's own id: new at every pause, marked in the agent's resume store.
+    pub(super) id: String,
     pub(super) session_id: String,
     pub(super) run_start: usize,
     pub(super) transcript: Vec<Message>,
@@ -106,6 +124,10 @@ pub struct PausedRun {
     /// A typed run's answer so far; `None` for a plain run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) answer: Option<AnswerNote>,
+    /// The agent's MAC of each part of the run, by the part's name, when the agent has a
+    /// signing key; see `paused/integrity.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) seal: Option<BTreeMap<String, String>>,
 }
 
 /// What a paused typed run keeps of its answer: the run resumes with the same final-answer tool
@@ -175,7 +197,12 @@ pub struct PendingCall {
     arguments: Value,
     #[serde(default, skip_serializing_if = "ProviderState::is_empty")]
     provider_state: ProviderState,
+    /// The paused turn, which the call's idempotency key names.
+    turn: usize,
     decision: Option<Approval>,
+    /// What the person was shown when they decided, as digests; `None` while undecided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seen: Option<Seen>,
     /// For a call made by a tool's program ([`ToolContext::call_tool`](crate::ToolContext::call_tool)):
     /// the model's call that made it, which runs again on resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,19 +210,22 @@ pub struct PendingCall {
 }
 
 impl PendingCall {
-    pub(super) fn new(call: &ToolCall) -> Self {
+    /// The model's `call` of turn `turn`.
+    pub(super) fn new(call: &ToolCall, turn: usize) -> Self {
         Self {
             id: call.id.clone(),
             tool: call.name.clone(),
             arguments: call.arguments.clone(),
             provider_state: call.provider_state.clone(),
+            turn,
             decision: None,
+            seen: None,
             within: None,
         }
     }
 
-    /// The nested call `pause` of the model's call `caller`.
-    pub(super) fn nested(caller: &ToolCall, pause: NestedPause) -> Self {
+    /// The nested call `pause` of the model's call `caller`, of turn `turn`.
+    pub(super) fn nested(caller: &ToolCall, pause: NestedPause, turn: usize) -> Self {
         let NestedPause {
             call, k, results, ..
         } = pause;
@@ -208,7 +238,7 @@ impl PendingCall {
                 k,
                 results,
             })),
-            ..Self::new(&call)
+            ..Self::new(&call, turn)
         }
     }
 
@@ -239,6 +269,26 @@ impl PendingCall {
     /// The decision so far; `None` while undecided.
     pub fn decision(&self) -> Option<&Approval> {
         self.decision.as_ref()
+    }
+
+    /// The digest (SHA-256, lowercase hex) of what a person deciding this call is shown: its
+    /// id and tool, its arguments in canonical JSON (keys sorted), and for a call a program made
+    /// ([`within`](Self::within)) the model's call that runs the program, program text
+    /// included, and the call's place in it. A decision is bound to the digest at the time it
+    /// is made, and a resume whose call no longer has that digest is refused with
+    /// [`AgentError::Tampered`]. Show it to an auditor, or log it with the decision.
+    pub fn digest(&self) -> String {
+        self.seen_now().digest()
+    }
+
+    /// The key to give the call's side effect (a payment, an email) to the service that
+    /// performs it, so that the service carries it out once even if the call runs twice: the
+    /// call's step key `turn/<n>/tool/<call id>`, the same as its tool reads from
+    /// [`ToolContext::step_key`](crate::ToolContext::step_key) when it runs. Like the step key,
+    /// it is unique within a run; combine it with [`PausedRun::session_id`] when the
+    /// session's runs may repeat call ids.
+    pub fn idempotency_key(&self) -> String {
+        format!("turn/{}/tool/{}", self.turn, self.id)
     }
 }
 
@@ -283,7 +333,7 @@ fn known_version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::E
 
 impl PausedRun {
     /// The version of the serialized format this phi-agent writes and reads.
-    pub const FORMAT_VERSION: u32 = 1;
+    pub const FORMAT_VERSION: u32 = 2;
 
     pub(super) fn new(parts: PauseParts) -> Self {
         let PauseParts {
@@ -300,6 +350,7 @@ impl PausedRun {
         } = parts;
         Self {
             version: Self::FORMAT_VERSION,
+            id: new_run_id(),
             session_id,
             run_start,
             transcript,
@@ -317,7 +368,14 @@ impl PausedRun {
             assistant_text,
             calls,
             answer,
+            seal: None,
         }
+    }
+
+    /// This paused state's id, new at every pause: what the agent's
+    /// [`ResumeStore`](crate::ResumeStore) marks, so that it resumes once.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 
     /// The name of the final-answer tool when this is a paused typed run
@@ -426,6 +484,7 @@ impl PausedRun {
         });
         match pending {
             Some(call) => {
+                call.seen = Some(call.seen_now());
                 call.decision = Some(decision);
                 Ok(())
             }
@@ -491,6 +550,11 @@ impl PausedRun {
         if self.turn == 0 {
             return refuse("`turn` is 0; turns count from 1, so the state is damaged".into());
         }
+        if !super::resume_store::is_file_safe(&self.id) {
+            return refuse(
+                "`id` is not one phi-agent writes (1 to 128 letters, digits, `-` and `_`); the state is damaged".into(),
+            );
+        }
         let mut ids: Vec<&str> = self.calls.iter().map(TurnCall::id).collect();
         ids.sort_unstable();
         if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
@@ -501,6 +565,12 @@ impl PausedRun {
         }
         self.check_questions(&tool_exists)?;
         let pending = self.pending();
+        if let Some(call) = pending.iter().find(|call| call.turn != self.turn) {
+            return refuse(format!(
+                "the pending call `{}` is of turn {}, and the run paused in turn {}; the state is damaged",
+                call.id, call.turn, self.turn
+            ));
+        }
         if pending.is_empty() && self.questions().is_empty() {
             return refuse("no call of the paused turn waits for a decision or an answer".into());
         }
@@ -533,8 +603,25 @@ impl PausedRun {
 }
 
 impl PendingCall {
-    /// The decision and, for a nested call, the model's call that made it.
-    pub(super) fn into_parts(self) -> (Option<Approval>, Option<Box<Within>>) {
-        (self.decision, self.within)
+    /// The decision and, for a nested call, the model's call that made it and the call
+    /// decided (its tool and arguments).
+    pub(super) fn into_parts(self) -> (Option<Approval>, Option<(Box<Within>, ToolCall)>) {
+        let decided = ToolCall::new(self.id, self.tool, self.arguments);
+        (self.decision, self.within.map(|within| (within, decided)))
     }
+}
+
+/// A paused run's id: 128 bits from two randomly keyed hashers (std's `RandomState`, keyed
+/// from the operating system's randomness) over a process-wide counter, as session ids are made.
+fn new_run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let half = || {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(count);
+        hasher.finish()
+    };
+    format!("run-{:016x}{:016x}", half(), half())
 }

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use super::approval::Approver;
+use super::approval::seal::SigningKey;
 use super::builder::AgentBuilder;
 use super::config::AgentConfig;
 use super::events::AgentObserver;
+use super::resume_store::ResumeStore;
 use super::step::StepExecutor;
 use super::tool_list;
 use crate::error::{AgentError, AgentResult};
@@ -63,6 +65,10 @@ pub(super) struct AgentInner {
     /// The model tools' sampling asks, when not the agent's own.
     pub(super) sampler: Option<Arc<dyn LlmClient>>,
     pub(super) elicitation: Option<Arc<dyn super::ElicitationHandler>>,
+    /// The key of the MAC over the paused runs this agent writes and resumes.
+    pub(super) signing_key: Option<SigningKey>,
+    /// Where resumed paused runs are marked, so that each resumes once.
+    pub(super) resume_store: Arc<dyn ResumeStore>,
 }
 
 impl AgentInner {
@@ -174,6 +180,8 @@ impl PhiAgent {
                 steps: builder.steps,
                 sampler: builder.sampler,
                 elicitation: builder.elicitation,
+                signing_key: builder.signing_key,
+                resume_store: builder.resume_store,
             }),
         })
     }
@@ -211,6 +219,7 @@ impl fmt::Debug for PhiAgent {
             .field("tools", &self.inner.registry.len())
             .field("config", &self.inner.config)
             .field("approver", &self.inner.approver.is_some())
+            .field("signing_key", &self.inner.signing_key.is_some())
             .field("workspace", &self.inner.workspace)
             .finish_non_exhaustive()
     }

@@ -5,8 +5,10 @@
 //! The texts a model reads about its arguments and answers are made in `mistakes/`, all in one place.
 
 pub(crate) mod mistakes;
+mod tampering;
 
 pub use mistakes::ArgumentMistake;
+pub use tampering::Tampering;
 
 /// How errors name the arguments object itself, where a JSON path would otherwise be empty: the
 /// same word in argument errors and in schema errors.
@@ -308,6 +310,21 @@ pub enum AgentError {
     Resume {
         /// What is wrong, and what to do about it.
         reason: String,
+    },
+
+    /// A stored [`PausedRun`](crate::PausedRun) was changed after a person decided its calls or
+    /// the agent signed it; refused before any of it ran.
+    #[error("cannot resume the paused run: {0}; nothing ran")]
+    Tampered(Tampering),
+
+    /// The [`PausedRun`](crate::PausedRun) was resumed before (the agent's
+    /// [`ResumeStore`](crate::ResumeStore) has it marked); nothing ran. A paused run resumes once.
+    #[error(
+        "the paused run `{run}` was resumed already, and a paused run resumes once; nothing ran"
+    )]
+    AlreadyResumed {
+        /// The paused run's id ([`PausedRun::id`](crate::PausedRun::id)).
+        run: String,
     },
 
     /// A step of a durable run failed to be recorded or replayed: the step executor could not

@@ -134,7 +134,7 @@ async fn the_json_round_trips_into_an_agent_built_anew() {
     let files = Arc::new(Files::default());
     let paused = paused_run(&files).await;
     let stored = serde_json::to_string(&paused).unwrap();
-    assert!(stored.starts_with(r#"{"version":1,"#), "{stored}");
+    assert!(stored.starts_with(r#"{"version":2,"#), "{stored}");
     let mut restored: PausedRun = serde_json::from_str(&stored).unwrap();
     assert_eq!(restored, paused);
 
@@ -438,12 +438,12 @@ async fn resuming_a_state_that_cannot_be_resumed_is_a_clear_error() {
     assert_eq!(files.deletes(), 0);
 
     let mut stored = serde_json::to_value(&paused).unwrap();
-    stored["version"] = json!(2);
+    stored["version"] = json!(1);
     let error = serde_json::from_value::<PausedRun>(stored)
         .unwrap_err()
         .to_string();
     assert!(
-        error.contains("format version 2") && error.contains("reads only version 1"),
+        error.contains("format version 1") && error.contains("reads only version 2"),
         "{error}"
     );
 }
@@ -466,6 +466,7 @@ async fn the_paused_state_holds_no_secret() {
         keys,
         [
             "version",
+            "id",
             "session_id",
             "run_start",
             "transcript",

@@ -9,6 +9,7 @@
 mod adversarial_model;
 mod agent_loop;
 mod approval;
+mod approval_integrity;
 mod argument_mistakes;
 mod argument_repair;
 mod dispatch_props;

@@ -109,9 +109,14 @@ pub(super) async fn resumed<P: Policy>(
     answer: Option<&mut Answering>,
 ) -> AgentResult<P::Outcome> {
     paused.check(|name| agent.registry.knows(name))?;
+    paused.check_integrity(agent.signing_key.as_ref())?;
     check_answer(paused.answer.as_ref(), answer.as_deref())?;
     let records = paused.records()?;
     let answers = paused.answers();
+    // Last, once nothing else can refuse it: a run marked resumed never resumes again.
+    if !agent.resume_store.mark_resumed(paused.id()).await? {
+        return Err(AgentError::AlreadyResumed { run: paused.id });
+    }
     let PausedRun {
         session_id,
         run_start,
@@ -378,7 +383,11 @@ fn pause(
         refused: answer.refused(),
     });
     let active = run.conv.active.names().to_vec();
-    state.pause(run.conv.id.to_string(), active, text, calls, answer)
+    let mut paused = state.pause(run.conv.id.to_string(), active, text, calls, answer);
+    if let Some(key) = &run.agent.signing_key {
+        paused.seal_with(key);
+    }
+    paused
 }
 
 /// A typed paused run resumes only as a typed run with the same final-answer tool, a plain one

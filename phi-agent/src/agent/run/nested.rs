@@ -22,7 +22,7 @@ use super::calls::{Caller, Runner, enter};
 use super::settle::{nested_asked, nested_decided};
 use crate::agent::nested::{NestedApprovals, NestedPause, NestedRecord, Replayed};
 use crate::context::{CalledTool, nested};
-use crate::error::{AgentError, AgentResult};
+use crate::error::{AgentError, AgentResult, Tampering};
 use crate::llm::ToolCall;
 use crate::registry::ToolCallResult;
 
@@ -158,7 +158,14 @@ impl Runner<'_> {
         Box::pin(async move {
             let arguments = match replayed {
                 Some(Replayed::Recorded(record)) => return replay(call, record),
-                Some(Replayed::Decided(decision)) => {
+                Some(Replayed::Decided(decision, decided)) => {
+                    // The program runs again: what it calls now at `k` must be what was decided
+                    // (a stored program was edited, or the program does not call the same
+                    // tools on the same results). Nothing runs; the run ends.
+                    if decided.name != call.name || decided.arguments != call.arguments {
+                        let call = decided.id;
+                        return Outcome::Failed(AgentError::Tampered(Tampering::Program { call }));
+                    }
                     match nested_decided(self, &call, decision).await {
                         Ok(arguments) => arguments,
                         Err(denied) => return Outcome::Done(call, denied),

@@ -225,7 +225,7 @@ fn paused_turn(
                     "gen_ai.tool.call.id" = pause.call.id.as_str(),
                     "nested tool call awaits approval; the run pauses"
                 );
-                TurnCall::Pending(PendingCall::nested(call, pause))
+                TurnCall::Pending(PendingCall::nested(call, pause, turn))
             }
             None if questions.get(index).is_some_and(Option::is_some) => {
                 TurnCall::Asking(questions[index].take().expect("checked just above"))
@@ -239,7 +239,7 @@ fn paused_turn(
                     "gen_ai.tool.call.id" = call.id.as_str(),
                     "tool call awaits approval; the run pauses"
                 );
-                TurnCall::Pending(PendingCall::new(call))
+                TurnCall::Pending(PendingCall::new(call, turn))
             }
         })
         .collect()
@@ -449,7 +449,7 @@ pub(in crate::agent) async fn finish_paused(
             TurnCall::Pending(pending) => {
                 slots.push(None);
                 let (decision, within) = pending.into_parts();
-                if let Some(within) = within {
+                if let Some((within, decided)) = within {
                     // The model's call runs again; its nested calls before the decided one are
                     // answered from the paused state, the decided one as decided.
                     attempts.push(Attempt::Resumed(within.k));
@@ -457,6 +457,7 @@ pub(in crate::agent) async fn finish_paused(
                         results: within.results,
                         k: within.k,
                         decision,
+                        decided,
                     };
                     runner.talk.nested.replay(within.id, replay);
                     again.push((index, &tool_calls[index].arguments));
