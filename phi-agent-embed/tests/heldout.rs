@@ -1,5 +1,5 @@
 //! Hybrid tool search (the lexical index fused with a model's vectors: the static model and the
-//! sentence-transformer) on phi-agent's held-out sets (`phi-agent/tests/core/tool_search_heldout/`:
+//! sentence-transformer) on phi-agent's held-out sets (`bench/tool-search/data/`:
 //! BFCL, AgentDojo, NESTFUL and ComplexFuncBench, each split
 //! into a tuning and a test part by a hash of the expected tools). Fusion's settings were chosen
 //! on the tuning parts only (`hybrid_settings_on_the_tuning_parts`, ignored: it prints the grid);
@@ -73,7 +73,7 @@ impl Tool for Listed {
 
 fn load(set: &str) -> HeldOut {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../phi-agent/tests/core/tool_search_heldout")
+        .join("../bench/tool-search/data")
         .join(format!("{set}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()

@@ -95,7 +95,7 @@ fn registry(set: &HeldOut) -> ToolRegistry {
 fn bfcl() -> HeldOut {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
+        "/../bench/tool-search/data/bfcl.json"
     );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
