@@ -82,21 +82,33 @@ pub fn registry(set: &HeldOut) -> ToolRegistry {
             properties.insert(name.clone(), json!({"type": "string", "description": doc}));
         }
         registry
-            .register(Listed {
-                name: static_text(&tool.name),
-                description: static_text(&tool.description),
-                schema: json!({"type": "object", "properties": properties}),
-            })
+            .register(Listed::deferred(
+                static_text(&tool.name),
+                static_text(&tool.description),
+                json!({"type": "object", "properties": properties}),
+            ))
             .unwrap_or_else(|error| panic!("{}: {error}", tool.name));
     }
     registry
 }
 
-/// A catalogue's tool: only searched, never run for real (a call answers `ran <name>`).
-struct Listed {
+/// A catalogue's tool, Deferred: only searched, never run for real (a call answers
+/// `ran <name>`).
+pub struct Listed {
     name: &'static str,
     description: &'static str,
     schema: Value,
+}
+
+impl Listed {
+    /// A tool of this name, description and parameter schema.
+    pub fn deferred(name: &'static str, description: &'static str, schema: Value) -> Self {
+        Self {
+            name,
+            description,
+            schema,
+        }
+    }
 }
 
 #[async_trait]

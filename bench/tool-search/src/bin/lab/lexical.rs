@@ -1,20 +1,5 @@
-//! The tables the ranking was chosen from, printed as markdown. Slow in a debug build: run with
-//! `--release`.
-//!
-//! ```text
-//! cargo run --release -p tool-search-lab -- report           # every set, phi-agent beside plain BM25 and word overlap
-//! cargo run --release -p tool-search-lab -- parts            # what each part adds, on the test parts
-//! cargo run --release -p tool-search-lab -- grid             # candidate numbers, on the tuning parts only
-//! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion (not shipped)
-//! ```
-//!
-//! The rule for choosing (the grid's columns): best mean recall@5 over the four tuning parts,
-//! each counting once, no set losing more than 0.01 against the ranking as shipped; a candidate
-//! chosen so is then run once on the test parts (`parts`), and the project's own fixture must
-//! keep its floors (`cargo test -p phi-agent --test core tool_search`). To try other candidates,
-//! edit the lists below: a change is code, not a string.
-
-use std::process::ExitCode;
+//! The lexical ranking's tables: every set beside plain BM25, each part changed alone, the
+//! tuning grid and clause fusion. A change is code, not a string: edit the lists to try others.
 
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::ToolIndex;
@@ -26,10 +11,10 @@ use tool_search_lab::sets::{HeldOut, SETS, every_set, load, registry};
 use tool_search_lab::table::{cell, means, per_kind};
 
 /// A change to the shipped ranking, by name.
-type Change = (&'static str, fn(&mut Parts));
+pub type Change = (&'static str, fn(&mut Parts));
 
 /// The parts table: each part off (or on) alone.
-const PARTS: &[Change] = &[
+pub const PARTS: &[Change] = &[
     ("-synonyms", |p| p.synonyms = false),
     ("-coverage", |p| p.coverage = false),
     ("-name-bonus", |p| p.name_bonus = false),
@@ -58,7 +43,7 @@ const PARAM_NAME: usize = 2;
 const PARAM_DOC: usize = 3;
 
 /// The tuning grid's candidates.
-const GRID: &[Change] = &[
+pub const GRID: &[Change] = &[
     ("-synonyms", |p| p.synonyms = false),
     ("-coverage", |p| p.coverage = false),
     ("-name-bonus", |p| p.name_bonus = false),
@@ -128,23 +113,8 @@ const GRID: &[Change] = &[
     }),
 ];
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("report") => report(),
-        Some("parts") => changes_table(PARTS, "test"),
-        Some("grid") => changes_table(GRID, "tune"),
-        Some("clauses") => clause_table(args.iter().any(|a| a == "--test")),
-        _ => {
-            eprintln!("usage: tool-search-lab report | parts | grid | clauses [--test]");
-            return ExitCode::from(2);
-        }
-    }
-    ExitCode::SUCCESS
-}
-
 /// Every set: phi-agent's ranking beside plain BM25 and word overlap, per part and kind.
-fn report() {
+pub fn report() {
     for name in SETS {
         let set = load(name);
         let index = ToolIndex::build(&registry(&set));
@@ -160,7 +130,7 @@ fn report() {
 
 /// The shipped ranking and each change on `part`: recall@5 and MRR per set, the mean, and the
 /// worst loss against the shipped ranking. A change that moves nothing is marked.
-fn changes_table(changes: &[Change], part: &str) {
+pub fn changes_table(changes: &[Change], part: &str) {
     let key = all(part);
     let sets = every_set();
     println!(
@@ -218,7 +188,7 @@ fn row(name: &str, scores: &[Score], shipped: Option<&[Score]>) {
 
 /// Clause fusion's candidates on the tuning parts, or with `on_test` the chosen one
 /// (conjunctions, k 10, weight 1) on the test parts.
-fn clause_table(on_test: bool) {
+pub fn clause_table(on_test: bool) {
     let part = if on_test { "test" } else { "tune" };
     let key = all(part);
     let sets = every_set();
