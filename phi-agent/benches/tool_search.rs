@@ -9,7 +9,7 @@
 //! - Printed once: p50 and p99 of single searches timed one by one, and the index's heap bytes
 //!   per tool (`ToolIndex::heap_bytes`, which counts the dictionary, postings and per-tool
 //!   entries at their capacity); the same for 10,000 tools made from the held-out BFCL set's
-//!   1,427 (`tests/core/tool_search_heldout/bfcl.json`, vendor-prefixed the same way) searched
+//!   1,427 (`bench/tool-search/data/bfcl.json`, vendor-prefixed the same way) searched
 //!   with its test part's questions, which are longer than the fixture's queries.
 //! - Printed once: p50 and p99 of one hybrid search (`HybridIndex::search`, the query embedded by
 //!   a stand-in embedder that hashes words into 384 dimensions, the size of a small
@@ -153,7 +153,7 @@ fn queries() -> Vec<&'static str> {
 fn bfcl() -> (Vec<(String, String, Value)>, Vec<&'static str>) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/core/tool_search_heldout/bfcl.json"
+        "/../bench/tool-search/data/bfcl.json"
     );
     let set: Value = serde_json::from_str(&std::fs::read_to_string(path).expect(path)).expect(path);
     let tools = set["tools"]

@@ -34,15 +34,15 @@ use std::mem::size_of;
 /// figures). Each was run once on the test parts after its choice (BENCHMARKS.md, "Tool
 /// search").
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Links {
+pub struct Links {
     /// How many of the best results bring in the tools they link to.
-    pub(crate) docs: usize,
+    pub docs: usize,
     /// A linked tool's score, against the result that links to it.
-    pub(crate) share: f32,
+    pub share: f32,
     /// Links where a parameter's doc names a tool.
-    pub(crate) by_reference: bool,
+    pub by_reference: bool,
     /// Links where an identifier parameter's words name a tool.
-    pub(crate) by_id: bool,
+    pub by_id: bool,
 }
 
 impl Default for Links {

@@ -24,6 +24,9 @@
 
 mod embed;
 mod index;
+#[cfg(feature = "lab")]
+#[doc(hidden)]
+pub mod lab;
 mod links;
 mod synonyms;
 mod tokenize;
@@ -35,7 +38,6 @@ use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::schema::keyword;
 use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
-use tokenize::Stemming;
 
 pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
@@ -140,22 +142,6 @@ impl ToolIndex {
                 ..Parts::default()
             },
         )
-    }
-
-    /// [`build`](Self::build) with one part of the ranking changed, for the held-out
-    /// evaluation's part-by-part table: `-synonyms`, `-coverage`, `-name-bonus`, `-feedback`,
-    /// `-links` (or one kind of link: `-links-by-reference`, `-links-by-id`), `-stemming`,
-    /// `-bigrams`, `+numbers`, `+learned` (synonyms learned from parameter docs) or
-    /// `old-weights` (the numbers before the held-out tuning), or `number=value` for one of the
-    /// ranking's numbers (see `vary`); several changes joined by commas. `None` for another
-    /// name. Not part of the API.
-    #[doc(hidden)]
-    pub fn build_varied(registry: &ToolRegistry, change: &str) -> Option<Self> {
-        let mut parts = Parts::default();
-        for change in change.split(',') {
-            vary(&mut parts, change.trim())?;
-        }
-        Some(Self::build_with(registry, parts))
     }
 
     fn build_with(registry: &ToolRegistry, parts: Parts) -> Self {
@@ -282,72 +268,6 @@ impl ToolIndex {
     pub fn heap_bytes(&self) -> usize {
         self.text.heap_bytes() + self.tools.capacity() * std::mem::size_of::<(usize, &str, &str)>()
     }
-}
-
-/// One change of [`ToolIndex::build_varied`] applied to `parts`: a part's name, or
-/// `number=value` for one of the ranking's numbers (`k1`, `synonym_weight` (both synonym
-/// weights), `synonym_weight_known`, `learned_weight`,
-/// `name_bonus`, `synonym_coverage`, `coverage_power`, `feedback_docs`, `feedback_terms` and
-/// `feedback_weight` (each turns [`Feedback`](index::parts::Feedback) on), `links_docs` and
-/// `links_share` (each turns [`Links`](links::Links) on), `weight.F` and `b.F` with
-/// `F` one of `name`, `description`, `param_name`, `param_doc`). `None` for anything else.
-fn vary(parts: &mut Parts, change: &str) -> Option<()> {
-    match change {
-        "-synonyms" => parts.synonyms = false,
-        "-coverage" => parts.coverage = false,
-        "+coverage-idf" => parts.coverage_by_idf = true,
-        "-name-bonus" => parts.name_bonus = false,
-        "-feedback" => parts.feedback = None,
-        "-links" => parts.links = None,
-        "-links-by-reference" => parts.links.get_or_insert_default().by_reference = false,
-        "-links-by-id" => parts.links.get_or_insert_default().by_id = false,
-        "-stemming" => parts.analysis.stemming = Stemming::Off,
-        "-bigrams" => parts.analysis.unspaced_bigrams = false,
-        "+numbers" => parts.analysis.numbers = true,
-        "+learned" => parts.learned = true,
-        "old-weights" => {
-            parts.weights.k1 = 1.2;
-            parts.weights.synonym_weight = 0.7;
-            parts.weights.coverage_power = 1.0;
-        }
-        _ => {
-            let (key, value) = change.split_once('=')?;
-            let value: f32 = value.parse().ok()?;
-            let w = &mut parts.weights;
-            let field = |name: &str| {
-                ["name", "description", "param_name", "param_doc"]
-                    .iter()
-                    .position(|f| *f == name)
-            };
-            match key {
-                "k1" => w.k1 = value,
-                "synonym_weight" => {
-                    w.synonym_weight = value;
-                    w.synonym_weight_known = value;
-                }
-                "synonym_weight_known" => w.synonym_weight_known = value,
-                "learned_weight" => w.learned_weight = value,
-                "name_bonus" => w.name_coverage_bonus = value,
-                "synonym_coverage" => w.synonym_coverage = value,
-                "coverage_power" => w.coverage_power = value,
-                "feedback_docs" => parts.feedback.get_or_insert_default().docs = value as usize,
-                "feedback_terms" => parts.feedback.get_or_insert_default().terms = value as usize,
-                "feedback_weight" => parts.feedback.get_or_insert_default().weight = value,
-                "links_docs" => parts.links.get_or_insert_default().docs = value as usize,
-                "links_share" => parts.links.get_or_insert_default().share = value,
-                _ => {
-                    if let Some(f) = key.strip_prefix("weight.") {
-                        w.field_weight[field(f)?] = value;
-                    } else if let Some(f) = key.strip_prefix("b.") {
-                        w.field_b[field(f)?] = value;
-                    } else {
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-    Some(())
 }
 
 /// Nesting of parameter objects that is still indexed: deeper fields say little about what the

@@ -32,7 +32,6 @@ mod talk_back;
 mod telemetry;
 mod tool_search;
 mod tool_search_embed;
-mod tool_search_heldout;
 mod toolsets;
 mod typed_answer;
 mod typed_pause;

@@ -284,3 +284,66 @@ async fn a_provider_that_runs_the_models_code_is_offered_code_only_tools_marked_
     assert!(!output.tool_calls[0].is_error);
     assert_eq!(output.tool_calls[0].result[0].to_model_text(), "6");
 }
+
+/// How many times `transfer` has started: its first nested call's arguments depend on it, as a
+/// program's would on a clock.
+static TRANSFER_STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// What `transfer`'s nested calls answered, per start.
+static TRANSFER_SAW: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Look up an account.
+#[phi_tool]
+async fn lookup(account: String, at: u64) -> String {
+    format!("{account} at {at}: 100")
+}
+
+/// Pay out money.
+#[phi_tool(needs_approval)]
+async fn pay_out(amount: u64) -> String {
+    format!("paid {amount}")
+}
+
+/// Looks an account up (with an argument that changes from one start to the next), then pays.
+#[phi_tool]
+async fn transfer(ctx: &ToolContext) -> AgentResult<String> {
+    let start = TRANSFER_STARTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let looked = ctx
+        .call_tool("lookup", json!({"account": "a-1", "at": start}))
+        .await?;
+    TRANSFER_SAW.lock().unwrap().push(looked.to_model_text());
+    let paid = ctx.call_tool("pay_out", json!({"amount": 10})).await?;
+    Ok(paid.to_model_text())
+}
+
+#[tokio::test]
+async fn a_resumed_program_whose_nested_call_changed_is_told_which_argument() {
+    let build = |llm: ScriptedLlm| {
+        let builder =
+            base_agent_builder(llm).register_tools(phi_agent::tools![lookup, pay_out, transfer]);
+        PhiAgent::build(builder, AgentConfig::default()).unwrap()
+    };
+    let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![ToolCall::new(
+        "c1",
+        "transfer",
+        json!({}),
+    )])]);
+    let outcome = build(llm).start("move the money").await.unwrap();
+    let mut paused = outcome.paused().expect("the nested payment pauses the run");
+    let id = paused.pending()[0].id().to_string();
+    paused.approve(&id).unwrap();
+    let resumed = build(ScriptedLlm::new([LlmResponse::text("done")]))
+        .resume(paused)
+        .await
+        .unwrap();
+    assert!(resumed.paused().is_none());
+    let saw = TRANSFER_SAW.lock().unwrap().clone();
+    assert_eq!(saw.len(), 2, "{saw:?}");
+    assert_eq!(saw[0], "a-1 at 0: 100");
+    assert!(
+        saw[1].contains("nested call 0 to `lookup` has other arguments")
+            && saw[1].contains("`at` was 0, is 1"),
+        "{}",
+        saw[1]
+    );
+}

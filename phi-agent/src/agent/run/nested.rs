@@ -203,10 +203,92 @@ fn replay(call: ToolCall, record: NestedRecord) -> Outcome {
         };
         return Outcome::Done(call, result);
     }
-    let error = AgentError::tool(format!(
-        "this program's nested call {} was `{}` before the run paused and is `{}` now: a program \
-         that resumes must make the same calls in the same order (no clock, no randomness)",
-        record.k, record.tool, call.name
-    ));
+    let message = if record.tool == call.name {
+        format!(
+            "this program's nested call {} to `{}` has other arguments than before the run paused \
+             ({}): a program that resumes must make the same calls with the same arguments in the \
+             same order (no clock, no randomness)",
+            record.k,
+            call.name,
+            argument_changes(&record.arguments, &call.arguments)
+        )
+    } else {
+        format!(
+            "this program's nested call {} was `{}` before the run paused and is `{}` now: a \
+             program that resumes must make the same calls in the same order (no clock, no \
+             randomness)",
+            record.k, record.tool, call.name
+        )
+    };
+    let error = AgentError::tool(message);
     Outcome::Done(call, ToolCallResult::error(&error))
+}
+
+/// What differs between a nested call's arguments before the pause and now, argument by
+/// argument: "`amount` was 10, is 10000; `memo` is new". At most [`MAX_CHANGES`] are named, each
+/// value cut short.
+fn argument_changes(before: &Value, now: &Value) -> String {
+    const MAX_CHANGES: usize = 3;
+    let (Value::Object(before), Value::Object(now)) = (before, now) else {
+        return format!("were {}, are {}", short(before), short(now));
+    };
+    let mut changes: Vec<String> = Vec::new();
+    for (name, old) in before {
+        match now.get(name) {
+            Some(new) if new == old => {}
+            Some(new) => changes.push(format!("`{name}` was {}, is {}", short(old), short(new))),
+            None => changes.push(format!("`{name}` is gone")),
+        }
+    }
+    for name in now.keys().filter(|name| !before.contains_key(*name)) {
+        changes.push(format!("`{name}` is new"));
+    }
+    let more = changes.len().saturating_sub(MAX_CHANGES);
+    changes.truncate(MAX_CHANGES);
+    let mut text = changes.join("; ");
+    if more > 0 {
+        text.push_str(&format!("; {more} more"));
+    }
+    text
+}
+
+/// A JSON value in at most 40 bytes, for a message.
+fn short(value: &Value) -> String {
+    const MAX: usize = 40;
+    let text = value.to_string();
+    if text.len() <= MAX {
+        return text;
+    }
+    format!(
+        "{}…",
+        &text[..crate::limits::floor_char_boundary(&text, MAX)]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::argument_changes;
+
+    #[test]
+    fn changed_arguments_are_named_with_their_values() {
+        assert_eq!(
+            argument_changes(
+                &json!({"account": "a-1", "amount": 10, "memo": "rent"}),
+                &json!({"account": "a-1", "amount": 10000, "note": "x"})
+            ),
+            "`amount` was 10, is 10000; `memo` is gone; `note` is new"
+        );
+        assert_eq!(
+            argument_changes(&json!([1]), &json!([2])),
+            "were [1], are [2]"
+        );
+        let many = argument_changes(
+            &json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": "x".repeat(100)}),
+            &json!({"a": 2, "b": 2, "c": 2, "d": 2, "e": "y"}),
+        );
+        assert!(many.ends_with("; 2 more"), "{many}");
+        assert!(many.len() < 120, "{many}");
+    }
 }

@@ -1,5 +1,5 @@
 //! Building the index: each document's terms counted per field as it is added, then, once every
-//! field's average length is known, each posting's weight folded and the learned synonyms kept.
+//! field's average length is known, each posting's weight folded.
 
 use foldhash::HashMap;
 
@@ -7,13 +7,6 @@ use super::super::links::{Producers, Shape, mentions};
 use super::super::tokenize::for_each_term;
 use super::parts::{FIELDS, Field, Parts};
 use super::postings::{IN_NAME, Posting, TextIndex};
-
-/// Most learned synonyms one word brings to a query.
-const MAX_LEARNED: usize = 4;
-/// A parameter name in more than this share of the tools is not learned as a synonym...
-const MAX_LEARNED_SHARE: f32 = 0.02;
-/// ...unless it is in this many tools at most (a small registry has no common names).
-const MIN_LEARNED_DOCS: f32 = 8.0;
 
 /// Collects documents, then computes the weights once every field's average length is known.
 #[derive(Debug, Default)]
@@ -25,8 +18,6 @@ pub(crate) struct IndexBuilder {
     lengths: Vec<[u32; FIELDS]>,
     /// Per term: in how many documents it occurs.
     document_frequency: Vec<u32>,
-    /// (a word of a parameter's doc, a word of that parameter's name), every time it occurs.
-    learned: Vec<(u32, u32)>,
     /// With [`Links`] only, per document: what links read of it.
     shapes: Vec<Shape>,
 }
@@ -84,16 +75,8 @@ impl IndexBuilder {
                 if linking && field == Field::Name {
                     shape.name.push(id);
                 }
-                match field {
-                    Field::ParamName => parameter.push(id),
-                    Field::ParamDoc if self.parts.learned => {
-                        for &name in &parameter {
-                            if name != id {
-                                self.learned.push((id, name));
-                            }
-                        }
-                    }
-                    _ => {}
+                if field == Field::ParamName {
+                    parameter.push(id);
                 }
             });
             if linking && identifier && field == Field::ParamName && parameter.len() >= 2 {
@@ -194,19 +177,6 @@ impl IndexBuilder {
             .collect();
         let mut terms = self.terms;
         terms.shrink_to_fit();
-        let learned = if self.parts.learned {
-            learned_synonyms(self.learned, &self.document_frequency, n)
-        } else {
-            Vec::new()
-        };
-        let mut learned_offsets = vec![0u32; term_count + 1];
-        for &(word, _) in &learned {
-            learned_offsets[word as usize + 1] += 1;
-        }
-        for t in 0..term_count {
-            learned_offsets[t + 1] += learned_offsets[t];
-        }
-        let learned = learned.into_iter().map(|(_, name)| name).collect();
         let producers = match self.parts.links {
             Some(links) => Producers::find(&self.shapes, links, terms.get("id").copied()),
             None => Producers::default(),
@@ -218,47 +188,9 @@ impl IndexBuilder {
             postings,
             idf,
             name_terms,
-            learned_offsets,
-            learned,
             forward_offsets,
             forward,
             producers,
         }
     }
-}
-
-/// The learned pairs worth a query's time, sorted by doc word: per word, the
-/// [`MAX_LEARNED`] names it documents most often, leaving out names too common to tell tools
-/// apart (each would add a long list of postings to every search that says the word, for
-/// little score).
-fn learned_synonyms(
-    mut pairs: Vec<(u32, u32)>,
-    document_frequency: &[u32],
-    n: f32,
-) -> Vec<(u32, u32)> {
-    let most = (n * MAX_LEARNED_SHARE).max(MIN_LEARNED_DOCS);
-    pairs.retain(|&(_, name)| document_frequency[name as usize] as f32 <= most);
-    pairs.sort_unstable();
-    let mut counted: Vec<(u32, u32, u32)> = Vec::new();
-    for (word, name) in pairs {
-        match counted.last_mut() {
-            Some((w, m, count)) if *w == word && *m == name => *count += 1,
-            _ => counted.push((word, name, 1)),
-        }
-    }
-    // Most frequent first within each word, then the first few of each word.
-    counted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.1.cmp(&b.1)));
-    let mut kept = Vec::new();
-    let mut run = 0;
-    for (i, &(word, name, _)) in counted.iter().enumerate() {
-        run = if i > 0 && counted[i - 1].0 == word {
-            run + 1
-        } else {
-            0
-        };
-        if run < MAX_LEARNED {
-            kept.push((word, name));
-        }
-    }
-    kept
 }

@@ -11,7 +11,7 @@
 //! the stored index (`postings`), in which `query` looks a search up.
 
 mod build;
-mod parts;
+pub(super) mod parts;
 mod postings;
 mod query;
 #[cfg(test)]

@@ -8,48 +8,42 @@ use super::super::tokenize::Analysis;
 /// Which parts of the ranking are on. The default is what [`super::ToolIndex`] uses; the
 /// held-out evaluation turns parts off one at a time to show what each adds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Parts {
+pub struct Parts {
     /// How text becomes terms.
-    pub(crate) analysis: Analysis,
+    pub analysis: Analysis,
     /// The general synonym groups ([`super::synonyms`]).
-    pub(crate) synonyms: bool,
-    /// Synonyms learned from parameter docs.
-    pub(crate) learned: bool,
+    pub synonyms: bool,
     /// Documents marked down for the query terms they miss.
-    pub(crate) coverage: bool,
-    /// Coverage counts each query term by its idf (a rare word missed costs more than a
-    /// common one) instead of each term alike. Off: on the held-out tuning parts it gained
-    /// 0.013 recall@5 on NESTFUL and lost 0.024 on AgentDojo (mean 0.716 against 0.719).
-    pub(crate) coverage_by_idf: bool,
+    pub coverage: bool,
     /// The bonus for a query that covers a tool's whole name.
-    pub(crate) name_bonus: bool,
+    pub name_bonus: bool,
     /// Pseudo-relevance feedback: the weightiest words of the best result add to the score of
     /// every result that has them ([`Feedback`]).
-    pub(crate) feedback: Option<Feedback>,
+    pub feedback: Option<Feedback>,
     /// Producer links: the tools the best results' parameters come from join the results
     /// ([`Links`]).
-    pub(crate) links: Option<Links>,
+    pub links: Option<Links>,
     /// The numbers, tuned on the held-out sets' tuning parts.
-    pub(crate) weights: Weights,
+    pub weights: Weights,
 }
 
 /// The ranking's numbers (see the constants of the same names).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Weights {
-    pub(crate) field_weight: [f32; FIELDS],
-    pub(crate) field_b: [f32; FIELDS],
-    pub(crate) k1: f32,
-    pub(crate) synonym_weight: f32,
-    /// The weight of a synonym of a query term the index knows itself (the tools say the
-    /// query's own word); `synonym_weight` is then the weight for one it knows only through
-    /// synonyms. Both [`SYNONYM_WEIGHT`] as shipped: 0.1 here scored best on the four held-out
-    /// tuning parts (mean recall@5 0.719 → 0.732, no set lower, the fixture kept) and lower on
-    /// every test part it was then run on (BENCHMARKS.md, "Tool search"), so it is not used.
-    pub(crate) synonym_weight_known: f32,
-    pub(crate) learned_weight: f32,
-    pub(crate) name_coverage_bonus: f32,
-    pub(crate) synonym_coverage: f32,
-    pub(crate) coverage_power: f32,
+pub struct Weights {
+    /// Per [`Field`] slot: how much a term there counts ([`FIELD_WEIGHT`]).
+    pub field_weight: [f32; FIELDS],
+    /// Per [`Field`] slot: BM25's length normalization ([`FIELD_B`]).
+    pub field_b: [f32; FIELDS],
+    /// BM25's term-frequency saturation ([`K1`]).
+    pub k1: f32,
+    /// A synonym's weight against 1 for the query's own term ([`SYNONYM_WEIGHT`]).
+    pub synonym_weight: f32,
+    /// The bonus for covering a tool's whole name ([`NAME_COVERAGE_BONUS`]).
+    pub name_coverage_bonus: f32,
+    /// How much a term met only through a synonym covers ([`SYNONYM_COVERAGE`]).
+    pub synonym_coverage: f32,
+    /// How sharply missed query terms mark a document down ([`COVERAGE_POWER`]).
+    pub coverage_power: f32,
 }
 
 impl Default for Weights {
@@ -59,8 +53,6 @@ impl Default for Weights {
             field_b: FIELD_B,
             k1: K1,
             synonym_weight: SYNONYM_WEIGHT,
-            synonym_weight_known: SYNONYM_WEIGHT,
-            learned_weight: LEARNED_WEIGHT,
             name_coverage_bonus: NAME_COVERAGE_BONUS,
             synonym_coverage: SYNONYM_COVERAGE,
             coverage_power: COVERAGE_POWER,
@@ -73,11 +65,7 @@ impl Default for Parts {
         Self {
             analysis: Analysis::default(),
             synonyms: true,
-            // Off: on the held-out tuning parts it cost 0.007 (BFCL) and 0.02 (AgentDojo)
-            // recall@5.
-            learned: false,
             coverage: true,
-            coverage_by_idf: false,
             name_bonus: true,
             feedback: Some(Feedback::default()),
             links: Some(Links::default()),
@@ -99,10 +87,13 @@ impl Default for Parts {
 /// a form whose added score escapes coverage (so that a tool meeting none of the query's words
 /// can rise), all lower; then run once on the test parts: BENCHMARKS.md, "Tool search".
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Feedback {
-    pub(crate) docs: usize,
-    pub(crate) terms: usize,
-    pub(crate) weight: f32,
+pub struct Feedback {
+    /// How many of the best results lend their words.
+    pub docs: usize,
+    /// How many of their weightiest words are added.
+    pub terms: usize,
+    /// The added words' weight, against 1 for the query's own.
+    pub weight: f32,
 }
 
 impl Default for Feedback {
@@ -150,10 +141,6 @@ const K1: f32 = 3.0;
 /// (0 to 0.3 score alike there, 0.7 loses 0.03 recall@5 on BFCL); 0.3 rather than 0.1 keeps the
 /// project's own fixture's paraphrases.
 pub(super) const SYNONYM_WEIGHT: f32 = 0.3;
-/// The weight of a synonym learned from parameter docs (a query's `guests` reaching tools with
-/// an `attendees` parameter documented as "the guests"): weaker than the general synonyms,
-/// since a doc's words only describe its parameter.
-const LEARNED_WEIGHT: f32 = 0.15;
 /// How much a document's score grows when the query's own terms cover all of its name: a
 /// query that names `delete_branch`'s every word should find it before tools that merely
 /// mention branches many times.

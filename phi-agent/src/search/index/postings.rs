@@ -29,10 +29,6 @@ pub(crate) struct TextIndex {
     pub(super) idf: Vec<f32>,
     /// Distinct terms of each document's name.
     pub(super) name_terms: Vec<u8>,
-    /// Synonyms learned from parameter docs: the words of the names of the parameters whose
-    /// doc says term `t` are `learned[learned_offsets[t]..learned_offsets[t + 1]]`.
-    pub(super) learned_offsets: Vec<u32>,
-    pub(super) learned: Vec<u32>,
     /// With [`Feedback`] only: the terms of document `d`,
     /// `forward[forward_offsets[d]..forward_offsets[d + 1]]` (their weights are the postings').
     pub(super) forward_offsets: Vec<u32>,
@@ -74,7 +70,6 @@ impl TextIndex {
             + self.postings.capacity() * size_of::<Posting>()
             + self.idf.capacity() * size_of::<f32>()
             + self.name_terms.capacity()
-            + (self.learned_offsets.capacity() + self.learned.capacity()) * size_of::<u32>()
             + self.forward_offsets.capacity() * size_of::<u32>()
             + self.forward.capacity() * size_of::<u32>()
             + self.producers.heap_bytes()

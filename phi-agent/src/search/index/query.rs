@@ -78,13 +78,13 @@ impl TextIndex {
         link: bool,
         accept: impl Fn(u32) -> bool,
     ) -> Vec<(u32, f32)> {
-        let (weighted, asked, source_idf) = self.query_terms(query);
+        let (weighted, asked) = self.query_terms(query);
         if weighted.is_empty() || limit == 0 {
             return Vec::new();
         }
         let mut tally = Tally::new(self.len());
         self.count(&mut tally, &weighted);
-        let mut ranked = self.score(&tally, asked, &source_idf, &accept);
+        let mut ranked = self.score(&tally, asked, &accept);
         if let Some(feedback) = self.parts.feedback {
             self.feed_back(&mut ranked, &weighted, feedback);
         }
@@ -231,13 +231,7 @@ impl TextIndex {
     /// Every document of `tally` that `accept` lets through, scored: its sum marked down by the
     /// query terms it misses (coverage) and up by the share of its name the query says. `asked`
     /// of the query's own terms are known to the index (see [`search`](Self::search)).
-    fn score(
-        &self,
-        tally: &Tally,
-        asked: usize,
-        source_idf: &[f32],
-        accept: &impl Fn(u32) -> bool,
-    ) -> Vec<Scored> {
+    fn score(&self, tally: &Tally, asked: usize, accept: &impl Fn(u32) -> bool) -> Vec<Scored> {
         let Tally {
             scores,
             name_hits,
@@ -253,23 +247,9 @@ impl TextIndex {
                 let d = doc as usize;
                 let named = f32::from(name_hits[d]) / f32::from(self.name_terms[d].max(1));
                 let (itself, through) = met[d];
-                let share = if self.parts.coverage_by_idf {
-                    let sum = |bits: u32| {
-                        source_idf
-                            .iter()
-                            .enumerate()
-                            .filter(|(s, _)| bits & (1u32 << (*s).min(31)) != 0)
-                            .map(|(_, idf)| idf)
-                            .sum::<f32>()
-                    };
-                    let all: f32 = source_idf.iter().sum();
-                    (sum(itself) + w.synonym_coverage * sum(through & !itself))
-                        / all.max(f32::MIN_POSITIVE)
-                } else {
-                    (itself.count_ones() as f32
-                        + w.synonym_coverage * (through & !itself).count_ones() as f32)
-                        / asked as f32
-                };
+                let share = (itself.count_ones() as f32
+                    + w.synonym_coverage * (through & !itself).count_ones() as f32)
+                    / asked as f32;
                 let coverage = if self.parts.coverage {
                     coverage_factor(share.min(1.0), w.coverage_power)
                 } else {
@@ -293,7 +273,7 @@ impl TextIndex {
     /// The query's terms the index knows, with their weights: its own terms at 1, and their
     /// synonyms at [`SYNONYM_WEIGHT`](super::parts::SYNONYM_WEIGHT) unless the query says them itself; and how many of its
     /// own terms the index knows, directly or through a synonym.
-    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize, Vec<f32>) {
+    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
         let mut own: Vec<String> = Vec::new();
         for_each_term(query, self.parts.analysis, |term| {
             if !own.iter().any(|known| known == term) {
@@ -302,18 +282,8 @@ impl TextIndex {
         });
         let mut weighted: Vec<QueryTerm> = Vec::new();
         let mut known = vec![false; own.len()];
-        // Per own term: its idf, or its best synonym's when the index knows only those (only
-        // for coverage by idf: empty otherwise, no allocation).
-        let mut source_idf = if self.parts.coverage_by_idf {
-            vec![0f32; own.len()]
-        } else {
-            Vec::new()
-        };
         for (source, term) in own.iter().enumerate() {
             if let Some(&id) = self.terms.get(term.as_str()) {
-                if let Some(idf) = source_idf.get_mut(source) {
-                    *idf = self.idf[id as usize];
-                }
                 weighted.push(QueryTerm {
                     id,
                     weight: 1.0,
@@ -327,22 +297,13 @@ impl TextIndex {
             if !self.parts.synonyms {
                 break;
             }
-            // Whether the tools say the query's own word (set above, before its synonyms).
-            let said = known[source];
             for synonym in synonyms(term, self.parts.analysis.stemming) {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
-                    if !said && let Some(idf) = source_idf.get_mut(source) {
-                        *idf = idf.max(self.idf[id as usize]);
-                    }
                     known[source] = true;
                     if !weighted.iter().any(|t| t.id == id) {
                         weighted.push(QueryTerm {
                             id,
-                            weight: if said {
-                                self.parts.weights.synonym_weight_known
-                            } else {
-                                self.parts.weights.synonym_weight
-                            },
+                            weight: self.parts.weights.synonym_weight,
                             source,
                             direct: false,
                         });
@@ -350,27 +311,7 @@ impl TextIndex {
                 }
             }
         }
-        for (source, term) in own.iter().enumerate() {
-            if !self.parts.learned {
-                break;
-            }
-            let Some(&id) = self.terms.get(term.as_str()) else {
-                continue;
-            };
-            let range = self.learned_offsets[id as usize] as usize
-                ..self.learned_offsets[id as usize + 1] as usize;
-            for &name in &self.learned[range] {
-                if !weighted.iter().any(|t| t.id == name) {
-                    weighted.push(QueryTerm {
-                        id: name,
-                        weight: self.parts.weights.learned_weight,
-                        source,
-                        direct: false,
-                    });
-                }
-            }
-        }
         let asked = known.iter().filter(|&&k| k).count();
-        (weighted, asked, source_idf)
+        (weighted, asked)
     }
 }

@@ -28,39 +28,6 @@ fn the_named_tool_wins_over_ones_that_only_mention_its_words() {
 }
 
 #[test]
-fn parameter_docs_teach_synonyms_of_parameter_names() {
-    // Off by default since the held-out evaluation, still there to be turned on.
-    let mut builder = IndexBuilder::with_parts(Parts {
-        learned: true,
-        ..Parts::default()
-    });
-    builder.add([
-        (Field::Name, "book_room"),
-        (Field::ParamName, "attendees"),
-        (Field::ParamDoc, "Email addresses of the guests"),
-    ]);
-    builder.add([
-        (Field::Name, "notify_attendees"),
-        (Field::Description, "Notify them."),
-    ]);
-    builder.add([
-        (Field::Name, "list_rooms"),
-        (Field::Description, "List rooms."),
-    ]);
-    let index = builder.build();
-    let found: Vec<u32> = index
-        .search("guests", 5, true, |_| true)
-        .iter()
-        .map(|h| h.0)
-        .collect();
-    assert_eq!(
-        found,
-        [0, 1],
-        "`guests` reached `attendees` through the first tool's doc"
-    );
-}
-
-#[test]
 fn the_best_hit_s_words_lift_its_siblings() {
     let docs = [
         (

@@ -1,67 +1,20 @@
 //! One search at 10,000 tools, lexical and hybrid with the static model and with the
 //! sentence-transformer (the query's embedding included): p50 and p99 over BFCL's test
 //! questions, bytes per tool, and (for the sentence-transformer) the time to embed the
-//! catalogue. Prints only; times depend on the machine and its load:
-//! `cargo test -p phi-agent-embed --release --test scale -- --ignored --nocapture`
-//! (`PHI_SCALE_QUERIES=n` runs the first n questions, for an instruction count under callgrind).
-
-mod common;
+//! catalogue. Times depend on the machine and its load. `PHI_SCALE_QUERIES=n` runs the first n
+//! questions, for an instruction count under callgrind.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::{Embedder, EmbeddingCache, HybridConfig, HybridIndex};
-use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use phi_agent::static_text;
+use serde_json::{Map, json};
+use tool_search_lab::models;
+use tool_search_lab::sets::{HeldOut, Listed, load};
 
 const TOOLS: usize = 10_000;
-
-#[derive(Deserialize)]
-struct HeldOut {
-    tools: Vec<ToolText>,
-    queries: Vec<Query>,
-}
-
-#[derive(Deserialize)]
-struct ToolText {
-    name: String,
-    description: String,
-    params: Vec<(String, String)>,
-}
-
-#[derive(Deserialize)]
-struct Query {
-    text: String,
-    part: String,
-}
-
-struct Listed {
-    name: &'static str,
-    description: &'static str,
-    schema: Value,
-}
-
-#[async_trait]
-impl Tool for Listed {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn description(&self) -> &'static str {
-        self.description
-    }
-    fn schema(&self) -> Value {
-        self.schema.clone()
-    }
-    fn exposure(&self) -> ToolExposure {
-        ToolExposure::Deferred
-    }
-    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
-        Ok(vec![Content::text(self.name)])
-    }
-}
 
 /// BFCL's tools repeated for vendors (`acme_<name>`, description suffixed "(on acme)") up to
 /// 10,000, as the core crate's benchmark builds them: every tool has near-identical siblings.
@@ -80,24 +33,15 @@ fn registry(set: &HeldOut) -> ToolRegistry {
                 properties.insert(name.clone(), json!({"type": "string", "description": doc}));
             }
             // A name past the length limit with its prefix is left out.
-            let _ = registry.register(Listed {
-                name: static_text(format!("{vendor}_{}", tool.name)),
-                description: static_text(format!("{} (on {vendor})", tool.description)),
-                schema: json!({"type": "object", "properties": properties}),
-            });
+            let _ = registry.register(Listed::deferred(
+                static_text(format!("{vendor}_{}", tool.name)),
+                static_text(format!("{} (on {vendor})", tool.description)),
+                json!({"type": "object", "properties": properties}),
+            ));
         }
     }
     assert_eq!(registry.len(), TOOLS);
     registry
-}
-
-/// BFCL's held-out set, as the search tests read it.
-fn bfcl() -> HeldOut {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-agent/tests/core/tool_search_heldout/bfcl.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The first `limit` questions of the set's test part.
@@ -135,12 +79,10 @@ fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
     (times[times.len() / 2], times[times.len() * 99 / 100])
 }
 
-#[tokio::test(flavor = "current_thread")]
-#[ignore]
-async fn one_search_at_10000_tools() {
-    let Some(model) = common::model() else { return };
+pub async fn one_search_at_10000_tools() {
+    let Some(model) = models::model() else { return };
     let model = Arc::new(model);
-    let set = bfcl();
+    let set = load("bfcl");
     let registry = registry(&set);
     let queries = test_questions(&set, query_limit(usize::MAX));
 
@@ -188,14 +130,12 @@ async fn one_search_at_10000_tools() {
 /// The sentence-transformer at 10,000 tools: the catalogue embedded once (on every core), then
 /// one search per BFCL test question (`PHI_SCALE_QUERIES=n`: the first n; default 200), the
 /// query embedded on one thread as a search does.
-#[tokio::test(flavor = "current_thread")]
-#[ignore]
-async fn sentence_search_at_10000_tools() {
-    let Some(model) = common::sentence_model() else {
+pub async fn sentence_search_at_10000_tools() {
+    let Some(model) = models::sentence_model() else {
         return;
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let set = bfcl();
+    let set = load("bfcl");
     let registry = registry(&set);
     let queries = test_questions(&set, query_limit(200));
 
@@ -237,11 +177,9 @@ async fn sentence_search_at_10000_tools() {
 
 /// The query embedding alone, for an instruction count per query under callgrind
 /// (`--toggle-collect='phi_agent_embed::model::StaticEmbedder::embed_one*'`).
-#[test]
-#[ignore]
-fn embedding_the_queries() {
-    let Some(model) = common::model() else { return };
-    let set = bfcl();
+pub fn embedding_the_queries() {
+    let Some(model) = models::model() else { return };
+    let set = load("bfcl");
     let queries = test_questions(&set, usize::MAX);
     let started = Instant::now();
     let nonzero = queries
@@ -259,13 +197,11 @@ fn embedding_the_queries() {
 /// The sentence-transformer's cost per query, which a hybrid search adds to the lexical search
 /// and the vector scan: the first 200 BFCL test questions embedded one at a time on one thread
 /// (the model crate is optimized even in test builds, so a test build measures it).
-#[test]
-#[ignore]
-fn sentence_query_embedding() {
-    let Some(model) = common::sentence_model() else {
+pub fn sentence_query_embedding() {
+    let Some(model) = models::sentence_model() else {
         return;
     };
-    let set = bfcl();
+    let set = load("bfcl");
     let queries = test_questions(&set, 200);
     let tokens: usize = queries.iter().map(|q| model.tokenize(q).len()).sum();
     let mut times = Vec::new();

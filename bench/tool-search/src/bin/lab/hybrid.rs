@@ -1,0 +1,332 @@
+//! The hybrids' grids, on the tuning parts only: fusion by scores and by reciprocal rank for one
+//! model, three rankings (the words, the static model, MiniLM), what MiniLM is given of a tool,
+//! and producer links after fusing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use phi_agent::search::{Fusion, HybridConfig};
+use tool_search_lab::hybrid::{Prepared, on_tuning_parts, prepare, prepare_with, sentence_fusion};
+use tool_search_lab::models::{self, on_every_core};
+use tool_search_lab::score::{LIMIT, Score};
+use tool_search_lab::sets::{HeldOut, SETS};
+use tool_search_lab::table::means;
+
+/// The grid the fusion settings were chosen from, for the static model, or with `sentence` the
+/// sentence-transformer: mean recall@5 (then MRR) of the tuning parts, for fusion by scores
+/// (semantic share 0 to 1) and by reciprocal rank (k 1 to 100, semantic weight 0.5 to 2).
+pub async fn fusion_grid(sentence: bool) {
+    let prepared = if sentence {
+        let Some(model) = models::sentence_model() else {
+            return;
+        };
+        prepare(Arc::new(on_every_core(model)), Some("tune")).await
+    } else {
+        let Some(model) = models::model() else { return };
+        prepare(Arc::new(model), Some("tune")).await
+    };
+    grid(prepared);
+}
+
+fn grid(mut prepared: Vec<Prepared>) {
+    let mut configs = Vec::new();
+    for share in [
+        0.0f32, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0,
+    ] {
+        for candidates in [20, 50, 100] {
+            configs.push(
+                HybridConfig::default()
+                    .with_fusion(Fusion::Scores)
+                    .with_candidates(candidates)
+                    .with_lexical_weight(1.0 - share)
+                    .with_semantic_weight(share),
+            );
+        }
+    }
+    for k in [1.0, 3.0, 10.0, 30.0, 60.0, 100.0] {
+        for weight in [0.5, 0.75, 1.0, 1.5, 2.0] {
+            configs.push(
+                HybridConfig::default()
+                    .with_fusion(Fusion::ReciprocalRank)
+                    .with_rrf_k(k)
+                    .with_semantic_weight(weight),
+            );
+        }
+    }
+    let names: Vec<&str> = prepared.iter().map(|p| p.name).collect();
+    println!(
+        "| fusion | k | candidates | lexical weight | semantic weight | {} | mean R@5 |",
+        names
+            .iter()
+            .map(|n| format!("{n} R@5 | {n} MRR"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!(
+        "|---|---|---|---|---|{}---|",
+        "---|---|".repeat(names.len())
+    );
+    let mut best: Option<(f64, f64, HybridConfig)> = None;
+    for config in configs {
+        let scores = on_tuning_parts(&mut prepared, config);
+        let (recall, mrr) = means(&scores);
+        let cells: Vec<String> = scores
+            .iter()
+            .map(|s| format!("{:.3} | {:.3}", s.recall(), s.mrr()))
+            .collect();
+        println!(
+            "| {:?} | {} | {} | {:.2} | {:.2} | {} | {recall:.3} |",
+            config.fusion,
+            config.rrf_k,
+            config.candidates,
+            config.lexical_weight,
+            config.semantic_weight,
+            cells.join(" | ")
+        );
+        if best.is_none_or(|(r, m, _)| (recall, mrr) > (r, m)) {
+            best = Some((recall, mrr, config));
+        }
+    }
+    let (recall, mrr, config) = best.unwrap();
+    println!("best on the tuning parts: {config:?} (mean R@5 {recall:.3}, MRR {mrr:.3})");
+    assert!(recall > 0.0);
+}
+
+/// One query's three rankings, best first, each `(tool, score)`, read to depth 100.
+pub struct Lists {
+    lexical: Vec<(usize, f32)>,
+    static_model: Vec<(usize, f32)>,
+    sentence: Vec<(usize, f32)>,
+    expected: Vec<usize>,
+}
+
+/// `lists` fused with `weights` (one per list), by reciprocal rank (`Some(k)`) or by scores each
+/// divided by its list's best (`None`), each list read to `depth`.
+pub fn fuse_many(
+    lists: &[&[(usize, f32)]],
+    weights: &[f32],
+    rrf_k: Option<f32>,
+    depth: usize,
+) -> Vec<usize> {
+    let mut fused: HashMap<usize, f32> = HashMap::new();
+    for (list, weight) in lists.iter().zip(weights) {
+        if *weight == 0.0 {
+            continue;
+        }
+        let list = &list[..list.len().min(depth)];
+        let best = list.first().map_or(1.0, |(_, s)| *s);
+        let scale = if best > 0.0 { weight / best } else { *weight };
+        for (rank, (tool, score)) in list.iter().enumerate() {
+            *fused.entry(*tool).or_default() += match rrf_k {
+                Some(k) => weight / (k + rank as f32 + 1.0),
+                None => score * scale,
+            };
+        }
+    }
+    let mut ranked: Vec<(usize, f32)> = fused.into_iter().collect();
+    ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.into_iter().take(LIMIT).map(|(i, _)| i).collect()
+}
+
+/// The three rankings of every query of `lexical` (whose lexical index and static vectors are
+/// used) and `sentence` (whose MiniLM vectors are), by set.
+pub fn three_lists<'a>(
+    lexical: &'a [Prepared],
+    sentence: &[Prepared],
+) -> Vec<(&'a str, Vec<Lists>)> {
+    let mut sets = Vec::new();
+    for (s, m) in lexical.iter().zip(sentence) {
+        let mut lists = Vec::new();
+        for ((query, sv), mv) in s.set.queries.iter().zip(&s.vectors).zip(&m.vectors) {
+            lists.push(Lists {
+                lexical: s
+                    .index
+                    .lexical()
+                    .search(&query.text, 100)
+                    .iter()
+                    .map(|h| (h.index, h.score))
+                    .collect(),
+                static_model: s.index.semantic().search_vector(sv, 100, |_| true),
+                sentence: m.index.semantic().search_vector(mv, 100, |_| true),
+                expected: query.expected.iter().map(|e| s.position[e]).collect(),
+            });
+        }
+        sets.push((s.name, lists));
+    }
+    sets
+}
+
+/// A fusion of the three lists: reciprocal rank's k (`None`: scores), depth, weights.
+pub type Three = (Option<f32>, usize, [f32; 3]);
+
+/// Prints one row per fusion (recall@5 per set, mean recall@5 and MRR) and returns them, best
+/// mean recall@5 (then MRR) first.
+pub fn three_grid(
+    label: &str,
+    sets: &[(&str, Vec<Lists>)],
+    configs: &[Three],
+) -> Vec<(f64, f64, Three)> {
+    let names: Vec<&str> = sets.iter().map(|(n, _)| *n).collect();
+    println!(
+        "| {label}: fusion | depth | lexical, static, MiniLM weights | {} R@5 | mean R@5 | mean MRR |",
+        names.join(" R@5 | ")
+    );
+    let mut rows = Vec::new();
+    for &(rrf_k, depth, weights) in configs {
+        let scores: Vec<Score> = sets
+            .iter()
+            .map(|(_, lists)| {
+                let mut score = Score::default();
+                for l in lists {
+                    let found = fuse_many(
+                        &[&l.lexical, &l.static_model, &l.sentence],
+                        &weights,
+                        rrf_k,
+                        depth,
+                    );
+                    score.add(&found, &l.expected);
+                }
+                score
+            })
+            .collect();
+        let (recall, mrr) = means(&scores);
+        let fusion = rrf_k.map_or("scores".to_string(), |k| format!("rrf k {k}"));
+        let cells: Vec<String> = scores
+            .iter()
+            .map(|s| format!("{:.3}", s.recall()))
+            .collect();
+        println!(
+            "| {fusion} | {depth} | {weights:?} | {} | {recall:.3} | {mrr:.3} |",
+            cells.join(" | ")
+        );
+        rows.push((recall, mrr, (rrf_k, depth, weights)));
+    }
+    rows.sort_by(|a, b| (b.0, b.1).partial_cmp(&(a.0, a.1)).unwrap());
+    rows
+}
+
+/// Fusing three rankings (the words, the static model, MiniLM), on the tuning parts only: the
+/// grid the choice is made from, mean recall@5 over the sets (`-- three-rankings`).
+pub async fn three_rankings_on_the_tuning_parts() {
+    let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
+        return;
+    };
+    let static_sets = prepare(Arc::new(static_model), Some("tune")).await;
+    let sentence_sets = prepare(Arc::new(on_every_core(sentence)), Some("tune")).await;
+    let sets = three_lists(&static_sets, &sentence_sets);
+    let mut configs: Vec<Three> = Vec::new();
+    for depth in [20, 50, 100] {
+        for k in [3.0, 10.0, 30.0, 60.0] {
+            for ws in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                for wm in [0.0, 0.5, 0.75, 1.0, 1.5] {
+                    configs.push((Some(k), depth, [1.0, ws, wm]));
+                }
+            }
+        }
+        for ws in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5] {
+            for wm in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7] {
+                configs.push((None, depth, [1.0, ws, wm]));
+            }
+        }
+    }
+    let rows = three_grid("tuning parts", &sets, &configs);
+    println!("best ten on the tuning parts:");
+    for (recall, mrr, config) in rows.iter().take(10) {
+        println!("{config:?}: mean R@5 {recall:.3}, MRR {mrr:.3}");
+    }
+    assert!(rows[0].0 > 0.0);
+}
+
+/// A change to a set's tools before they are embedded.
+pub type Vary = fn(&mut HeldOut);
+
+/// What MiniLM is given for a tool, on the tuning parts: the whole text (as shipped), the name
+/// and description alone, parameter names without their docs, and the whole text cut at 128
+/// word pieces (what the model was trained on) instead of 256 (`-- sentence-text`).
+pub async fn sentence_tool_text_on_the_tuning_parts() {
+    let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
+        return;
+    };
+    let static_sets = prepare(Arc::new(static_model), Some("tune")).await;
+    let configs: Vec<Three> = vec![
+        (Some(30.0), 50, [0.0, 0.0, 1.0]),
+        (Some(30.0), 50, [1.0, 0.0, 1.0]),
+        (Some(10.0), 50, [1.0, 0.0, 0.75]),
+        (Some(10.0), 50, [1.0, 0.5, 0.75]),
+        (Some(10.0), 50, [1.0, 0.25, 0.75]),
+        (None, 50, [1.0, 0.4, 0.4]),
+    ];
+    let whole = Arc::new(on_every_core(sentence));
+    let variants: [(&str, Vary); 3] = [
+        ("as shipped", |_| {}),
+        ("name and description", |set| {
+            set.tools.iter_mut().for_each(|t| t.params.clear())
+        }),
+        ("parameter names without docs", |set| {
+            set.tools
+                .iter_mut()
+                .for_each(|t| t.params.iter_mut().for_each(|p| p.1.clear()))
+        }),
+    ];
+    for (label, vary) in variants {
+        let sentence_sets = prepare_with(whole.clone(), None, Some("tune"), vary).await;
+        three_grid(label, &three_lists(&static_sets, &sentence_sets), &configs);
+    }
+    let Some(short) = models::sentence_model() else {
+        return;
+    };
+    let short = Arc::new(on_every_core(short).with_max_tokens(128));
+    let sentence_sets = prepare(short, Some("tune")).await;
+    three_grid(
+        "128 word pieces",
+        &three_lists(&static_sets, &sentence_sets),
+        &configs,
+    );
+}
+
+/// Producer links after fusing (`HybridConfig::producer_links`), on the tuning parts only: each shipped
+/// fusion with and without them (mean recall@5 over the sets, each counting once;
+/// `-- hybrid-links`).
+pub async fn links_in_the_hybrids_on_the_tuning_parts() {
+    let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
+        return;
+    };
+    let static_sets = prepare(Arc::new(models::model().unwrap()), Some("tune")).await;
+    let both = prepare_with(
+        Arc::new(on_every_core(sentence)),
+        Some(Arc::new(static_model)),
+        Some("tune"),
+        |_| {},
+    )
+    .await;
+    let mut sets = [static_sets, both];
+    let configs = [
+        (
+            0,
+            "static model and the words (default)",
+            HybridConfig::default(),
+        ),
+        (1, "MiniLM and the words", sentence_fusion()),
+        (1, "three rankings", HybridConfig::three_rankings()),
+    ];
+    println!(
+        "| fusion (tuning parts) | links | {} | mean R@5 | mean MRR |",
+        SETS.join(" R@5 | ")
+    );
+    for (which, name, config) in configs {
+        for links in [false, true] {
+            let config = config.with_producer_links(links);
+            let scores = on_tuning_parts(&mut sets[which], config);
+            let (recall, mrr) = means(&scores);
+            let cells: Vec<String> = scores
+                .iter()
+                .map(|s| format!("{:.3}", s.recall()))
+                .collect();
+            println!(
+                "| {name} | {links} | {} | {recall:.4} | {mrr:.4} |",
+                cells.join(" | ")
+            );
+            assert!(recall > 0.0);
+        }
+    }
+}

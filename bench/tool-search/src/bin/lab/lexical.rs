@@ -1,0 +1,245 @@
+//! The lexical ranking's tables: every set beside plain BM25, each part changed alone, the
+//! tuning grid and clause fusion. A change is code, not a string: edit the lists to try others.
+
+use phi_agent::registry::ToolRegistry;
+use phi_agent::search::ToolIndex;
+use phi_agent::search::lab::{self, Parts, Stemming};
+use tool_search_lab::bm25::PlainBm25;
+use tool_search_lab::clauses::ClauseFusion;
+use tool_search_lab::score::{Score, all, evaluate, ours};
+use tool_search_lab::sets::{HeldOut, SETS, every_set, load, registry};
+use tool_search_lab::table::{cell, means, per_kind};
+
+/// A change to the shipped ranking, by name.
+pub type Change = (&'static str, fn(&mut Parts));
+
+/// The parts table: each part off (or on) alone.
+pub const PARTS: &[Change] = &[
+    ("-synonyms", |p| p.synonyms = false),
+    ("-coverage", |p| p.coverage = false),
+    ("-name-bonus", |p| p.name_bonus = false),
+    ("-feedback", |p| p.feedback = None),
+    ("-links", |p| p.links = None),
+    ("-links-by-reference", |p| {
+        p.links.get_or_insert_default().by_reference = false
+    }),
+    ("-links-by-id", |p| {
+        p.links.get_or_insert_default().by_id = false
+    }),
+    ("-stemming", |p| p.analysis.stemming = Stemming::Off),
+    // A no-op on English catalogues, expected so.
+    ("-bigrams", |p| p.analysis.unspaced_bigrams = false),
+    ("old-weights", |p| {
+        p.weights.k1 = 1.2;
+        p.weights.synonym_weight = 0.7;
+        p.weights.coverage_power = 1.0;
+    }),
+];
+
+/// Field slots of `Weights::field_weight` and `field_b`.
+const NAME: usize = 0;
+const DESCRIPTION: usize = 1;
+const PARAM_NAME: usize = 2;
+const PARAM_DOC: usize = 3;
+
+/// The tuning grid's candidates.
+pub const GRID: &[Change] = &[
+    ("-synonyms", |p| p.synonyms = false),
+    ("-coverage", |p| p.coverage = false),
+    ("-name-bonus", |p| p.name_bonus = false),
+    ("-stemming", |p| p.analysis.stemming = Stemming::Off),
+    ("k1=2", |p| p.weights.k1 = 2.0),
+    ("k1=4", |p| p.weights.k1 = 4.0),
+    ("k1=6", |p| p.weights.k1 = 6.0),
+    ("name_bonus=0.3", |p| p.weights.name_coverage_bonus = 0.3),
+    ("name_bonus=0.9", |p| p.weights.name_coverage_bonus = 0.9),
+    ("coverage_power=0.5", |p| p.weights.coverage_power = 0.5),
+    ("coverage_power=1", |p| p.weights.coverage_power = 1.0),
+    ("synonym_weight=0.1", |p| p.weights.synonym_weight = 0.1),
+    ("synonym_weight=0.5", |p| p.weights.synonym_weight = 0.5),
+    ("synonym_coverage=0.5", |p| p.weights.synonym_coverage = 0.5),
+    ("synonym_coverage=1", |p| p.weights.synonym_coverage = 1.0),
+    ("weight.name=2", |p| p.weights.field_weight[NAME] = 2.0),
+    ("weight.name=4", |p| p.weights.field_weight[NAME] = 4.0),
+    ("weight.description=0.7", |p| {
+        p.weights.field_weight[DESCRIPTION] = 0.7
+    }),
+    ("weight.description=1.5", |p| {
+        p.weights.field_weight[DESCRIPTION] = 1.5
+    }),
+    ("weight.param_name=0.5", |p| {
+        p.weights.field_weight[PARAM_NAME] = 0.5
+    }),
+    ("weight.param_name=1.2", |p| {
+        p.weights.field_weight[PARAM_NAME] = 1.2
+    }),
+    ("weight.param_doc=0.3", |p| {
+        p.weights.field_weight[PARAM_DOC] = 0.3
+    }),
+    ("weight.param_doc=0.8", |p| {
+        p.weights.field_weight[PARAM_DOC] = 0.8
+    }),
+    ("b.name=0", |p| p.weights.field_b[NAME] = 0.0),
+    ("b.name=0.6", |p| p.weights.field_b[NAME] = 0.6),
+    ("b.description=0.5", |p| {
+        p.weights.field_b[DESCRIPTION] = 0.5
+    }),
+    ("b.description=0.9", |p| {
+        p.weights.field_b[DESCRIPTION] = 0.9
+    }),
+    ("b.param_name=0.75", |p| {
+        p.weights.field_b[PARAM_NAME] = 0.75
+    }),
+    ("b.param_doc=0.5", |p| p.weights.field_b[PARAM_DOC] = 0.5),
+    ("b.param_doc=0.9", |p| p.weights.field_b[PARAM_DOC] = 0.9),
+    ("-feedback", |p| p.feedback = None),
+    ("feedback_docs=2", |p| {
+        p.feedback.get_or_insert_default().docs = 2
+    }),
+    ("feedback_docs=5", |p| {
+        p.feedback.get_or_insert_default().docs = 5
+    }),
+    ("feedback_terms=3", |p| {
+        p.feedback.get_or_insert_default().terms = 3
+    }),
+    ("feedback_terms=10", |p| {
+        p.feedback.get_or_insert_default().terms = 10
+    }),
+    ("feedback_weight=0.15", |p| {
+        p.feedback.get_or_insert_default().weight = 0.15
+    }),
+    ("feedback_weight=0.6", |p| {
+        p.feedback.get_or_insert_default().weight = 0.6
+    }),
+];
+
+/// Every set: phi-agent's ranking beside plain BM25 and word overlap, per part and kind.
+pub fn report() {
+    for name in SETS {
+        let set = load(name);
+        let index = ToolIndex::build(&registry(&set));
+        let bm25 = PlainBm25::new(&set);
+        let columns = [
+            ("phi-agent", evaluate(&set, ours(&index))),
+            ("BM25", evaluate(&set, |q| bm25.rank(q))),
+            ("overlap", evaluate(&set, |q| bm25.overlap(q))),
+        ];
+        println!("{}", per_kind(name, &columns));
+    }
+}
+
+/// The shipped ranking and each change on `part`: recall@5 and MRR per set, the mean, and the
+/// worst loss against the shipped ranking. A change that moves nothing is marked.
+pub fn changes_table(changes: &[Change], part: &str) {
+    let key = all(part);
+    let sets = every_set();
+    println!(
+        "| ranking ({part} parts) | {} | mean R@5 | mean MRR | worst loss |",
+        SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
+    );
+    println!("|---|{}---|---|---|", "---|---|".repeat(SETS.len()));
+    let bm25: Vec<Score> = sets
+        .iter()
+        .map(|(set, _)| {
+            let bm25 = PlainBm25::new(set);
+            evaluate(set, |q| bm25.rank(q))[&key]
+        })
+        .collect();
+    row("plain BM25", &bm25, None);
+    let score = |parts: Parts| -> Vec<Score> {
+        sets.iter()
+            .map(|(set, registry): &(HeldOut, ToolRegistry)| {
+                evaluate(set, ours(&lab::build(registry, parts)))[&key]
+            })
+            .collect()
+    };
+    let shipped = score(Parts::default());
+    row("as shipped", &shipped, None);
+    for (name, change) in changes {
+        let mut parts = Parts::default();
+        change(&mut parts);
+        let scores = score(parts);
+        let moved = scores
+            .iter()
+            .zip(&shipped)
+            .any(|(a, b)| a.recall() != b.recall() || a.mrr() != b.mrr());
+        let name = if moved {
+            name.to_string()
+        } else {
+            format!("{name} (no change)")
+        };
+        row(&name, &scores, Some(&shipped));
+    }
+}
+
+/// One row of [`changes_table`].
+fn row(name: &str, scores: &[Score], shipped: Option<&[Score]>) {
+    let cells: String = scores.iter().map(|s| cell(*s)).collect();
+    let (recall, mrr) = means(scores);
+    let worst = shipped.map_or(0.0, |shipped| {
+        scores
+            .iter()
+            .zip(shipped)
+            .map(|(s, b)| s.recall() - b.recall())
+            .fold(f64::INFINITY, f64::min)
+    });
+    println!("| {name} |{cells} {recall:.4} | {mrr:.4} | {worst:+.3} |");
+}
+
+/// Clause fusion's candidates on the tuning parts, or with `on_test` the chosen one
+/// (conjunctions, k 10, weight 1) on the test parts.
+pub fn clause_table(on_test: bool) {
+    let part = if on_test { "test" } else { "tune" };
+    let key = all(part);
+    let sets = every_set();
+    let indexes: Vec<ToolIndex> = sets.iter().map(|(_, r)| ToolIndex::build(r)).collect();
+    let mut candidates = Vec::new();
+    if on_test {
+        candidates.push(ClauseFusion {
+            conjunctions: true,
+            k: 10.0,
+            weight: 1.0,
+        });
+    } else {
+        for conjunctions in [false, true] {
+            for k in [10.0, 60.0] {
+                for weight in [0.5, 1.0] {
+                    candidates.push(ClauseFusion {
+                        conjunctions,
+                        k,
+                        weight,
+                    });
+                }
+            }
+        }
+    }
+    println!(
+        "| ranking ({part} parts) | {} | mean R@5 | mean MRR | worst loss |",
+        SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
+    );
+    println!("|---|{}---|---|---|", "---|---|".repeat(SETS.len()));
+    let shipped: Vec<Score> = sets
+        .iter()
+        .zip(&indexes)
+        .map(|((set, _), index)| evaluate(set, ours(index))[&key])
+        .collect();
+    row("as shipped", &shipped, None);
+    for fusion in candidates {
+        let scores: Vec<Score> = sets
+            .iter()
+            .zip(&indexes)
+            .map(|((set, _), index)| evaluate(set, fusion.rank(index))[&key])
+            .collect();
+        let name = format!(
+            "clauses{}, k {}, weight {}",
+            if fusion.conjunctions {
+                " and conjunctions"
+            } else {
+                ""
+            },
+            fusion.k,
+            fusion.weight
+        );
+        row(&name, &scores, Some(&shipped));
+    }
+}

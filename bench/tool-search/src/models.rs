@@ -1,0 +1,54 @@
+//! Where the models are: `PHI_AGENT_EMBED_MODEL`, the wordllama package directory that
+//! `scripts/install-embed-model.sh` prints, and `PHI_AGENT_SENTENCE_MODEL`, the all-MiniLM-L6-v2
+//! directory that `scripts/install-sentence-model.sh` prints (`.ci/run` sets both). Outside CI a
+//! missing model skips what needs it, with a message; in CI (`CI` set) it fails, so that the
+//! hybrid tests cannot silently not run.
+
+use std::path::PathBuf;
+
+use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
+
+/// The directory in `var`, or `None` (with the reason printed) when it is unset outside CI.
+///
+/// # Panics
+///
+/// When it is unset in CI.
+fn dir(var: &str, script: &str) -> Option<PathBuf> {
+    let Some(dir) = std::env::var_os(var).map(PathBuf::from) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{var} is not set, and CI must run the model's tests: export {var}=\"$({script})\""
+        );
+        eprintln!("skipped: no model (export {var}=\"$({script})\" to run this test)");
+        return None;
+    };
+    Some(dir)
+}
+
+/// The static model, or `None` when it is not installed outside CI.
+///
+/// # Panics
+///
+/// When it is not installed in CI, or does not load.
+pub fn model() -> Option<StaticEmbedder> {
+    let dir = dir("PHI_AGENT_EMBED_MODEL", "scripts/install-embed-model.sh")?;
+    Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The sentence-transformer, or `None` when it is not installed outside CI.
+///
+/// # Panics
+///
+/// When it is not installed in CI, or does not load.
+pub fn sentence_model() -> Option<SentenceEmbedder> {
+    let dir = dir(
+        "PHI_AGENT_SENTENCE_MODEL",
+        "scripts/install-sentence-model.sh",
+    )?;
+    Some(SentenceEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The sentence model run on every core: the tables embed thousands of tool texts.
+pub fn on_every_core(model: SentenceEmbedder) -> SentenceEmbedder {
+    model.with_threads(std::thread::available_parallelism().map_or(1, usize::from))
+}

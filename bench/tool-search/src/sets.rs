@@ -1,0 +1,131 @@
+//! The held-out sets as files, and each as a registry of Deferred tools.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// The sets, by file name under `data/`.
+pub const SETS: [&str; 4] = ["bfcl", "agentdojo", "nestful", "complexfuncbench"];
+
+/// One set: its catalogue and its queries.
+#[derive(Debug, Deserialize)]
+pub struct HeldOut {
+    /// The catalogue, in registration order.
+    pub tools: Vec<ToolText>,
+    /// The queries, each with the tools it needs.
+    pub queries: Vec<HeldOutQuery>,
+}
+
+/// A tool as the set describes it.
+#[derive(Debug, Deserialize)]
+pub struct ToolText {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its parameters: name and doc.
+    pub params: Vec<(String, String)>,
+}
+
+/// A request and the tools it needs.
+#[derive(Debug, Deserialize)]
+pub struct HeldOutQuery {
+    /// The request's text.
+    pub text: String,
+    /// The names of the tools it needs.
+    pub expected: Vec<String>,
+    /// The set's own category of the request.
+    pub kind: String,
+    /// `tune` or `test`.
+    pub part: String,
+}
+
+/// Reads one set.
+///
+/// # Panics
+///
+/// With the path, if the file is missing or malformed: the data is committed beside this crate.
+pub fn load(set: &str) -> HeldOut {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(format!("{set}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// Every set, with a registry of its tools.
+pub fn every_set() -> Vec<(HeldOut, ToolRegistry)> {
+    SETS.iter()
+        .map(|name| {
+            let set = load(name);
+            let registry = registry(&set);
+            (set, registry)
+        })
+        .collect()
+}
+
+/// A registry of the set's tools, in order, every one Deferred (registration index = position).
+///
+/// # Panics
+///
+/// If the set names a tool twice or a name the registry refuses (the data is committed).
+pub fn registry(set: &HeldOut) -> ToolRegistry {
+    let mut registry = ToolRegistry::default();
+    for tool in &set.tools {
+        let mut properties = Map::new();
+        for (name, doc) in &tool.params {
+            properties.insert(name.clone(), json!({"type": "string", "description": doc}));
+        }
+        registry
+            .register(Listed::deferred(
+                static_text(&tool.name),
+                static_text(&tool.description),
+                json!({"type": "object", "properties": properties}),
+            ))
+            .unwrap_or_else(|error| panic!("{}: {error}", tool.name));
+    }
+    registry
+}
+
+/// A catalogue's tool, Deferred: only searched, never run for real (a call answers
+/// `ran <name>`).
+pub struct Listed {
+    name: &'static str,
+    description: &'static str,
+    schema: Value,
+}
+
+impl Listed {
+    /// A tool of this name, description and parameter schema.
+    pub fn deferred(name: &'static str, description: &'static str, schema: Value) -> Self {
+        Self {
+            name,
+            description,
+            schema,
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for Listed {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn schema(&self) -> Value {
+        self.schema.clone()
+    }
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Deferred
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text(format!("ran {}", self.name))])
+    }
+}

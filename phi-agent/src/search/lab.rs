@@ -1,0 +1,16 @@
+//! The ranking's parts, for the tool-search lab (`bench/tool-search`), which turns them on and
+//! off and varies their numbers on the held-out sets. Behind the `lab` feature and hidden from
+//! the documentation: it is not part of the API, and its shape follows the ranking's without
+//! notice. What ships is [`Parts::default`].
+
+use super::ToolIndex;
+use crate::registry::ToolRegistry;
+
+pub use super::index::parts::{Feedback, Parts, Weights};
+pub use super::links::Links;
+pub use super::tokenize::{Analysis, Stemming};
+
+/// [`ToolIndex::build`] with `parts` in place of the shipped ones.
+pub fn build(registry: &ToolRegistry, parts: Parts) -> ToolIndex {
+    ToolIndex::build_with(registry, parts)
+}
