@@ -2,6 +2,7 @@
 //! disk than one per file). The MCP bridge over real transports: serving over stdio and
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
+mod mcp_2026_wire;
 mod mcp_client;
 mod mcp_client_grants;
 mod mcp_client_http;
