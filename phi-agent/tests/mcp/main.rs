@@ -18,4 +18,5 @@ mod mcp_server_rounds;
 mod mcp_sessions;
 mod mcp_talk;
 mod mcp_tasks;
+mod mcp_two_eras;
 mod raw;
