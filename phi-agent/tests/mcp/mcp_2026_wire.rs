@@ -2,9 +2,14 @@
 //! that the status and the exact result fields are the subject: the methods that revision removed
 //! are not found whatever their params, and every result says its `resultType`, prompts and
 //! completions included (while a 2025-11-25 session gets none, as that revision has no such
-//! field).
+//! field); a call that failed for want of a capability the request did not declare is the
+//! MissingRequiredClientCapability error.
 
 use phi_agent::mcp::{HttpOptions, HttpServer, McpServer, Prompt, PromptMessage};
+use phi_agent::registry::ToolRegistry;
+use phi_agent::{AgentResult, SampleRequest, ToolConfig, ToolContext, TypedTool};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::raw::{echo_server, open_session, post, send};
@@ -185,4 +190,49 @@ async fn a_2025_11_25_session_gets_no_result_type() {
             "{method}: {reply}"
         );
     }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+/// Asks the client's model, and fails without it.
+struct Haiku;
+
+#[async_trait::async_trait]
+impl TypedTool for Haiku {
+    type Args = NoArgs;
+    type Output = String;
+    fn name(&self) -> &'static str {
+        "haiku"
+    }
+    fn description(&self) -> &'static str {
+        "Write a haiku with the client's model"
+    }
+    async fn call_typed(&self, _args: NoArgs, ctx: &ToolContext) -> AgentResult<String> {
+        Ok(ctx
+            .sample(SampleRequest::new("A haiku, please"))
+            .await?
+            .text)
+    }
+}
+
+#[tokio::test]
+async fn a_call_needing_an_undeclared_capability_is_the_missing_capability_error() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(Haiku).unwrap();
+    let server = McpServer::new(registry)
+        .serve_http(HttpOptions::default().with_stateless(true))
+        .await
+        .unwrap();
+    let call = json!({"name": "haiku", "arguments": {}});
+    let answer = send(request_2026(&server, 7, "tools/call", call)).await;
+    let reply = answer.reply();
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(reply["id"], 7, "{reply}");
+    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    assert_eq!(
+        reply["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}}),
+        "{reply}"
+    );
 }
