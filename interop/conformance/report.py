@@ -5,6 +5,8 @@ interop/conformance/run and run-client: what a requirement set names, and the ve
   report.py scenarios REQUIREMENTS.yaml SIDE [scored|not-scored|outside ALL...]
       prints the scenarios of SIDE (server or client) the set scores, those it runs without
       scoring, or, of ALL (every scenario the suite lists), those it names neither way.
+  report.py --self-test
+      checks the verdict against made-up results (run by .ci/run).
   report.py verdict --results DIR --side SIDE --title TITLE [--requirements REQUIREMENTS.yaml]
                     [--baseline BASELINE.yml] [--scored NAME... | --outside NAME...]
       prints a table of every scenario under DIR (each check counted SUCCESS, FAILURE, WARNING),
@@ -184,7 +186,56 @@ def parse(argv):
     return {k: (v if k in lists else (v[0] if v else "")) for k, v in args.items()}
 
 
+def self_test():
+    """The verdict on made-up results: a new failure, a stale entry (whole and single check), an
+    excused check beside a failing one, a warning, a missing result, a client's exit status."""
+    import contextlib
+    import io
+    import tempfile
+
+    def run(results, baseline, scored):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for i, (scenario, checks, exit_status) in enumerate(results):
+                folder = root / "r" / str(i)
+                (folder / "inner").mkdir(parents=True)
+                (folder / "scenario").write_text(scenario)
+                if exit_status is not None:
+                    (folder / "exit").write_text(str(exit_status))
+                rows = [{"id": c, "status": s} for c, s in checks]
+                (folder / "inner" / "checks.json").write_text(json.dumps(rows))
+            (root / "base.yml").write_text("client:\n" + "".join(f"  - {b}  # why\n" for b in baseline))
+            args = {"--results": str(root / "r"), "--side": "client", "--title": "t",
+                    "--baseline": str(root / "base.yml"), "--scored": scored}
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                return verdict(args)
+
+    ok = ("a", [("x", "SUCCESS")], 0)
+    cases = [
+        ("all pass", [ok], [], ["a"], 0),
+        ("new failure", [ok, ("b", [("x", "FAILURE")], 1)], [], ["a", "b"], 1),
+        ("a warning counts", [("b", [("x", "WARNING")], 0)], [], ["b"], 1),
+        ("baselined scenario", [("b", [("x", "FAILURE")], 1)], ["b"], ["b"], 0),
+        ("stale scenario entry", [ok], ["a"], ["a"], 1),
+        ("baselined check", [("b", [("x", "FAILURE"), ("y", "SUCCESS")], 1)], ["b:x"], ["b"], 0),
+        ("another check fails", [("b", [("x", "FAILURE"), ("y", "FAILURE")], 1)], ["b:x"], ["b"], 1),
+        ("stale check entry", [("b", [("x", "SUCCESS")], 0)], ["b:x"], ["b"], 1),
+        ("absent check tolerated", [("b", [("y", "FAILURE")], 1)], ["b:x", "b:y"], ["b"], 0),
+        ("no result", [ok], [], ["a", "c"], 1),
+        ("client exit status", [("a", [("x", "SUCCESS")], 1)], [], ["a"], 1),
+        ("entry for no scenario", [ok], ["z"], ["a"], 1),
+    ]
+    failed = [name for name, results, baseline, scored, want in cases
+              if run(results, baseline, scored) != want]
+    for name in failed:
+        print(f"report.py self-test: {name}: wrong verdict", file=sys.stderr)
+    print(f"report.py self-test: {len(cases) - len(failed)}/{len(cases)} cases pass")
+    return 1 if failed else 0
+
+
 def main(argv):
+    if argv == ["--self-test"]:
+        return self_test()
     if len(argv) >= 3 and argv[0] == "scenarios":
         scored, not_scored = scored_and_not(argv[1], argv[2])
         which = argv[3] if len(argv) > 3 else "scored"
