@@ -18,16 +18,17 @@
 //! pre-registered client's: the scenario name stands for the operator's choice of grant),
 //! else the authorization code. Run by `interop/conformance/run-client`; by hand:
 //! `cargo run -p phi-agent --features mcp --example mcp-conformance-client -- http://127.0.0.1:PORT/mcp`.
-//! Exits 1 with the error on stderr when the connection or a call fails.
+//! Exits 1 with the error on stderr when the connection or a call fails on the client's side.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use phi_agent::mcp::{
     McpClient, McpClientOptions, McpCrossApp, McpHttpOptions, McpOAuth, McpOAuthGrant,
-    McpPrivateKey,
+    McpPrivateKey, McpTool,
 };
-use phi_agent::{AgentResult, Elicitation, ElicitationRequest, Tool, ToolContext};
+use phi_agent::{AgentError, AgentResult, Elicitation, ElicitationRequest, Tool, ToolContext};
 use serde_json::{Map, Value, json};
 
 #[tokio::main]
@@ -44,7 +45,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(&url, oauth).await {
+    match run(&url, oauth, &scenario, &context()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("mcp-conformance-client ({scenario}): {error}");
@@ -53,7 +54,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str, oauth: McpOAuth) -> AgentResult<()> {
+async fn run(url: &str, oauth: McpOAuth, scenario: &str, context: &Value) -> AgentResult<()> {
     // The person accepts every form as it is offered: the client fills in its defaults.
     let accept = |request: ElicitationRequest| async move {
         eprintln!("elicitation: {}", request.message);
@@ -66,23 +67,74 @@ async fn run(url: &str, oauth: McpOAuth) -> AgentResult<()> {
     let http = McpHttpOptions::default().with_oauth(oauth);
     let client = McpClient::connect_http("conformance", url, http, options).await?;
     let ctx = ToolContext::default();
-    for tool in client.tools() {
-        let arguments = arguments_for(&tool.schema());
-        let answer = tool.call(&arguments, &ctx).await?;
-        let text: Vec<String> = answer.iter().map(|c| c.to_model_text()).collect();
-        eprintln!("{}({arguments}): {}", tool.remote_name(), text.join(" "));
+    let tools = client.tools();
+    for (tool, arguments) in calls(&tools, scenario, context) {
+        match tool.call(&arguments, &ctx).await {
+            Ok(answer) => {
+                let text: Vec<String> = answer.iter().map(|c| c.to_model_text()).collect();
+                eprintln!("{}({arguments}): {}", tool.remote_name(), text.join(" "));
+            }
+            // The server's refusal: the tool's result for a model, not a failure of the client.
+            Err(AgentError::Tool(refusal)) => {
+                eprintln!("{}({arguments}) refused: {refusal}", tool.remote_name());
+            }
+            Err(error) => return Err(error),
+        }
     }
     client.close().await;
     Ok(())
 }
 
+/// The calls to make: those the scenario's context lists (`toolCalls`: a name and its
+/// arguments), else every tool once, with arguments made from its schema (the echo tool of
+/// `json-schema-2020-12-preservation` with the schema this client kept of the other tool).
+fn calls<'a>(
+    tools: &'a [Arc<McpTool>],
+    scenario: &str,
+    context: &Value,
+) -> Vec<(&'a McpTool, Value)> {
+    if let Some(listed) = context["toolCalls"].as_array() {
+        return listed
+            .iter()
+            .filter_map(|call| {
+                let name = call["name"].as_str()?;
+                let tool = tools.iter().find(|tool| tool.remote_name() == name)?;
+                Some((tool.as_ref(), call["arguments"].clone()))
+            })
+            .collect();
+    }
+    tools
+        .iter()
+        .map(|tool| {
+            let echoed = (scenario == "json-schema-2020-12-preservation"
+                && tool.remote_name() == "json_schema_echo")
+                .then(|| {
+                    tools
+                        .iter()
+                        .find(|other| other.remote_name() != "json_schema_echo")
+                })
+                .flatten();
+            let arguments = match echoed {
+                Some(other) => json!({ "schema": other.schema() }),
+                None => arguments_for(&tool.schema()),
+            };
+            (tool.as_ref(), arguments)
+        })
+        .collect()
+}
+
+/// What the scenario pre-arranged (`MCP_CONFORMANCE_CONTEXT`), or null.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
 /// OAuth as configured for this client, with the scenario's pre-registered client and grant if
 /// it has them.
 fn oauth() -> Result<McpOAuth, String> {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let context = context();
     let mut oauth = McpOAuth::default()
         .with_client_name("phi-agent conformance client")
         .with_redirect_uri("http://localhost:3000/callback")

@@ -110,6 +110,16 @@ async fn test_sampling(
     Ok(format!("LLM response: {}", answer.text))
 }
 
+/// Needs the client's model (the suite calls it without declaring sampling, and expects the
+/// MissingRequiredClientCapability error the library answers then).
+#[phi_tool]
+async fn test_missing_capability(ctx: &ToolContext) -> AgentResult<String> {
+    let answer = ctx
+        .sample(SampleRequest::new("Say hello").with_max_tokens(20))
+        .await?;
+    Ok(answer.text)
+}
+
 /// The user's details.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct UserInfo {
@@ -298,6 +308,7 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_tool_with_progress,
         test_error_handling,
         test_sampling,
+        test_missing_capability,
         test_elicitation,
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,

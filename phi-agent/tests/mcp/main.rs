@@ -2,11 +2,13 @@
 //! disk than one per file). The MCP bridge over real transports: serving over stdio and
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
+mod mcp_2026_wire;
 mod mcp_client;
 mod mcp_client_grants;
 mod mcp_client_http;
 mod mcp_client_oauth;
 mod mcp_client_raw;
+mod mcp_client_reauth;
 mod mcp_client_talk;
 mod mcp_http;
 mod mcp_load;
@@ -16,4 +18,5 @@ mod mcp_server_rounds;
 mod mcp_sessions;
 mod mcp_talk;
 mod mcp_tasks;
+mod mcp_two_eras;
 mod raw;

@@ -15,7 +15,7 @@ use crate::raw::{echo_server, initialize_body, nested, open_session, post, send}
 
 const CHILD_ENV: &str = "PHI_MCP_MALFORMED_CHILD";
 /// `ours`: `McpServer::serve_stdio`; `rmcp`: the same server on rmcp's own stdio transport.
-const OURS: &str = "ours";
+pub(crate) const OURS: &str = "ours";
 const RMCP: &str = "rmcp";
 
 /// The child: this test binary serving [`echo_server`] over stdio.
@@ -41,14 +41,14 @@ fn stdio_server_entry() {
     });
 }
 
-struct StdioPeer {
+pub(crate) struct StdioPeer {
     child: Child,
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
 }
 
 impl StdioPeer {
-    async fn start(mode: &str) -> Self {
+    pub(crate) async fn start(mode: &str) -> Self {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--ignored",
@@ -78,7 +78,7 @@ impl StdioPeer {
         peer
     }
 
-    async fn line(&mut self, line: &str) {
+    pub(crate) async fn line(&mut self, line: &str) {
         self.stdin.write_all(line.as_bytes()).await.unwrap();
         self.stdin.write_all(b"\n").await.unwrap();
         self.stdin.flush().await.unwrap();
@@ -86,7 +86,7 @@ impl StdioPeer {
 
     /// The next message on stdout that answers a request. Lines that are not JSON objects are
     /// the test harness's own output (`running 1 test`), skipped.
-    async fn reply(&mut self) -> Value {
+    pub(crate) async fn reply(&mut self) -> Value {
         loop {
             let line = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
                 .await
@@ -102,7 +102,7 @@ impl StdioPeer {
         }
     }
 
-    async fn finish(mut self) {
+    pub(crate) async fn finish(mut self) {
         drop(self.stdin);
         let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
             .await

@@ -112,11 +112,22 @@ impl OAuthState {
 
     /// Runs the authorization the server's `challenge` (its `WWW-Authenticate` header) asks
     /// for, and keeps the authorized client for the connections to come.
+    ///
+    /// Each authorization discovers afresh from the challenge: when the protected resource now
+    /// names another authorization server (SEP-2352), the client registers with that one rather
+    /// than showing it the old one's client id.
     pub(super) async fn authorize(
         &self,
         http: &reqwest::Client,
         challenge: &str,
     ) -> Result<(), String> {
+        // SEP-2350: a step-up asks for the scopes granted before and those the challenge names,
+        // together. Asking for the new ones alone would trade the old ones away, and the
+        // server would refuse the next request that needs them (a 403 loop).
+        let granted = match self.authorized.lock().await.as_ref() {
+            Some(client) => client.auth_manager.lock().await.get_current_scopes().await,
+            None => Vec::new(),
+        };
         let mut manager = self.manager().await?;
         let resolution = manager
             .resolve_metadata_from_challenge(Some(challenge))
@@ -134,10 +145,12 @@ impl OAuthState {
         let mut request = AuthorizationRequest::new(config.redirect_uri.clone())
             .with_challenge(challenge)
             .with_client_name(config.client_name.clone());
-        request = if config.scopes.is_empty() {
-            request.with_initial_scope_selection()
-        } else {
+        request = if !config.scopes.is_empty() {
             request.with_scopes(config.scopes.clone())
+        } else if !granted.is_empty() {
+            request.with_scopes(scope_union(&granted, challenge))
+        } else {
+            request.with_initial_scope_selection()
         };
         if let Some(id) = &config.client_id {
             request = request.with_preregistered_client(id.clone());
@@ -168,5 +181,54 @@ impl OAuthState {
             .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
         *self.authorized.lock().await = Some(AuthClient::new(http.clone(), session.auth_manager));
         Ok(())
+    }
+}
+
+/// The scopes granted before followed by those `challenge` (a `WWW-Authenticate` value) names
+/// in its `scope` parameter that are not among them, in that order.
+fn scope_union(granted: &[String], challenge: &str) -> Vec<String> {
+    let mut scopes = granted.to_vec();
+    for scope in challenge_scope(challenge).split_whitespace() {
+        if !scopes.iter().any(|known| known == scope) {
+            scopes.push(scope.to_string());
+        }
+    }
+    scopes
+}
+
+/// The `scope` parameter of a `Bearer` challenge (RFC 6750 section 3), quoted or not; empty
+/// when there is none.
+fn challenge_scope(challenge: &str) -> &str {
+    let mut rest = challenge;
+    while let Some(at) = rest.find("scope=") {
+        // A parameter name starts the header, or follows a space or a comma (not `xscope=`).
+        let starts_a_name = at == 0 || matches!(rest.as_bytes()[at - 1], b' ' | b',' | b'\t');
+        let value = &rest[at + "scope=".len()..];
+        if starts_a_name {
+            return match value.strip_prefix('"') {
+                Some(quoted) => quoted.split('"').next().unwrap_or_default(),
+                None => value.split([',', ' ']).next().unwrap_or_default(),
+            };
+        }
+        rest = value;
+    }
+    ""
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_up_asks_for_the_scopes_granted_and_those_the_challenge_adds() {
+        let granted = vec!["mcp:basic".to_string(), "offline_access".to_string()];
+        let challenge = r#"Bearer error="insufficient_scope", scope="mcp:write mcp:basic", resource_metadata="https://x/.well-known/oauth-protected-resource""#;
+        assert_eq!(
+            scope_union(&granted, challenge),
+            ["mcp:basic", "offline_access", "mcp:write"]
+        );
+        assert_eq!(challenge_scope("Bearer scope=read, error=x"), "read");
+        assert_eq!(challenge_scope(r#"Bearer xscope="no""#), "");
+        assert_eq!(scope_union(&granted, "Bearer"), granted);
     }
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Weak};
 
 use rmcp::RoleClient;
 use rmcp::model::{ServerNotification, SubscriptionFilter, Tool as McpToolDef};
-use rmcp::service::Peer;
+use rmcp::service::{Peer, ServiceError};
 use tokio::process::Command;
 use tokio::sync::RwLock;
 
@@ -47,19 +47,45 @@ impl Connection {
         &self,
         first: Option<Command>,
     ) -> AgentResult<(Link, Vec<McpToolDef>)> {
-        let connect =
-            async {
-                let link = self
-                    .connector
-                    .open(self.handler.clone(), first)
-                    .await
-                    .map_err(|message| self.error(message))?;
-                let definitions =
-                    link.service.peer().list_all_tools().await.map_err(|e| {
-                        self.error(format!("listing the server's tools failed: {e}"))
-                    })?;
-                Ok::<_, AgentError>((link, definitions))
+        let connect = async {
+            let link = self
+                .connector
+                .open(self.handler.clone(), first)
+                .await
+                .map_err(|message| self.error(message))?;
+            let challenge = match link.service.peer().list_all_tools().await {
+                Ok(definitions) => return Ok((link, definitions)),
+                Err(error) => match &error {
+                    ServiceError::TransportSend(transport) => {
+                        self.connector.oauth_challenge(transport)
+                    }
+                    _ => None,
+                }
+                .ok_or_else(|| self.error(format!("listing the server's tools failed: {error}")))?,
             };
+            // The server took the token for the handshake and refuses it now: its authorization
+            // server changed (SEP-2352), or the token was revoked. Authorize once more as the
+            // challenge says, and list on a new connection; a second refusal is the answer.
+            let mut old = link;
+            let _ = old.service.close().await;
+            self.connector.authorize(&challenge).await.map_err(|reason| {
+                self.error(format!(
+                    "the server refused its token after the handshake, and authorizing again failed: {reason}"
+                ))
+            })?;
+            let link = self
+                .connector
+                .open(self.handler.clone(), None)
+                .await
+                .map_err(|message| self.error(message))?;
+            let definitions = link
+                .service
+                .peer()
+                .list_all_tools()
+                .await
+                .map_err(|e| self.error(format!("listing the server's tools failed: {e}")))?;
+            Ok::<_, AgentError>((link, definitions))
+        };
         tokio::time::timeout(self.options.connect_timeout, connect)
             .await
             .map_err(|_| {

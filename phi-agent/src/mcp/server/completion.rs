@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
-use serde_json::json;
 
 use super::prompts::Prompt;
 
@@ -55,12 +54,11 @@ pub(super) fn complete(
     };
     let total = values.len();
     values.truncate(CompletionInfo::MAX_VALUES);
-    serde_json::from_value(json!({
-        "completion": {
-            "values": values,
-            "total": total,
-            "hasMore": total > CompletionInfo::MAX_VALUES,
-        }
-    }))
-    .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    // rmcp's constructor sets `resultType` (required from protocol 2026-07-28 on), which a
+    // result read with `serde_json::from_value` would leave out.
+    let has_more = total > CompletionInfo::MAX_VALUES;
+    let total = u32::try_from(total).unwrap_or(u32::MAX);
+    let completion = CompletionInfo::with_pagination(values, Some(total), has_more)
+        .map_err(|error| ErrorData::internal_error(error, None))?;
+    Ok(CompleteResult::new(completion))
 }

@@ -134,7 +134,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        prompts::listed(&self.shared.prompts)
+        Ok(prompts::listed(&self.shared.prompts))
     }
 
     async fn get_prompt(

@@ -4,7 +4,8 @@
 //! otherwise); log messages only at or above the session's level (`logging/setLevel`, `info`
 //! until the client sets one); questions go to the client when it declared the capability (on
 //! the request from 2026-07-28 on, at initialization before), and are refused with a clear error
-//! when it did not. Up to 2025-11-25 a question is an `elicitation/create` or
+//! when it did not (from 2026-07-28 on, a call that then fails is answered with the
+//! MissingRequiredClientCapability error instead, SEP-2575). Up to 2025-11-25 a question is an `elicitation/create` or
 //! `sampling/createMessage` request, which rmcp routes to the call's response stream; from
 //! 2026-07-28 on, where a server sends no requests, it is an input request of the call's
 //! `input_required` result ([`rounds`](super::rounds)).
@@ -140,6 +141,9 @@ impl ToolPeer for ClientPeer {
             .as_ref()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
         if !supported {
+            if let Some(asker) = &self.asker {
+                asker.lacks(ClientCapabilities::builder().enable_elicitation().build());
+            }
             return Err(unsupported(
                 &self.tool,
                 "ask the user a question (elicitation)",
@@ -172,6 +176,9 @@ impl ToolPeer for ClientPeer {
             .as_ref()
             .is_some_and(|capabilities| capabilities.sampling.is_some());
         if !supported {
+            if let Some(asker) = &self.asker {
+                asker.lacks(ClientCapabilities::builder().enable_sampling().build());
+            }
             return Err(unsupported(&self.tool, "ask the client's model (sampling)"));
         }
         if let Some(asker) = &self.asker {
@@ -270,7 +277,7 @@ pub(crate) fn sampled_of(answer: CreateMessageResult) -> Sampled {
 /// The error of a question the client cannot be asked.
 pub(crate) fn unsupported(tool: &str, what: &str) -> AgentError {
     AgentError::tool(format!(
-        "tool `{tool}` needs to {what}, and this MCP client does not support it (it declared no such capability at initialization)"
+        "tool `{tool}` needs to {what}, and this MCP client does not support it (it declared no such capability, at initialization or, from protocol 2026-07-28 on, in the request's _meta)"
     ))
 }
 

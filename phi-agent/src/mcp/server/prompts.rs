@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use rmcp::ErrorData;
-use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
-use serde_json::{Value, json};
+use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult, Role};
+use serde_json::Value;
 
 use crate::content::Content;
 use crate::error::AgentResult;
@@ -136,30 +136,31 @@ impl PromptMessage {
 }
 
 /// `prompts/list`: every prompt with its arguments, in the order they were added.
-pub(super) fn listed(prompts: &[Prompt]) -> Result<ListPromptsResult, ErrorData> {
+///
+/// Built from rmcp's typed constructors, which set `resultType` (required from protocol
+/// 2026-07-28 on; rmcp strips it for older clients): a result read with `serde_json::from_value`
+/// would leave it out.
+pub(super) fn listed(prompts: &[Prompt]) -> ListPromptsResult {
     let prompts = prompts
         .iter()
         .map(|prompt| {
-            let arguments: Vec<Value> = prompt
+            let arguments = prompt
                 .arguments
                 .iter()
                 .map(|argument| {
-                    json!({
-                        "name": argument.name,
-                        "description": argument.description,
-                        "required": argument.required,
-                    })
+                    rmcp::model::PromptArgument::new(argument.name.clone())
+                        .with_description(argument.description.clone())
+                        .with_required(argument.required)
                 })
                 .collect();
-            json!({
-                "name": prompt.name,
-                "description": prompt.description,
-                "arguments": arguments,
-            })
+            rmcp::model::Prompt::new(
+                prompt.name.clone(),
+                prompt.description.clone(),
+                Some(arguments),
+            )
         })
         .collect();
-    serde_json::from_value(json!({ "prompts": Value::Array(prompts) }))
-        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    ListPromptsResult::with_all_items(prompts)
 }
 
 /// `prompts/get`: the messages of the prompt `request` names, from its arguments (each given as
@@ -203,22 +204,21 @@ pub(super) async fn get(
     let messages = (prompt.get)(arguments)
         .await
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-    let messages: Vec<Value> = messages
+    let messages = messages
         .into_iter()
         .map(|message| {
-            let content = serde_json::to_value(convert::content_block(message.content))
-                .unwrap_or(Value::Null);
-            json!({
-                "role": if message.assistant { "assistant" } else { "user" },
-                "content": content,
-            })
+            let role = if message.assistant {
+                Role::Assistant
+            } else {
+                Role::User
+            };
+            rmcp::model::PromptMessage::new(role, convert::content_block(message.content))
         })
         .collect();
-    let mut result = json!({ "messages": messages });
+    // rmcp's constructor sets `resultType` (see `listed`).
+    let mut result = rmcp::model::GetPromptResult::new(messages);
     if let Some(description) = &prompt.description {
-        result["description"] = Value::String(description.clone());
+        result = result.with_description(description.clone());
     }
-    let result: rmcp::model::GetPromptResult = serde_json::from_value(result)
-        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
     Ok(result.into())
 }

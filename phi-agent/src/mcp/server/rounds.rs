@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{InputRequest, InputRequests, InputResponses};
+use rmcp::model::{ClientCapabilities, InputRequest, InputRequests, InputResponses};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -40,11 +40,16 @@ struct Question {
     answer: oneshot::Sender<Value>,
 }
 
+/// A capability the client did not declare and a question of the call needed, shared by the
+/// call's [`Asker`] and its [`Running`].
+type Lacking = Arc<Mutex<Option<ClientCapabilities>>>;
+
 /// What a call's [peer](super::peer::ClientPeer) asks through.
 #[derive(Clone, Debug)]
 pub(crate) struct Asker {
     questions: mpsc::UnboundedSender<Question>,
     asked: Arc<AtomicUsize>,
+    lacking: Lacking,
 }
 
 impl std::fmt::Debug for Question {
@@ -56,6 +61,12 @@ impl std::fmt::Debug for Question {
 }
 
 impl Asker {
+    /// Records that a question needed `capability`, which the request did not declare: a call
+    /// that then fails is answered MissingRequiredClientCapability (SEP-2575) instead.
+    pub(crate) fn lacks(&self, capability: ClientCapabilities) {
+        *self.lacking.lock().unwrap_or_else(PoisonError::into_inner) = Some(capability);
+    }
+
     /// Puts `request` to the client and waits for its answer; `Err` when the call was dropped
     /// (the client never came back, or cancelled).
     pub(crate) async fn ask(&self, what: &str, request: InputRequest) -> Result<Value, String> {
@@ -80,6 +91,7 @@ pub(crate) struct Running {
     tool: String,
     call: CallFuture,
     questions: mpsc::UnboundedReceiver<Question>,
+    lacking: Lacking,
     /// The tool's own cancellation: the requests of the rounds come and go.
     stop: CancellationToken,
 }
@@ -92,16 +104,18 @@ impl Running {
 }
 
 /// The receiving end of a call's questions.
-pub(crate) struct Questions(mpsc::UnboundedReceiver<Question>);
+pub(crate) struct Questions(mpsc::UnboundedReceiver<Question>, Lacking);
 
 /// A fresh channel for a call's questions: the [`Asker`] goes in its peer.
 pub(crate) fn questions() -> (Asker, Questions) {
     let (questions, receiver) = mpsc::unbounded_channel();
+    let lacking = Lacking::default();
     let asker = Asker {
         questions,
         asked: Arc::new(AtomicUsize::new(0)),
+        lacking: lacking.clone(),
     };
-    (asker, Questions(receiver))
+    (asker, Questions(receiver, lacking))
 }
 
 impl Running {
@@ -117,6 +131,7 @@ impl Running {
             tool: tool.to_string(),
             call,
             questions: questions.0,
+            lacking: questions.1,
             stop,
         }
     }
@@ -133,6 +148,9 @@ pub(crate) enum Round {
     },
     /// The client cancelled the request; the tool was stopped.
     Cancelled,
+    /// The call failed after a question needed this capability, which the request did not
+    /// declare.
+    Lacking(ClientCapabilities),
 }
 
 /// A call waiting for the client's answer.
@@ -210,7 +228,13 @@ impl Rounds {
     pub(crate) async fn drive(&self, mut running: Running, cancelled: &CancellationToken) -> Round {
         let question = tokio::select! {
             biased;
-            result = &mut running.call => return Round::Done(result),
+            result = &mut running.call => {
+                let lacking = running.lacking.lock().unwrap_or_else(PoisonError::into_inner).take();
+                return match lacking {
+                    Some(capability) if result.is_error => Round::Lacking(capability),
+                    _ => Round::Done(result),
+                };
+            }
             () = cancelled.cancelled() => {
                 running.stop.cancel();
                 return Round::Cancelled;

@@ -11,12 +11,13 @@ use std::fmt;
 
 use rmcp::model::{
     CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
-    CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData, GetPromptRequestMethod,
-    GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
-    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListSkillsRequestMethod,
-    ListToolsRequestMethod, PingRequestMethod, ReadResourceDirectoryRequestMethod,
-    ReadResourceRequestMethod, RequestId, SetLevelRequestMethod, SubscribeRequestMethod,
-    SubscriptionsListenRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+    CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorCode, ErrorData,
+    GetPromptRequestMethod, GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod,
+    ListPromptsRequestMethod, ListResourceTemplatesRequestMethod, ListResourcesRequestMethod,
+    ListSkillsRequestMethod, ListToolsRequestMethod, PingRequestMethod, ProtocolVersion,
+    ReadResourceDirectoryRequestMethod, ReadResourceRequestMethod, RequestId,
+    SetLevelRequestMethod, SubscribeRequestMethod, SubscriptionsListenRequestMethod,
+    UnsubscribeRequestMethod, UpdateTaskMethod,
 };
 use serde_json::Value;
 
@@ -63,6 +64,19 @@ pub(crate) fn screen(text: &[u8]) -> Screened {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
         Ok(ClientJsonRpcMessage::Request(request)) => {
+            // The protocol version before the params: a method 2026-07-28 removed is not found
+            // there, whatever its params (which, shaped for 2026-07-28, rarely fit the old
+            // method's and would otherwise be refused as invalid).
+            let method = request.request.method();
+            if REMOVED_IN_2026_07_28.contains(&method) && declares_2026_07_28_or_later(text) {
+                let message = format!(
+                    "Method not found: `{method}` is not part of MCP 2026-07-28, which the request's _meta names (SEP-2575: send `server/discover`, and per-request _meta instead of a session)"
+                );
+                return Screened::Refuse(Refusal {
+                    id: Some(request.id.clone()),
+                    error: ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None),
+                });
+            }
             if let ClientRequest::CustomRequest(custom) = &request.request
                 && is_standard_request(&custom.method)
             {
@@ -141,6 +155,39 @@ fn not_a_message(text: &[u8], error: &serde_json::Error) -> Screened {
     })
 }
 
+/// The request methods MCP 2026-07-28 removed (SEP-2575, SEP-2577): the handshake, `ping`, the
+/// session's log level and resource subscriptions (now `subscriptions/listen`).
+const REMOVED_IN_2026_07_28: [&str; 5] = [
+    InitializeResultMethod::VALUE,
+    PingRequestMethod::VALUE,
+    SetLevelRequestMethod::VALUE,
+    SubscribeRequestMethod::VALUE,
+    UnsubscribeRequestMethod::VALUE,
+];
+
+/// Whether a request's `params._meta` names protocol 2026-07-28 or a later revision. Read from
+/// the text again, as rmcp's typed params of these methods keep no `_meta` of an unreadable
+/// request; only the five rare methods above pay for it. A version that is not a date
+/// (`v999`) is left to rmcp, which answers that it is unsupported.
+fn declares_2026_07_28_or_later(text: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<Value>(text) else {
+        return false;
+    };
+    let version = value
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let is_date = version.len() == 10
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    is_date && version >= ProtocolVersion::V_2026_07_28.as_str()
+}
+
 /// The request methods rmcp's server reads into typed requests. A request for one of them that
 /// comes out as a custom request had params of the wrong shape.
 fn is_standard_request(method: &str) -> bool {
@@ -213,6 +260,43 @@ fn kind(value: Option<&Value>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refused_with(text: &str) -> Option<i32> {
+        match screen(text.as_bytes()) {
+            Screened::Refuse(refusal) => Some(refusal.error.code.0),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_method_2026_07_28_removed_is_not_found_before_its_params_are_judged() {
+        let meta = |version: &str| {
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+            )
+        };
+        let initialize = |version: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"_meta":{}}}}}"#,
+                meta(version)
+            )
+        };
+        assert_eq!(refused_with(&initialize("2026-07-28")), Some(-32601));
+        // Earlier revisions had the method: its params are judged as before.
+        assert_eq!(refused_with(&initialize("2025-11-25")), Some(-32602));
+        // Not a date: rmcp answers that the version is unsupported.
+        assert_eq!(refused_with(&initialize("v999.0.0")), Some(-32602));
+        let set_level = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{{"level":"info","_meta":{}}}}}"#,
+            meta("2026-07-28")
+        );
+        assert_eq!(refused_with(&set_level), Some(-32601));
+        let list = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{"_meta":{}}}}}"#,
+            meta("2026-07-28")
+        );
+        assert_eq!(refused_with(&list), None);
+    }
 
     #[cfg(feature = "mcp-http-server")]
     #[test]

@@ -171,6 +171,10 @@ impl McpServer {
                 AgentError::Cancelled { tool }.to_string(),
                 None,
             )),
+            // SEP-2575: the request needed a capability it did not declare (HTTP 400).
+            Round::Lacking(capability) => {
+                Err(ErrorData::missing_required_client_capability(capability))
+            }
         }
     }
 }

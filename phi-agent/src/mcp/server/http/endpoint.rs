@@ -103,9 +103,14 @@ impl Endpoint {
             match screen(&body) {
                 Screened::Refuse(refusal) => {
                     tracing::debug!(?refusal, "MCP HTTP: answering a malformed message");
-                    return self
-                        .answer(parts, StatusCode::BAD_REQUEST, &refusal, None)
-                        .await;
+                    // A method the request's protocol version lacks is `404` (MCP 2026-07-28's
+                    // HTTP transport, as rmcp answers one it reads); anything else is malformed.
+                    let status = if refusal.error.code == ErrorCode::METHOD_NOT_FOUND {
+                        StatusCode::NOT_FOUND
+                    } else {
+                        StatusCode::BAD_REQUEST
+                    };
+                    return self.answer(parts, status, &refusal, None).await;
                 }
                 Screened::Message(message) => {
                     name_the_task(&mut parts.headers, &message);
