@@ -19,6 +19,10 @@ use serde_json::{Map, Value};
 /// take more tokens per byte: give those a smaller budget). `#[non_exhaustive]`: another unit
 /// may come.
 ///
+/// The budget bounds the tool's output that is kept; what the model reads of a cut result is
+/// longer by the cut's marker and notes, which say where it was cut, the full size and the
+/// limit (about 130 bytes for a text cut once).
+///
 /// ```
 /// use phi_agent::ResultBudget;
 /// assert_eq!(ResultBudget::Tokens(2_000).bytes(), 8_000);
@@ -28,7 +32,8 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ResultBudget {
-    /// Bytes of output as the model reads it (UTF-8 text, compact JSON).
+    /// Bytes of the tool's output as the model reads it (UTF-8 text, compact JSON), the cut's
+    /// marker and notes not counted.
     Bytes(usize),
     /// Estimated tokens: [`BYTES_PER_TOKEN`](Self::BYTES_PER_TOKEN) bytes each.
     Tokens(usize),

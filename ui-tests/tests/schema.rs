@@ -171,3 +171,28 @@ async fn method_tool_and_free_fn_tool_answer_alike() {
         assert_eq!(format!("{by_method:?}"), format!("{by_fn:?}"));
     }
 }
+
+/// Convert an amount.
+#[phi_tool]
+async fn convert(
+    /// The amount
+    amount: f64,
+    /// The unit it is in (read by a later version; named so that rustc does not warn)
+    _unit: String,
+) -> f64 {
+    amount
+}
+
+#[tokio::test]
+async fn a_leading_underscore_is_not_part_of_the_name_the_model_sees() {
+    let schema = Tool::schema(&Convert);
+    assert!(schema["properties"].get("unit").is_some(), "{schema}");
+    assert!(schema["properties"].get("_unit").is_none(), "{schema}");
+    assert_eq!(schema["required"], json!(["amount", "unit"]));
+    let ctx = ToolContext::default();
+    let answer = Convert
+        .call(&json!({"amount": 2.5, "unit": "kg"}), &ctx)
+        .await
+        .unwrap();
+    assert!(format!("{answer:?}").contains("2.5"), "{answer:?}");
+}

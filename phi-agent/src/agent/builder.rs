@@ -105,7 +105,7 @@ impl AgentBuilder {
     }
 
     /// Adds a live source of tools, such as an MCP server's
-    /// ([`McpClient::tool_source`](crate::mcp::McpClient::tool_source)): its tools follow the
+    /// (`McpClient::tool_source`, with the `mcp-client` feature): its tools follow the
     /// agent's own in every turn's list, and a tool it adds is offered from the next turn, the
     /// earlier definitions unchanged (see [`ToolSource`]). A name another tool has is not
     /// offered, with a warning; it never fails the build or a turn.

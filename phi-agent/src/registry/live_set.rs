@@ -13,8 +13,7 @@ use crate::tool::Tool;
 /// A set of tools that may change while an agent runs; registered with
 /// [`ToolRegistry::register_source`](super::ToolRegistry::register_source) (or
 /// [`AgentBuilder::register_source`](crate::AgentBuilder::register_source)), it is asked once
-/// per turn whether it changed. [`McpClient::tool_source`](crate::mcp::McpClient::tool_source)
-/// is one: the tools of an MCP server, following its `tools/list_changed`.
+/// per turn whether it changed. `McpClient::tool_source` (the `mcp-client` feature) is one: the tools of an MCP server, following its `tools/list_changed`.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};

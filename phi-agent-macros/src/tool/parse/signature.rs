@@ -231,13 +231,24 @@ fn parse_param(
             field_attrs.push(attr);
         }
     }
+    // A leading `_` (rustc's advice for a parameter the body does not read) is not part of the
+    // name the model sees: `_units` is `units` in the schema and in the arguments.
+    let rename = options.rename.or_else(|| unprefixed(&ident));
     Some(Param::Arg(Box::new(ArgParam {
         ident,
         ty: ty.clone(),
         field_attrs,
         default: options.default,
-        rename: options.rename,
+        rename,
     })))
+}
+
+/// `units` for a parameter named `_units`; `None` for a name without a leading `_`.
+fn unprefixed(ident: &syn::Ident) -> Option<LitStr> {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let bare = name.trim_start_matches('_');
+    (bare.len() < name.len() && !bare.is_empty()).then(|| LitStr::new(bare, ident.span()))
 }
 
 /// `&ToolContext` (any path ending in `ToolContext`), as a reference type.
