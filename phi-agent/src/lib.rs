@@ -87,8 +87,9 @@ pub mod registry;
 pub mod schema;
 pub mod search;
 
+pub use agent::ContextPolicy;
 pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
-pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
+pub use agent::{AgentEvent, AgentObserver, AgentSession, PrefixChange, RunOutput, ToolCallRecord};
 pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };

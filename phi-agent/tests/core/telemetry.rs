@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use phi_agent::llm::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, OpenAiClient, ScriptedLlm, ToolCall,
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, OpenAiClient, ScriptedLlm, ToolCall, Usage,
 };
 use phi_agent::{
     AgentConfig, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
@@ -118,7 +118,11 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new("call-7", "echo", json!({"text": "hi"}))]),
-        LlmResponse::text("hi"),
+        LlmResponse::text("hi").with_usage(
+            Usage::new(1200, 4)
+                .with_cache_read_input_tokens(1000)
+                .with_cache_creation_input_tokens(150),
+        ),
     ]);
     let agent = PhiAgent::build(
         base_agent_builder(llm).register_tool(Echo),
@@ -139,6 +143,16 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     let agent_spans = named("invoke_agent");
     assert_eq!(agent_spans.len(), 1);
     assert_eq!(agent_spans[0]["gen_ai.conversation.id"], session.id());
+    // The run's usage, summed over its two requests.
+    assert_eq!(agent_spans[0]["gen_ai.usage.input_tokens"], "1200");
+    assert_eq!(
+        agent_spans[0]["gen_ai.usage.cache_read.input_tokens"],
+        "1000"
+    );
+    assert_eq!(
+        agent_spans[0]["gen_ai.usage.cache_creation.input_tokens"],
+        "150"
+    );
 
     let chats = named("chat");
     assert_eq!(chats.len(), 2, "one chat span per model turn");
@@ -148,6 +162,10 @@ async fn spans_carry_the_gen_ai_attribute_names() {
         chats[0]["gen_ai.usage.input_tokens"], "0",
         "usage is recorded after the reply"
     );
+    assert_eq!(chats[1]["gen_ai.usage.input_tokens"], "1200");
+    assert_eq!(chats[1]["gen_ai.usage.output_tokens"], "4");
+    assert_eq!(chats[1]["gen_ai.usage.cache_read.input_tokens"], "1000");
+    assert_eq!(chats[1]["gen_ai.usage.cache_creation.input_tokens"], "150");
 
     let tools = named("execute_tool");
     assert_eq!(tools.len(), 1);

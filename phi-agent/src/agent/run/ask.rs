@@ -9,7 +9,7 @@ use super::calls::enter_call;
 use super::early::Early;
 use super::reply::{self, Readied};
 use super::search::{Report, reveal_native};
-use super::spans::{chat_span, error_type};
+use super::spans::{chat_span, error_type, record_usage};
 use super::state::RunState;
 use crate::agent::conversation::Conversation;
 use crate::agent::events::{AgentEvent, Observer};
@@ -72,8 +72,7 @@ pub(in crate::agent) async fn ask_model(
     for call in &mut response.tool_calls {
         enter_call(call, agent.config.argument_repair);
     }
-    span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
-    span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+    record_usage(&span, &response.usage);
     // One line per reply at INFO, so a plain `fmt` subscriber shows the run's progress without
     // span-close events.
     tracing::info!(
@@ -82,6 +81,8 @@ pub(in crate::agent) async fn ask_model(
         text_bytes = response.text.len(),
         input_tokens = response.usage.input_tokens,
         output_tokens = response.usage.output_tokens,
+        cache_read_input_tokens = response.usage.cache_read_input_tokens,
+        cache_creation_input_tokens = response.usage.cache_creation_input_tokens,
         stop_reason = ?response.stop_reason,
         "model replied"
     );
@@ -136,16 +137,42 @@ fn request(
         Some(answer) => answer.offer(tools),
         None => (tools, None),
     };
-    Observer(agent.observer.as_deref()).emit(AgentEvent::TurnStarted {
+    let observer = Observer(agent.observer.as_deref());
+    observer.emit(AgentEvent::TurnStarted {
         session_id: &conv.id,
         turn: state.turn,
         tools: &tools,
     });
+    let system = match &conv.system {
+        Some(own) => Some(own.to_string()),
+        None => agent.system_prompt.clone(),
+    };
+    let changes = conv.prefix.update(system.as_deref(), &tools);
+    if !changes.is_empty() {
+        let what: Vec<String> = changes.iter().map(ToString::to_string).collect();
+        tracing::warn!(
+            turn = state.turn,
+            changes = %what.join("; "),
+            "prompt cache bust: the request prefix changed since the previous request"
+        );
+        observer.emit(AgentEvent::PrefixChanged {
+            turn: state.turn,
+            changes: &changes,
+        });
+    }
+    let mut messages = state.lend();
+    if let Some(policy) = &agent.config.context_policy {
+        let cleared = policy.apply(&mut messages);
+        if cleared > 0 {
+            tracing::debug!(turn = state.turn, cleared, "old tool results cleared");
+        }
+    }
     LlmRequest {
-        system: agent.system_prompt.clone(),
-        messages: state.lend(),
+        system,
+        messages,
         tools,
         deferred_tools,
         response_format,
+        cache_key: Some(conv.id.to_string()),
     }
 }

@@ -61,6 +61,8 @@ struct Run<'r> {
     sink: &'r Sink,
     base_ctx: &'r ToolContext,
     talk: &'r RunTalk,
+    /// The run's `invoke_agent` span, which gets its summed usage when it finishes.
+    span: &'r tracing::Span,
 }
 
 /// Runs `input` in `conv` to an answer, or to a pause when `policy` may pause; a typed run
@@ -88,11 +90,12 @@ pub(super) async fn fresh<P: Policy>(
             sink,
             base_ctx: &base_ctx,
             talk: &talk,
+            span: &span,
         };
         report_activated(&run, 0, activated).await;
         drive(&mut run, policy, state, plan).await
     }
-    .instrument(span)
+    .instrument(span.clone())
     .await
 }
 
@@ -146,6 +149,7 @@ pub(super) async fn resumed<P: Policy>(
             sink,
             base_ctx: &base_ctx,
             talk: &talk,
+            span: &span,
         };
         let mut state = state;
         if let Some((proof, text, calls)) =
@@ -155,7 +159,7 @@ pub(super) async fn resumed<P: Policy>(
         }
         drive(&mut run, policy, state, plan).await
     }
-    .instrument(span)
+    .instrument(span.clone())
     .await;
     if !outcome.as_ref().is_ok_and(P::answered) {
         conv.id = previous_id;
@@ -348,6 +352,9 @@ async fn finish(run: &mut Run<'_>, state: RunState, text: String, usage: Usage) 
         usage: state.usage(),
     });
     turn_finished(run.sink, turn, usage).await;
+    let run_usage = state.usage();
+    spans::record_usage(run.span, &run_usage);
+    run.conv.usage += run_usage;
     let (output, history) = state.finish(text);
     run.conv.history = history;
     output

@@ -6,12 +6,13 @@ use std::fmt;
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
 
+use super::cache::{CacheControl, System, mark_turns};
 use super::content::PROVIDER;
 use super::reply::parse_response;
 use super::request::{MessagesBody, SERVER_TOOLS, container, turns};
 use super::stream::MessageStream;
 use crate::error::AgentResult;
-use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
+use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters, cache_setters};
 use crate::llm::definition;
 use crate::llm::settings::process_env;
 use crate::llm::tool_cache::{DeferredJsonCache, ToolJsonCache, no_tools};
@@ -105,6 +106,11 @@ impl AnthropicClient {
         max_tokens: "`max_tokens`, which this API requires",
     );
 
+    cache_setters!(
+        default: "on, for 5 minutes ([`PromptCache::FiveMinutes`](crate::llm::PromptCache::FiveMinutes)): breakpoints at the end of the system prompt and of the last two user turns.",
+        only_at: None,
+    );
+
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
         format!("{}/v1/messages", self.core.base_url)
@@ -130,7 +136,11 @@ impl AnthropicClient {
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> MessagesBody<'a> {
-        let (system, messages) = turns(request.system.as_deref(), &request.messages);
+        let (system, mut messages) = turns(request.system.as_deref(), &request.messages);
+        let control = CacheControl::of(self.prompt_cache());
+        if let Some(control) = control {
+            mark_turns(&mut messages, control);
+        }
         let convert = if self.code_execution {
             definition::anthropic_with_callers_borrowed
         } else {
@@ -140,7 +150,7 @@ impl AnthropicClient {
             container: container(&request.messages),
             model: &self.core.model,
             max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
-            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            system: (!system.is_empty()).then(|| System::new(system.join("\n\n"), control)),
             messages,
             tools: if !request.deferred_tools.is_empty() {
                 let extra = if self.code_execution {

@@ -1,7 +1,8 @@
 //! The Anthropic messages API: the client (`client`), the request it builds (`request`), the
 //! reply it reads (`reply`) and the stream it decodes (`stream`), over the content blocks both
-//! directions share (`content`).
+//! directions share (`content`), with cache breakpoints placed by `cache`.
 
+mod cache;
 mod client;
 mod content;
 mod reply;

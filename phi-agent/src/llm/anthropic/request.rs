@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::cache::System;
 use super::content::{
     CODE_EXECUTION_NAME, CODE_EXECUTION_TYPE, ContentBlock, STATE_KEY, SearchResult, Source,
     TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, ToolReference,
@@ -22,7 +23,7 @@ pub(super) struct MessagesBody<'a> {
     pub(super) model: &'a str,
     pub(super) max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) system: Option<String>,
+    pub(super) system: Option<System>,
     pub(super) messages: Vec<Turn<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) tools: Option<SharedJson>,
@@ -33,18 +34,20 @@ pub(super) struct MessagesBody<'a> {
 /// One message of a request: a role and its blocks.
 #[derive(Serialize)]
 pub(super) struct Turn<'a> {
-    role: &'static str,
-    content: Vec<Block<'a>>,
+    pub(super) role: &'static str,
+    pub(super) content: Vec<Block<'a>>,
 }
 
 /// A block of a request: one this adapter writes, or one a reply left in a call's state.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Block<'a> {
+pub(super) enum Block<'a> {
     Written(ContentBlock<'a>),
     /// A server block of an earlier reply (the code that made a call). A `Value`: it goes back
     /// exactly as it came.
     Kept(&'a Value),
+    /// A block with a cache breakpoint (`cache.rs`).
+    Marked(Value),
 }
 
 /// A server tool's entry in `tools`: `{"type": .., "name": ..}`.

@@ -66,7 +66,8 @@ fn results_of_one_turn_share_a_user_message_and_keep_images() {
         ..LlmRequest::default()
     };
     let body = client.request_body(&request);
-    assert_eq!(body["system"], "sys");
+    // One text block, with the cache breakpoint that is on by default (`cache.rs`).
+    assert_eq!(body["system"][0]["text"], "sys");
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[1]["content"][1]["type"], "tool_use");

@@ -1,0 +1,378 @@
+//! Long sessions: usage with cache counts summed per run and per session, the prefix a prompt
+//! cache serves kept byte-stable (and a change of it reported as a cache bust), and the request
+//! bytes each adapter sends for it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use phi_agent::llm::{
+    AnthropicClient, LlmClient, LlmRequest, LlmResponse, OpenAiClient, PromptCache,
+    ResponsesClient, ScriptedLlm, ToolCall, ToolSearchCall, Usage,
+};
+use phi_agent::{
+    ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, PhiAgent, PrefixChange, Tool,
+    ToolContext, ToolExposure, ToolSearch, base_agent_builder,
+};
+use serde_json::{Value, json};
+
+use crate::tool_search::Listed;
+
+/// The prefix changes the agent's observer saw, per turn.
+type Busts = Arc<Mutex<Vec<(usize, Vec<PrefixChange>)>>>;
+
+fn watched(builder: phi_agent::AgentBuilder, config: AgentConfig) -> (PhiAgent, Busts) {
+    let busts = Busts::default();
+    let seen = busts.clone();
+    let builder = builder.observer(move |event: &AgentEvent<'_>| {
+        if let AgentEvent::PrefixChanged { turn, changes } = event {
+            seen.lock().unwrap().push((*turn, changes.to_vec()));
+        }
+    });
+    (PhiAgent::build(builder, config).unwrap(), busts)
+}
+
+fn tool(name: &'static str, exposure: ToolExposure) -> Listed {
+    Listed {
+        name,
+        description: "A tool of the test",
+        schema: json!({"type": "object", "properties": {}}),
+        exposure,
+    }
+}
+
+fn cached(input: u64, output: u64, read: u64, written: u64) -> Usage {
+    Usage::new(input, output)
+        .with_cache_read_input_tokens(read)
+        .with_cache_creation_input_tokens(written)
+}
+
+#[tokio::test]
+async fn usage_with_cache_counts_is_summed_per_run_and_per_session() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "look", json!({}))])
+            .with_usage(cached(1000, 10, 0, 900)),
+        LlmResponse::text("first").with_usage(cached(1100, 5, 900, 150)),
+        LlmResponse::text("second").with_usage(cached(1200, 7, 1050, 100)),
+    ]);
+    let builder = base_agent_builder(llm).register_tool(tool("look", ToolExposure::Direct));
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    let first = session.prompt("one").await.unwrap();
+    assert_eq!(first.usage, cached(2100, 15, 900, 1050));
+    let second = session.prompt("two").await.unwrap();
+    assert_eq!(second.usage, cached(1200, 7, 1050, 100));
+    assert_eq!(session.usage(), cached(3300, 22, 1950, 1150));
+    assert_eq!(session.usage().uncached_input_tokens(), 200);
+}
+
+#[tokio::test]
+async fn a_system_prompt_changed_mid_session_is_reported_once() {
+    let llm = ScriptedLlm::new(["a", "b", "c", "d"].map(LlmResponse::text));
+    let builder = base_agent_builder(llm.clone()).system_prompt("You are terse.");
+    let (agent, busts) = watched(builder, AgentConfig::default());
+    let mut session = agent.session();
+    session.prompt("one").await.unwrap();
+    session.prompt("two").await.unwrap();
+    assert!(busts.lock().unwrap().is_empty(), "an unchanged prefix");
+    session.set_system_prompt(Some("You are terse. Today is Friday.".into()));
+    session.prompt("three").await.unwrap();
+    session.prompt("four").await.unwrap();
+    assert_eq!(
+        *busts.lock().unwrap(),
+        [(1, vec![PrefixChange::SystemPrompt])],
+        "reported on the request that changed it, not after"
+    );
+    let requests = llm.requests();
+    assert_eq!(
+        requests[2].system.as_deref(),
+        Some("You are terse. Today is Friday.")
+    );
+}
+
+/// A scripted model whose provider searches tools itself, as Anthropic's does.
+struct NativeSearching(ScriptedLlm);
+
+#[async_trait]
+impl LlmClient for NativeSearching {
+    async fn complete(&self, request: &LlmRequest) -> AgentResult<LlmResponse> {
+        self.0.complete(request).await
+    }
+    fn native_tool_search(&self) -> bool {
+        true
+    }
+}
+
+/// `body` without its cache breakpoints, which mark the prefix and are not part of it.
+fn unmarked(mut body: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                fields.shift_remove("cache_control");
+                fields.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut body);
+    body
+}
+
+fn marked(block: &Value) -> bool {
+    block.get("cache_control").is_some()
+}
+
+/// The blocks that carry a breakpoint, anywhere in `body`.
+fn breakpoints(body: &Value) -> usize {
+    let system = body["system"]
+        .as_array()
+        .map_or(0, |blocks| blocks.iter().filter(|b| marked(b)).count());
+    let messages = body["messages"].as_array().unwrap();
+    let blocks = messages
+        .iter()
+        .flat_map(|m| m["content"].as_array().unwrap())
+        .filter(|b| marked(b))
+        .count();
+    let tools = body["tools"]
+        .as_array()
+        .map_or(0, |tools| tools.iter().filter(|t| marked(t)).count());
+    system + blocks + tools
+}
+
+#[tokio::test]
+async fn a_tool_found_by_the_native_search_keeps_every_byte_before_the_last_breakpoint() {
+    let mut found = LlmResponse::tool_calls(vec![ToolCall::new("c1", "book_room", json!({}))]);
+    found.tool_searches = vec![ToolSearchCall::new(
+        "srvtoolu_1",
+        json!({"query": "book a room"}),
+        ["book_room"],
+    )];
+    let llm = ScriptedLlm::new([found, LlmResponse::text("booked")]);
+    let builder = base_agent_builder(NativeSearching(llm.clone()))
+        .system_prompt("You book rooms.")
+        .register_tool(tool("get_time", ToolExposure::Direct))
+        .register_tool(tool("book_room", ToolExposure::Deferred))
+        .register_tool(tool("cancel_room", ToolExposure::Deferred));
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Native);
+    let (agent, busts) = watched(builder, config);
+    agent.run("Book me a room").await.unwrap();
+    assert!(
+        busts.lock().unwrap().is_empty(),
+        "nothing reported: {busts:?}"
+    );
+
+    let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5").unwrap();
+    let requests = llm.requests();
+    let [first, second] = [&requests[0], &requests[1]].map(|r| client.request_body(r));
+    assert_eq!(
+        first["tools"], second["tools"],
+        "the tools array is unchanged"
+    );
+    assert_eq!(
+        unmarked(first["system"].clone()),
+        unmarked(second["system"].clone())
+    );
+    let before = first["messages"].as_array().unwrap();
+    let after = second["messages"].as_array().unwrap();
+    assert_eq!(
+        unmarked(json!(before)),
+        unmarked(json!(after[..before.len()])),
+        "the first request's messages open the second's"
+    );
+    // The second request marks where the first one's last breakpoint was: it reads what the
+    // first wrote.
+    let last = |message: &Value| message["content"].as_array().unwrap().last().cloned();
+    assert!(marked(&last(&before[before.len() - 1]).unwrap()));
+    assert!(marked(&last(&after[before.len() - 1]).unwrap()));
+    assert!(breakpoints(&second) <= 4);
+}
+
+/// Deferred: shown once `unlock` has run.
+struct Secret(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Secret {
+    fn name(&self) -> &'static str {
+        "secret"
+    }
+    fn description(&self) -> &'static str {
+        "Tell the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn exposure(&self) -> ToolExposure {
+        ToolExposure::Deferred
+    }
+    async fn should_activate(&self, _: &ActivationContext) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        Ok(vec![Content::text("7")])
+    }
+}
+
+struct Unlock(Arc<AtomicBool>);
+
+#[async_trait]
+impl Tool for Unlock {
+    fn name(&self) -> &'static str {
+        "unlock"
+    }
+    fn description(&self) -> &'static str {
+        "Unlock the secret"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        self.0.store(true, Ordering::SeqCst);
+        Ok(vec![Content::text("unlocked")])
+    }
+}
+
+/// Without a native search, an activated tool joins the tools array, which comes first in
+/// every provider's prefix: the report says so, naming the tool and nothing else.
+#[tokio::test]
+async fn a_tool_activated_without_a_native_search_is_reported_as_added_and_appended() {
+    let unlocked = Arc::new(AtomicBool::new(false));
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "unlock", json!({}))]),
+        LlmResponse::text("unlocked it"),
+    ]);
+    let builder = base_agent_builder(llm.clone())
+        .system_prompt("You keep secrets.")
+        .register_tool(Unlock(unlocked.clone()))
+        .register_tool(Secret(unlocked));
+    let (agent, busts) = watched(builder, AgentConfig::default());
+    agent.run("unlock it").await.unwrap();
+    assert_eq!(
+        *busts.lock().unwrap(),
+        [(2, vec![PrefixChange::ToolsAdded(vec!["secret".into()])])]
+    );
+    // Registered last, it is appended: the tools before it keep their bytes, but the system
+    // prompt and the messages come after the tools, so the cache serves only the tools before it.
+    let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5").unwrap();
+    let requests = llm.requests();
+    let [first, second] = [&requests[0], &requests[1]].map(|r| client.request_body(r));
+    assert_eq!(second["tools"][0], first["tools"][0]);
+    assert_eq!(second["tools"][1]["name"], "secret");
+}
+
+fn two_turns() -> LlmRequest {
+    LlmRequest::new(vec![
+        phi_agent::llm::Message::user("hi"),
+        phi_agent::llm::Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall::new("c1", "look", json!({}))],
+        },
+        phi_agent::llm::Message::Tool {
+            tool_call_id: "c1".into(),
+            name: "look".into(),
+            content: vec![Content::text("seen")],
+            is_error: false,
+        },
+    ])
+    .with_system("Be brief.")
+    .with_cache_key("session-1")
+}
+
+#[test]
+fn anthropic_marks_the_system_prompt_and_the_last_two_user_turns() {
+    let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5").unwrap();
+    assert_eq!(client.prompt_cache(), PromptCache::FiveMinutes);
+    let body = client.request_body(&two_turns());
+    let ephemeral = json!({"type": "ephemeral"});
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "Be brief.", "cache_control": ephemeral}])
+    );
+    assert_eq!(
+        body["messages"][0]["content"][0]["cache_control"],
+        ephemeral
+    );
+    assert_eq!(body["messages"][2]["content"][0]["type"], "tool_result");
+    assert_eq!(
+        body["messages"][2]["content"][0]["cache_control"],
+        ephemeral
+    );
+    assert!(
+        !marked(&body["messages"][1]["content"][0]),
+        "not an assistant turn"
+    );
+    assert_eq!(breakpoints(&body), 3);
+
+    let long = client.clone().with_prompt_cache(PromptCache::OneHour);
+    let body = long.request_body(&two_turns());
+    assert_eq!(
+        body["system"][0]["cache_control"],
+        json!({"type": "ephemeral", "ttl": "1h"})
+    );
+
+    let off = client.with_prompt_cache(PromptCache::Off);
+    let body = off.request_body(&two_turns());
+    assert_eq!(body["system"], "Be brief.");
+    assert_eq!(breakpoints(&body), 0);
+}
+
+#[test]
+fn anthropic_never_sends_more_than_four_breakpoints() {
+    let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5").unwrap();
+    let mut messages = Vec::new();
+    for turn in 0..30 {
+        messages.push(phi_agent::llm::Message::user(format!("question {turn}")));
+        messages.push(phi_agent::llm::Message::assistant(format!("answer {turn}")));
+    }
+    messages.push(phi_agent::llm::Message::user("last"));
+    let body = client.request_body(&LlmRequest::new(messages).with_system("s"));
+    assert_eq!(breakpoints(&body), 3);
+}
+
+#[test]
+fn openai_sends_the_session_as_prompt_cache_key_against_the_public_api_only() {
+    let chat = OpenAiClient::new("sk-not-real", "gpt-4o-mini").unwrap();
+    assert_eq!(
+        chat.request_body(&two_turns())["prompt_cache_key"],
+        "session-1"
+    );
+    let responses = ResponsesClient::new("sk-not-real", "gpt-4o-mini").unwrap();
+    assert_eq!(
+        responses.request_body(&two_turns())["prompt_cache_key"],
+        "session-1"
+    );
+    // Another server may refuse a field it does not know: asked for, not assumed.
+    let local = chat.clone().with_base_url("http://127.0.0.1:8000/v1");
+    assert_eq!(local.prompt_cache(), PromptCache::Off);
+    assert!(
+        local
+            .request_body(&two_turns())
+            .get("prompt_cache_key")
+            .is_none()
+    );
+    let asked = local.with_prompt_cache(PromptCache::FiveMinutes);
+    assert_eq!(
+        asked.request_body(&two_turns())["prompt_cache_key"],
+        "session-1"
+    );
+    let off = chat.with_prompt_cache(PromptCache::Off);
+    assert!(
+        off.request_body(&two_turns())
+            .get("prompt_cache_key")
+            .is_none()
+    );
+    // A key longer than the API takes goes as a digest, the same every time.
+    let long_key = two_turns().with_cache_key("k".repeat(100));
+    let sent = responses.request_body(&long_key)["prompt_cache_key"].clone();
+    assert_eq!(sent.as_str().unwrap().len(), 20, "{sent}");
+    assert_eq!(responses.request_body(&long_key)["prompt_cache_key"], sent);
+}
+
+#[tokio::test]
+async fn an_agent_run_keys_its_requests_with_its_session_id() {
+    let llm = ScriptedLlm::new([LlmResponse::text("hi")]);
+    let agent = PhiAgent::build(base_agent_builder(llm.clone()), AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    session.prompt("hello").await.unwrap();
+    assert_eq!(llm.requests()[0].cache_key.as_deref(), Some(session.id()));
+}
