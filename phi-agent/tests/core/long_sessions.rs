@@ -11,8 +11,8 @@ use phi_agent::llm::{
     ResponsesClient, ScriptedLlm, ToolCall, ToolSearchCall, Usage,
 };
 use phi_agent::{
-    ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, PhiAgent, PrefixChange, Tool,
-    ToolContext, ToolExposure, ToolSearch, base_agent_builder,
+    ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, ContextPolicy, PhiAgent,
+    PrefixChange, Tool, ToolContext, ToolExposure, ToolSearch, base_agent_builder,
 };
 use serde_json::{Value, json};
 
@@ -375,4 +375,183 @@ async fn an_agent_run_keys_its_requests_with_its_session_id() {
     let mut session = agent.session();
     session.prompt("hello").await.unwrap();
     assert_eq!(llm.requests()[0].cache_key.as_deref(), Some(session.id()));
+}
+
+/// One row of the long-session figure: a request's bytes and what its input costs in units of
+/// the plain input price per byte, without and with Anthropic's prompt cache.
+struct Costs {
+    bytes: Vec<usize>,
+    /// Each request's bytes that match the previous request's from the start (tools, system,
+    /// then whole messages, breakpoints left out): what the cache serves.
+    cached: Vec<usize>,
+}
+
+impl Costs {
+    fn of(requests: &[LlmRequest]) -> Self {
+        let client = AnthropicClient::new("sk-ant-not-real", "claude-sonnet-4-5").unwrap();
+        let parts = |request: &LlmRequest| -> Vec<String> {
+            let body = unmarked(client.request_body(request));
+            let mut parts = vec![body["tools"].to_string(), body["system"].to_string()];
+            parts.extend(
+                body["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(Value::to_string),
+            );
+            parts
+        };
+        let mut bytes = Vec::new();
+        let mut cached = Vec::new();
+        let mut previous: Vec<String> = Vec::new();
+        for request in requests {
+            let now = parts(request);
+            bytes.push(client.request_bytes(request).len());
+            let same = now
+                .iter()
+                .zip(&previous)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len())
+                .sum();
+            cached.push(same);
+            previous = now;
+        }
+        Self { bytes, cached }
+    }
+
+    /// The input billed over the session, relative to the plain price: without a cache every
+    /// byte at 1; with Anthropic's 5-minute cache a read at 0.1 and a write at 1.25.
+    fn billed(&self, caching: bool) -> f64 {
+        self.bytes
+            .iter()
+            .zip(&self.cached)
+            .map(|(&all, &read)| match caching {
+                false => all as f64,
+                true => read as f64 * 0.1 + (all - read) as f64 * 1.25,
+            })
+            .sum()
+    }
+}
+
+/// 50 model requests in one session with 20 tools, each turn calling one tool whose result is
+/// 2 KB: the request size per turn with and without a context policy, and the input billed
+/// with and without Anthropic's prompt cache. Printed for BENCHMARKS.md
+/// (`cargo test -p phi-agent --test core fifty_turns -- --nocapture`) and asserted.
+#[tokio::test]
+async fn fifty_turns_with_twenty_tools_stay_bounded_with_a_context_policy() {
+    async fn session(policy: Option<ContextPolicy>) -> Vec<LlmRequest> {
+        let mut replies: Vec<LlmResponse> = (0..49)
+            .map(|turn| {
+                let name = TOOL_NAMES[turn % TOOL_NAMES.len()];
+                LlmResponse::tool_calls(vec![ToolCall::new(
+                    format!("call_{turn}"),
+                    name,
+                    json!({}),
+                )])
+            })
+            .collect();
+        replies.push(LlmResponse::text("done"));
+        let llm = ScriptedLlm::new(replies);
+        let mut builder = base_agent_builder(llm.clone()).system_prompt("You run errands.");
+        for name in TOOL_NAMES {
+            builder = builder.register_tool(Report(name));
+        }
+        let mut config = AgentConfig::default().with_max_turns(50);
+        if let Some(policy) = policy {
+            config = config.with_context_policy(policy);
+        }
+        let agent = PhiAgent::build(builder, config).unwrap();
+        agent.run("Run the errands.").await.unwrap();
+        llm.requests()
+    }
+    let policy = ContextPolicy::keep_tool_results(4).with_batch_turns(8);
+    let plain = Costs::of(&session(None).await);
+    let policed = Costs::of(&session(Some(policy)).await);
+    assert_eq!(plain.bytes.len(), 50);
+
+    println!("| turn | request bytes, all results kept | with keep 4, batch 8 |");
+    println!("|---|---|---|");
+    for turn in [1, 10, 12, 13, 20, 21, 30, 40, 50] {
+        println!(
+            "| {turn} | {} | {} |",
+            plain.bytes[turn - 1],
+            policed.bytes[turn - 1]
+        );
+    }
+    let ratio = |costs: &Costs, caching| costs.billed(caching) / plain.billed(false);
+    println!(
+        "input billed, relative to all results kept without a cache: cached {:.3}, policy {:.3}, policy and cache {:.3}",
+        ratio(&plain, true),
+        ratio(&policed, false),
+        ratio(&policed, true),
+    );
+
+    // Without a policy each turn adds its 2 KB result: growth without end.
+    assert!(plain.bytes[49] > plain.bytes[9] + 35 * 2_000);
+    // With it, results older than the last keep + batch - 1 turns are gone: what still grows
+    // is each turn's call and the one-line placeholder of its result, never the results.
+    let (first, kept_results) = (policed.bytes[0], 4 + 8 - 1);
+    for (turn, &bytes) in policed.bytes.iter().enumerate() {
+        let bound = first + kept_results * 2_200 + turn * 400;
+        assert!(bytes <= bound, "request {turn}: {bytes} bytes > {bound}");
+    }
+    assert!(policed.bytes[49] * 3 < plain.bytes[49]);
+    // The cache serves all but each turn's new part, and the policy busts it only once per
+    // batch: both together bill less than either alone.
+    assert!(ratio(&plain, true) < 0.25);
+    assert!(ratio(&policed, true) < ratio(&policed, false));
+    assert!(ratio(&policed, true) < ratio(&plain, true));
+    let busts = policed
+        .cached
+        .iter()
+        .zip(&policed.bytes)
+        .skip(1)
+        .filter(|(read, all)| (**read as f64) < 0.5 * **all as f64)
+        .count();
+    assert!(busts <= 50 / 8, "{busts} requests mostly uncached");
+}
+
+const TOOL_NAMES: [&str; 20] = [
+    "check_mail",
+    "read_calendar",
+    "book_room",
+    "order_lunch",
+    "pay_invoice",
+    "file_expense",
+    "call_taxi",
+    "track_parcel",
+    "renew_permit",
+    "water_plants",
+    "feed_cat",
+    "buy_stamps",
+    "print_report",
+    "scan_receipt",
+    "update_wiki",
+    "close_ticket",
+    "plan_trip",
+    "check_weather",
+    "reserve_table",
+    "send_flowers",
+];
+
+/// A tool whose result is 2 KB of report.
+struct Report(&'static str);
+
+#[async_trait]
+impl Tool for Report {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn description(&self) -> &'static str {
+        "Do one errand and report on it in detail"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {"note": {"type": "string", "description": "Anything to mention"}}})
+    }
+    async fn call(&self, _: &Value, ctx: &ToolContext) -> AgentResult<Vec<Content>> {
+        let line = format!("{} for {}: all went as planned. ", self.0, ctx.session_id());
+        Ok(vec![Content::text(
+            line.repeat(2_000 / line.len() + 1)[..2_000].to_string(),
+        )])
+    }
 }

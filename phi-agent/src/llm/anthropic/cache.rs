@@ -1,4 +1,5 @@
-//! Cache breakpoints: `cache_control` where the request's byte-stable prefix ends.
+//! Cache breakpoints: `cache_control` where the request's byte-stable prefix ends (placed on
+//! the turns by `request::mark_turns`).
 //!
 //! The prompt is tools, then system, then the messages; a breakpoint caches everything before
 //! it. Three are set (the API allows 4): the end of the system text (tools and system), and the
@@ -7,9 +8,7 @@
 //! the prefix written now even when this turn added more blocks than the API looks back over.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::request::{Block, Turn};
 use crate::llm::PromptCache;
 
 /// `cache_control`: `{"type": "ephemeral"}`, with `"ttl": "1h"` for the long lifetime (the
@@ -65,30 +64,4 @@ impl System {
             }]),
         }
     }
-}
-
-/// How many breakpoints the messages get.
-const MESSAGE_BREAKPOINTS: usize = 2;
-
-/// Puts `control` on the last block of each of the last two user turns.
-pub(super) fn mark_turns(turns: &mut [Turn<'_>], control: CacheControl) {
-    let users = turns.iter_mut().rev().filter(|turn| turn.role == "user");
-    for turn in users.take(MESSAGE_BREAKPOINTS) {
-        if let Some(last) = turn.content.last_mut() {
-            mark(last, control);
-        }
-    }
-}
-
-/// `block` with `cache_control`, as JSON (one or two blocks a request: the copy is small).
-fn mark(block: &mut Block<'_>, control: CacheControl) {
-    let Ok(Value::Object(mut fields)) = serde_json::to_value(&*block) else {
-        // Every block serializes to an object; should one not, it goes without a breakpoint.
-        return;
-    };
-    fields.insert(
-        "cache_control".to_string(),
-        serde_json::to_value(control).unwrap_or_default(),
-    );
-    *block = Block::Marked(Value::Object(fields));
 }

@@ -6,10 +6,10 @@ use std::fmt;
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use super::cache::{CacheControl, System, mark_turns};
+use super::cache::{CacheControl, System};
 use super::content::PROVIDER;
 use super::reply::parse_response;
-use super::request::{MessagesBody, SERVER_TOOLS, container, turns};
+use super::request::{MessagesBody, SERVER_TOOLS, container, mark_turns, turns};
 use super::stream::MessageStream;
 use crate::error::AgentResult;
 use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters, cache_setters};

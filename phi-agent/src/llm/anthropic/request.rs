@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::cache::System;
+use super::cache::{CacheControl, System};
 use super::content::{
     CODE_EXECUTION_NAME, CODE_EXECUTION_TYPE, ContentBlock, STATE_KEY, SearchResult, Source,
     TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, ToolReference,
@@ -245,4 +245,30 @@ pub(super) fn container(messages: &[Message]) -> Option<&str> {
         }),
         _ => None,
     })
+}
+
+/// How many breakpoints the messages get.
+const MESSAGE_BREAKPOINTS: usize = 2;
+
+/// Puts `control` on the last block of each of the last two user turns.
+pub(super) fn mark_turns(turns: &mut [Turn<'_>], control: CacheControl) {
+    let users = turns.iter_mut().rev().filter(|turn| turn.role == "user");
+    for turn in users.take(MESSAGE_BREAKPOINTS) {
+        if let Some(last) = turn.content.last_mut() {
+            mark(last, control);
+        }
+    }
+}
+
+/// `block` with `cache_control`, as JSON (one or two blocks a request: the copy is small).
+fn mark(block: &mut Block<'_>, control: CacheControl) {
+    let Ok(Value::Object(mut fields)) = serde_json::to_value(&*block) else {
+        // Every block serializes to an object; should one not, it goes without a breakpoint.
+        return;
+    };
+    fields.insert(
+        "cache_control".to_string(),
+        serde_json::to_value(control).unwrap_or_default(),
+    );
+    *block = Block::Marked(Value::Object(fields));
 }
