@@ -111,10 +111,8 @@ fn paired(messages: &[Message]) -> Result<(), String> {
                 }
                 open = tool_calls.iter().map(|call| call.id.as_str()).collect();
             }
-            Message::Tool { tool_call_id, .. } => {
-                if !open.remove(tool_call_id.as_str()) {
-                    return Err(format!("a result without its call: {tool_call_id}"));
-                }
+            Message::Tool { tool_call_id, .. } if !open.remove(tool_call_id.as_str()) => {
+                return Err(format!("a result without its call: {tool_call_id}"));
             }
             _ => {}
         }

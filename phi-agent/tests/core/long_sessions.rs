@@ -508,7 +508,9 @@ async fn fifty_turns_with_twenty_tools_stay_bounded_with_a_context_policy() {
         .skip(1)
         .filter(|(read, all)| (**read as f64) < 0.5 * **all as f64)
         .count();
-    println!("requests with the policy that read less than half their bytes from the cache: {busts}");
+    println!(
+        "requests with the policy that read less than half their bytes from the cache: {busts}"
+    );
     assert!(busts <= 50 / 8, "{busts} requests mostly uncached");
 }
 
