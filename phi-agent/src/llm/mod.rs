@@ -55,7 +55,7 @@ pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
-pub use anthropic::AnthropicClient;
+pub use anthropic::{AnthropicClient, CodeExecutionVersion};
 pub use cache::PromptCache;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]

@@ -13,8 +13,8 @@ use async_trait::async_trait;
 use std::time::Duration;
 
 use phi_agent::llm::{
-    AnthropicClient, GeminiClient, GeminiSchemaForm, HttpConfig, LlmClient, Message, OpenAiClient,
-    PromptCache, ResponsesClient, ToolCall,
+    AnthropicClient, CodeExecutionVersion, GeminiClient, GeminiSchemaForm, HttpConfig, LlmClient,
+    Message, OpenAiClient, PromptCache, ResponsesClient, ToolCall,
 };
 use phi_agent::{
     AgentConfig, AgentError, AgentResult, Content, PhiAgent, StreamEvent, Tool, ToolContext,
@@ -488,6 +488,19 @@ async fn tools_called_from_anthropics_code_execution() {
         .unwrap()
         .with_base_url(apis_url())
         .with_code_execution(true);
+    called_from_code(client).await;
+}
+
+#[tokio::test]
+#[ignore = "needs interop/fake_apis.py; run by interop/run.sh"]
+async fn tools_called_from_anthropics_code_execution_20260120() {
+    // fake_apis.py answers with the version the request names, as the API does (the SDK has a
+    // caller type for this version, none yet for 20260521's).
+    let client = AnthropicClient::new("sk-ant-interop", "claude-opus-4-6")
+        .unwrap()
+        .with_base_url(apis_url())
+        .with_code_execution(true)
+        .with_code_execution_version(CodeExecutionVersion::V20260120);
     called_from_code(client).await;
 }
 

@@ -4,6 +4,7 @@
 
 mod cache;
 mod client;
+mod code_version;
 mod content;
 mod reply;
 mod request;
@@ -12,5 +13,6 @@ mod stream;
 mod tests;
 
 pub use client::AnthropicClient;
+pub use code_version::CodeExecutionVersion;
 pub(crate) use reply::parse_response;
 pub(crate) use stream::decode_stream;

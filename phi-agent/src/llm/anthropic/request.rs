@@ -6,9 +6,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::cache::{CacheControl, System};
+use super::code_version::CodeExecutionVersion;
 use super::content::{
-    CODE_EXECUTION_NAME, CODE_EXECUTION_TYPE, ContentBlock, STATE_KEY, SearchResult, Source,
-    TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, ToolReference,
+    CODE_EXECUTION_NAME, ContentBlock, STATE_KEY, SearchResult, Source, TOOL_SEARCH_NAME,
+    TOOL_SEARCH_TYPE, ToolReference,
 };
 use crate::content::{Content, ResourceBody};
 use crate::llm::lenient::Listed;
@@ -58,17 +59,19 @@ pub(super) struct ServerTool {
     name: &'static str,
 }
 
-/// The server tools' entries: the tool search, then the code-execution tool.
-pub(super) const SERVER_TOOLS: [ServerTool; 2] = [
-    ServerTool {
-        kind: TOOL_SEARCH_TYPE,
-        name: TOOL_SEARCH_NAME,
-    },
-    ServerTool {
-        kind: CODE_EXECUTION_TYPE,
-        name: CODE_EXECUTION_NAME,
-    },
-];
+/// The server tools' entries: the tool search, then the code-execution tool of `version`.
+pub(super) fn server_tools(version: CodeExecutionVersion) -> [ServerTool; 2] {
+    [
+        ServerTool {
+            kind: TOOL_SEARCH_TYPE,
+            name: TOOL_SEARCH_NAME,
+        },
+        ServerTool {
+            kind: version.tool_type(),
+            name: CODE_EXECUTION_NAME,
+        },
+    ]
+}
 
 /// The system text (the request's, then the conversation's system messages) and the turns of
 /// `messages`. Consecutive blocks of one role share a message, because the API wants user and
