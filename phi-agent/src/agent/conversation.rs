@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::phi::AgentInner;
 use super::prefix::Prefix;
+use super::steering::Steering;
 use super::tool_list::ToolListCache;
 use crate::context::ActivationContext;
 use crate::llm::{Message, Usage};
@@ -25,6 +26,8 @@ pub(super) struct Conversation {
     pub(super) system: Option<Arc<str>>,
     /// The prefix of the last model request, to report cache busts against.
     pub(super) prefix: Prefix,
+    /// Messages a person queued for the next step boundary.
+    pub(super) steering: Steering,
 }
 
 /// Whether a session's model searches for its Deferred tools.
@@ -80,6 +83,7 @@ impl Conversation {
             usage: Usage::default(),
             system: None,
             prefix: Prefix::default(),
+            steering: Steering::default(),
         }
     }
 

@@ -33,6 +33,14 @@ pub enum AgentEvent<'a> {
         /// What changed, in prefix order: the system prompt, then the tools.
         changes: &'a [PrefixChange],
     },
+    /// A person's message ([`Steering`](crate::Steering)) was taken in before the turn's model
+    /// request, after the previous turn's results.
+    Steered {
+        /// The turn whose request carries it.
+        turn: usize,
+        /// The message.
+        text: &'a str,
+    },
     /// The model answered.
     ModelReplied {
         /// The turn's number.

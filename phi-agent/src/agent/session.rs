@@ -73,6 +73,12 @@ impl AgentSession {
         self.conv.system = prompt.map(Arc::from);
     }
 
+    /// A handle that queues user messages for this session's runs, taken in at the next step
+    /// boundary of the run in progress (or of the next run); see [`Steering`](crate::Steering).
+    pub fn steering(&self) -> crate::Steering {
+        self.conv.steering.clone()
+    }
+
     /// The tools the model may currently see and call.
     pub fn active_tools(&self) -> &ActiveTools {
         &self.conv.active

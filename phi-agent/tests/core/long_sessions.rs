@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use phi_agent::llm::{
-    AnthropicClient, LlmClient, LlmRequest, LlmResponse, OpenAiClient, PromptCache,
+    AnthropicClient, LlmClient, LlmRequest, LlmResponse, Message, OpenAiClient, PromptCache,
     ResponsesClient, ScriptedLlm, ToolCall, ToolSearchCall, Usage,
 };
 use phi_agent::{
     ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, ContextPolicy, PhiAgent,
-    PrefixChange, Tool, ToolContext, ToolExposure, ToolSearch, base_agent_builder,
+    PrefixChange, Steering, StreamEvent, Tool, ToolContext, ToolExposure, ToolSearch,
+    base_agent_builder,
 };
 use serde_json::{Value, json};
 
@@ -557,4 +558,92 @@ impl Tool for Report {
             line.repeat(2_000 / line.len() + 1)[..2_000].to_string(),
         )])
     }
+}
+
+/// Steers its session while it runs (as a person would, from elsewhere), then takes a while to
+/// finish: the message must wait for it.
+struct Measure {
+    steering: Arc<Mutex<Option<Steering>>>,
+    finished: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl Tool for Measure {
+    fn name(&self) -> &'static str {
+        "measure"
+    }
+    fn description(&self) -> &'static str {
+        "Measure the room"
+    }
+    fn schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
+        let steering = self.steering.lock().unwrap().clone().unwrap();
+        steering.send("Use metric units.");
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        self.finished.store(true, Ordering::SeqCst);
+        Ok(vec![Content::text("12 by 15 feet")])
+    }
+}
+
+#[tokio::test]
+async fn a_steering_message_lands_in_the_next_request_after_the_running_tool_completes() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new("c1", "measure", json!({}))]),
+        LlmResponse::text("3.7 by 4.6 metres"),
+    ]);
+    let slot = Arc::new(Mutex::new(None));
+    let finished = Arc::new(AtomicBool::new(false));
+    let steered = Arc::new(Mutex::new(Vec::new()));
+    let seen = steered.clone();
+    let builder = base_agent_builder(llm.clone())
+        .register_tool(Measure {
+            steering: slot.clone(),
+            finished: finished.clone(),
+        })
+        .observer(move |event: &AgentEvent<'_>| {
+            if let AgentEvent::Steered { turn, text } = event {
+                seen.lock().unwrap().push((*turn, text.to_string()));
+            }
+        });
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    *slot.lock().unwrap() = Some(session.steering());
+
+    let mut events = session.prompt("How big is the room?").stream();
+    let mut order = Vec::new();
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            StreamEvent::ToolFinished { result, .. } => {
+                assert!(!result.is_error, "the running tool was not cancelled");
+                order.push("tool finished".to_string());
+            }
+            StreamEvent::Steered { turn, text } => order.push(format!("steered {turn}: {text}")),
+            StreamEvent::Finished(output) => assert_eq!(output.text, "3.7 by 4.6 metres"),
+            _ => {}
+        }
+    }
+    drop(events);
+    assert!(finished.load(Ordering::SeqCst));
+    assert_eq!(order, ["tool finished", "steered 2: Use metric units."]);
+    assert_eq!(
+        *steered.lock().unwrap(),
+        [(2, "Use metric units.".to_string())]
+    );
+
+    let requests = llm.requests();
+    let next = &requests[1].messages;
+    assert!(
+        matches!(&next[next.len() - 2], Message::Tool { tool_call_id, .. } if tool_call_id == "c1"),
+        "the call keeps its result, first: {next:?}"
+    );
+    assert_eq!(next[next.len() - 1], Message::user("Use metric units."));
+    assert_eq!(
+        requests[0].messages.len(),
+        1,
+        "nothing queued before the run"
+    );
+    assert_eq!(session.steering().pending(), 0);
+    assert_eq!(session.history()[3], Message::user("Use metric units."));
 }

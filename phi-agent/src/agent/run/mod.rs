@@ -198,6 +198,7 @@ async fn drive<P: Policy>(
             .as_ref()
             .map(|active| parts.runner(active, turn, searching));
         let mut early = Early::new(early_runner.as_ref());
+        take_steering(run, &mut state).await;
         let asking = Asking { agent, sink };
         let mut response = ask_model(&asking, run.conv, &mut plan, &mut state, &mut early).await?;
         let usage = response.usage;
@@ -478,6 +479,23 @@ async fn report_activated(run: &Run<'_>, turn: usize, activated: Vec<&'static st
             names: activated,
         })
         .await;
+}
+
+/// Takes in the messages a person queued ([`Steering`](crate::Steering)) at this step boundary:
+/// the previous turn's calls have all finished, and the request about to go carries them.
+async fn take_steering(run: &mut Run<'_>, state: &mut RunState) {
+    for text in run.conv.steering.take() {
+        let turn = state.turn;
+        tracing::info!(turn, "steering message taken in");
+        Observer(run.agent.observer.as_deref()).emit(AgentEvent::Steered { turn, text: &text });
+        run.sink
+            .send(|| StreamEvent::Steered {
+                turn,
+                text: text.clone(),
+            })
+            .await;
+        state.steered(text);
+    }
 }
 
 async fn turn_finished(sink: &Sink, turn: usize, usage: Usage) {
