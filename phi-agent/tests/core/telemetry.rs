@@ -75,6 +75,7 @@ impl Subscriber for Recorder {
     fn event(&self, event: &Event<'_>) {
         let mut fields = Fields::new();
         event.record(&mut Collect(&mut fields));
+        fields.insert("level".to_string(), event.metadata().level().to_string());
         if let Some(&span) = self.entered.lock().unwrap().last() {
             let name = self.spans.lock().unwrap()[span as usize - 1].0.clone();
             fields.insert("in_span".to_string(), name);
@@ -338,6 +339,35 @@ fn tool_search_with_nothing_to_find_is_a_warning() {
     };
     assert_eq!(warnings(vec![Arc::new(Echo)]), 1, "every tool Direct");
     assert_eq!(warnings(vec![Arc::new(Echo), Arc::new(Calendar)]), 0);
+}
+
+#[tokio::test]
+async fn a_cache_bust_is_a_warning_naming_what_changed() {
+    let recorder = Recorder::default();
+    let _default = record(&recorder);
+    let llm = ScriptedLlm::new(["a", "b"].map(LlmResponse::text));
+    let builder = base_agent_builder(llm).system_prompt("You are terse.");
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    session.prompt("one").await.unwrap();
+    session.set_system_prompt(Some("You are verbose.".into()));
+    session.prompt("two").await.unwrap();
+    let busts: Vec<Fields> = recorder
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|fields| {
+            fields
+                .get("message")
+                .is_some_and(|m| m.starts_with("prompt cache bust"))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(busts.len(), 1, "{busts:?}");
+    assert_eq!(busts[0]["level"], "WARN");
+    assert_eq!(busts[0]["changes"], "the system prompt changed");
+    assert_eq!(busts[0]["turn"], "1");
 }
 
 #[tokio::test]

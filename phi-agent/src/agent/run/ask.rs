@@ -15,6 +15,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::events::{AgentEvent, Observer};
 use crate::agent::phi::AgentInner;
 use crate::agent::plan::{Plan, Search};
+use crate::agent::prefix::report_changes;
 use crate::agent::step::{self, StepOutput};
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::error::AgentResult;
@@ -148,18 +149,7 @@ fn request(
         None => agent.system_prompt.clone(),
     };
     let changes = conv.prefix.update(system.as_deref(), &tools);
-    if !changes.is_empty() {
-        let what: Vec<String> = changes.iter().map(ToString::to_string).collect();
-        tracing::warn!(
-            turn = state.turn,
-            changes = %what.join("; "),
-            "prompt cache bust: the request prefix changed since the previous request"
-        );
-        observer.emit(AgentEvent::PrefixChanged {
-            turn: state.turn,
-            changes: &changes,
-        });
-    }
+    report_changes(observer, state.turn, &changes);
     let mut messages = state.lend();
     if let Some(policy) = &agent.config.context_policy {
         let cleared = policy.apply(&mut messages);
