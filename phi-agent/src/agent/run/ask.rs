@@ -1,6 +1,7 @@
 //! Asking the model, one turn: the request (the tools the plan's search mode shows, the answer
-//! tool of a typed run), its `chat` span and its step `turn/<n>/model`, the reply streamed or
-//! complete. The reply's calls enter the run here (defused), the provider's searches are
+//! tool of a typed run, the session's system prompt, its history under the context policy, its
+//! id as the cache key; a changed prefix reported as a cache bust), its `chat` span and its step
+//! `turn/<n>/model`, the reply streamed or complete. The reply's calls enter the run here (defused), the provider's searches are
 //! revealed before any call runs, and every call not yet announced ready is.
 
 use tracing::Instrument;
