@@ -93,7 +93,7 @@ pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
-pub use agent::{ContextPolicy, Steering};
+pub use agent::{ContextPolicy, MemoryResultStore, READ_RESULT_TOOL_NAME, ResultStore, Steering};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{FileResumeStore, MemoryResumeStore, ResumeStore};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};

@@ -1,7 +1,10 @@
 //! History that stays bounded: the results of old tool calls replaced by a short placeholder.
 
 use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
 
+use super::result_store::{READ_RESULT_TOOL_NAME, ResultStore};
 use crate::content::Content;
 use crate::llm::Message;
 
@@ -19,17 +22,46 @@ use crate::llm::Message;
 ///
 /// What is cleared is gone from the session's history (and from the run's
 /// [`messages`](crate::RunOutput::messages)); each call's
-/// [`ToolCallRecord`](crate::ToolCallRecord) keeps its whole result.
+/// [`ToolCallRecord`](crate::ToolCallRecord) keeps its whole result. With a
+/// [`ResultStore`](crate::ResultStore) ([`with_result_store`](Self::with_result_store)), a
+/// cleared result is kept there, its placeholder says how to read it back, and the model is
+/// offered a `read_result` tool (`id`, and optional `offset` and `length` in characters) once the
+/// session has something to read.
 ///
 /// ```
 /// use phi_agent::ContextPolicy;
 /// let policy = ContextPolicy::keep_tool_results(4).with_batch_turns(8);
 /// assert_eq!((policy.keep_turns(), policy.batch_turns()), (4, 8));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ContextPolicy {
     keep: usize,
     batch: usize,
+    store: Option<Arc<dyn ResultStore>>,
+}
+
+/// Equal when they keep and clear alike, with the same store (the same `Arc`) or none.
+impl PartialEq for ContextPolicy {
+    fn eq(&self, other: &Self) -> bool {
+        let same_store = match (&self.store, &other.store) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.keep == other.keep && self.batch == other.batch && same_store
+    }
+}
+
+impl Eq for ContextPolicy {}
+
+impl fmt::Debug for ContextPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContextPolicy")
+            .field("keep_turns", &self.keep)
+            .field("batch_turns", &self.batch)
+            .field("result_store", &self.store.is_some())
+            .finish()
+    }
 }
 
 impl ContextPolicy {
@@ -39,7 +71,21 @@ impl ContextPolicy {
         Self {
             keep: turns,
             batch: turns.max(1),
+            store: None,
         }
+    }
+
+    /// This policy, keeping what it clears in `store` for the model to read back with
+    /// `read_result` (registered by [`PhiAgent::build`](crate::PhiAgent::build), which then
+    /// refuses a tool of that name of its own).
+    pub fn with_result_store(mut self, store: Arc<dyn ResultStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The store cleared results go to, if any.
+    pub fn result_store(&self) -> Option<&Arc<dyn ResultStore>> {
+        self.store.as_ref()
     }
 
     /// This policy, clearing `turns` turns' results at a time (at least one).
@@ -58,10 +104,11 @@ impl ContextPolicy {
         self.batch
     }
 
-    /// Clears the results `messages` should no longer carry, in place; returns how many it
+    /// Clears the results `messages` (the history of session `session_id`) should no longer
+    /// carry, in place, keeping each in the result store if there is one; returns how many it
     /// cleared now. Applying it again changes nothing. Public for tests and for a program that
     /// keeps its history itself; an agent applies it before each model request.
-    pub fn apply(&self, messages: &mut [Message]) -> usize {
+    pub fn apply(&self, session_id: &str, messages: &mut [Message]) -> usize {
         let turns: Vec<&[crate::llm::ToolCall]> = messages
             .iter()
             .filter_map(|message| match message {
@@ -93,7 +140,7 @@ impl ContextPolicy {
             } = message
                 && ids.contains(tool_call_id.as_str())
             {
-                let note = placeholder(name, tool_call_id);
+                let note = placeholder(name, tool_call_id, self.store.is_some());
                 if !matches!(content.as_slice(), [Content::Text { text }] if *text == note) {
                     cleared.push((index, note));
                 }
@@ -101,8 +148,16 @@ impl ContextPolicy {
         }
         let count = cleared.len();
         for (index, note) in cleared {
-            if let Message::Tool { content, .. } = &mut messages[index] {
-                *content = vec![Content::text(note)];
+            if let Message::Tool {
+                content,
+                tool_call_id,
+                ..
+            } = &mut messages[index]
+            {
+                let kept = std::mem::replace(content, vec![Content::text(note)]);
+                if let Some(store) = &self.store {
+                    store.put(session_id, tool_call_id, kept);
+                }
             }
         }
         count
@@ -111,8 +166,13 @@ impl ContextPolicy {
 
 /// The line that stands for a cleared result: the same for the same call, every time, so that
 /// the cleared prefix stays byte-stable.
-fn placeholder(name: &str, id: &str) -> String {
-    format!(
-        "[the result of `{name}` (call {id}) was cleared to keep the conversation short; call the tool again if you need it]"
-    )
+fn placeholder(name: &str, id: &str, stored: bool) -> String {
+    match stored {
+        true => format!(
+            "[the result of `{name}` (call {id}) was cleared to keep the conversation short; read it back with `{READ_RESULT_TOOL_NAME}` and id \"{id}\" if you need it]"
+        ),
+        false => format!(
+            "[the result of `{name}` (call {id}) was cleared to keep the conversation short; call the tool again if you need it]"
+        ),
+    }
 }

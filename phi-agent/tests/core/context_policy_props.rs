@@ -198,14 +198,14 @@ proptest! {
             if paired(&session).is_err() {
                 continue;
             }
-            let cleared = policy.apply(&mut session);
+            let cleared = policy.apply("s", &mut session);
             prop_assert!(paired(&session).is_ok(), "{:?}", paired(&session));
             prop_assert_eq!(shape(&session), shape(&full[..end]));
             let body = client.request_body(&LlmRequest::new(session.clone()));
             prop_assert!(anthropic_paired(&body).is_ok(), "{:?}", anthropic_paired(&body));
             // Applied again: nothing more to clear, the same bytes.
             let mut again = session.clone();
-            prop_assert_eq!(policy.apply(&mut again), 0);
+            prop_assert_eq!(policy.apply("s", &mut again), 0);
             prop_assert_eq!(&again, &session);
             // The latest `keep` turns with calls keep their results as they were.
             let turns: Vec<usize> = full[..end].iter().enumerate()

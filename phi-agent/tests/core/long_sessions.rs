@@ -11,9 +11,9 @@ use phi_agent::llm::{
     ResponsesClient, ScriptedLlm, ToolCall, ToolSearchCall, Usage,
 };
 use phi_agent::{
-    ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, ContextPolicy, PhiAgent,
-    PrefixChange, Steering, StreamEvent, Tool, ToolContext, ToolExposure, ToolSearch,
-    base_agent_builder,
+    ActivationContext, AgentConfig, AgentEvent, AgentResult, Content, ContextPolicy,
+    MemoryResultStore, PhiAgent, PrefixChange, READ_RESULT_TOOL_NAME, ResultStore, Steering,
+    StreamEvent, Tool, ToolContext, ToolExposure, ToolSearch, base_agent_builder,
 };
 use serde_json::{Value, json};
 
@@ -646,4 +646,77 @@ async fn a_steering_message_lands_in_the_next_request_after_the_running_tool_com
     );
     assert_eq!(session.steering().pending(), 0);
     assert_eq!(session.history()[3], Message::user("Use metric units."));
+}
+
+#[tokio::test]
+async fn a_cleared_result_is_read_back_with_read_result_offered_once_something_was_cleared() {
+    let look = |id: &str| LlmResponse::tool_calls(vec![ToolCall::new(id, "look", json!({}))]);
+    let llm = ScriptedLlm::new([
+        look("c1"),
+        look("c2"),
+        look("c3"),
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "r1",
+            READ_RESULT_TOOL_NAME,
+            json!({"id": "c1", "length": 40}),
+        )]),
+        LlmResponse::text("read it"),
+    ]);
+    let store = Arc::new(MemoryResultStore::default());
+    let policy = ContextPolicy::keep_tool_results(1)
+        .with_batch_turns(1)
+        .with_result_store(store.clone());
+    let builder = base_agent_builder(llm.clone()).register_tool(Report("look"));
+    let agent =
+        PhiAgent::build(builder, AgentConfig::default().with_context_policy(policy)).unwrap();
+    let mut session = agent.session();
+    let output = session.prompt("Look around.").await.unwrap();
+    assert_eq!(output.text, "read it");
+
+    let requests = llm.requests();
+    let offered = |n: usize| {
+        requests[n]
+            .tools
+            .iter()
+            .any(|t| t.name == READ_RESULT_TOOL_NAME)
+    };
+    assert!(
+        !offered(0) && !offered(1) && !offered(2),
+        "nothing cleared yet"
+    );
+    assert!(offered(3), "offered once c1 was cleared (before request 3)");
+    let result_of = |n: usize, id: &str| {
+        requests[n].messages.iter().find_map(|m| match m {
+            Message::Tool {
+                tool_call_id,
+                content,
+                ..
+            } if tool_call_id == id => Some(content[0].as_text().unwrap().to_string()),
+            _ => None,
+        })
+    };
+    let placeholder = result_of(2, "c1").unwrap();
+    assert!(
+        placeholder.contains("read it back with `read_result`"),
+        "{placeholder}"
+    );
+    let read = result_of(4, "r1").unwrap();
+    assert!(
+        read.starts_with("characters 0..40 of 2000:\nlook for session-"),
+        "{read}"
+    );
+    assert!(store.holds_any(session.id()));
+    let kept = store.get(session.id(), "c1").unwrap();
+    assert_eq!(kept[0].as_text().unwrap().len(), 2_000, "the whole result");
+}
+
+#[test]
+fn a_tool_named_read_result_is_refused_when_the_policy_has_a_store() {
+    let policy = ContextPolicy::keep_tool_results(2)
+        .with_result_store(Arc::new(MemoryResultStore::default()));
+    let builder =
+        base_agent_builder(ScriptedLlm::new([])).register_tool(Report(READ_RESULT_TOOL_NAME));
+    let error =
+        PhiAgent::build(builder, AgentConfig::default().with_context_policy(policy)).unwrap_err();
+    assert!(error.to_string().contains(READ_RESULT_TOOL_NAME), "{error}");
 }

@@ -153,7 +153,7 @@ fn request(
     report_changes(observer, state.turn, &changes);
     let mut messages = state.lend();
     if let Some(policy) = &agent.config.context_policy {
-        let cleared = policy.apply(&mut messages);
+        let cleared = policy.apply(&conv.id, &mut messages);
         if cleared > 0 {
             tracing::debug!(turn = state.turn, cleared, "old tool results cleared");
         }
