@@ -10,7 +10,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::events::{AgentEvent, Observer};
 use crate::llm::ToolSpec;
 
 /// One part of a session's request prefix that changed since its previous model request: the
@@ -44,27 +43,6 @@ impl fmt::Display for PrefixChange {
             PrefixChange::ToolsReordered => f.write_str("the tools were reordered"),
         }
     }
-}
-
-/// Reports `changes` (none: nothing to report) as [`AgentEvent::PrefixChanged`] and a log line:
-/// a warning, or INFO when tools were only added (a deferred tool activated, a tool found by the
-/// local search: the price of a feature the agent was configured with, paid once per tool).
-pub(crate) fn report_changes(observer: Observer<'_>, turn: usize, changes: &[PrefixChange]) {
-    if changes.is_empty() {
-        return;
-    }
-    let what: Vec<String> = changes.iter().map(ToString::to_string).collect();
-    let what = what.join("; ");
-    let message = "prompt cache bust: the request prefix changed since the previous request";
-    if changes
-        .iter()
-        .all(|change| matches!(change, PrefixChange::ToolsAdded(_)))
-    {
-        tracing::info!(turn, changes = %what, "{message}");
-    } else {
-        tracing::warn!(turn, changes = %what, "{message}");
-    }
-    observer.emit(AgentEvent::PrefixChanged { turn, changes });
 }
 
 /// The prefix of a session's last model request.

@@ -16,7 +16,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::events::{AgentEvent, Observer};
 use crate::agent::phi::AgentInner;
 use crate::agent::plan::{Plan, Search};
-use crate::agent::prefix::report_changes;
+use crate::agent::prefix::PrefixChange;
 use crate::agent::step::{self, StepOutput};
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::error::AgentResult;
@@ -166,4 +166,25 @@ fn request(
         response_format,
         cache_key: Some(conv.id.to_string()),
     }
+}
+
+/// Reports `changes` (none: nothing to report) as [`AgentEvent::PrefixChanged`] and a log line:
+/// a warning, or INFO when tools were only added (a deferred tool activated, a tool found by the
+/// local search: the price of a feature the agent was configured with, paid once per tool).
+fn report_changes(observer: Observer<'_>, turn: usize, changes: &[PrefixChange]) {
+    if changes.is_empty() {
+        return;
+    }
+    let what: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    let what = what.join("; ");
+    let message = "prompt cache bust: the request prefix changed since the previous request";
+    if changes
+        .iter()
+        .all(|change| matches!(change, PrefixChange::ToolsAdded(_)))
+    {
+        tracing::info!(turn, changes = %what, "{message}");
+    } else {
+        tracing::warn!(turn, changes = %what, "{message}");
+    }
+    observer.emit(AgentEvent::PrefixChanged { turn, changes });
 }
