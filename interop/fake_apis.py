@@ -70,6 +70,7 @@ from anthropic.types import (
     Container,
     Message,
     ServerToolCaller,
+    ServerToolCaller20260120,
     ServerToolUseBlock,
     TextBlock,
     ToolReferenceBlock,
@@ -375,6 +376,13 @@ def gemini_chunks(response):
 CONTAINER = "container_interop_1"
 
 
+# The SDK's caller model of each code-execution version that has one.
+CALLERS = {
+    "code_execution_20250825": ServerToolCaller,
+    "code_execution_20260120": ServerToolCaller20260120,
+}
+
+
 def anthropic_code_reply(body):
     """A messages reply for programmatic tool calling: the model's code calls each tool it may
     call from code; with the results (in the container it ran in), the code's output and the
@@ -403,9 +411,13 @@ def anthropic_code_reply(body):
         ]
         stop = "end_turn"
     else:
+        # The code-execution version the request names, as the API answers with it.
+        version = next(
+            tool["type"] for tool in body.get("tools", []) if tool.get("type", "").startswith("code_execution_")
+        )
         names = [
             tool["name"] for tool in body.get("tools", [])
-            if "code_execution_20250825" in tool.get("allowed_callers", [])
+            if version in tool.get("allowed_callers", [])
         ]
         content = [
             ServerToolUseBlock(
@@ -415,7 +427,7 @@ def anthropic_code_reply(body):
         ] + [
             ToolUseBlock(
                 type="tool_use", id=f"toolu_code_{index}", name=name, input=args,
-                caller=ServerToolCaller(type="code_execution_20250825", tool_id="srvtoolu_code_1"),
+                caller=CALLERS[version](type=version, tool_id="srvtoolu_code_1"),
             )
             for index, (name, args) in enumerate(planned_calls(names))
         ]
@@ -498,7 +510,7 @@ class Handler(BaseHTTPRequestHandler):
             overloaded = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
         elif path == "/v1/messages":
             # Only the tool search and code execution scenarios come here (fakellm serves the rest).
-            if any(tool.get("type") == "code_execution_20250825" for tool in body.get("tools", [])):
+            if any(tool.get("type", "").startswith("code_execution_") for tool in body.get("tools", [])):
                 reply = anthropic_code_reply(body)
                 if reply is None:
                     error = {"type": "error", "error": {"type": "invalid_request_error",

@@ -72,6 +72,8 @@ REASONING_BACK = [0]
 SEARCHES_BACK = collections.Counter()
 # Calls made by the model's code (programmatic tool calling) sent back with their caller.
 CODE_BACK = collections.Counter()
+# Requests that asked the provider's prompt cache (Anthropic breakpoints, OpenAI's prompt_cache_key).
+CACHE_ASKED = collections.Counter()
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
     "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
@@ -161,6 +163,9 @@ def validate_openai(record, where):
     assert len(checked.get("tools", [])) == len(body.get("tools", [])), where
     assert record["secret_headers_present"] == ["authorization"], where
     answered = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    if "prompt_cache_key" in body:
+        assert isinstance(body["prompt_cache_key"], str) and 0 < len(body["prompt_cache_key"]) <= 64, where
+        CACHE_ASKED["openai"] += 1
     if stream:
         assert body.get("stream_options") == {"include_usage": True}, where
         return openai_stream_calls(record["response_events"], where), answered
@@ -180,6 +185,18 @@ def validate_anthropic(record, where, previous):
     assert "anthropic-version" in record["headers"], where
     roles = [m["role"] for m in body["messages"]]
     assert all(a != b for a, b in zip(roles, roles[1:])), f"{where}: roles must alternate: {roles}"
+    # Cache breakpoints: never more than the API's 4; when asked, the last user turn ends with one.
+    marked = [
+        block for part in (body.get("system") if isinstance(body.get("system"), list) else [],
+                           body.get("tools", []),
+                           *[m["content"] for m in body["messages"] if isinstance(m["content"], list)])
+        for block in part if "cache_control" in block
+    ]
+    assert len(marked) <= 4, f"{where}: {len(marked)} cache breakpoints"
+    if marked:
+        last_user = [m for m in body["messages"] if m["role"] == "user"][-1]
+        assert "cache_control" in last_user["content"][-1], f"{where}: the last user turn has no breakpoint"
+        CACHE_ASKED["anthropic"] += 1
     answered = [
         block["tool_use_id"]
         for message in body["messages"]
@@ -274,6 +291,9 @@ def validate_responses(record, where, previous):
     assert body.get("store") is False, f"{where}: stateless requests say store: false"
     assert body.get("include", ["reasoning.encrypted_content"]) == ["reasoning.encrypted_content"], where
     assert record["secret_headers_present"] == ["authorization"], where
+    if "prompt_cache_key" in body:
+        assert isinstance(body["prompt_cache_key"], str) and 0 < len(body["prompt_cache_key"]) <= 64, where
+        CACHE_ASKED["responses"] += 1
     replayed = [item for item in body["input"] if item.get("type") == "function_call"]
     # Without `store`, an item id names nothing the server kept, unless the reasoning item it
     # pairs with comes just before it.
@@ -467,6 +487,9 @@ def main():
     for api in ("anthropic", "responses"):
         if CODE_BACK[api] < 1:
             raise SystemExit(f"expected a call made by code sent back through {api}, saw none")
+    for api in ("anthropic", "openai", "responses"):
+        if CACHE_ASKED[api] < 1:
+            raise SystemExit(f"expected requests asking the prompt cache through {api}, saw none")
     if REASONING_BACK[0] < 2:
         raise SystemExit(f"expected reasoning items sent back in a plain and a streamed run, saw {REASONING_BACK[0]}")
     print(
@@ -474,7 +497,8 @@ def main():
         f"{retried} retryable errors were retried with the same request; "
         f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
         f"native tool search items sent back: {dict(SEARCHES_BACK)}; "
-        f"calls made by code sent back with their caller: {dict(CODE_BACK)}{assembled_note}"
+        f"calls made by code sent back with their caller: {dict(CODE_BACK)}; "
+        f"requests asking the prompt cache: {dict(CACHE_ASKED)}{assembled_note}"
     )
 
 

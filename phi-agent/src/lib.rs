@@ -88,11 +88,12 @@ pub mod schema;
 pub mod search;
 
 pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
-pub use agent::{AgentEvent, AgentObserver, AgentSession, RunOutput, ToolCallRecord};
+pub use agent::{AgentEvent, AgentObserver, AgentSession, PrefixChange, RunOutput, ToolCallRecord};
 pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
+pub use agent::{ContextPolicy, MemoryResultStore, READ_RESULT_TOOL_NAME, ResultStore, Steering};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{FileResumeStore, MemoryResumeStore, ResumeStore};
 pub use agent::{InProcess, JournalExecutor, StepExecutor, StepFuture, StepOutput, ToolStep};

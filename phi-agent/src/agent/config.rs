@@ -1,6 +1,7 @@
 //! Limits of an agent.
 
 use super::LoopDetection;
+use super::context_policy::ContextPolicy;
 use crate::config::ToolConfig;
 use crate::search::ToolSearch;
 
@@ -76,6 +77,10 @@ pub struct AgentConfig {
     /// `"<redacted>"`, in the arguments by the argument schema and in a JSON result by the
     /// output schema. Default: `false`.
     pub trace_tool_content: bool,
+    /// What a session keeps of its older tool results: with a [`ContextPolicy`], old results
+    /// are replaced by a short placeholder before each model request, so that a long session's
+    /// requests stay bounded. Default: `None` (every result is kept).
+    pub context_policy: Option<ContextPolicy>,
 }
 
 impl AgentConfig {
@@ -161,6 +166,12 @@ impl AgentConfig {
         self
     }
 
+    /// This configuration with [`context_policy`](Self::context_policy) set to `policy`.
+    pub fn with_context_policy(mut self, policy: ContextPolicy) -> Self {
+        self.context_policy = Some(policy);
+        self
+    }
+
     /// This configuration with [`trace_tool_content`](Self::trace_tool_content) set to `on`.
     pub fn with_trace_tool_content(mut self, on: bool) -> Self {
         self.trace_tool_content = on;
@@ -181,6 +192,7 @@ impl Default for AgentConfig {
             max_turn_result_bytes: 400_000,
             loop_detection: LoopDetection::default(),
             trace_tool_content: false,
+            context_policy: None,
         }
     }
 }

@@ -3,9 +3,11 @@
 use std::sync::Arc;
 
 use super::phi::AgentInner;
+use super::prefix::Prefix;
+use super::steering::Steering;
 use super::tool_list::ToolListCache;
 use crate::context::ActivationContext;
-use crate::llm::Message;
+use crate::llm::{Message, Usage};
 use crate::registry::ActiveTools;
 use crate::search::ToolSearch;
 
@@ -18,6 +20,14 @@ pub(super) struct Conversation {
     pub(super) active: ActiveTools,
     pub(super) tool_list: ToolListCache,
     pub(super) search: SessionSearch,
+    /// The usage of the runs that finished in this conversation, summed.
+    pub(super) usage: Usage,
+    /// The system prompt of this conversation's runs, in place of the agent's.
+    pub(super) system: Option<Arc<str>>,
+    /// The prefix of the last model request, to report cache busts against.
+    pub(super) prefix: Prefix,
+    /// Messages a person queued for the next step boundary.
+    pub(super) steering: Steering,
 }
 
 /// Whether a session's model searches for its Deferred tools.
@@ -70,6 +80,10 @@ impl Conversation {
             active,
             tool_list: ToolListCache::default(),
             search,
+            usage: Usage::default(),
+            system: None,
+            prefix: Prefix::default(),
+            steering: Steering::default(),
         }
     }
 

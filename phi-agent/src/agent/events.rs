@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::approval::Approval;
+use super::prefix::PrefixChange;
 use crate::context::{LogLevel, Progress};
 use crate::llm::{LlmResponse, ToolCall, ToolSpec, Usage};
 use crate::registry::ToolCallResult;
@@ -21,6 +22,24 @@ pub enum AgentEvent<'a> {
         turn: usize,
         /// The tools the model sees this turn.
         tools: &'a [ToolSpec],
+    },
+    /// The session's request prefix (system prompt, tools) is not the previous request's: the
+    /// provider's prompt cache cannot serve this request past the change, and its tokens are
+    /// billed at the full price (a cache bust). Also logged as a `tracing` warning. Never
+    /// before a session's first request.
+    PrefixChanged {
+        /// The turn whose request changed.
+        turn: usize,
+        /// What changed, in prefix order: the system prompt, then the tools.
+        changes: &'a [PrefixChange],
+    },
+    /// A person's message ([`Steering`](crate::Steering)) was taken in before the turn's model
+    /// request, after the previous turn's results.
+    Steered {
+        /// The turn whose request carries it.
+        turn: usize,
+        /// The message.
+        text: &'a str,
     },
     /// The model answered.
     ModelReplied {

@@ -9,6 +9,7 @@ use super::approval::seal::SigningKey;
 use super::builder::AgentBuilder;
 use super::config::AgentConfig;
 use super::events::AgentObserver;
+use super::result_store::ReadResult;
 use super::resume_store::ResumeStore;
 use super::step::StepExecutor;
 use super::tool_list;
@@ -141,6 +142,14 @@ impl PhiAgent {
         }
         let mut registry = ToolRegistry::new(config.tools.clone());
         registry.register_all(builder.tools)?;
+        // Registered after the user's tools: activated, it is appended to the tools array.
+        if let Some(store) = config
+            .context_policy
+            .as_ref()
+            .and_then(|p| p.result_store())
+        {
+            registry.register(ReadResult(store.clone()))?;
+        }
         if config.tool_search != ToolSearch::Off && registry.get(SEARCH_TOOL_NAME).is_some() {
             return Err(AgentError::Config(format!(
                 "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"

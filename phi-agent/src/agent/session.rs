@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::conversation::Conversation;
 use super::phi::PhiAgent;
-use crate::llm::Message;
+use crate::llm::{Message, Usage};
 use crate::registry::ActiveTools;
 
 /// One conversation with a [`PhiAgent`], created by [`PhiAgent::session`].
@@ -55,6 +55,28 @@ impl AgentSession {
     /// The conversation so far (the system prompt is not part of it).
     pub fn history(&self) -> &[Message] {
         &self.conv.history
+    }
+
+    /// The tokens of every run that finished in this session, summed (cache reads and writes
+    /// included, as [`Usage`] counts them). A run that failed, was dropped or paused counts
+    /// once it finishes, if it does.
+    pub fn usage(&self) -> Usage {
+        self.conv.usage
+    }
+
+    /// Sets the system prompt of this session's next runs, in place of the agent's (`None`:
+    /// the agent's again). The system prompt is part of every request's cached prefix: a
+    /// change re-sends the whole conversation at the full input price, once, and is reported
+    /// ([`AgentEvent::PrefixChanged`](crate::AgentEvent::PrefixChanged)). A paused run resumed
+    /// in another session gets that session's.
+    pub fn set_system_prompt(&mut self, prompt: Option<String>) {
+        self.conv.system = prompt.map(Arc::from);
+    }
+
+    /// A handle that queues user messages for this session's runs, taken in at the next step
+    /// boundary of the run in progress (or of the next run); see [`Steering`](crate::Steering).
+    pub fn steering(&self) -> crate::Steering {
+        self.conv.steering.clone()
     }
 
     /// The tools the model may currently see and call.

@@ -168,6 +168,14 @@ pub enum StreamEvent<O = RunOutput> {
         /// Every tool the search returned, best first.
         names: Vec<&'static str>,
     },
+    /// A person's message ([`Steering`](crate::Steering)) was taken in; the turn's model request
+    /// carries it, after the previous turn's results.
+    Steered {
+        /// The turn whose request carries it.
+        turn: usize,
+        /// The message.
+        text: String,
+    },
     /// A turn is over: the model replied and the calls it made have their results.
     TurnFinished {
         /// The turn's number.
@@ -262,6 +270,7 @@ impl LiveEvent {
             StreamEvent::ToolsFound { turn, query, names } => {
                 StreamEvent::ToolsFound { turn, query, names }
             }
+            StreamEvent::Steered { turn, text } => StreamEvent::Steered { turn, text },
             StreamEvent::TurnFinished { turn, usage } => StreamEvent::TurnFinished { turn, usage },
             StreamEvent::Finished(never) => match *never {},
         }

@@ -27,6 +27,8 @@ pub(crate) struct AdapterCore {
     /// The cap on the reply's length; `None` leaves it to the provider (the adapter of an API
     /// that requires one sends its own default).
     pub(crate) max_tokens: Option<u32>,
+    /// The prompt caching asked for; `None` leaves it to the adapter's default.
+    pub(crate) prompt_cache: Option<super::PromptCache>,
 }
 
 impl AdapterCore {
@@ -44,7 +46,18 @@ impl AdapterCore {
             base_url: trimmed(base_url),
             model,
             max_tokens: None,
+            prompt_cache: None,
         })
+    }
+
+    /// The prompt caching asked for: the one set, else [`PromptCache::default`] against any
+    /// server when `only_at` is `None`, or only against `only_at` (the public API) otherwise.
+    pub(crate) fn prompt_cache(&self, only_at: Option<&str>) -> super::PromptCache {
+        match (self.prompt_cache, only_at) {
+            (Some(cache), _) => cache,
+            (None, Some(public)) if trimmed(public) != self.base_url => super::PromptCache::Off,
+            (None, _) => super::PromptCache::default(),
+        }
     }
 
     pub(crate) fn set_base_url(&mut self, base_url: String) {
@@ -188,3 +201,22 @@ macro_rules! adapter_setters {
 }
 
 pub(crate) use adapter_setters;
+
+/// The prompt-cache setter and getter of an adapter whose default is `$default` (a sentence)
+/// and whose cache is on by default only against `$only_at` (`None`: against any server).
+macro_rules! cache_setters {
+    (default: $default:literal, only_at: $only_at:expr $(,)?) => {
+        #[doc = concat!("Asks the provider's prompt cache for `cache` (see [`PromptCache`](crate::llm::PromptCache)). Default: ", $default)]
+        pub fn with_prompt_cache(mut self, cache: $crate::llm::PromptCache) -> Self {
+            self.core.prompt_cache = Some(cache);
+            self
+        }
+
+        /// The prompt caching requests ask for; see [`with_prompt_cache`](Self::with_prompt_cache).
+        pub fn prompt_cache(&self) -> $crate::llm::PromptCache {
+            self.core.prompt_cache($only_at)
+        }
+    };
+}
+
+pub(crate) use cache_setters;

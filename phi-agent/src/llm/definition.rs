@@ -273,17 +273,37 @@ pub(crate) fn anthropic_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
     }
 }
 
-/// [`anthropic_borrowed`] with the tool's `allowed_callers`, for a request that carries the
-/// code-execution tool (programmatic tool calling): `"direct"`, `"code_execution_20250825"`
-/// or both, from [`ToolSpec::callers`].
+/// The `type`s of Anthropic's code-execution tool versions, oldest first: what
+/// `CodeExecutionVersion` (in the Anthropic adapter) indexes.
 #[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
-pub(crate) fn anthropic_with_callers_borrowed(spec: &ToolSpec) -> AnthropicTool<'_> {
+pub(crate) static ANTHROPIC_CODE_EXECUTION: [&str; 3] = [
+    "code_execution_20250825",
+    "code_execution_20260120",
+    "code_execution_20260521",
+];
+
+/// `allowed_callers` with both the direct caller and each version's code execution.
+#[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+static DIRECT_AND_CODE: [[&str; 2]; 3] = [
+    ["direct", ANTHROPIC_CODE_EXECUTION[0]],
+    ["direct", ANTHROPIC_CODE_EXECUTION[1]],
+    ["direct", ANTHROPIC_CODE_EXECUTION[2]],
+];
+
+/// [`anthropic_borrowed`] with the tool's `allowed_callers`, for a request that carries the
+/// code-execution tool of version `VERSION` (an index of [`ANTHROPIC_CODE_EXECUTION`]) for
+/// programmatic tool calling: `"direct"`, that version's type or both, from
+/// [`ToolSpec::callers`]. A function per version, as the tool-list caches take a `fn`.
+#[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
+pub(crate) fn anthropic_with_callers_borrowed<const VERSION: usize>(
+    spec: &ToolSpec,
+) -> AnthropicTool<'_> {
     let callers = spec.callers();
     AnthropicTool {
         allowed_callers: Some(match (callers.allows_direct(), callers.allows_code()) {
             (true, false) => &["direct"],
-            (false, true) => &["code_execution_20250825"],
-            _ => &["direct", "code_execution_20250825"],
+            (false, true) => std::slice::from_ref(&ANTHROPIC_CODE_EXECUTION[VERSION]),
+            _ => &DIRECT_AND_CODE[VERSION],
         }),
         ..anthropic_borrowed(spec)
     }

@@ -100,6 +100,63 @@ pub(crate) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
     deserializer.deserialize_any(Count)
 }
 
+/// The `cached_tokens` count of an OpenAI usage details object (`prompt_tokens_details`,
+/// `input_tokens_details`); `None` for any other value or a details object without it.
+pub(crate) fn cached_tokens<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    /// The one field read; a count of another type reads as absent, as [`count`] says.
+    #[derive(serde::Deserialize)]
+    struct Cached(#[serde(deserialize_with = "count")] Option<u64>);
+    struct Details;
+    impl<'de> Visitor<'de> for Details {
+        type Value = Option<u64>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<Self::Value, D::Error> {
+            inner.deserialize_any(self)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut cached = None;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "cached_tokens" {
+                    cached = map.next_value::<Cached>()?.0;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(cached)
+        }
+    }
+    deserializer.deserialize_any(Details)
+}
+
 /// `true` only for `true`.
 pub(crate) fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     struct Flag;

@@ -41,6 +41,10 @@ pub struct LlmRequest {
     /// [`structured_output`](super::LlmClient::structured_output) is `true`; other clients
     /// ignore it.
     pub response_format: Option<ToolSpec>,
+    /// What routes the requests of one conversation to the same prompt cache (OpenAI's
+    /// `prompt_cache_key`): an agent run sets its session's id. Clients whose provider routes
+    /// by prefix alone ignore it.
+    pub cache_key: Option<String>,
 }
 
 impl LlmRequest {
@@ -74,6 +78,12 @@ impl LlmRequest {
     /// This request with [`deferred_tools`](Self::deferred_tools) set to `tools`.
     pub fn with_deferred_tools(mut self, tools: impl Into<Arc<[ToolSpec]>>) -> Self {
         self.deferred_tools = tools.into();
+        self
+    }
+
+    /// This request with [`cache_key`](Self::cache_key) set to `key`.
+    pub fn with_cache_key(mut self, key: impl Into<String>) -> Self {
+        self.cache_key = Some(key.into());
         self
     }
 
@@ -197,32 +207,50 @@ impl LlmResponse {
     }
 }
 
-/// Token counts of one request, or summed over a run.
+/// Token counts of one request, or summed over a run or a session.
+///
+/// One convention for every adapter, the OpenTelemetry GenAI one: [`input_tokens`](Self::input_tokens)
+/// counts *all* the input of a request, cached or not, and the two cache counts say how much of
+/// it the provider's prompt cache read or wrote. OpenAI and Gemini report their totals that
+/// way; Anthropic reports the three parts apart (its `input_tokens` excludes cached tokens), so
+/// its adapter adds them up. The input billed at the full price is therefore
+/// `input_tokens - cache_read_input_tokens - cache_creation_input_tokens`.
 ///
 /// `#[non_exhaustive]` (providers report more kinds of tokens every year): build one with
 /// [`Usage::new`] or [`Default`] and the `with_*` setters.
 ///
 /// ```
 /// use phi_agent::llm::Usage;
-/// let mut total = Usage::new(10, 2);
+/// let mut total = Usage::new(10, 2).with_cache_read_input_tokens(8);
 /// total += Usage::default().with_output_tokens(3);
 /// assert_eq!((total.input_tokens, total.output_tokens), (10, 5));
+/// assert_eq!(total.uncached_input_tokens(), 2);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Usage {
-    /// Tokens read.
+    /// Tokens read: the whole input, including the cached part.
     pub input_tokens: u64,
     /// Tokens written.
     pub output_tokens: u64,
+    /// Of [`input_tokens`](Self::input_tokens), those read from the provider's prompt cache
+    /// (billed at a fraction of the input price). OTel: `gen_ai.usage.cache_read.input_tokens`.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    /// Of [`input_tokens`](Self::input_tokens), those written to the provider's prompt cache
+    /// (Anthropic bills them above the input price; the other providers report none).
+    /// OTel: `gen_ai.usage.cache_creation.input_tokens`.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
 }
 
 impl Usage {
-    /// `input_tokens` read and `output_tokens` written.
+    /// `input_tokens` read and `output_tokens` written, nothing cached.
     pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
         Self {
             input_tokens,
             output_tokens,
+            ..Self::default()
         }
     }
 
@@ -237,6 +265,28 @@ impl Usage {
         self.output_tokens = tokens;
         self
     }
+
+    /// These counts with [`cache_read_input_tokens`](Self::cache_read_input_tokens) set to
+    /// `tokens`.
+    pub fn with_cache_read_input_tokens(mut self, tokens: u64) -> Self {
+        self.cache_read_input_tokens = tokens;
+        self
+    }
+
+    /// These counts with [`cache_creation_input_tokens`](Self::cache_creation_input_tokens) set
+    /// to `tokens`.
+    pub fn with_cache_creation_input_tokens(mut self, tokens: u64) -> Self {
+        self.cache_creation_input_tokens = tokens;
+        self
+    }
+
+    /// The input neither read from nor written to a cache: what is billed at the plain input
+    /// price. Never below zero, whatever a provider reported.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cache_read_input_tokens)
+            .saturating_sub(self.cache_creation_input_tokens)
+    }
 }
 
 impl std::ops::AddAssign for Usage {
@@ -244,6 +294,12 @@ impl std::ops::AddAssign for Usage {
         // Saturating: usage read back from a stored paused run may hold any number.
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
     }
 }
 

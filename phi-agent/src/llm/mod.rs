@@ -8,6 +8,12 @@
 mod adapter;
 #[cfg(feature = "anthropic")]
 mod anthropic;
+mod cache;
+#[cfg(all(
+    test,
+    any(feature = "openai", feature = "anthropic", feature = "gemini")
+))]
+mod cache_usage_tests;
 pub mod definition;
 #[cfg(any(feature = "openai", feature = "gemini"))]
 mod embeddings;
@@ -49,7 +55,8 @@ pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
-pub use anthropic::AnthropicClient;
+pub use anthropic::{AnthropicClient, CodeExecutionVersion};
+pub use cache::PromptCache;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use embeddings::GeminiEmbedder;

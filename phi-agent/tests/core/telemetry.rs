@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use phi_agent::llm::{
-    HttpConfig, LlmClient, LlmRequest, LlmResponse, OpenAiClient, ScriptedLlm, ToolCall,
+    HttpConfig, LlmClient, LlmRequest, LlmResponse, OpenAiClient, ScriptedLlm, ToolCall, Usage,
 };
 use phi_agent::{
     AgentConfig, AgentResult, Content, PhiAgent, Tool, ToolContext, base_agent_builder,
@@ -75,6 +75,7 @@ impl Subscriber for Recorder {
     fn event(&self, event: &Event<'_>) {
         let mut fields = Fields::new();
         event.record(&mut Collect(&mut fields));
+        fields.insert("level".to_string(), event.metadata().level().to_string());
         if let Some(&span) = self.entered.lock().unwrap().last() {
             let name = self.spans.lock().unwrap()[span as usize - 1].0.clone();
             fields.insert("in_span".to_string(), name);
@@ -118,7 +119,11 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     let _default = record(&recorder);
     let llm = ScriptedLlm::new([
         LlmResponse::tool_calls(vec![ToolCall::new("call-7", "echo", json!({"text": "hi"}))]),
-        LlmResponse::text("hi"),
+        LlmResponse::text("hi").with_usage(
+            Usage::new(1200, 4)
+                .with_cache_read_input_tokens(1000)
+                .with_cache_creation_input_tokens(150),
+        ),
     ]);
     let agent = PhiAgent::build(
         base_agent_builder(llm).register_tool(Echo),
@@ -139,6 +144,16 @@ async fn spans_carry_the_gen_ai_attribute_names() {
     let agent_spans = named("invoke_agent");
     assert_eq!(agent_spans.len(), 1);
     assert_eq!(agent_spans[0]["gen_ai.conversation.id"], session.id());
+    // The run's usage, summed over its two requests.
+    assert_eq!(agent_spans[0]["gen_ai.usage.input_tokens"], "1200");
+    assert_eq!(
+        agent_spans[0]["gen_ai.usage.cache_read.input_tokens"],
+        "1000"
+    );
+    assert_eq!(
+        agent_spans[0]["gen_ai.usage.cache_creation.input_tokens"],
+        "150"
+    );
 
     let chats = named("chat");
     assert_eq!(chats.len(), 2, "one chat span per model turn");
@@ -148,6 +163,10 @@ async fn spans_carry_the_gen_ai_attribute_names() {
         chats[0]["gen_ai.usage.input_tokens"], "0",
         "usage is recorded after the reply"
     );
+    assert_eq!(chats[1]["gen_ai.usage.input_tokens"], "1200");
+    assert_eq!(chats[1]["gen_ai.usage.output_tokens"], "4");
+    assert_eq!(chats[1]["gen_ai.usage.cache_read.input_tokens"], "1000");
+    assert_eq!(chats[1]["gen_ai.usage.cache_creation.input_tokens"], "150");
 
     let tools = named("execute_tool");
     assert_eq!(tools.len(), 1);
@@ -320,6 +339,35 @@ fn tool_search_with_nothing_to_find_is_a_warning() {
     };
     assert_eq!(warnings(vec![Arc::new(Echo)]), 1, "every tool Direct");
     assert_eq!(warnings(vec![Arc::new(Echo), Arc::new(Calendar)]), 0);
+}
+
+#[tokio::test]
+async fn a_cache_bust_is_a_warning_naming_what_changed() {
+    let recorder = Recorder::default();
+    let _default = record(&recorder);
+    let llm = ScriptedLlm::new(["a", "b"].map(LlmResponse::text));
+    let builder = base_agent_builder(llm).system_prompt("You are terse.");
+    let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
+    let mut session = agent.session();
+    session.prompt("one").await.unwrap();
+    session.set_system_prompt(Some("You are verbose.".into()));
+    session.prompt("two").await.unwrap();
+    let busts: Vec<Fields> = recorder
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|fields| {
+            fields
+                .get("message")
+                .is_some_and(|m| m.starts_with("prompt cache bust"))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(busts.len(), 1, "{busts:?}");
+    assert_eq!(busts[0]["level"], "WARN");
+    assert_eq!(busts[0]["changes"], "the system prompt changed");
+    assert_eq!(busts[0]["turn"], "1");
 }
 
 #[tokio::test]

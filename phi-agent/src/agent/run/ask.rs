@@ -1,6 +1,7 @@
 //! Asking the model, one turn: the request (the tools the plan's search mode shows, the answer
-//! tool of a typed run), its `chat` span and its step `turn/<n>/model`, the reply streamed or
-//! complete. The reply's calls enter the run here (defused), the provider's searches are
+//! tool of a typed run, the session's system prompt, its history under the context policy, its
+//! id as the cache key; a changed prefix reported as a cache bust), its `chat` span and its step
+//! `turn/<n>/model`, the reply streamed or complete. The reply's calls enter the run here (defused), the provider's searches are
 //! revealed before any call runs, and every call not yet announced ready is.
 
 use tracing::Instrument;
@@ -9,12 +10,13 @@ use super::calls::enter_call;
 use super::early::Early;
 use super::reply::{self, Readied};
 use super::search::{Report, reveal_native};
-use super::spans::{chat_span, error_type};
+use super::spans::{chat_span, error_type, record_usage};
 use super::state::RunState;
 use crate::agent::conversation::Conversation;
 use crate::agent::events::{AgentEvent, Observer};
 use crate::agent::phi::AgentInner;
 use crate::agent::plan::{Plan, Search};
+use crate::agent::prefix::PrefixChange;
 use crate::agent::step::{self, StepOutput};
 use crate::agent::stream::{Sink, StreamEvent};
 use crate::error::AgentResult;
@@ -72,8 +74,7 @@ pub(in crate::agent) async fn ask_model(
     for call in &mut response.tool_calls {
         enter_call(call, agent.config.argument_repair);
     }
-    span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
-    span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+    record_usage(&span, &response.usage);
     // One line per reply at INFO, so a plain `fmt` subscriber shows the run's progress without
     // span-close events.
     tracing::info!(
@@ -82,6 +83,8 @@ pub(in crate::agent) async fn ask_model(
         text_bytes = response.text.len(),
         input_tokens = response.usage.input_tokens,
         output_tokens = response.usage.output_tokens,
+        cache_read_input_tokens = response.usage.cache_read_input_tokens,
+        cache_creation_input_tokens = response.usage.cache_creation_input_tokens,
         stop_reason = ?response.stop_reason,
         "model replied"
     );
@@ -136,16 +139,52 @@ fn request(
         Some(answer) => answer.offer(tools),
         None => (tools, None),
     };
-    Observer(agent.observer.as_deref()).emit(AgentEvent::TurnStarted {
+    let observer = Observer(agent.observer.as_deref());
+    observer.emit(AgentEvent::TurnStarted {
         session_id: &conv.id,
         turn: state.turn,
         tools: &tools,
     });
+    let system = match &conv.system {
+        Some(own) => Some(own.to_string()),
+        None => agent.system_prompt.clone(),
+    };
+    let changes = conv.prefix.update(system.as_deref(), &tools);
+    report_changes(observer, state.turn, &changes);
+    let mut messages = state.lend();
+    if let Some(policy) = &agent.config.context_policy {
+        let cleared = policy.apply(&conv.id, &mut messages);
+        if cleared > 0 {
+            tracing::debug!(turn = state.turn, cleared, "old tool results cleared");
+        }
+    }
     LlmRequest {
-        system: agent.system_prompt.clone(),
-        messages: state.lend(),
+        system,
+        messages,
         tools,
         deferred_tools,
         response_format,
+        cache_key: Some(conv.id.to_string()),
     }
+}
+
+/// Reports `changes` (none: nothing to report) as [`AgentEvent::PrefixChanged`] and a log line:
+/// a warning, or INFO when tools were only added (a deferred tool activated, a tool found by the
+/// local search: the price of a feature the agent was configured with, paid once per tool).
+fn report_changes(observer: Observer<'_>, turn: usize, changes: &[PrefixChange]) {
+    if changes.is_empty() {
+        return;
+    }
+    let what: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    let what = what.join("; ");
+    let message = "prompt cache bust: the request prefix changed since the previous request";
+    if changes
+        .iter()
+        .all(|change| matches!(change, PrefixChange::ToolsAdded(_)))
+    {
+        tracing::info!(turn, changes = %what, "{message}");
+    } else {
+        tracing::warn!(turn, changes = %what, "{message}");
+    }
+    observer.emit(AgentEvent::PrefixChanged { turn, changes });
 }

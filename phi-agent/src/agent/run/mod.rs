@@ -61,6 +61,8 @@ struct Run<'r> {
     sink: &'r Sink,
     base_ctx: &'r ToolContext,
     talk: &'r RunTalk,
+    /// The run's `invoke_agent` span, which gets its summed usage when it finishes.
+    span: &'r tracing::Span,
 }
 
 /// Runs `input` in `conv` to an answer, or to a pause when `policy` may pause; a typed run
@@ -88,11 +90,12 @@ pub(super) async fn fresh<P: Policy>(
             sink,
             base_ctx: &base_ctx,
             talk: &talk,
+            span: &span,
         };
         report_activated(&run, 0, activated).await;
         drive(&mut run, policy, state, plan).await
     }
-    .instrument(span)
+    .instrument(span.clone())
     .await
 }
 
@@ -146,6 +149,7 @@ pub(super) async fn resumed<P: Policy>(
             sink,
             base_ctx: &base_ctx,
             talk: &talk,
+            span: &span,
         };
         let mut state = state;
         if let Some((proof, text, calls)) =
@@ -155,7 +159,7 @@ pub(super) async fn resumed<P: Policy>(
         }
         drive(&mut run, policy, state, plan).await
     }
-    .instrument(span)
+    .instrument(span.clone())
     .await;
     if !outcome.as_ref().is_ok_and(P::answered) {
         conv.id = previous_id;
@@ -194,6 +198,7 @@ async fn drive<P: Policy>(
             .as_ref()
             .map(|active| parts.runner(active, turn, searching));
         let mut early = Early::new(early_runner.as_ref());
+        take_steering(run, &mut state).await;
         let asking = Asking { agent, sink };
         let mut response = ask_model(&asking, run.conv, &mut plan, &mut state, &mut early).await?;
         let usage = response.usage;
@@ -348,6 +353,9 @@ async fn finish(run: &mut Run<'_>, state: RunState, text: String, usage: Usage) 
         usage: state.usage(),
     });
     turn_finished(run.sink, turn, usage).await;
+    let run_usage = state.usage();
+    spans::record_usage(run.span, &run_usage);
+    run.conv.usage += run_usage;
     let (output, history) = state.finish(text);
     run.conv.history = history;
     output
@@ -471,6 +479,23 @@ async fn report_activated(run: &Run<'_>, turn: usize, activated: Vec<&'static st
             names: activated,
         })
         .await;
+}
+
+/// Takes in the messages a person queued ([`Steering`](crate::Steering)) at this step boundary:
+/// the previous turn's calls have all finished, and the request about to go carries them.
+async fn take_steering(run: &mut Run<'_>, state: &mut RunState) {
+    for text in run.conv.steering.take() {
+        let turn = state.turn;
+        tracing::info!(turn, "steering message taken in");
+        Observer(run.agent.observer.as_deref()).emit(AgentEvent::Steered { turn, text: &text });
+        run.sink
+            .send(|| StreamEvent::Steered {
+                turn,
+                text: text.clone(),
+            })
+            .await;
+        state.steered(text);
+    }
 }
 
 async fn turn_finished(sink: &Sink, turn: usize, usage: Usage) {

@@ -7,16 +7,35 @@ use super::redact;
 use crate::agent::approval::Approval;
 use crate::content::Content;
 use crate::error::AgentError;
-use crate::llm::{LlmClient, ToolCall};
+use crate::llm::{LlmClient, ToolCall, Usage};
 use crate::registry::ToolCallResult;
 
-/// The span of one run of the conversation `id`.
+/// The span of one run of the conversation `id`; the run's summed usage is recorded on it when
+/// it finishes ([`record_usage`]).
 pub(in crate::agent) fn invoke_span(id: &str) -> tracing::Span {
     tracing::info_span!(
         "invoke_agent",
         "gen_ai.operation.name" = "invoke_agent",
         "gen_ai.conversation.id" = id,
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.usage.cache_read.input_tokens" = Empty,
+        "gen_ai.usage.cache_creation.input_tokens" = Empty,
     )
+}
+
+/// Records `usage` on `span` (a `chat` or an `invoke_agent` span) under the OTel GenAI names.
+pub(in crate::agent) fn record_usage(span: &tracing::Span, usage: &Usage) {
+    span.record("gen_ai.usage.input_tokens", usage.input_tokens);
+    span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+    span.record(
+        "gen_ai.usage.cache_read.input_tokens",
+        usage.cache_read_input_tokens,
+    );
+    span.record(
+        "gen_ai.usage.cache_creation.input_tokens",
+        usage.cache_creation_input_tokens,
+    );
 }
 
 /// The span of one model request.
@@ -29,6 +48,8 @@ pub(in crate::agent) fn chat_span(llm: &dyn LlmClient) -> tracing::Span {
         "gen_ai.request.model" = llm.model(),
         "gen_ai.usage.input_tokens" = Empty,
         "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.usage.cache_read.input_tokens" = Empty,
+        "gen_ai.usage.cache_creation.input_tokens" = Empty,
         "error.type" = Empty,
     )
 }

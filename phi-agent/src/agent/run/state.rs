@@ -105,6 +105,11 @@ impl RunState {
 
     /// The transcript, lent to a model request (so it is not copied per turn); give it back
     /// with [`take_back`](Self::take_back).
+    /// Writes a person's steering message, after the results of the turn before.
+    pub(in crate::agent) fn steered(&mut self, text: String) {
+        self.transcript.push(Message::user(text));
+    }
+
     pub(in crate::agent) fn lend(&mut self) -> Vec<Message> {
         std::mem::take(&mut self.transcript)
     }

@@ -6,12 +6,14 @@ use std::fmt;
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
 
+use super::cache::{CacheControl, System};
+use super::code_version::CodeExecutionVersion;
 use super::content::PROVIDER;
 use super::reply::parse_response;
-use super::request::{MessagesBody, SERVER_TOOLS, container, turns};
+use super::request::{MessagesBody, container, mark_turns, server_tools, turns};
 use super::stream::MessageStream;
 use crate::error::AgentResult;
-use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
+use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters, cache_setters};
 use crate::llm::definition;
 use crate::llm::settings::process_env;
 use crate::llm::tool_cache::{DeferredJsonCache, ToolJsonCache, no_tools};
@@ -41,6 +43,8 @@ pub struct AnthropicClient {
     native: DeferredJsonCache,
     /// Whether requests carry the code-execution tool and `allowed_callers`.
     code_execution: bool,
+    /// Which version of it.
+    code_version: CodeExecutionVersion,
 }
 
 impl AnthropicClient {
@@ -65,11 +69,13 @@ impl AnthropicClient {
             tools: ToolJsonCache::default(),
             native: DeferredJsonCache::default(),
             code_execution: false,
+            code_version: CodeExecutionVersion::default(),
         })
     }
 
     /// This client with Anthropic's programmatic tool calling on or off (default off): every
-    /// request then carries the code-execution server tool (`code_execution_20250825`) and each
+    /// request then carries the code-execution server tool (`code_execution_20250825`, or the
+    /// [`with_code_execution_version`](Self::with_code_execution_version)'s) and each
     /// tool its `allowed_callers` from [`ToolOptions::callers`](crate::ToolOptions::callers) (`"direct"`,
     /// `"code_execution_20250825"` or both), so that the model can write one program, run in
     /// Anthropic's sandbox, that calls many tools. A call made by such a program carries its
@@ -84,7 +90,34 @@ impl AnthropicClient {
     /// ```
     pub fn with_code_execution(mut self, on: bool) -> Self {
         self.code_execution = on;
+        // A clone shares its tool-list cache, whose text depends on this setting.
+        self.native = DeferredJsonCache::default();
         self
+    }
+
+    /// This client sending `version` of the code-execution tool when
+    /// [`with_code_execution`](Self::with_code_execution) is on (default
+    /// [`CodeExecutionVersion::V20250825`](crate::llm::CodeExecutionVersion::V20250825)): the
+    /// tool entry's `type` and the caller each tool allows.
+    ///
+    /// ```
+    /// use phi_agent::llm::{AnthropicClient, CodeExecutionVersion};
+    /// let client = AnthropicClient::new("sk-ant-not-real", "claude-opus-4-6")?
+    ///     .with_code_execution(true)
+    ///     .with_code_execution_version(CodeExecutionVersion::V20260120);
+    /// assert_eq!(client.code_execution_version(), CodeExecutionVersion::V20260120);
+    /// # Ok::<(), phi_agent::AgentError>(())
+    /// ```
+    pub fn with_code_execution_version(mut self, version: CodeExecutionVersion) -> Self {
+        self.code_version = version;
+        self.native = DeferredJsonCache::default();
+        self
+    }
+
+    /// The code-execution tool's version; see
+    /// [`with_code_execution_version`](Self::with_code_execution_version).
+    pub fn code_execution_version(&self) -> CodeExecutionVersion {
+        self.code_version
     }
 
     /// Whether programmatic tool calling is on; see
@@ -103,6 +136,11 @@ impl AnthropicClient {
     adapter_setters!(
         base_url: "the part before `/v1/messages`",
         max_tokens: "`max_tokens`, which this API requires",
+    );
+
+    cache_setters!(
+        default: "on, for 5 minutes ([`PromptCache::FiveMinutes`](crate::llm::PromptCache::FiveMinutes)): breakpoints at the end of the system prompt and of the last two user turns.",
+        only_at: None,
     );
 
     /// The URL requests are posted to.
@@ -130,23 +168,28 @@ impl AnthropicClient {
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> MessagesBody<'a> {
-        let (system, messages) = turns(request.system.as_deref(), &request.messages);
+        let (system, mut messages) = turns(request.system.as_deref(), &request.messages);
+        let control = CacheControl::of(self.prompt_cache());
+        if let Some(control) = control {
+            mark_turns(&mut messages, control);
+        }
         let convert = if self.code_execution {
-            definition::anthropic_with_callers_borrowed
+            self.code_version.with_callers()
         } else {
             definition::anthropic_borrowed
         };
+        let server = server_tools(self.code_version);
         MessagesBody {
             container: container(&request.messages),
             model: &self.core.model,
             max_tokens: self.core.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS),
-            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            system: (!system.is_empty()).then(|| System::new(system.join("\n\n"), control)),
             messages,
             tools: if !request.deferred_tools.is_empty() {
                 let extra = if self.code_execution {
-                    &SERVER_TOOLS[..]
+                    &server[..]
                 } else {
-                    &SERVER_TOOLS[..1]
+                    &server[..1]
                 };
                 Some(
                     self.native
@@ -156,7 +199,7 @@ impl AnthropicClient {
                 // The code-execution tool after the shown tools, none deferred.
                 Some(
                     self.native
-                        .get(&request.tools, no_tools(), convert, &SERVER_TOOLS[1..]),
+                        .get(&request.tools, no_tools(), convert, &server[1..]),
                 )
             } else {
                 (!request.tools.is_empty()).then(|| {

@@ -18,11 +18,9 @@ pub(super) const PROVIDER: &str = "anthropic";
 pub(super) const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
 /// Its name, in the tool entry and in the `server_tool_use` blocks it answers with.
 pub(super) const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
-/// The code-execution server tool that calls the request's tools from the model's code
-/// (programmatic tool calling), as a tool entry's `type` and as the `type` of a call's
-/// `caller`.
-pub(super) const CODE_EXECUTION_TYPE: &str = "code_execution_20250825";
-/// Its name, in the tool entry and in its `server_tool_use` blocks.
+/// The name of the code-execution server tool that calls the request's tools from the model's
+/// code (programmatic tool calling; its `type` is a `CodeExecutionVersion`'s), in the tool
+/// entry and in its `server_tool_use` blocks.
 pub(super) const CODE_EXECUTION_NAME: &str = "code_execution";
 /// The key of this adapter's state on a [`ToolCall`](crate::llm::ToolCall): the call's
 /// `caller`, the server blocks that came before it, and the code-execution container (see

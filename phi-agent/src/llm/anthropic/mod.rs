@@ -1,8 +1,10 @@
 //! The Anthropic messages API: the client (`client`), the request it builds (`request`), the
 //! reply it reads (`reply`) and the stream it decodes (`stream`), over the content blocks both
-//! directions share (`content`).
+//! directions share (`content`), with cache breakpoints placed by `cache`.
 
+mod cache;
 mod client;
+mod code_version;
 mod content;
 mod reply;
 mod request;
@@ -11,5 +13,6 @@ mod stream;
 mod tests;
 
 pub use client::AnthropicClient;
+pub use code_version::CodeExecutionVersion;
 pub(crate) use reply::parse_response;
 pub(crate) use stream::decode_stream;

@@ -38,6 +38,38 @@ pub(super) struct WireUsage {
     pub(super) input_tokens: Option<u64>,
     #[serde(default, deserialize_with = "lenient::count")]
     pub(super) output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    pub(super) cache_read_input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::count")]
+    pub(super) cache_creation_input_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    /// Writes the counts this usage reports into `usage`, leaving the others as they were (a
+    /// `message_delta` may repeat only some of them).
+    pub(super) fn update(self, usage: &mut Usage) {
+        let set = |field: &mut u64, count: Option<u64>| {
+            if let Some(count) = count {
+                *field = count;
+            }
+        };
+        // Kept apart until the end: Anthropic's `input_tokens` excludes the cached parts.
+        let mut uncached = usage.uncached_input_tokens();
+        set(&mut uncached, self.input_tokens);
+        set(&mut usage.output_tokens, self.output_tokens);
+        set(
+            &mut usage.cache_read_input_tokens,
+            self.cache_read_input_tokens,
+        );
+        set(
+            &mut usage.cache_creation_input_tokens,
+            self.cache_creation_input_tokens,
+        );
+        // The whole input, as `Usage` counts it.
+        usage.input_tokens = uncached
+            .saturating_add(usage.cache_read_input_tokens)
+            .saturating_add(usage.cache_creation_input_tokens);
+    }
 }
 
 /// Reads a message. Public to the crate for the wire tests.
@@ -136,15 +168,13 @@ pub(crate) fn parse_response(body: &Value) -> AgentResult<LlmResponse> {
         reply.container.and_then(|container| container.id),
     );
     let stop_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
-    let usage = reply.usage.unwrap_or_default();
+    let mut usage = Usage::default();
+    reply.usage.unwrap_or_default().update(&mut usage);
     Ok(LlmResponse {
         tool_searches,
         text,
         tool_calls,
-        usage: Usage {
-            input_tokens: usage.input_tokens.unwrap_or(0),
-            output_tokens: usage.output_tokens.unwrap_or(0),
-        },
+        usage,
         stop_reason,
     })
 }

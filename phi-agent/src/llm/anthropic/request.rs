@@ -5,9 +5,11 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::cache::{CacheControl, System};
+use super::code_version::CodeExecutionVersion;
 use super::content::{
-    CODE_EXECUTION_NAME, CODE_EXECUTION_TYPE, ContentBlock, STATE_KEY, SearchResult, Source,
-    TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, ToolReference,
+    CODE_EXECUTION_NAME, ContentBlock, STATE_KEY, SearchResult, Source, TOOL_SEARCH_NAME,
+    TOOL_SEARCH_TYPE, ToolReference,
 };
 use crate::content::{Content, ResourceBody};
 use crate::llm::lenient::Listed;
@@ -22,7 +24,7 @@ pub(super) struct MessagesBody<'a> {
     pub(super) model: &'a str,
     pub(super) max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) system: Option<String>,
+    pub(super) system: Option<System>,
     pub(super) messages: Vec<Turn<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) tools: Option<SharedJson>,
@@ -33,18 +35,20 @@ pub(super) struct MessagesBody<'a> {
 /// One message of a request: a role and its blocks.
 #[derive(Serialize)]
 pub(super) struct Turn<'a> {
-    role: &'static str,
-    content: Vec<Block<'a>>,
+    pub(super) role: &'static str,
+    pub(super) content: Vec<Block<'a>>,
 }
 
 /// A block of a request: one this adapter writes, or one a reply left in a call's state.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Block<'a> {
+pub(super) enum Block<'a> {
     Written(ContentBlock<'a>),
     /// A server block of an earlier reply (the code that made a call). A `Value`: it goes back
     /// exactly as it came.
     Kept(&'a Value),
+    /// A block with a cache breakpoint (`cache.rs`).
+    Marked(Value),
 }
 
 /// A server tool's entry in `tools`: `{"type": .., "name": ..}`.
@@ -55,17 +59,19 @@ pub(super) struct ServerTool {
     name: &'static str,
 }
 
-/// The server tools' entries: the tool search, then the code-execution tool.
-pub(super) const SERVER_TOOLS: [ServerTool; 2] = [
-    ServerTool {
-        kind: TOOL_SEARCH_TYPE,
-        name: TOOL_SEARCH_NAME,
-    },
-    ServerTool {
-        kind: CODE_EXECUTION_TYPE,
-        name: CODE_EXECUTION_NAME,
-    },
-];
+/// The server tools' entries: the tool search, then the code-execution tool of `version`.
+pub(super) fn server_tools(version: CodeExecutionVersion) -> [ServerTool; 2] {
+    [
+        ServerTool {
+            kind: TOOL_SEARCH_TYPE,
+            name: TOOL_SEARCH_NAME,
+        },
+        ServerTool {
+            kind: version.tool_type(),
+            name: CODE_EXECUTION_NAME,
+        },
+    ]
+}
 
 /// The system text (the request's, then the conversation's system messages) and the turns of
 /// `messages`. Consecutive blocks of one role share a message, because the API wants user and
@@ -242,4 +248,30 @@ pub(super) fn container(messages: &[Message]) -> Option<&str> {
         }),
         _ => None,
     })
+}
+
+/// How many breakpoints the messages get.
+const MESSAGE_BREAKPOINTS: usize = 2;
+
+/// Puts `control` on the last block of each of the last two user turns.
+pub(super) fn mark_turns(turns: &mut [Turn<'_>], control: CacheControl) {
+    let users = turns.iter_mut().rev().filter(|turn| turn.role == "user");
+    for turn in users.take(MESSAGE_BREAKPOINTS) {
+        if let Some(last) = turn.content.last_mut() {
+            mark(last, control);
+        }
+    }
+}
+
+/// `block` with `cache_control`, as JSON (one or two blocks a request: the copy is small).
+fn mark(block: &mut Block<'_>, control: CacheControl) {
+    let Ok(Value::Object(mut fields)) = serde_json::to_value(&*block) else {
+        // Every block serializes to an object; should one not, it goes without a breakpoint.
+        return;
+    };
+    fields.insert(
+        "cache_control".to_string(),
+        serde_json::to_value(control).unwrap_or_default(),
+    );
+    *block = Block::Marked(Value::Object(fields));
 }

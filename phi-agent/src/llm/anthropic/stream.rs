@@ -285,8 +285,7 @@ impl Decoder for MessageStream {
             Event::MessageStart { message } => {
                 let (usage, container) = message.map_or((None, None), |m| (m.usage, m.container));
                 if let Some(usage) = usage {
-                    self.usage.input_tokens = usage.input_tokens.unwrap_or(0);
-                    self.usage.output_tokens = usage.output_tokens.unwrap_or(0);
+                    usage.update(&mut self.usage);
                 }
                 if let Some(id) = container.and_then(|container| container.id) {
                     self.container = Some(id);
@@ -401,12 +400,7 @@ impl Decoder for MessageStream {
                 }
                 if let Some(usage) = usage {
                     // Cumulative counts: the last one is the message's.
-                    if let Some(output) = usage.output_tokens {
-                        self.usage.output_tokens = output;
-                    }
-                    if let Some(input) = usage.input_tokens {
-                        self.usage.input_tokens = input;
-                    }
+                    usage.update(&mut self.usage);
                 }
             }
             Event::BlockStop { index } => {

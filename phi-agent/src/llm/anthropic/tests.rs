@@ -5,7 +5,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::client::TOOL_SEARCH_BETA;
-use super::content::{CODE_EXECUTION_TYPE, STATE_KEY, TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE};
+use super::code_version::CodeExecutionVersion;
+use super::content::{STATE_KEY, TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE};
 use super::{AnthropicClient, decode_stream, parse_response};
 use crate::content::Content;
 use crate::llm::adapter::FromSettings;
@@ -66,7 +67,8 @@ fn results_of_one_turn_share_a_user_message_and_keep_images() {
         ..LlmRequest::default()
     };
     let body = client.request_body(&request);
-    assert_eq!(body["system"], "sys");
+    // One text block, with the cache breakpoint that is on by default (`cache.rs`).
+    assert_eq!(body["system"][0]["text"], "sys");
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[1]["content"][1]["type"], "tool_use");
@@ -142,7 +144,7 @@ fn code_execution_sends_the_server_tool_and_each_tools_allowed_callers() {
     };
     let tools = client.request_body(&both)["tools"].clone();
     assert_eq!(tools[3]["type"], TOOL_SEARCH_TYPE);
-    assert_eq!(tools[4]["type"], CODE_EXECUTION_TYPE);
+    assert_eq!(tools[4]["type"], "code_execution_20250825");
     assert_eq!(tools[5]["defer_loading"], true);
     // Off (the default): neither.
     let plain = AnthropicClient::new("k", "m").unwrap();
@@ -152,6 +154,43 @@ fn code_execution_sends_the_server_tool_and_each_tools_allowed_callers() {
     });
     assert!(body["tools"][0].get("allowed_callers").is_none());
     assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_newer_code_execution_version_names_itself_in_the_tool_and_the_callers() {
+    let request = LlmRequest {
+        messages: vec![Message::user("sum them")],
+        tools: Arc::from(vec![
+            spec("lookup").with_callers(crate::ToolCallers::Code),
+            spec("both"),
+        ]),
+        deferred_tools: Arc::from(vec![spec("later")]),
+        ..LlmRequest::default()
+    };
+    for (version, kind) in [
+        (CodeExecutionVersion::V20260120, "code_execution_20260120"),
+        (CodeExecutionVersion::V20260521, "code_execution_20260521"),
+    ] {
+        // A clone of a client used with another version: the tool-list cache is not shared.
+        let before = AnthropicClient::new("k", "m")
+            .unwrap()
+            .with_code_execution(true);
+        let _ = before.request_body(&request);
+        let client = before.clone().with_code_execution_version(version);
+        let tools = client.request_body(&request)["tools"].clone();
+        assert_eq!(tools[0]["allowed_callers"], json!([kind]));
+        assert_eq!(tools[1]["allowed_callers"], json!(["direct", kind]));
+        assert_eq!(tools[3], json!({"type": kind, "name": "code_execution"}));
+        assert_eq!(
+            tools[4]["allowed_callers"],
+            json!(["direct", kind]),
+            "deferred too"
+        );
+        assert_eq!(
+            before.request_body(&request)["tools"][3]["type"],
+            "code_execution_20250825"
+        );
+    }
 }
 
 #[test]

@@ -46,6 +46,9 @@ struct UsageMetadata {
     candidates_token_count: Option<u64>,
     #[serde(default, deserialize_with = "lenient::count")]
     thoughts_token_count: Option<u64>,
+    /// The part of `promptTokenCount` served from a cache (implicit or explicit).
+    #[serde(default, deserialize_with = "lenient::count")]
+    cached_content_token_count: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -106,12 +109,12 @@ impl Reply {
         mut out: Option<&mut VecDeque<StreamDelta>>,
     ) -> Result<(), String> {
         if let Some(usage) = body.usage_metadata {
-            self.usage = Usage {
-                input_tokens: usage.prompt_token_count.unwrap_or(0),
-                // Thinking tokens are written (and billed) as output.
-                output_tokens: usage.candidates_token_count.unwrap_or(0)
-                    + usage.thoughts_token_count.unwrap_or(0),
-            };
+            // `promptTokenCount` already includes the cached part: the convention `Usage`
+            // states. Thinking tokens are written (and billed) as output.
+            let output =
+                usage.candidates_token_count.unwrap_or(0) + usage.thoughts_token_count.unwrap_or(0);
+            self.usage = Usage::new(usage.prompt_token_count.unwrap_or(0), output)
+                .with_cache_read_input_tokens(usage.cached_content_token_count.unwrap_or(0));
         }
         let Some(candidate) = body.candidates.array().and_then(|c| c.into_iter().next()) else {
             let blocked = body.prompt_feedback.and_then(|f| f.block_reason);

@@ -40,13 +40,7 @@ fn calls_without_ids_get_positions_and_signatures_are_kept_as_provider_state() {
     assert!(reply.tool_calls[1].provider_state.is_empty());
     assert_eq!(reply.tool_calls[1].arguments, json!("oops"));
     assert_eq!(reply.tool_calls[2].arguments, json!({}));
-    assert_eq!(
-        reply.usage,
-        Usage {
-            input_tokens: 9,
-            output_tokens: 7
-        }
-    );
+    assert_eq!(reply.usage, Usage::new(9, 7));
 }
 
 #[test]

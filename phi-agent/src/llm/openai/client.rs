@@ -11,7 +11,8 @@ use super::reply::parse_response;
 use super::request::{ChatBody, StreamOptions, messages};
 use super::stream::ChatStream;
 use crate::error::AgentResult;
-use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
+use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters, cache_setters};
+use crate::llm::cache::openai_key;
 use crate::llm::definition;
 use crate::llm::settings::process_env;
 use crate::llm::tool_cache::ToolJsonCache;
@@ -67,9 +68,20 @@ impl OpenAiClient {
         max_tokens: "`max_completion_tokens`",
     );
 
+    cache_setters!(
+        default: "on (`prompt_cache_key` is the session's id) against the public API, off against any other server (which may refuse the field).",
+        only_at: Some(Self::DEFAULT_BASE_URL),
+    );
+
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.core.base_url)
+    }
+
+    /// `prompt_cache_key`: the request's key when caching is on.
+    fn cache_key<'a>(&self, request: &'a LlmRequest) -> Option<std::borrow::Cow<'a, str>> {
+        let key = request.cache_key.as_deref()?;
+        self.prompt_cache().is_on().then(|| openai_key(key))
     }
 
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ChatBody<'a> {
@@ -85,6 +97,7 @@ impl OpenAiClient {
                 .map(definition::openai_response_format_borrowed),
             stream: None,
             stream_options: None,
+            prompt_cache_key: self.cache_key(request),
         }
     }
 

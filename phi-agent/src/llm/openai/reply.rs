@@ -34,14 +34,19 @@ pub(super) struct ChatUsage {
     prompt_tokens: Option<u64>,
     #[serde(default, deserialize_with = "lenient::count")]
     completion_tokens: Option<u64>,
+    /// `prompt_tokens_details.cached_tokens`: the part of `prompt_tokens` read from the cache.
+    #[serde(default, deserialize_with = "lenient::cached_tokens")]
+    prompt_tokens_details: Option<u64>,
 }
 
 impl From<ChatUsage> for Usage {
     fn from(usage: ChatUsage) -> Self {
-        Usage {
-            input_tokens: usage.prompt_tokens.unwrap_or(0),
-            output_tokens: usage.completion_tokens.unwrap_or(0),
-        }
+        // `prompt_tokens` already includes the cached part: the convention `Usage` states.
+        Usage::new(
+            usage.prompt_tokens.unwrap_or(0),
+            usage.completion_tokens.unwrap_or(0),
+        )
+        .with_cache_read_input_tokens(usage.prompt_tokens_details.unwrap_or(0))
     }
 }
 

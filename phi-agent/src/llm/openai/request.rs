@@ -24,6 +24,9 @@ pub(super) struct ChatBody<'a> {
     pub(super) response_format: Option<ChatResponseFormat<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) stream: Option<bool>,
+    /// The session's id, so that its turns reach the same prompt cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) prompt_cache_key: Option<std::borrow::Cow<'a, str>>,
     /// `{"include_usage": true}` on streamed requests: the usage comes in a last chunk.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) stream_options: Option<StreamOptions>,

@@ -26,13 +26,7 @@ fn tool_calls_and_usage_are_read() {
     assert_eq!(reply.tool_calls[1].arguments, json!("{oops"));
     assert_eq!(reply.tool_calls[2].arguments, json!({}));
     assert_eq!(reply.tool_calls[3].arguments, json!({"a": 2}));
-    assert_eq!(
-        reply.usage,
-        Usage {
-            input_tokens: 12,
-            output_tokens: 3
-        }
-    );
+    assert_eq!(reply.usage, Usage::new(12, 3));
 }
 
 #[test]

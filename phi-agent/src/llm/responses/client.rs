@@ -14,7 +14,8 @@ use super::request::{
 };
 use super::stream::ResponsesStream;
 use crate::error::AgentResult;
-use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
+use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters, cache_setters};
+use crate::llm::cache::openai_key;
 use crate::llm::definition;
 use crate::llm::settings::process_env;
 use crate::llm::tool_cache::{DeferredJsonCache, ToolJsonCache, no_tools};
@@ -100,6 +101,11 @@ impl ResponsesClient {
         max_tokens: "`max_output_tokens`",
     );
 
+    cache_setters!(
+        default: "on (`prompt_cache_key` is the session's id) against the public API, off against any other server (which may refuse the field).",
+        only_at: Some(Self::DEFAULT_BASE_URL),
+    );
+
     /// With `true`, lets the server keep each response (`store: true`) and continues from the last one
     /// (`previous_response_id`), sending only what came after it: the tool results and new
     /// messages. The id travels with the reply's calls ([`ToolCall::provider_state`](crate::llm::ToolCall::provider_state)); after a
@@ -175,6 +181,12 @@ impl ResponsesClient {
         Ok(headers)
     }
 
+    /// `prompt_cache_key`: the request's key when caching is on.
+    fn cache_key<'a>(&self, request: &'a LlmRequest) -> Option<std::borrow::Cow<'a, str>> {
+        let key = request.cache_key.as_deref()?;
+        self.prompt_cache().is_on().then(|| openai_key(key))
+    }
+
     fn body<'a>(&'a self, request: &'a LlmRequest) -> ResponsesBody<'a> {
         let convert = if self.programmatic {
             definition::openai_responses_with_callers_borrowed
@@ -218,6 +230,7 @@ impl ResponsesClient {
                 .asks_encrypted_reasoning()
                 .then_some(ENCRYPTED_REASONING),
             stream: None,
+            prompt_cache_key: self.cache_key(request),
             text: request.response_format.as_ref().map(|spec| TextFormat {
                 format: definition::openai_responses_format_borrowed(spec),
             }),

@@ -55,6 +55,9 @@ struct WireUsage {
     input_tokens: Option<u64>,
     #[serde(default, deserialize_with = "lenient::count")]
     output_tokens: Option<u64>,
+    /// `input_tokens_details.cached_tokens`: the part of `input_tokens` read from the cache.
+    #[serde(default, deserialize_with = "lenient::cached_tokens")]
+    input_tokens_details: Option<u64>,
 }
 
 /// Reads a `Response`. Public to the crate for the wire tests.
@@ -204,10 +207,12 @@ pub(super) fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<Ll
     Ok(LlmResponse {
         text,
         tool_calls,
-        usage: Usage {
-            input_tokens: usage.input_tokens.unwrap_or(0),
-            output_tokens: usage.output_tokens.unwrap_or(0),
-        },
+        // `input_tokens` already includes the cached part: the convention `Usage` states.
+        usage: Usage::new(
+            usage.input_tokens.unwrap_or(0),
+            usage.output_tokens.unwrap_or(0),
+        )
+        .with_cache_read_input_tokens(usage.input_tokens_details.unwrap_or(0)),
         stop_reason,
         tool_searches,
     })

@@ -35,6 +35,9 @@ pub(super) struct ResponsesBody<'a> {
     pub(super) include: Option<&'static [&'static str]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) stream: Option<bool>,
+    /// The session's id, so that its turns reach the same prompt cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) prompt_cache_key: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// `text`: `{"format": json_schema}`.
