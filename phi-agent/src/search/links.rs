@@ -24,7 +24,7 @@
 use foldhash::HashMap;
 use std::mem::size_of;
 
-/// How the tools a result depends on join the results; see the [module documentation](self).
+/// How the tools a result depends on join the results; see the module `links`.
 ///
 /// Chosen on the four held-out tuning parts by the rule the other numbers were (best mean
 /// recall@5, no set more than 0.01 down, the fixture at its floors): 3 results at 0.8, against

@@ -22,7 +22,7 @@ pub enum Stemming {
         expect(dead_code, reason = "only the lab's ablation turns stemming off")
     )]
     Off,
-    /// [`stem`]: plural, `-ing`, `-ed`, a final `e` or `y`. (Snowball's English stemmer,
+    /// `stem`: plural, `-ing`, `-ed`, a final `e` or `y`. (Snowball's English stemmer,
     /// which also joins derived forms, scored no better on the held-out tuning parts, so it is
     /// not a dependency.)
     Light,

@@ -5,13 +5,13 @@
 use super::super::links::Links;
 use super::super::tokenize::Analysis;
 
-/// Which parts of the ranking are on. The default is what [`super::ToolIndex`] uses; the
+/// Which parts of the ranking are on. The default is what `ToolIndex` uses; the
 /// held-out evaluation turns parts off one at a time to show what each adds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Parts {
     /// How text becomes terms.
     pub analysis: Analysis,
-    /// The general synonym groups ([`super::synonyms`]).
+    /// The general synonym groups (`super::synonyms`).
     pub synonyms: bool,
     /// Documents marked down for the query terms they miss.
     pub coverage: bool,
@@ -30,19 +30,19 @@ pub struct Parts {
 /// The ranking's numbers (see the constants of the same names).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
-    /// Per [`Field`] slot: how much a term there counts ([`FIELD_WEIGHT`]).
+    /// Per `Field` slot: how much a term there counts (`FIELD_WEIGHT`).
     pub field_weight: [f32; FIELDS],
-    /// Per [`Field`] slot: BM25's length normalization ([`FIELD_B`]).
+    /// Per `Field` slot: BM25's length normalization (`FIELD_B`).
     pub field_b: [f32; FIELDS],
-    /// BM25's term-frequency saturation ([`K1`]).
+    /// BM25's term-frequency saturation (`K1`).
     pub k1: f32,
-    /// A synonym's weight against 1 for the query's own term ([`SYNONYM_WEIGHT`]).
+    /// A synonym's weight against 1 for the query's own term (`SYNONYM_WEIGHT`).
     pub synonym_weight: f32,
-    /// The bonus for covering a tool's whole name ([`NAME_COVERAGE_BONUS`]).
+    /// The bonus for covering a tool's whole name (`NAME_COVERAGE_BONUS`).
     pub name_coverage_bonus: f32,
-    /// How much a term met only through a synonym covers ([`SYNONYM_COVERAGE`]).
+    /// How much a term met only through a synonym covers (`SYNONYM_COVERAGE`).
     pub synonym_coverage: f32,
-    /// How sharply missed query terms mark a document down ([`COVERAGE_POWER`]).
+    /// How sharply missed query terms mark a document down (`COVERAGE_POWER`).
     pub coverage_power: f32,
 }
 
