@@ -218,6 +218,10 @@ impl Connector {
                     process_id,
                 });
             }
+            // Credentials refused are refused by any handshake: no fallback could cure them.
+            Err(error) if credentials_refused(&error) => {
+                return Err(self.handshake_failed(&error).into());
+            }
             Err(error) if probe_may_fall_back(&error) => error,
             Err(error) => return Err(self.handshake_failed(&error).into()),
         };
@@ -422,7 +426,10 @@ fn describe(error: &ClientInitializeError, hint: &str) -> String {
             versions(client_supported)
         ),
         ClientInitializeError::TransportError { error, context } => {
-            format!("could not be reached ({context}: {}); {hint}", chain(error))
+            match refused_credentials(error) {
+                Some(refusal) => refusal,
+                None => format!("could not be reached ({context}: {}); {hint}", chain(error)),
+            }
         }
         ClientInitializeError::LegacyFallbackFailed { discover, fallback } => format!(
             "{}, after answering `server/discover` as a server that predates it ({})",
@@ -431,6 +438,48 @@ fn describe(error: &ClientInitializeError, hint: &str) -> String {
         ),
         other => format!("failed: {}", chain(other)),
     }
+}
+
+/// Whether the server refused the handshake's credentials (see [`refused_credentials`]).
+fn credentials_refused(error: &ClientInitializeError) -> bool {
+    matches!(error, ClientInitializeError::TransportError { error, .. } if refused_credentials(error).is_some())
+}
+
+/// What to tell a user whose credentials the server refused (HTTP 401, or 403 for more scope),
+/// found among `error`'s sources: the server was reached, so "check the URL" would mislead, and
+/// the transport's own text is a chain of rmcp's type names.
+fn refused_credentials(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    #[cfg(feature = "mcp-http-client")]
+    {
+        use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+        let fix = "check the bearer token (`McpHttpOptions::with_bearer_token`), or authorize \
+                   with OAuth (`McpHttpOptions::with_oauth`)";
+        let mut source = Some(error);
+        while let Some(error) = source {
+            if let Some(required) = error.downcast_ref::<AuthRequiredError>() {
+                return Some(format!(
+                    "refused the credentials it was sent (HTTP 401 Unauthorized; it asks for `{}`): \
+                     {fix}",
+                    preview(&required.www_authenticate_header)
+                ));
+            }
+            if let Some(scope) = error.downcast_ref::<InsufficientScopeError>() {
+                return Some(format!(
+                    "refused the credentials it was sent for want of scope (HTTP 403 Forbidden; it \
+                     asks for `{}`): {fix}",
+                    preview(&scope.www_authenticate_header)
+                ));
+            }
+            if error.to_string().contains("401 Unauthorized") {
+                return Some(format!(
+                    "refused the credentials it was sent (HTTP 401 Unauthorized): {fix}"
+                ));
+            }
+            source = error.source();
+        }
+    }
+    let _ = error;
+    None
 }
 
 fn versions(versions: &[ProtocolVersion]) -> String {
