@@ -237,6 +237,17 @@ async fn unsafe_names_are_mapped_and_calls_reach_the_servers_name() {
         )
         .await;
     assert_eq!(result.to_model_text(), "read /etc/hosts via fs.read");
+    // The child reads any arguments it is sent; a wrong type is refused here, before sending,
+    // in the words a local tool's mistakes get (its schema declares no draft: 2020-12).
+    let refused = registry
+        .dispatch(&active, local, &json!({"path": 5}), &ToolContext::default())
+        .await;
+    let text = refused.to_model_text();
+    assert!(refused.is_error, "{text}");
+    assert!(
+        text.contains("at `path`") && !text.contains("via fs.read"),
+        "{text}"
+    );
     assert!(
         registry.get("either").is_none(),
         "a tool with a root `oneOf` is left out of the import, the others stay"

@@ -36,6 +36,9 @@ pub struct McpTool {
     description: &'static str,
     remote_name: String,
     schema: Value,
+    /// Whether the registry checks a call's arguments here, before sending it: when the schema
+    /// is JSON Schema 2020-12 (declared, or by MCP's default), the draft the local check reads.
+    checked_here: bool,
     output_schema: Option<Arc<Value>>,
     annotations: ToolAnnotations,
     needs_approval: bool,
@@ -75,6 +78,7 @@ impl McpTool {
             name: static_text(local_name),
             description: static_text(description),
             remote_name: definition.name.to_string(),
+            checked_here: draft_2020_12(&definition.input_schema),
             schema: Value::Object(definition.input_schema.as_ref().clone()),
             output_schema: definition
                 .output_schema
@@ -376,10 +380,28 @@ impl Tool for McpTool {
         options
     }
 
-    // The server checks its tool's arguments, under the draft its schema declares; a check here
-    // under another could refuse what the server accepts.
+    // A schema in JSON Schema 2020-12 (MCP's default draft) is checked here, so that the model
+    // hears every mistake at once, in the same words as for a local tool, without a round trip.
+    // One that declares another draft is left to the server: a check here under 2020-12 could
+    // refuse what the server accepts.
     fn __fast_path(&self) -> FastPath<'_> {
-        FastPath::ChecksOwnArguments
+        if self.checked_here {
+            FastPath::Plain
+        } else {
+            FastPath::ChecksOwnArguments
+        }
+    }
+}
+
+/// Whether an input schema is JSON Schema 2020-12: it declares so, or declares no draft (MCP's
+/// default since 2025-11-25).
+fn draft_2020_12(schema: &serde_json::Map<String, Value>) -> bool {
+    match schema.get("$schema") {
+        None => true,
+        Some(Value::String(draft)) => {
+            draft.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema"
+        }
+        Some(_) => false,
     }
 }
 
@@ -463,7 +485,25 @@ fn bounded_description(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    #[test]
+    fn only_schemas_in_json_schema_2020_12_are_checked_here() {
+        let schema = |value: Value| match value {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        };
+        assert!(draft_2020_12(&schema(json!({"type": "object"}))));
+        assert!(draft_2020_12(&schema(
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema#"})
+        )));
+        assert!(!draft_2020_12(&schema(
+            json!({"$schema": "http://json-schema.org/draft-07/schema#"})
+        )));
+        assert!(!draft_2020_12(&schema(json!({"$schema": 7}))));
+    }
 
     #[test]
     fn remote_descriptions_are_bounded_on_a_character_boundary() {
