@@ -7,6 +7,7 @@
 //! report says which part changed so that a person can tell. The deferred definitions of a
 //! native tool search are not compared: a found tool stays deferred, so the prefix holds.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -71,6 +72,8 @@ impl Prefix {
         if !Arc::ptr_eq(last_tools, tools) {
             changes.extend(tool_changes(last_tools, tools));
         }
+        // Kept as the latest, so that the next request compares against it (and an equal list
+        // in a new allocation is compared once, not every turn).
         if !changes.is_empty() || !Arc::ptr_eq(last_tools, tools) {
             self.last = Some((system.map(str::to_string), tools.clone()));
         }
@@ -78,28 +81,31 @@ impl Prefix {
     }
 }
 
-/// What differs between the tool lists `before` and `now`.
+/// What differs between the tool lists `before` and `now`. Linear in the lists' lengths: a
+/// list of thousands of tools changes whenever a deferred one is activated.
 fn tool_changes(before: &[ToolSpec], now: &[ToolSpec]) -> Vec<PrefixChange> {
-    let find = |list: &[ToolSpec], name: &str| list.iter().position(|tool| tool.name == name);
-    let added: Vec<String> = now
-        .iter()
-        .filter(|tool| find(before, tool.name).is_none())
-        .map(|tool| tool.name.to_string())
-        .collect();
-    let removed: Vec<String> = before
-        .iter()
-        .filter(|tool| find(now, tool.name).is_none())
-        .map(|tool| tool.name.to_string())
-        .collect();
-    let changed: Vec<String> = now
-        .iter()
-        .filter(|tool| find(before, tool.name).is_some_and(|at| before[at] != **tool))
-        .map(|tool| tool.name.to_string())
-        .collect();
-    // The tools both lists hold, in each list's order.
-    let kept = |list: &[ToolSpec], other: &[ToolSpec]| -> Vec<&'static str> {
+    let positions = |list: &[ToolSpec]| -> HashMap<&str, usize> {
         list.iter()
-            .filter(|tool| find(other, tool.name).is_some())
+            .enumerate()
+            .map(|(at, tool)| (tool.name, at))
+            .collect()
+    };
+    let (was, is) = (positions(before), positions(now));
+    let names = |list: &[ToolSpec], keep: &dyn Fn(&ToolSpec) -> bool| -> Vec<String> {
+        list.iter()
+            .filter(|tool| keep(tool))
+            .map(|tool| tool.name.to_string())
+            .collect()
+    };
+    let added = names(now, &|tool| !was.contains_key(tool.name));
+    let removed = names(before, &|tool| !is.contains_key(tool.name));
+    let changed = names(now, &|tool| {
+        was.get(tool.name).is_some_and(|&at| before[at] != *tool)
+    });
+    // The tools both lists hold, in each list's order.
+    let kept = |list: &[ToolSpec], other: &HashMap<&str, usize>| -> Vec<&'static str> {
+        list.iter()
+            .filter(|tool| other.contains_key(tool.name))
             .map(|tool| tool.name)
             .collect()
     };
@@ -113,7 +119,7 @@ fn tool_changes(before: &[ToolSpec], now: &[ToolSpec]) -> Vec<PrefixChange> {
     if !changed.is_empty() {
         changes.push(PrefixChange::ToolsChanged(changed));
     }
-    if kept(before, now) != kept(now, before) {
+    if kept(before, &is) != kept(now, &was) {
         changes.push(PrefixChange::ToolsReordered);
     }
     changes

@@ -17,6 +17,17 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 /// consuming arrays and objects whole.
 macro_rules! skip_others {
     ($default:expr) => {
+        skip_scalars!($default);
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($default)
+        }
+    };
+}
+
+/// The scalar half of [`skip_others`]: booleans, signed and float numbers, and null.
+macro_rules! skip_scalars {
+    ($default:expr) => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
             Ok($default)
         }
@@ -30,10 +41,6 @@ macro_rules! skip_others {
             Ok($default)
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok($default)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             Ok($default)
         }
     };
@@ -127,21 +134,7 @@ pub(crate) fn cached_tokens<'de, D: Deserializer<'de>>(
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             Ok(None)
         }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        skip_scalars!(None);
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut cached = None;
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
