@@ -133,11 +133,7 @@ pub fn report() {
 pub fn changes_table(changes: &[Change], part: &str) {
     let key = all(part);
     let sets = every_set();
-    println!(
-        "| ranking ({part} parts) | {} | mean R@5 | mean MRR | worst loss |",
-        SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
-    );
-    println!("|---|{}---|---|---|", "---|---|".repeat(SETS.len()));
+    header(part);
     let bm25: Vec<Score> = sets
         .iter()
         .map(|(set, _)| {
@@ -170,6 +166,15 @@ pub fn changes_table(changes: &[Change], part: &str) {
         };
         row(&name, &scores, Some(&shipped));
     }
+}
+
+/// The header of a table of [`row`]s on `part`.
+fn header(part: &str) {
+    println!(
+        "| ranking ({part} parts) | {} | mean R@5 | mean MRR | worst loss |",
+        SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
+    );
+    println!("|---|{}---|---|---|", "---|---|".repeat(SETS.len()));
 }
 
 /// One row of [`changes_table`].
@@ -213,11 +218,7 @@ pub fn clause_table(on_test: bool) {
             }
         }
     }
-    println!(
-        "| ranking ({part} parts) | {} | mean R@5 | mean MRR | worst loss |",
-        SETS.map(|s| format!("{s} R@5 | {s} MRR")).join(" | ")
-    );
-    println!("|---|{}---|---|---|", "---|---|".repeat(SETS.len()));
+    header(part);
     let shipped: Vec<Score> = sets
         .iter()
         .zip(&indexes)
