@@ -86,6 +86,7 @@ pub mod mcp;
 pub mod registry;
 pub mod schema;
 pub mod search;
+pub mod skill;
 
 pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, PrefixChange, RunOutput, ToolCallRecord};
