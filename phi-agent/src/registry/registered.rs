@@ -51,6 +51,11 @@ pub struct RegisteredTool {
     /// of [`check_requirements`](super::ToolRegistry::check_requirements)); shared by every clone, and
     /// `None` for a tool that sets none of them (most), which then costs no allocation.
     pub(super) listed: Option<Arc<Listed>>,
+    /// Whether the tool activates only when the program loads it ([`ToolRegistry::load`]: a
+    /// skill that names it was loaded), never through its predicate or a search.
+    ///
+    /// [`ToolRegistry::load`]: super::ToolRegistry::load
+    pub(super) on_demand: bool,
 }
 
 /// What a registered tool's listings read of its [`ToolOptions`].

@@ -183,6 +183,7 @@ impl ToolRegistry {
             approval: std::mem::take(&mut options.approval),
             typed,
             listed: Listed::of(options),
+            on_demand: false,
             target,
             tool,
         })

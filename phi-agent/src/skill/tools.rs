@@ -69,14 +69,9 @@ fn named<'a>(
         return Ok(skill);
     }
     let names: Vec<&str> = catalog.iter().map(|skill| skill.name()).collect();
-    let closest = names
-        .iter()
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), *candidate))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let hint = match closest {
-        Some((_, candidate)) => format!("; did you mean `{candidate}`?"),
-        None => String::new(),
+    let hint = match crate::error::mistakes::closest(name, names.iter().copied()) {
+        Some(candidate) => format!("; did you mean `{candidate}`?"),
+        None => ".".to_string(),
     };
     Err(AgentError::tool(format!(
         "there is no skill `{name}`{hint} The skills: {}",
