@@ -37,7 +37,10 @@ impl AgentSkills {
                 .iter()
                 .map(|name| {
                     registry.hold_for_load(name).map_err(|error| {
-                        crate::error::AgentError::Config(format!("skill `{}`: {error}", skill.name()))
+                        crate::error::AgentError::Config(format!(
+                            "skill `{}`: {error}",
+                            skill.name()
+                        ))
                     })
                 })
                 .collect::<AgentResult<Vec<usize>>>()?;

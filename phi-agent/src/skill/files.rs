@@ -128,8 +128,10 @@ fn walk(folder: &Path, prefix: &str, depth: usize, files: &mut Vec<String>) {
         if files.len() >= MAX_LISTED_FILES {
             return;
         }
-        let (Ok(kind), Some(name)) = (entry.file_type(), entry.file_name().to_str().map(String::from))
-        else {
+        let (Ok(kind), Some(name)) = (
+            entry.file_type(),
+            entry.file_name().to_str().map(String::from),
+        ) else {
             continue;
         };
         let path = format!("{prefix}{name}");

@@ -94,9 +94,14 @@ impl Skill {
         })?;
         let front: Frontmatter = yaml_serde::from_str(yaml)
             .map_err(|error| format!("its frontmatter is not what the format says: {error}"))?;
-        let skill = Skill::new(front.name, front.description, body)
-            .map_err(|error| error.to_string())?;
-        Ok(skill.with_tools(front.allowed_tools.map(ToolNames::names).unwrap_or_default()))
+        let skill =
+            Skill::new(front.name, front.description, body).map_err(|error| error.to_string())?;
+        Ok(skill.with_tools(
+            front
+                .allowed_tools
+                .map(ToolNames::names)
+                .unwrap_or_default(),
+        ))
     }
 }
 

@@ -72,7 +72,16 @@ mod tests {
         for good in ["a", "pdf-forms", "v2", &"x".repeat(64)] {
             assert!(validate_skill_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "Pdf", "pdf_forms", "-pdf", "pdf-", "a--b", &"x".repeat(65), "é"] {
+        for bad in [
+            "",
+            "Pdf",
+            "pdf_forms",
+            "-pdf",
+            "pdf-",
+            "a--b",
+            &"x".repeat(65),
+            "é",
+        ] {
             assert!(validate_skill_name(bad).is_err(), "{bad}");
         }
         let error = validate_skill_name("a--b").unwrap_err().to_string();

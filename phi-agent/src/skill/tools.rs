@@ -156,7 +156,9 @@ impl Tool for ReadSkillFile {
     async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         let skill = named(&self.0, args, "skill")?;
         let path = args["path"].as_str().ok_or_else(|| {
-            AgentError::tool("`path` must be a file's path inside the skill, e.g. `reference/forms.md`")
+            AgentError::tool(
+                "`path` must be a file's path inside the skill, e.g. `reference/forms.md`",
+            )
         })?;
         // Reading a file is blocking I/O, off the async workers.
         let (owned, path) = (skill.clone(), path.to_string());
