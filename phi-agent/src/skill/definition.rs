@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use serde_json::{Map, Value};
+
 use super::error::SkillError;
 use super::files::{SkillFiles, normalize};
 use super::name::{check_description, validate_skill_name};
@@ -37,6 +39,9 @@ pub struct Skill {
     instructions: String,
     tools: Vec<String>,
     files: SkillFiles,
+    /// The `SKILL.md` it was read from, and its frontmatter as JSON: served as they are, so
+    /// that a client's check of the file against the listed frontmatter holds.
+    pub(super) source: Option<(String, Map<String, Value>)>,
 }
 
 impl Skill {
@@ -57,6 +62,7 @@ impl Skill {
             instructions: instructions.into(),
             tools: Vec::new(),
             files: SkillFiles::default(),
+            source: None,
         })
     }
 
@@ -130,6 +136,38 @@ impl Skill {
     /// The relative paths of the files the model may read, sorted.
     pub fn files(&self) -> Vec<String> {
         self.files.list()
+    }
+
+    /// The skill's frontmatter as JSON: every field of the `SKILL.md` it was read from, or, for
+    /// a skill built in code, `name`, `description` and (when it brings tools)
+    /// `allowed-tools`, space-separated.
+    pub fn frontmatter(&self) -> Map<String, Value> {
+        if let Some((_, front)) = &self.source {
+            return front.clone();
+        }
+        let mut front = Map::new();
+        front.insert("name".into(), Value::from(self.name.as_str()));
+        front.insert("description".into(), Value::from(self.description.as_str()));
+        if !self.tools.is_empty() {
+            front.insert("allowed-tools".into(), Value::from(self.tools.join(" ")));
+        }
+        front
+    }
+
+    /// The skill as a `SKILL.md`: the file it was read from, byte for byte, or, for a skill
+    /// built in code, its [`frontmatter`](Self::frontmatter) (each value written as a JSON
+    /// string, which YAML reads as the same string) and its instructions.
+    pub fn skill_md(&self) -> String {
+        if let Some((text, _)) = &self.source {
+            return text.clone();
+        }
+        let mut text = String::from("---\n");
+        for (key, value) in self.frontmatter() {
+            text.push_str(&format!("{key}: {value}\n"));
+        }
+        text.push_str("---\n");
+        text.push_str(&self.instructions);
+        text
     }
 
     /// The text of the file at `path`, relative to the skill. Refused when the path leaves the

@@ -18,6 +18,7 @@ mod rounds;
 mod screen;
 mod session;
 mod settings;
+mod skills;
 mod stdio;
 mod tasks;
 #[cfg(feature = "mcp-http-server")]
