@@ -32,7 +32,7 @@ use super::name::{check_description, validate_skill_name};
 /// assert!(skill.read_file("../secrets.txt").is_err());
 /// # Ok::<(), phi_agent::skill::SkillError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Skill {
     name: String,
     description: String,
@@ -42,6 +42,8 @@ pub struct Skill {
     /// The `SKILL.md` it was read from, and its frontmatter as JSON: served as they are, so
     /// that a client's check of the file against the listed frontmatter holds.
     pub(super) source: Option<(String, Map<String, Value>)>,
+    /// Where the instructions and files are fetched from, and the files it lists.
+    pub(super) remote: Option<(std::sync::Arc<dyn super::SkillSource>, Vec<String>)>,
 }
 
 impl Skill {
@@ -63,6 +65,7 @@ impl Skill {
             tools: Vec::new(),
             files: SkillFiles::default(),
             source: None,
+            remote: None,
         })
     }
 
@@ -118,7 +121,8 @@ impl Skill {
         &self.description
     }
 
-    /// What the model reads when it loads the skill.
+    /// What the model reads when it loads the skill; empty for a skill whose instructions are
+    /// fetched when it is loaded ([`Skill::remote`], [`load`](Self::load)).
     pub fn instructions(&self) -> &str {
         &self.instructions
     }
@@ -135,7 +139,13 @@ impl Skill {
 
     /// The relative paths of the files the model may read, sorted.
     pub fn files(&self) -> Vec<String> {
-        self.files.list()
+        let mut files = self.files.list();
+        if let Some((_, listed)) = &self.remote {
+            files.extend(listed.iter().cloned());
+            files.sort();
+            files.dedup();
+        }
+        files
     }
 
     /// The skill's frontmatter as JSON: every field of the `SKILL.md` it was read from, or, for
@@ -176,5 +186,17 @@ impl Skill {
     /// UTF-8 text.
     pub fn read_file(&self, path: &str) -> Result<String, SkillError> {
         self.files.read(&self.name, path)
+    }
+}
+
+impl std::fmt::Debug for Skill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Skill")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("tools", &self.tools)
+            .field("folder", &self.files.folder)
+            .field("remote", &self.remote.is_some())
+            .finish_non_exhaustive()
     }
 }

@@ -87,6 +87,16 @@ pub enum SkillError {
         limit: u64,
     },
 
+    /// A skill's instructions or file could not be fetched from where it is served, or did not
+    /// match what was listed (size, digest, frontmatter): it is not used.
+    #[error("cannot use skill `{skill}`: {message}")]
+    Fetch {
+        /// The skill.
+        skill: String,
+        /// What went wrong.
+        message: String,
+    },
+
     /// The file is not UTF-8 text.
     #[error("`{path}` is not UTF-8 text; only text files of a skill can be read")]
     NotText {

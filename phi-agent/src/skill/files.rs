@@ -32,7 +32,7 @@ pub(super) struct SkillFiles {
 
 /// `path` as a relative path inside the skill, `/`-separated, with `.` parts dropped; refused
 /// when it is absolute or has a `..`.
-pub(super) fn normalize(path: &str) -> Result<String, SkillError> {
+pub(crate) fn normalize(path: &str) -> Result<String, SkillError> {
     let outside = || SkillError::OutsideSkill {
         path: path.to_string(),
     };

@@ -88,20 +88,36 @@ impl Skill {
 
     /// A skill from the text of a `SKILL.md`; the error says what is wrong with it.
     fn parse(text: &str) -> Result<Self, String> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let (yaml, body) = split(text).ok_or_else(|| {
-            "a SKILL.md starts with YAML frontmatter between two `---` lines (name, description), then the instructions".to_string()
-        })?;
-        let front: Frontmatter = yaml_serde::from_str(yaml)
+        let (all, body) = read_skill_md(text)?;
+        let front: Frontmatter = serde_json::from_value(serde_json::Value::Object(all.clone()))
             .map_err(|error| format!("its frontmatter is not what the format says: {error}"))?;
-        let skill =
-            Skill::new(front.name, front.description, body).map_err(|error| error.to_string())?;
-        Ok(skill.with_tools(
-            front
-                .allowed_tools
-                .map(ToolNames::names)
-                .unwrap_or_default(),
-        ))
+        let mut skill = Skill::new(front.name, front.description, body)
+            .map_err(|error| error.to_string())?
+            .with_tools(
+                front
+                    .allowed_tools
+                    .map(ToolNames::names)
+                    .unwrap_or_default(),
+            );
+        skill.source = Some((text.to_string(), all));
+        Ok(skill)
+    }
+}
+
+/// The frontmatter of a `SKILL.md` as JSON, and the instructions after it; the error says what
+/// is wrong with it.
+pub(crate) fn read_skill_md(
+    text: &str,
+) -> Result<(serde_json::Map<String, serde_json::Value>, &str), String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (yaml, body) = split(text).ok_or_else(|| {
+        "a SKILL.md starts with YAML frontmatter between two `---` lines (name, description), then the instructions".to_string()
+    })?;
+    let all: serde_json::Value = yaml_serde::from_str(yaml)
+        .map_err(|error| format!("its frontmatter is not what the format says: {error}"))?;
+    match all {
+        serde_json::Value::Object(all) => Ok((all, body)),
+        _ => Err("its frontmatter is not a mapping of fields (name, description)".into()),
     }
 }
 

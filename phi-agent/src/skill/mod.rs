@@ -21,15 +21,20 @@ mod files;
 #[cfg(feature = "skills")]
 mod frontmatter;
 mod name;
+mod remote;
 mod tools;
 
 pub use catalog::SkillCatalog;
 pub use definition::Skill;
 pub use error::SkillError;
 pub use files::MAX_SKILL_FILE_BYTES;
+pub(crate) use files::normalize as normalize_path;
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use frontmatter::SKILL_FILE;
+#[cfg(feature = "skills")]
+pub(crate) use frontmatter::read_skill_md;
 pub use name::{MAX_SKILL_DESCRIPTION_LEN, MAX_SKILL_NAME_LEN, validate_skill_name};
+pub use remote::SkillSource;
 pub use tools::{LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME};
 pub(crate) use tools::{LoadSkill, ReadSkillFile};

@@ -80,11 +80,11 @@ fn named<'a>(
 }
 
 /// What the model reads when it loads `skill`.
-pub(crate) fn loaded_text(skill: &Skill) -> String {
+pub(crate) fn loaded_text(skill: &Skill, instructions: &str) -> String {
     let mut text = format!(
         "Skill `{}` loaded. Follow its instructions:\n\n{}",
         skill.name(),
-        skill.instructions().trim_end()
+        instructions.trim_end()
     );
     if !skill.tools().is_empty() {
         text.push_str(&format!(
@@ -125,7 +125,11 @@ impl Tool for LoadSkill {
 
     async fn call(&self, args: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         let skill = named(&self.catalog, args, "name")?;
-        Ok(vec![Content::text(loaded_text(skill))])
+        let instructions = skill
+            .load()
+            .await
+            .map_err(|error| AgentError::tool(error.to_string()))?;
+        Ok(vec![Content::text(loaded_text(skill, &instructions))])
     }
 }
 
@@ -160,11 +164,9 @@ impl Tool for ReadSkillFile {
                 "`path` must be a file's path inside the skill, e.g. `reference/forms.md`",
             )
         })?;
-        // Reading a file is blocking I/O, off the async workers.
-        let (owned, path) = (skill.clone(), path.to_string());
-        let text = tokio::task::spawn_blocking(move || owned.read_file(&path))
+        let text = skill
+            .fetch_file(path)
             .await
-            .map_err(|error| AgentError::tool(format!("reading the file failed: {error}")))?
             .map_err(|error| AgentError::tool(error.to_string()))?;
         Ok(vec![Content::text(text)])
     }
