@@ -9,6 +9,8 @@
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
 //! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
 //!   ([`AgentConfig::tool_search`]).
+//! - [`skill`]: skills, instructions for a kind of task with the tools they bring, offered one
+//!   line each and loaded on demand ([`AgentBuilder::skills`]).
 //! - [`RunRequest`]: every run, made by `prompt` and changed by `.typed::<T>()`, `.pausing()`,
 //!   `.options(..)`; awaited, or [`RunRequest::stream`]ed as [`StreamEvent`]s (text and tool calls as the
 //!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
@@ -47,6 +49,7 @@
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
 //! | `mcp-http-client` | no | `mcp::McpClient::connect_http`: import over streamable HTTP, bearer tokens or OAuth 2.1, machine-to-machine grants included (reqwest, rustls with ring; rmcp's `auth` with `oauth2`; JWT assertions signed with ring) |
 //! | `mcp` | no | all four MCP features |
+//! | `skills` | no | skills read from `SKILL.md` folders (`skill::Skill::from_dir`, `skill::SkillCatalog::from_dir`) and imported from MCP servers (`mcp::McpClient::skills`); yaml_serde for the frontmatter. Skills built in code need no feature |
 //! | `schema-validation` | yes | refused arguments validated against the tool's schema (jsonschema, on the failure path only): every mistake at once, each with its path; without it, the decoder's first mistake |
 //!
 //! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building
