@@ -16,6 +16,7 @@ mod mcp_malformed;
 mod mcp_server;
 mod mcp_server_rounds;
 mod mcp_sessions;
+mod mcp_skills;
 mod mcp_talk;
 mod mcp_tasks;
 mod mcp_two_eras;
