@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::error::SkillError;
 use super::files::{SkillFiles, normalize};
 use super::name::{check_description, validate_skill_name};
+use super::source::SkillSource;
 
 /// A skill: instructions for one kind of task, offered to the model by one line (its name and
 /// description) and loaded when the task needs it (progressive disclosure). Loading one adds its
@@ -43,7 +44,7 @@ pub struct Skill {
     /// that a client's check of the file against the listed frontmatter holds.
     pub(super) source: Option<(String, Map<String, Value>)>,
     /// Where the instructions and files are fetched from, and the files it lists.
-    pub(super) remote: Option<(std::sync::Arc<dyn super::SkillSource>, Vec<String>)>,
+    pub(super) remote: Option<(std::sync::Arc<dyn SkillSource>, Vec<String>)>,
 }
 
 impl Skill {

@@ -22,19 +22,22 @@ mod files;
 mod frontmatter;
 mod name;
 mod remote;
+mod source;
 mod tools;
 
 pub use catalog::SkillCatalog;
 pub use definition::Skill;
 pub use error::SkillError;
 pub use files::MAX_SKILL_FILE_BYTES;
+// For the MCP client's imported skills.
+#[cfg(all(feature = "skills", feature = "mcp-client"))]
 pub(crate) use files::normalize as normalize_path;
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use frontmatter::SKILL_FILE;
-#[cfg(feature = "skills")]
+#[cfg(all(feature = "skills", feature = "mcp-client"))]
 pub(crate) use frontmatter::read_skill_md;
 pub use name::{MAX_SKILL_DESCRIPTION_LEN, MAX_SKILL_NAME_LEN, validate_skill_name};
-pub use remote::SkillSource;
+pub use source::SkillSource;
 pub use tools::{LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME};
 pub(crate) use tools::{LoadSkill, ReadSkillFile};

@@ -26,6 +26,9 @@ fn tool(name: &'static str, description: &'static str, exposure: ToolExposure) -
     }
 }
 
+/// The prefix changes the agent's observer saw, per turn.
+type Busts = Arc<Mutex<Vec<(usize, Vec<PrefixChange>)>>>;
+
 const PDF_STEPS: &str =
     "1. List the form's fields with `pdf_fields`.\n2. Fill them with `pdf_fill`.";
 
@@ -129,7 +132,7 @@ async fn loading_a_skill_adds_its_instructions_and_tools_to_the_next_request_and
         LlmResponse::tool_calls(vec![ToolCall::new("c2", "pdf_fill", json!({}))]),
         LlmResponse::text("filled"),
     ]);
-    let busts: Arc<Mutex<Vec<(usize, Vec<PrefixChange>)>>> = Arc::default();
+    let busts: Busts = Arc::default();
     let seen = busts.clone();
     let builder = builder(llm.clone()).observer(move |event: &AgentEvent<'_>| {
         if let AgentEvent::PrefixChanged { turn, changes } = event {
