@@ -3,6 +3,7 @@
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
 mod mcp_2026_wire;
+mod mcp_apps;
 mod mcp_client;
 mod mcp_client_grants;
 mod mcp_client_http;

@@ -17,8 +17,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::resources::APP_VIEW_MIME_TYPE;
 use super::settings::{McpServer, Shared};
 use super::{completion, prompts, resources};
+
+/// The MCP Apps extension (SEP-1865).
+const APPS_EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
 use crate::tool::TaskSupport;
 
 impl ServerHandler for McpServer {
@@ -230,6 +234,20 @@ fn build_info(shared: &Shared) -> ServerConfig {
             .extensions
             .get_or_insert_with(ExtensionCapabilities::new)
             .insert(SKILLS_EXTENSION_ID.to_string(), Default::default());
+    }
+    let views = shared
+        .registry
+        .iter()
+        .any(|tool| tool.ui_resource().is_some())
+        || shared
+            .resources
+            .iter()
+            .any(|resource| resource.mime_type.as_deref() == Some(APP_VIEW_MIME_TYPE));
+    if views {
+        capabilities
+            .extensions
+            .get_or_insert_with(ExtensionCapabilities::new)
+            .insert(APPS_EXTENSION_ID.to_string(), Default::default());
     }
     if shared.prompts.is_empty() {
         capabilities.prompts = None;

@@ -185,6 +185,14 @@ impl McpServer {
         self
     }
 
+    /// Serves `view`, an MCP App's view ([`Resource::app_view`]), and declares the MCP Apps
+    /// extension (SEP-1865, `io.modelcontextprotocol/ui`): a host that renders views shows it
+    /// for each call of a tool that names its URI
+    /// ([`ToolOptions::ui_resource`](crate::ToolOptions::ui_resource)).
+    pub fn with_app_view(self, view: Resource) -> Self {
+        self.with_resource(view)
+    }
+
     /// Serves the resources of `template` too (`resources/templates/list`, and
     /// `resources/read` of any URI that matches it and no fixed resource).
     pub fn with_resource_template(mut self, template: ResourceTemplate) -> Self {
