@@ -439,3 +439,67 @@ async fn read_skill_file_reads_inside_the_skill_and_refuses_an_escape() {
         said(&output.tool_calls[1])
     );
 }
+
+/// A scripted model whose provider searches tools itself, as Anthropic's does.
+struct NativeSearching(ScriptedLlm);
+
+#[async_trait::async_trait]
+impl phi_agent::LlmClient for NativeSearching {
+    async fn complete(
+        &self,
+        request: &phi_agent::llm::LlmRequest,
+    ) -> phi_agent::AgentResult<LlmResponse> {
+        self.0.complete(request).await
+    }
+    fn native_tool_search(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn with_a_native_search_a_loaded_skills_tools_are_shown_not_deferred() {
+    let llm = ScriptedLlm::new([
+        LlmResponse::tool_calls(vec![ToolCall::new(
+            "c1",
+            LOAD_SKILL_TOOL_NAME,
+            json!({"name": "pdf-forms"}),
+        )]),
+        LlmResponse::text("ready"),
+    ]);
+    let builder = base_agent_builder(NativeSearching(llm.clone()))
+        .register_tool(tool(
+            "pdf_fields",
+            "List a PDF form's fields",
+            ToolExposure::Deferred,
+        ))
+        .register_tool(tool(
+            "pdf_fill",
+            "Fill a PDF form's fields",
+            ToolExposure::Deferred,
+        ))
+        .register_tool(tool("send_mail", "Send an email", ToolExposure::Deferred))
+        .skills(catalog());
+    let config = AgentConfig::default().with_tool_search(ToolSearch::Native);
+    let agent = PhiAgent::build(builder, config).unwrap();
+    agent.run("Fill in my tax form").await.unwrap();
+    let requests = llm.requests();
+    let shown = |at: usize| -> Vec<&str> { requests[at].tools.iter().map(|t| t.name).collect() };
+    let deferred =
+        |at: usize| -> Vec<&str> { requests[at].deferred_tools.iter().map(|t| t.name).collect() };
+    assert_eq!(shown(0), [LOAD_SKILL_TOOL_NAME, READ_SKILL_FILE_TOOL_NAME]);
+    assert_eq!(
+        deferred(0),
+        ["send_mail"],
+        "held tools are never discoverable"
+    );
+    assert_eq!(
+        shown(1),
+        [
+            LOAD_SKILL_TOOL_NAME,
+            READ_SKILL_FILE_TOOL_NAME,
+            "pdf_fields",
+            "pdf_fill"
+        ]
+    );
+    assert_eq!(deferred(1), ["send_mail"]);
+}
