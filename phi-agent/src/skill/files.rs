@@ -78,7 +78,9 @@ impl SkillFiles {
                 });
             }
         };
-        // `root` is resolved too, so a link anywhere on the way shows here.
+        // `root` is resolved too, so a link anywhere on the way shows here. (A link swapped in
+        // between this check and the read below is the folder's owner's doing, not the model's:
+        // the model only names paths.)
         if !resolved.starts_with(root) {
             return Err(SkillError::OutsideSkill {
                 path: path.to_string(),
@@ -134,6 +136,10 @@ fn walk(folder: &Path, prefix: &str, depth: usize, files: &mut Vec<String>) {
         ) else {
             continue;
         };
+        // Hidden entries (`.git`, editor files) are no part of what a skill offers.
+        if name.starts_with('.') {
+            continue;
+        }
         let path = format!("{prefix}{name}");
         if kind.is_file() && path != "SKILL.md" {
             files.push(path);

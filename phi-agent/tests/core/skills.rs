@@ -329,6 +329,7 @@ fn a_folder_of_skill_folders_loads_as_a_catalogue() {
         "---\nname: csv\ndescription: Clean CSV files.\n---\nRead the header first.\n",
     );
     write(&root.join("notes/README.md"), "not a skill");
+    write(&root.join("pdf-forms/.cache/x"), "hidden, not listed");
     let catalog = SkillCatalog::from_dir(&root).unwrap();
     let names: Vec<&str> = catalog.iter().map(|skill| skill.name()).collect();
     assert_eq!(names, ["csv", "pdf-forms"]);
