@@ -189,6 +189,7 @@ pub use llm::LlmClient;
 /// | `max_result = ..` | the most of one call's output the model reads ([`ToolOptions::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
+/// | `ui = ".."` | the `ui://` resource of the tool's interactive view (MCP Apps); see [`ToolOptions::ui_resource`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///

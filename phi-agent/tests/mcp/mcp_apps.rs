@@ -109,6 +109,25 @@ async fn a_tool_with_a_view_is_served_as_an_mcp_app() {
     );
 }
 
+/// Tomorrow's weather for a city, with a view.
+#[phi_agent::phi_tool(ui = "ui://weather/macro-card")]
+async fn macro_forecast(city: String) -> String {
+    city
+}
+
+#[test]
+fn the_macro_key_names_the_view_in_the_definition() {
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(MacroForecast).unwrap();
+    let tool = registry.get("macro_forecast").unwrap();
+    assert_eq!(tool.ui_resource(), Some("ui://weather/macro-card"));
+    let definition = phi_agent::mcp::definition(tool);
+    assert_eq!(
+        definition["_meta"]["ui"]["resourceUri"],
+        "ui://weather/macro-card"
+    );
+}
+
 #[tokio::test]
 async fn without_views_the_extension_is_not_declared_and_a_view_must_be_ui() {
     let mut registry = ToolRegistry::new(ToolConfig::default());
