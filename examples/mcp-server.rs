@@ -2,7 +2,8 @@
 //! (`import_rows` reports progress and writes log messages while it runs, and runs as an MCP
 //! task for clients that ask for one); `audit_log` is
 //! Hidden, so MCP clients neither see nor may call it (the program itself still can). It also
-//! serves a resource (`example://units`) and a prompt (`weather_report`).
+//! serves a resource (`example://units`), a view of `get_weather`'s reports (MCP Apps:
+//! `ui://weather/card`, `examples/views/weather-card.html`) and a prompt (`weather_report`).
 //!
 //! Run over stdio (what Claude Desktop, Cursor and the MCP Inspector launch):
 //!     cargo run --example mcp-server --features mcp
@@ -100,6 +101,9 @@ struct WeatherReport {
     conditions: String,
 }
 
+/// The view of `get_weather`'s reports (MCP Apps): a card a host renders beside the call.
+const WEATHER_CARD: &str = "ui://weather/card";
+
 /// Weather from a fixed table, so the example runs offline and answers the same every time.
 struct GetWeather;
 
@@ -124,6 +128,8 @@ impl TypedTool for GetWeather {
                     .with_open_world(true),
             )
             .with_output_schema(phi_agent::schema::canonical_schema_for::<WeatherReport>())
+            // Hosts that render MCP Apps show the report in this view (served in `run`).
+            .with_ui_resource(WEATHER_CARD)
     }
 
     async fn call_typed(
@@ -253,6 +259,15 @@ async fn run() -> AgentResult<()> {
                 "Temperatures are in degrees Celsius.",
             )
             .with_description("The units get_weather answers in"),
+        )
+        .with_app_view(
+            Resource::app_view(
+                WEATHER_CARD,
+                "weather-card",
+                include_str!("views/weather-card.html"),
+            )
+            .with_description("get_weather's report as a card")
+            .with_meta(serde_json::json!({"ui": {"prefersBorder": true}})),
         )
         .with_prompt(
             Prompt::new("weather_report", |args| async move {

@@ -22,6 +22,7 @@ The layers, lowest first (a layer may name its own modules and everything below 
     tool, typed, decode, output, toolset         what a tool is, and groups of tools
     registry                                     names, exposure, activation, dispatch
     search                                       tool search: an index over the registry's tools
+    skill                                        skills: instructions, the tools they name, files
     llm                                          models, their requests and adapters
     agent, mcp                                   the loop; the MCP bridge (neither names the other;
                                                  mcp names llm to answer a server's sampling)
@@ -59,10 +60,12 @@ for module in TOOL_LAYER:
     ALLOWED[module] = BELOW_TOOL | TOOL_LAYER
 ALLOWED["registry"] = BELOW_TOOL | TOOL_LAYER
 ALLOWED["search"] = ALLOWED["registry"] | {"registry"}
+# Skills are tools' neighbours: data and two plain tools; the agent and MCP offer them.
+ALLOWED["skill"] = ALLOWED["registry"] | {"registry", "search"}
 ALLOWED["llm"] = ALLOWED["registry"] | {"registry", "search"}
-ALLOWED["agent"] = ALLOWED["llm"] | {"llm"}
+ALLOWED["agent"] = ALLOWED["llm"] | {"llm", "skill"}
 # The MCP client answers a server's sampling requests with a model: mcp names llm (never agent).
-ALLOWED["mcp"] = ALLOWED["llm"] | {"llm"}
+ALLOWED["mcp"] = ALLOWED["llm"] | {"llm", "skill"}
 ALLOWED["__private"] = ALLOWED["registry"] | {"registry"}
 
 # Comments and literals, read left to right so that a `//` in a string or a quote in a comment

@@ -18,6 +18,8 @@
 //! pre-registered client's: the scenario name stands for the operator's choice of grant),
 //! else the authorization code. Run by `interop/conformance/run-client`; by hand:
 //! `cargo run -p phi-agent --features mcp --example mcp-conformance-client -- http://127.0.0.1:PORT/mcp`.
+//! The server's skills are imported (`McpClient::skills`) and, in the skills scenarios that
+//! need one, loaded (see `use_skills`).
 //! Exits 1 with the error on stderr when the connection or a call fails on the client's side.
 
 use std::process::ExitCode;
@@ -81,7 +83,41 @@ async fn run(url: &str, oauth: McpOAuth, scenario: &str, context: &Value) -> Age
             Err(error) => return Err(error),
         }
     }
+    use_skills(&client, scenario).await?;
     client.close().await;
+    Ok(())
+}
+
+/// The server's skills (SEP-2640), imported as a catalogue: listed, never read ahead. The
+/// `sep-2640-client-verify-*` scenarios stand for a task that needs the skill (as the scenario
+/// name stands for the operator's grant above): the model loads it, its `SKILL.md` read and
+/// checked, and only a skill that passes the checks has its files read. A refused skill is
+/// the model's error to read, not a failure of the client.
+async fn use_skills(client: &McpClient, scenario: &str) -> AgentResult<()> {
+    let skills = client.skills().await?;
+    eprintln!(
+        "skills: {}",
+        skills
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !scenario.starts_with("sep-2640-client-verify-") {
+        return Ok(());
+    }
+    for skill in skills.iter() {
+        match skill.load().await {
+            Ok(instructions) => {
+                eprintln!("{} loaded: {} bytes", skill.name(), instructions.len());
+                for path in skill.files() {
+                    let read = skill.fetch_file(&path).await;
+                    eprintln!("{}/{path}: {:?}", skill.name(), read.map(|text| text.len()));
+                }
+            }
+            Err(refusal) => eprintln!("{} refused: {refusal}", skill.name()),
+        }
+    }
     Ok(())
 }
 

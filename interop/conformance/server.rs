@@ -10,6 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use phi_agent::mcp::{HttpOptions, Prompt, PromptMessage, Resource, ResourceTemplate};
 use phi_agent::registry::ToolRegistry;
+use phi_agent::skill::{Skill, SkillCatalog};
 use phi_agent::{
     AgentError, AgentResult, Content, Elicitation, LogLevel, ResourceContents, SampleRequest, Tool,
     ToolConfig, ToolContext, phi_tool, tools,
@@ -392,6 +393,20 @@ fn server(registry: ToolRegistry) -> phi_agent::mcp::McpServer {
             .with_description("A prompt with image content"),
         )
         .with_completion(|_target, _argument, _typed| Vec::new())
+        .with_skills(&skills())
+}
+
+/// The skills the SEP-2640 scenarios list, get and read: one skill with a reference file.
+fn skills() -> SkillCatalog {
+    let skills = Skill::new(
+        "pdf-processing",
+        "Extract, fill, and assemble PDF documents",
+        "# PDF processing\n\nRead the form's fields first; see references/FORMS.md.\n",
+    )
+    .and_then(|skill| skill.with_file("references/FORMS.md", "Text fields, check boxes.\n"))
+    .and_then(|skill| SkillCatalog::new().with(skill));
+    // Built from constants: a mistake in them is this program's bug.
+    skills.expect("the fixture's skill is valid")
 }
 
 #[tokio::main]

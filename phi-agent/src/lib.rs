@@ -9,6 +9,8 @@
 //! - [`PhiAgent`]: a model ([`llm::LlmClient`]) and its tools.
 //! - [`search`]: tool search, for thousands of tools of which the model is sent the few it finds
 //!   ([`AgentConfig::tool_search`]).
+//! - [`skill`]: skills, instructions for a kind of task with the tools they bring, offered one
+//!   line each and loaded on demand ([`AgentBuilder::skills`]).
 //! - [`RunRequest`]: every run, made by `prompt` and changed by `.typed::<T>()`, `.pausing()`,
 //!   `.options(..)`; awaited, or [`RunRequest::stream`]ed as [`StreamEvent`]s (text and tool calls as the
 //!   model writes them, tools as they run), from any model ([`llm::LlmClient::stream`]).
@@ -47,6 +49,7 @@
 //! | `mcp-client` | no | `mcp::McpClient`: import a server's tools over stdio (no HTTP client, no TLS) |
 //! | `mcp-http-client` | no | `mcp::McpClient::connect_http`: import over streamable HTTP, bearer tokens or OAuth 2.1, machine-to-machine grants included (reqwest, rustls with ring; rmcp's `auth` with `oauth2`; JWT assertions signed with ring) |
 //! | `mcp` | no | all four MCP features |
+//! | `skills` | no | skills read from `SKILL.md` folders (`skill::Skill::from_dir`, `skill::SkillCatalog::from_dir`) and imported from MCP servers (`mcp::McpClient::skills`); yaml_serde for the frontmatter. Skills built in code need no feature |
 //! | `schema-validation` | yes | refused arguments validated against the tool's schema (jsonschema, on the failure path only): every mistake at once, each with its path; without it, the decoder's first mistake |
 //!
 //! The adapters' TLS is rustls on ring (lighter to build than reqwest's default, aws-lc). Building
@@ -86,6 +89,7 @@ pub mod mcp;
 pub mod registry;
 pub mod schema;
 pub mod search;
+pub mod skill;
 
 pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, PrefixChange, RunOutput, ToolCallRecord};
@@ -185,6 +189,7 @@ pub use llm::LlmClient;
 /// | `max_result = ..` | the most of one call's output the model reads ([`ToolOptions::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
+/// | `ui = ".."` | the `ui://` resource of the tool's interactive view (MCP Apps); see [`ToolOptions::ui_resource`] |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///

@@ -356,6 +356,9 @@ fn options_fn(tool: &Tool) -> TokenStream {
         };
         setters.push(quote!(.with_task_support(_phi::TaskSupport::#variant)));
     }
+    if let Some(uri) = &attr.ui {
+        setters.push(quote!(.with_ui_resource(#uri)));
+    }
     setters.extend(requires_tools_setter(tool));
     setters.extend(approval_setter(tool));
     quote! {

@@ -37,6 +37,7 @@ pub(crate) fn validate(parsed: Parsed, errors: &mut Errors) -> Tool {
     let exposure = attr.exposure.unwrap_or_default();
     deferred_only_keys(&mut attr, exposure, errors);
     required_tool_names(&attr, errors);
+    ui_view(&attr, errors);
     renames(&func, errors);
     example_keys(&attr, &func, errors);
     let fn_ident = &func.item.sig.ident;
@@ -134,6 +135,21 @@ fn deferred_only_keys(attr: &mut ToolAttr, exposure: Exposure, errors: &mut Erro
     }
     if let Some(list) = attr.requires_tools.take() {
         errors.push(not_deferred("requires_tools", &list.0.expr));
+    }
+}
+
+/// `ui = ".."` names the tool's view, which MCP Apps serve as a `ui://` resource.
+fn ui_view(attr: &ToolAttr, errors: &mut Errors) {
+    if let Some(uri) = &attr.ui
+        && !uri.value().starts_with("ui://")
+    {
+        errors.push(syn::Error::new_spanned(
+            uri,
+            format!(
+                "`{}` is not a `ui://` URI; a tool's view (MCP Apps) is a `ui://` resource, e.g. `ui = \"ui://weather/card\"`",
+                uri.value()
+            ),
+        ));
     }
 }
 

@@ -12,6 +12,7 @@ use super::{
 
 use crate::llm::LlmClient;
 use crate::registry::ToolSource;
+use crate::skill::SkillCatalog;
 use crate::state::SharedState;
 use crate::tool::Tool;
 use crate::toolset::Toolset;
@@ -48,6 +49,7 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         semantic: None,
         signing_key: None,
         resume_store: Arc::new(MemoryResumeStore::default()),
+        skills: None,
     }
 }
 
@@ -68,9 +70,39 @@ pub struct AgentBuilder {
     pub(crate) semantic: Option<crate::search::SemanticSearch>,
     pub(crate) signing_key: Option<SigningKey>,
     pub(crate) resume_store: Arc<dyn ResumeStore>,
+    pub(crate) skills: Option<SkillCatalog>,
 }
 
 impl AgentBuilder {
+    /// Offers the model `skills` ([`crate::skill`]): the tool `load_skill`, whose description lists
+    /// each skill in one line, and `read_skill_file`. Loading a skill gives the model its
+    /// instructions (as the call's result) and activates the tools it names for the next request,
+    /// appended to the tool list so that the request's earlier bytes do not change. Each tool a
+    /// skill names must be a registered Deferred tool; it stays hidden (neither activated by its
+    /// predicate nor found by a search) until a skill that brings it is loaded. With tool search
+    /// on, `search_tools` lists the skills that match a query besides the tools. Replaces any
+    /// catalogue given before.
+    ///
+    /// ```
+    /// use phi_agent::llm::{LlmResponse, ScriptedLlm};
+    /// use phi_agent::skill::{Skill, SkillCatalog};
+    /// use phi_agent::{AgentConfig, PhiAgent, base_agent_builder};
+    ///
+    /// let skills = SkillCatalog::new().with(Skill::new(
+    ///     "release-notes",
+    ///     "Write release notes from a list of merged changes.",
+    ///     "Group the changes by area; one line each, in the reader's words.",
+    /// )?)?;
+    /// let llm = ScriptedLlm::new([LlmResponse::text("ok")]);
+    /// let agent = PhiAgent::build(base_agent_builder(llm).skills(skills), AgentConfig::default())?;
+    /// assert!(agent.registry().get("load_skill").unwrap().description().contains("- release-notes: "));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn skills(mut self, skills: SkillCatalog) -> Self {
+        self.skills = Some(skills);
+        self
+    }
+
     /// Sets the system prompt.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());

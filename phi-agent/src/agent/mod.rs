@@ -61,6 +61,7 @@ mod resume_store;
 mod retry_budget;
 mod run;
 mod session;
+mod skills;
 mod steering;
 mod step;
 mod stream;

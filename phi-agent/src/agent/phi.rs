@@ -11,6 +11,7 @@ use super::config::AgentConfig;
 use super::events::AgentObserver;
 use super::result_store::ReadResult;
 use super::resume_store::ResumeStore;
+use super::skills::AgentSkills;
 use super::step::StepExecutor;
 use super::tool_list;
 use crate::error::{AgentError, AgentResult};
@@ -70,6 +71,8 @@ pub(super) struct AgentInner {
     pub(super) signing_key: Option<SigningKey>,
     /// Where resumed paused runs are marked, so that each resumes once.
     pub(super) resume_store: Arc<dyn ResumeStore>,
+    /// The skills offered, when the builder was given some.
+    pub(super) skills: Option<AgentSkills>,
 }
 
 impl AgentInner {
@@ -150,6 +153,11 @@ impl PhiAgent {
         {
             registry.register(ReadResult(store.clone()))?;
         }
+        // After the user's tools, which it holds for loading.
+        let skills = builder
+            .skills
+            .map(|catalog| AgentSkills::register(catalog, &mut registry))
+            .transpose()?;
         if config.tool_search != ToolSearch::Off && registry.get(SEARCH_TOOL_NAME).is_some() {
             return Err(AgentError::Config(format!(
                 "a tool is named `{SEARCH_TOOL_NAME}`, the name of the search tool that tool search offers; rename the tool or turn tool search off"
@@ -191,6 +199,7 @@ impl PhiAgent {
                 elicitation: builder.elicitation,
                 signing_key: builder.signing_key,
                 resume_store: builder.resume_store,
+                skills,
             }),
         })
     }

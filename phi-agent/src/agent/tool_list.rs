@@ -76,9 +76,19 @@ impl ToolListCache {
             let own = if active.found().is_empty() {
                 registry.tool_specs(active)
             } else {
+                // Found by the provider's search, a tool stays deferred; loaded by a skill (not
+                // discoverable), it is shown, after the others.
+                let searched: Vec<&str> = active
+                    .found()
+                    .iter()
+                    .filter(|&&index| active.is_discoverable(index))
+                    .filter_map(|&index| registry.iter().nth(index).map(|tool| tool.name()))
+                    .collect();
                 let all = registry.tool_specs_with(active, None);
-                let found = registry.found_offered(active).count();
-                Arc::from(&all[..all.len() - found])
+                all.iter()
+                    .filter(|spec| !searched.contains(&spec.name))
+                    .cloned()
+                    .collect()
             };
             let shown = registry.with_live(own, &mut self.live);
             let same = shown.len() == self.tools.len()

@@ -48,8 +48,8 @@ pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged, Provider
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use server::{
-    CompletionTarget, McpServer, Prompt, PromptMessage, Resource, ResourceTemplate, definition,
-    serve_stdio,
+    APP_VIEW_MIME_TYPE, CompletionTarget, McpServer, Prompt, PromptMessage, Resource,
+    ResourceTemplate, definition, serve_stdio,
 };
 #[cfg(feature = "mcp-http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]

@@ -8,10 +8,15 @@
 //! becomes discoverable rather than active, and becomes active only when the program reveals it
 //! (the model found it). Revealed tools come after the others, in the order they were found, so
 //! the earlier part of the tool list never changes.
+//!
+//! A Deferred tool may be held for loading ([`ToolRegistry::hold_for_load`]: a skill brings it):
+//! its predicate is not asked and no search finds it; it becomes active when the program loads
+//! it ([`ToolRegistry::load`]), after the tools active before, as a revealed tool does.
 
 use super::registered::RegisteredTool;
 use super::tool_registry::ToolRegistry;
 use crate::context::ActivationContext;
+use crate::error::{AgentError, AgentResult};
 use crate::tool::ToolExposure;
 
 /// One session's set of active tools. Create it with [`ToolRegistry::active_tools`], advance it
@@ -146,6 +151,7 @@ impl ToolRegistry {
                 if set.active[index]
                     || set.discoverable[index]
                     || tool.exposure != ToolExposure::Deferred
+                    || tool.on_demand
                 {
                     continue;
                 }
@@ -215,6 +221,56 @@ impl ToolRegistry {
             set.generation += 1;
         }
         revealed
+    }
+
+    /// Holds the Deferred tool `name` for loading: from now on it activates only through
+    /// [`load`](Self::load), never through its predicate or a search. Fails for a name that is not
+    /// registered or a tool that is not Deferred (a Direct tool is always shown; a Hidden one
+    /// never is).
+    pub fn hold_for_load(&mut self, name: &str) -> AgentResult<usize> {
+        let Some(index) = self.index_of(name) else {
+            let closest = crate::error::mistakes::closest(name, self.tools.iter().map(|t| t.name));
+            let hint = closest.map_or(String::new(), |c| format!(" (did you mean `{c}`?)"));
+            return Err(AgentError::Config(format!(
+                "no tool is named `{name}`{hint}; register it before the skill that brings it"
+            )));
+        };
+        let tool = &mut self.tools[index];
+        if tool.exposure != ToolExposure::Deferred {
+            return Err(AgentError::Config(format!(
+                "tool `{name}` is {:?}, but a skill brings it: mark it Deferred (`exposure = \"deferred\"`, or `Toolset::with_exposure`) so that it is shown once the skill is loaded",
+                tool.exposure
+            )));
+        }
+        tool.on_demand = true;
+        Ok(index)
+    }
+
+    /// Makes the tools at registration indices `indices` active (a skill that brings them was
+    /// loaded), after the tools active before, as a revealed tool is: the earlier part of the
+    /// tool list does not change. Returns the names newly activated; indices of tools already
+    /// active, or not held for loading, are passed over.
+    pub fn load(
+        &self,
+        set: &mut ActiveTools,
+        indices: impl IntoIterator<Item = usize>,
+    ) -> Vec<&'static str> {
+        let mut loaded = Vec::new();
+        for index in indices {
+            let Some(tool) = self.tools.get(index) else {
+                continue;
+            };
+            if tool.on_demand && !set.active[index] {
+                set.active[index] = true;
+                set.found.push(index);
+                loaded.push(tool.name);
+            }
+        }
+        if !loaded.is_empty() {
+            self.refresh_names(set);
+            set.generation += 1;
+        }
+        loaded
     }
 
     /// The session's visible tools, starting from `context` and evaluating activation: a

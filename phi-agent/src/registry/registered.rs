@@ -51,6 +51,11 @@ pub struct RegisteredTool {
     /// of [`check_requirements`](super::ToolRegistry::check_requirements)); shared by every clone, and
     /// `None` for a tool that sets none of them (most), which then costs no allocation.
     pub(super) listed: Option<Arc<Listed>>,
+    /// Whether the tool activates only when the program loads it ([`ToolRegistry::load`]: a
+    /// skill that names it was loaded), never through its predicate or a search.
+    ///
+    /// [`ToolRegistry::load`]: super::ToolRegistry::load
+    pub(super) on_demand: bool,
 }
 
 /// What a registered tool's listings read of its [`ToolOptions`].
@@ -60,6 +65,7 @@ pub(super) struct Listed {
     pub(super) output_schema: Option<Arc<Value>>,
     pub(super) task_support: TaskSupport,
     pub(super) requires_tools: Vec<&'static str>,
+    pub(super) ui_resource: Option<String>,
 }
 
 impl Listed {
@@ -70,11 +76,13 @@ impl Listed {
             output_schema: options.output_schema,
             task_support: options.task_support,
             requires_tools: options.requires_tools,
+            ui_resource: options.ui_resource,
         };
         let default = listed.annotations == ToolAnnotations::default()
             && listed.output_schema.is_none()
             && listed.task_support == TaskSupport::default()
-            && listed.requires_tools.is_empty();
+            && listed.requires_tools.is_empty()
+            && listed.ui_resource.is_none();
         (!default).then(|| Arc::new(listed))
     }
 }
@@ -165,6 +173,11 @@ impl RegisteredTool {
     /// The tool's output schema ([`ToolOptions::output_schema`]), when it has one.
     pub fn output_schema(&self) -> Option<&Arc<Value>> {
         self.listed.as_ref()?.output_schema.as_ref()
+    }
+
+    /// The `ui://` resource of the tool's view ([`ToolOptions::ui_resource`]), when it has one.
+    pub fn ui_resource(&self) -> Option<&str> {
+        self.listed.as_ref()?.ui_resource.as_deref()
     }
 
     /// Whether an MCP client may get the tool's call as a task ([`ToolOptions::task_support`]).

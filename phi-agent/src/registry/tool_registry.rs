@@ -159,6 +159,13 @@ impl ToolRegistry {
             }
         };
         let mut options = tool.options();
+        if let Some(uri) = options.ui_resource.as_deref()
+            && !uri.starts_with("ui://")
+        {
+            return Err(AgentError::Config(format!(
+                "tool `{name}` names the view `{uri}`, which is not a `ui://` URI; MCP Apps serve a tool's view as a `ui://` resource"
+            )));
+        }
         let description = tool.description();
         let examples = std::mem::take(&mut options.input_examples);
         let examples =
@@ -183,6 +190,7 @@ impl ToolRegistry {
             approval: std::mem::take(&mut options.approval),
             typed,
             listed: Listed::of(options),
+            on_demand: false,
             target,
             tool,
         })

@@ -28,6 +28,7 @@ mod index;
 #[doc(hidden)]
 pub mod lab;
 mod links;
+mod skills;
 mod synonyms;
 mod tokenize;
 mod tool;
@@ -42,6 +43,7 @@ use index::{Field, IndexBuilder, Parts, TextIndex};
 pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
 };
+pub use skills::SkillIndex;
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 

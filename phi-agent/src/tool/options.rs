@@ -77,6 +77,13 @@ pub struct ToolOptions {
     /// [`Tool::should_activate`](crate::Tool::should_activate); a hand-written tool that waits
     /// for another there should name it here too.
     pub requires_tools: Vec<&'static str>,
+    /// The `ui://` resource of the tool's interactive view (MCP Apps, SEP-1865): served over
+    /// MCP, the tool's definition names it in `_meta.ui.resourceUri`, and a host that renders
+    /// views shows the resource (served with
+    /// [`McpServer::with_app_view`](crate::mcp::McpServer::with_app_view)) beside the call's
+    /// result, which carries the data the view shows (the result's structured content). A URI
+    /// that is not `ui://` fails registration. Default: none. Over MCP only.
+    pub ui_resource: Option<String>,
 }
 
 impl ToolOptions {
@@ -107,6 +114,12 @@ impl ToolOptions {
     /// These options with [`output_schema`](Self::output_schema) set.
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// These options with [`ui_resource`](Self::ui_resource) set to `uri` (a `ui://` URI).
+    pub fn with_ui_resource(mut self, uri: impl Into<String>) -> Self {
+        self.ui_resource = Some(uri.into());
         self
     }
 

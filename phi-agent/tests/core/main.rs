@@ -29,6 +29,7 @@ mod run_request;
 mod schema_conformance;
 mod schema_definitions;
 mod schema_props;
+mod skills;
 mod streaming;
 mod talk_back;
 mod telemetry;

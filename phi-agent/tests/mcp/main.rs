@@ -3,6 +3,7 @@
 //! streamable HTTP, and importing a server's tools; sessions, malformed messages and load.
 
 mod mcp_2026_wire;
+mod mcp_apps;
 mod mcp_client;
 mod mcp_client_grants;
 mod mcp_client_http;
@@ -16,6 +17,7 @@ mod mcp_malformed;
 mod mcp_server;
 mod mcp_server_rounds;
 mod mcp_sessions;
+mod mcp_skills;
 mod mcp_talk;
 mod mcp_tasks;
 mod mcp_two_eras;

@@ -49,6 +49,8 @@ attribute_keys! {
         "example" => examples: Examples,
         /// Whether an MCP client may get a call as a task: "optional" or "required".
         "task" => task: Option<TaskMode>,
+        /// MCP Apps: the `ui://` resource of the tool's interactive view.
+        "ui" => ui: Option<LitStr>,
         /// Every parameter type must fit OpenAI strict mode.
         "strict" => strict: bool,
         /// Where phi-agent is, when it is renamed or re-exported.

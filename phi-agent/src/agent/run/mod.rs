@@ -269,6 +269,14 @@ async fn close_turn(
     found: &[Found],
 ) -> AgentResult<()> {
     let config = &run.agent.config;
+    // Read before the state takes the calls: their tools are loaded with the turn's reveals.
+    let loads = run.agent.skills.as_ref().map_or_else(Vec::new, |skills| {
+        skills.loaded_by(
+            calls
+                .iter()
+                .zip(settled.iter().map(|settled| settled.result.is_error)),
+        )
+    });
     let repeated = state.close_turn(
         text,
         calls,
@@ -296,7 +304,8 @@ async fn close_turn(
         found,
     )
     .await;
-    let activated = run.agent.registry.activate(&mut run.conv.active).await;
+    let mut activated = run.agent.registry.load(&mut run.conv.active, loads);
+    activated.extend(run.agent.registry.activate(&mut run.conv.active).await);
     report_activated(run, state.turn, activated).await;
     Ok(())
 }

@@ -142,7 +142,12 @@ async fn search_in(
         },
         None => agent.tool_index().search_where(query, limit, accept),
     };
-    let result = ToolCallResult::success(vec![Content::text(found_text(&arguments.query, &hits))]);
+    let mut text = found_text(&arguments.query, &hits);
+    if let Some(skills) = agent.skills.as_ref().and_then(|s| s.found_text(query)) {
+        text.push_str("\n\n");
+        text.push_str(&skills);
+    }
+    let result = ToolCallResult::success(vec![Content::text(text)]);
     if trace_content {
         record_result(span, &result, None);
     }

@@ -55,7 +55,7 @@ use crate::tool::Tool;
 /// # }
 /// ```
 pub struct McpClient {
-    imports: Arc<Imports>,
+    pub(super) imports: Arc<Imports>,
 }
 
 impl McpClient {

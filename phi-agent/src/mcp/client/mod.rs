@@ -25,6 +25,8 @@ mod names;
 mod oauth;
 mod options;
 mod result;
+#[cfg(feature = "skills")]
+mod skills;
 mod talk;
 mod tool;
 

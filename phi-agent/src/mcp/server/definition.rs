@@ -29,7 +29,9 @@ use crate::tool::{TaskSupport, ToolAnnotations};
 /// A tool that may run as a task ([`ToolOptions::task_support`](crate::ToolOptions::task_support)) says so in
 /// `_meta`, as `{"execution": {"taskSupport": "optional"}}` (or `"required"`): the shape of the
 /// 2025-11-25 tool's `execution` field, which rmcp's tool type (and the 2026-07-28 one, where the
-/// server decides per call) has no room for.
+/// server decides per call) has no room for. A tool with a view
+/// ([`ToolOptions::ui_resource`](crate::ToolOptions::ui_resource)) names it in `_meta.ui.resourceUri`
+/// (MCP Apps).
 pub fn definition(tool: &RegisteredTool) -> Value {
     let spec = tool.spec();
     let mut object = Map::new();
@@ -54,10 +56,22 @@ pub fn definition(tool: &RegisteredTool) -> Value {
     if let Some(annotations) = annotations(&tool.annotations()) {
         object.insert("annotations".into(), annotations);
     }
+    let mut meta = Map::new();
     let support = tool.task_support();
     if support != TaskSupport::Forbidden {
-        let execution = serde_json::json!({"execution": {"taskSupport": support.as_str()}});
-        object.insert("_meta".into(), execution);
+        meta.insert(
+            "execution".into(),
+            serde_json::json!({"taskSupport": support.as_str()}),
+        );
+    }
+    if let Some(uri) = tool.ui_resource() {
+        // MCP Apps (SEP-1865): the view's resource, and the flat key of the extension's
+        // earlier drafts, which hosts of that time still read.
+        meta.insert("ui".into(), serde_json::json!({"resourceUri": uri}));
+        meta.insert("ui/resourceUri".into(), uri.into());
+    }
+    if !meta.is_empty() {
+        object.insert("_meta".into(), Value::Object(meta));
     }
     Value::Object(object)
 }

@@ -7,17 +7,22 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    CompleteResult, ExtensionCapabilities, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, SKILLS_EXTENSION_ID,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::resources::APP_VIEW_MIME_TYPE;
 use super::settings::{McpServer, Shared};
 use super::{completion, prompts, resources};
+
+/// The MCP Apps extension (SEP-1865).
+const APPS_EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
 use crate::tool::TaskSupport;
 
 impl ServerHandler for McpServer {
@@ -129,6 +134,36 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        Ok(ListSkillsResult::with_all_items(self.shared.skills.clone()))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        match self
+            .shared
+            .skills
+            .iter()
+            .find(|skill| skill.uri == request.uri)
+        {
+            Some(skill) => Ok(GetSkillResult::new(skill.clone())),
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "no skill is served at {}; skills/list lists those that are",
+                    request.uri
+                ),
+                None,
+            )),
+        }
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -192,6 +227,27 @@ fn build_info(shared: &Shared) -> ServerConfig {
     let has_resources = !shared.resources.is_empty() || !shared.templates.is_empty();
     if !has_resources {
         capabilities.resources = None;
+    }
+    if !shared.skills.is_empty() {
+        // Declared inline, an empty object: the server does not serve directory reads.
+        capabilities
+            .extensions
+            .get_or_insert_with(ExtensionCapabilities::new)
+            .insert(SKILLS_EXTENSION_ID.to_string(), Default::default());
+    }
+    let views = shared
+        .registry
+        .iter()
+        .any(|tool| tool.ui_resource().is_some())
+        || shared
+            .resources
+            .iter()
+            .any(|resource| resource.mime_type.as_deref() == Some(APP_VIEW_MIME_TYPE));
+    if views {
+        capabilities
+            .extensions
+            .get_or_insert_with(ExtensionCapabilities::new)
+            .insert(APPS_EXTENSION_ID.to_string(), Default::default());
     }
     if shared.prompts.is_empty() {
         capabilities.prompts = None;

@@ -18,6 +18,7 @@ mod rounds;
 mod screen;
 mod session;
 mod settings;
+mod skills;
 mod stdio;
 mod tasks;
 #[cfg(feature = "mcp-http-server")]
@@ -31,6 +32,6 @@ pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
 pub use http::{HttpOptions, HttpServer, serve_http};
 pub use prompts::{Prompt, PromptMessage};
-pub use resources::{Resource, ResourceTemplate};
+pub use resources::{APP_VIEW_MIME_TYPE, Resource, ResourceTemplate};
 pub use settings::McpServer;
 pub use stdio::serve_stdio;

@@ -44,8 +44,13 @@ pub struct Resource {
     pub(crate) name: String,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
+    /// `_meta` of the listing and of the contents read (an MCP App view's `ui` settings).
+    pub(crate) meta: Option<serde_json::Map<String, serde_json::Value>>,
     pub(crate) read: Read,
 }
+
+/// The MIME type of an MCP App's view (SEP-1865): HTML that a host renders in a sandboxed frame.
+pub const APP_VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 impl Resource {
     /// A resource whose contents `read` makes on each request, from the requested URI.
@@ -59,6 +64,7 @@ impl Resource {
             name: name.into(),
             description: None,
             mime_type: None,
+            meta: None,
             read: Arc::new(move |uri| Box::pin(read(uri))),
         }
     }
@@ -88,6 +94,37 @@ impl Resource {
         data: impl Into<String>,
     ) -> Self {
         Self::fixed(name, ResourceContents::blob(uri, mime_type, data))
+    }
+
+    /// An MCP App's view (SEP-1865): the HTML a host renders in a sandboxed frame for the tools
+    /// that name `uri` ([`ToolOptions::ui_resource`](crate::ToolOptions::ui_resource)), served
+    /// as [`APP_VIEW_MIME_TYPE`]. `uri` should be a `ui://` URI. The view's settings for the
+    /// host (content security policy, permissions, border) go in its `_meta.ui`
+    /// ([`with_meta`](Self::with_meta)).
+    ///
+    /// ```
+    /// use phi_agent::mcp::Resource;
+    /// use serde_json::json;
+    ///
+    /// let view = Resource::app_view("ui://weather/card", "weather-card", "<!doctype html><p id=t></p>")
+    ///     .with_meta(json!({"ui": {"prefersBorder": true}}));
+    /// # let _ = view;
+    /// ```
+    pub fn app_view(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        html: impl Into<String>,
+    ) -> Self {
+        Self::fixed(name, ResourceContents::text(uri, APP_VIEW_MIME_TYPE, html))
+    }
+
+    /// `_meta` for the resource's listing and its contents (a JSON object; anything else is
+    /// ignored), e.g. an MCP App view's `{"ui": {"csp": .., "prefersBorder": true}}`.
+    pub fn with_meta(mut self, meta: serde_json::Value) -> Self {
+        if let serde_json::Value::Object(meta) = meta {
+            self.meta = Some(meta);
+        }
+        self
     }
 
     /// What the resource is, for the client's user or model.
@@ -227,6 +264,7 @@ pub(super) fn listed(resources: &[Resource]) -> ListResourcesResult {
             let mut listed = rmcp::model::Resource::new(&resource.uri, &resource.name);
             listed.description = resource.description.clone();
             listed.mime_type = resource.mime_type.clone();
+            listed.meta = resource.meta.clone().map(rmcp::model::MetaObject);
             listed
         })
         .collect();
@@ -255,7 +293,9 @@ pub(super) async fn read(
     templates: &[ResourceTemplate],
     uri: String,
 ) -> Result<ReadResourceResponse, ErrorData> {
+    let mut meta = None;
     let contents = if let Some(resource) = resources.iter().find(|resource| resource.uri == uri) {
+        meta = resource.meta.clone();
         (resource.read)(uri.clone()).await
     } else if let Some((template, vars)) = templates
         .iter()
@@ -266,7 +306,17 @@ pub(super) async fn read(
         return Err(not_found(&uri));
     };
     let contents = contents.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-    let result = rmcp::model::ReadResourceResult::new(vec![convert::resource_contents(contents)]);
+    let mut contents = convert::resource_contents(contents);
+    if let Some(meta) = meta {
+        match &mut contents {
+            rmcp::model::ResourceContents::TextResourceContents { meta: slot, .. }
+            | rmcp::model::ResourceContents::BlobResourceContents { meta: slot, .. } => {
+                *slot = Some(rmcp::model::MetaObject(meta));
+            }
+            _ => {}
+        }
+    }
+    let result = rmcp::model::ReadResourceResult::new(vec![contents]);
     Ok(result.into())
 }
 

@@ -70,6 +70,8 @@ pub(super) struct Shared {
     pub(super) resources: Vec<Resource>,
     pub(super) templates: Vec<ResourceTemplate>,
     pub(super) prompts: Vec<Prompt>,
+    /// The entries of the skills served (SEP-2640), in catalogue order.
+    pub(super) skills: Vec<rmcp::model::Skill>,
     pub(super) complete: Option<Complete>,
     /// Each tool's task support, by registration index.
     pub(super) task_support: Vec<TaskSupport>,
@@ -106,6 +108,7 @@ impl McpServer {
                 resources: Vec::new(),
                 templates: Vec::new(),
                 prompts: Vec::new(),
+                skills: Vec::new(),
                 complete: None,
                 task_support,
                 tasks: TaskManager::new(),
@@ -163,6 +166,31 @@ impl McpServer {
     pub fn with_resource(mut self, resource: Resource) -> Self {
         self.shared_mut().resources.push(resource);
         self
+    }
+
+    /// Serves the skills of `catalog` over MCP's skills extension (SEP-2640,
+    /// `io.modelcontextprotocol/skills`, declared in the capabilities): `skills/list` and
+    /// `skills/get` give each skill's entry (the URI of its `SKILL.md`, its frontmatter, and
+    /// every file with its size and SHA-256 digest), and its files are resources under
+    /// `skill://<name>/` (`SKILL.md` as `text/markdown`, named and described by its
+    /// frontmatter). The files are read now, once: a file that is not UTF-8 text or is larger
+    /// than [`MAX_SKILL_FILE_BYTES`](crate::skill::MAX_SKILL_FILE_BYTES) is left out (with a
+    /// warning). Adds to any skills served before.
+    pub fn with_skills(mut self, catalog: &crate::skill::SkillCatalog) -> Self {
+        let shared = self.shared_mut();
+        for served in super::skills::serve(catalog) {
+            shared.skills.push(served.entry);
+            shared.resources.extend(served.resources);
+        }
+        self
+    }
+
+    /// Serves `view`, an MCP App's view ([`Resource::app_view`]), and declares the MCP Apps
+    /// extension (SEP-1865, `io.modelcontextprotocol/ui`): a host that renders views shows it
+    /// for each call of a tool that names its URI
+    /// ([`ToolOptions::ui_resource`](crate::ToolOptions::ui_resource)).
+    pub fn with_app_view(self, view: Resource) -> Self {
+        self.with_resource(view)
     }
 
     /// Serves the resources of `template` too (`resources/templates/list`, and
