@@ -1,0 +1,276 @@
+//! Recording: a transport that sends through another one and writes every exchange down.
+
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use phi_agent::llm::{HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport};
+
+use super::format::{Body, Chunk, Exchange, Outcome, RecordedReply, RecordedRequest, render};
+use super::redact::{REDACTED, Redaction, Secrets};
+use super::CassetteError;
+
+/// A transport that sends every request through `inner` (reqwest's, for a real provider or a
+/// fake) and writes each exchange, secrets redacted, to a cassette file.
+///
+/// The file is rewritten whenever an exchange completes (a reply read to its end or dropped), so
+/// that it holds every exchange finished so far, in the order the requests were sent.
+/// [`finish`](Self::finish) reports a write that failed.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use phi_agent::llm::{OpenAiClient, ReqwestTransport};
+/// use phi_agent_eval::cassette::{Recorder, Redaction};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let recorder = Arc::new(Recorder::new(
+///     ReqwestTransport::shared()?,
+///     "tests/cassettes/weather.jsonl",
+///     Redaction::default(),
+/// ));
+/// let llm = OpenAiClient::new("sk-...", "gpt-4o-mini")?.with_http_transport(recorder.clone());
+/// // ... run the agent on `llm`, then:
+/// recorder.finish()?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Recorder {
+    inner: Arc<dyn HttpTransport>,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    path: PathBuf,
+    redaction: Redaction,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// One slot per request sent, filled when its exchange completes.
+    slots: Vec<Option<String>>,
+    /// The first write that failed.
+    error: Option<CassetteError>,
+}
+
+impl Recorder {
+    /// A recorder sending through `inner` and writing to `path` (created, or emptied: a
+    /// recording starts a cassette over), redacting what `redaction` names.
+    pub fn new(inner: Arc<dyn HttpTransport>, path: impl AsRef<Path>, redaction: Redaction) -> Self {
+        let shared = Shared {
+            path: path.as_ref().to_path_buf(),
+            redaction,
+            state: Mutex::new(State::default()),
+        };
+        shared.write(&[]);
+        Self {
+            inner,
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// The exchanges recorded so far, or the first write that failed.
+    pub fn finish(&self) -> Result<usize, CassetteError> {
+        let state = self.shared.lock();
+        match &state.error {
+            Some(error) => Err(error.clone()),
+            None => Ok(state.slots.iter().flatten().count()),
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while the lock was held leaves complete lines behind: keep going.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Fills slot `index` with `exchange` and rewrites the file.
+    fn complete(&self, index: usize, exchange: Exchange, secrets: &Secrets) {
+        let line = secrets.scrub(render(std::slice::from_ref(&exchange)).trim_end());
+        let mut state = self.lock();
+        state.slots[index] = Some(line);
+        let lines: Vec<&str> = state.slots.iter().flatten().map(String::as_str).collect();
+        if let Some(error) = self.write(&lines) {
+            state.error.get_or_insert(error);
+        }
+    }
+
+    fn write(&self, lines: &[&str]) -> Option<CassetteError> {
+        let mut text = lines.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        if let Some(parent) = self.path.parent().filter(|parent| !parent.as_os_str().is_empty())
+        {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&self.path, text)
+            .err()
+            .map(|error| CassetteError::Io {
+                path: self.path.display().to_string(),
+                message: error.to_string(),
+            })
+    }
+}
+
+/// `request` as a cassette keeps it, its secrets collected in `secrets`.
+pub(crate) fn redacted_request(
+    request: &HttpRequest,
+    redaction: &Redaction,
+    secrets: &mut Secrets,
+) -> RecordedRequest {
+    let headers = redacted_headers(&request.headers, redaction, secrets);
+    let url = redaction.url(&request.url, secrets);
+    let mut body = Body::from_bytes(&request.body);
+    if let Body::Json(value) = &mut body {
+        redaction.json(value, secrets);
+    }
+    RecordedRequest {
+        method: "POST".into(),
+        url,
+        stream: request.stream,
+        headers,
+        body,
+    }
+}
+
+fn redacted_headers(
+    headers: &[HttpHeader],
+    redaction: &Redaction,
+    secrets: &mut Secrets,
+) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|header| {
+            if redaction.secret_header(&header.name, header.sensitive) {
+                secrets.add(&header.value);
+                (header.name.clone(), REDACTED.to_string())
+            } else {
+                (header.name.clone(), header.value.clone())
+            }
+        })
+        .collect()
+}
+
+#[async_trait]
+impl HttpTransport for Recorder {
+    async fn send(&self, request: HttpRequest) -> Result<HttpReply, HttpError> {
+        let mut secrets = Secrets::default();
+        let recorded = redacted_request(&request, &self.shared.redaction, &mut secrets);
+        let index = {
+            let mut state = self.shared.lock();
+            state.slots.push(None);
+            state.slots.len() - 1
+        };
+        let stream = request.stream;
+        let reply = match self.inner.send(request).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                let exchange = Exchange {
+                    request: recorded,
+                    outcome: Outcome::Failure(error.message.clone()),
+                };
+                self.shared.complete(index, exchange, &secrets);
+                return Err(error);
+            }
+        };
+        let headers = redacted_headers(&reply.headers, &self.shared.redaction, &mut secrets);
+        let tape = Tape {
+            body: reply.body,
+            chunks: Vec::new(),
+            broke_off: None,
+            pending: Some(Pending {
+                shared: self.shared.clone(),
+                index,
+                request: recorded,
+                status: reply.status,
+                headers,
+                stream,
+                secrets,
+            }),
+        };
+        Ok(HttpReply::new(reply.status, reply.headers, tape.boxed()))
+    }
+}
+
+/// What an exchange still needs once its body is read.
+struct Pending {
+    shared: Arc<Shared>,
+    index: usize,
+    request: RecordedRequest,
+    status: u16,
+    headers: Vec<(String, String)>,
+    stream: bool,
+    secrets: Secrets,
+}
+
+/// A reply body passed on as it arrives, its chunks kept; the exchange is written when the
+/// body ends or is dropped (a stream reader stops at the provider's last event, and may never
+/// poll for the end).
+struct Tape {
+    body: phi_agent::llm::HttpBody,
+    chunks: Vec<Bytes>,
+    broke_off: Option<String>,
+    pending: Option<Pending>,
+}
+
+impl Tape {
+    fn complete(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let chunks = std::mem::take(&mut self.chunks);
+        let (body, chunks) = if pending.stream {
+            (None, Some(chunks.iter().map(|chunk| Chunk::from_bytes(chunk)).collect()))
+        } else {
+            (Some(Body::from_bytes(&chunks.concat())), None)
+        };
+        let exchange = Exchange {
+            request: pending.request,
+            outcome: Outcome::Reply(RecordedReply {
+                status: pending.status,
+                headers: pending.headers,
+                body,
+                chunks,
+                broke_off: self.broke_off.take(),
+            }),
+        };
+        pending
+            .shared
+            .complete(pending.index, exchange, &pending.secrets);
+    }
+}
+
+impl Stream for Tape {
+    type Item = Result<Bytes, HttpError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let item = match this.body.poll_next_unpin(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(item) => item,
+        };
+        match &item {
+            Some(Ok(chunk)) => this.chunks.push(chunk.clone()),
+            Some(Err(error)) => {
+                this.broke_off = Some(error.message.clone());
+                this.complete();
+            }
+            None => this.complete(),
+        }
+        Poll::Ready(item)
+    }
+}
+
+impl Drop for Tape {
+    fn drop(&mut self) {
+        self.complete();
+    }
+}
