@@ -222,7 +222,8 @@ mod tests {
     #[test]
     fn differences_name_the_field() {
         let recorded = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
-        let sent = json!({"model": "m", "messages": [{"role": "user", "content": "hello"}], "n": 2});
+        let sent =
+            json!({"model": "m", "messages": [{"role": "user", "content": "hello"}], "n": 2});
         let found = differences(&recorded, &sent, &Matching::exact());
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(

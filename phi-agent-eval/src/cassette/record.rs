@@ -10,9 +10,9 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use phi_agent::llm::{HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport};
 
+use super::CassetteError;
 use super::format::{Body, Chunk, Exchange, Outcome, RecordedReply, RecordedRequest, render};
 use super::redact::{REDACTED, Redaction, Secrets};
-use super::CassetteError;
 
 /// A transport that sends every request through `inner` (reqwest's, for a real provider or a
 /// fake) and writes each exchange, secrets redacted, to a cassette file.
@@ -62,7 +62,11 @@ struct State {
 impl Recorder {
     /// A recorder sending through `inner` and writing to `path` (created, or emptied: a
     /// recording starts a cassette over), redacting what `redaction` names.
-    pub fn new(inner: Arc<dyn HttpTransport>, path: impl AsRef<Path>, redaction: Redaction) -> Self {
+    pub fn new(
+        inner: Arc<dyn HttpTransport>,
+        path: impl AsRef<Path>,
+        redaction: Redaction,
+    ) -> Self {
         let shared = Shared {
             path: path.as_ref().to_path_buf(),
             redaction,
@@ -88,7 +92,9 @@ impl Recorder {
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while the lock was held leaves complete lines behind: keep going.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Fills slot `index` with `exchange` and rewrites the file.
@@ -107,7 +113,10 @@ impl Shared {
         if !text.is_empty() {
             text.push('\n');
         }
-        if let Some(parent) = self.path.parent().filter(|parent| !parent.as_os_str().is_empty())
+        if let Some(parent) = self
+            .path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
         {
             let _ = std::fs::create_dir_all(parent);
         }
@@ -228,7 +237,15 @@ impl Tape {
         };
         let chunks = std::mem::take(&mut self.chunks);
         let (body, chunks) = if pending.stream {
-            (None, Some(chunks.iter().map(|chunk| Chunk::from_bytes(chunk)).collect()))
+            (
+                None,
+                Some(
+                    chunks
+                        .iter()
+                        .map(|chunk| Chunk::from_bytes(chunk))
+                        .collect(),
+                ),
+            )
         } else {
             (Some(Body::from_bytes(&chunks.concat())), None)
         };

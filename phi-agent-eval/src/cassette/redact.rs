@@ -66,7 +66,11 @@ impl Redaction {
 
     /// Whether the header `name` is a secret (`sensitive`: its transport marked it so).
     pub(crate) fn secret_header(&self, name: &str, sensitive: bool) -> bool {
-        sensitive || self.headers.iter().any(|secret| secret.eq_ignore_ascii_case(name))
+        sensitive
+            || self
+                .headers
+                .iter()
+                .any(|secret| secret.eq_ignore_ascii_case(name))
     }
 
     /// `url` with the secret query parameters' values redacted; their values go to `found`.

@@ -8,11 +8,11 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use phi_agent::llm::{HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport};
 
+use super::CassetteError;
 use super::diff::{Matching, differences};
 use super::format::{Exchange, Outcome, RecordedRequest, load};
 use super::record::redacted_request;
 use super::redact::{Redaction, Secrets};
-use super::CassetteError;
 
 /// A transport that serves each request the reply recorded for it, with no network.
 ///
@@ -102,7 +102,9 @@ impl Replayer {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Why `sent` is not `recorded`, one line per difference; empty when it matches.
@@ -116,7 +118,9 @@ impl Replayer {
         }
         let (left, right) = (path_and_query(&recorded.url), path_and_query(&sent.url));
         if left != right {
-            out.push(format!("url: the cassette has {left}, the request has {right}"));
+            out.push(format!(
+                "url: the cassette has {left}, the request has {right}"
+            ));
         }
         if recorded.stream != sent.stream {
             out.push(format!(
@@ -158,7 +162,10 @@ impl HttpTransport for Replayer {
         let mut state = self.lock();
         state.requests.push(request.body.clone());
         let found = (0..self.exchanges.len()).find(|&index| {
-            !state.served[index] && self.mismatch(&self.exchanges[index].request, &sent).is_empty()
+            !state.served[index]
+                && self
+                    .mismatch(&self.exchanges[index].request, &sent)
+                    .is_empty()
         });
         let Some(index) = found else {
             let next = state.served.iter().position(|served| !served);
@@ -218,7 +225,10 @@ mod tests {
 
     #[test]
     fn the_host_is_not_compared() {
-        assert_eq!(path_and_query("http://127.0.0.1:4000/v1/x?alt=sse"), "/v1/x?alt=sse");
+        assert_eq!(
+            path_and_query("http://127.0.0.1:4000/v1/x?alt=sse"),
+            "/v1/x?alt=sse"
+        );
         assert_eq!(path_and_query("https://api.example.com"), "/");
         assert_eq!(path_and_query("/v1/x"), "/v1/x");
     }
