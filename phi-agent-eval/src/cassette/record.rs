@@ -291,3 +291,77 @@ impl Drop for Tape {
         self.complete();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::format::load;
+
+    /// A server that echoes the request's key in its reply.
+    #[derive(Debug)]
+    struct Echo;
+
+    #[async_trait]
+    impl HttpTransport for Echo {
+        async fn send(&self, request: HttpRequest) -> Result<HttpReply, HttpError> {
+            let echoed = format!("{{\"seen\": {:?}}}", request.headers[0].value);
+            let headers = vec![HttpHeader::new("set-cookie", "session=abcdef123456")];
+            let body = futures_util::stream::iter([Ok(Bytes::from(echoed))]).boxed();
+            Ok(HttpReply::new(200, headers, body))
+        }
+    }
+
+    fn request(url: &str, headers: Vec<HttpHeader>, body: &str) -> HttpRequest {
+        let mut request = HttpRequest::new("test", url, Bytes::copy_from_slice(body.as_bytes()));
+        request.headers = headers;
+        request
+    }
+
+    #[tokio::test]
+    async fn secrets_never_reach_the_file() {
+        let path =
+            std::env::temp_dir().join(format!("phi-eval-redact-{}.jsonl", std::process::id()));
+        let redaction = Redaction::default()
+            .with_header("x-team-token")
+            .with_field("user_id");
+        let recorder = Recorder::new(Arc::new(Echo), &path, redaction);
+        let mut key = HttpHeader::new("authorization", "Bearer sk-live-0123456789");
+        key.sensitive = true;
+        let headers = vec![
+            key,
+            HttpHeader::new("x-team-token", "team-secret-42"),
+            HttpHeader::new("x-plain", "visible-value"),
+        ];
+        let sent = request(
+            "http://h/v1/x?alt=sse&key=AIza-query-secret",
+            headers,
+            r#"{"user_id":"person-7781","note":"keep"}"#,
+        );
+        let reply = recorder.send(sent).await.unwrap();
+        let _: Vec<_> = reply.body.collect().await;
+        assert_eq!(recorder.finish().unwrap(), 1);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for secret in [
+            "sk-live-0123456789",
+            "team-secret-42",
+            "AIza-query-secret",
+            "person-7781",
+            "abcdef123456",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        for kept in ["visible-value", "alt=sse&key=<redacted>", "keep"] {
+            assert!(text.contains(kept), "{kept} not in {text}");
+        }
+        let exchanges = load(&path).unwrap();
+        let Outcome::Reply(reply) = &exchanges[0].outcome else {
+            panic!("{text}")
+        };
+        // The echoed key, inside the reply body, is taken out too.
+        assert_eq!(
+            reply.body,
+            Some(Body::Text(r#"{"seen": "<redacted>"}"#.into()))
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+}

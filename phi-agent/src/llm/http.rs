@@ -583,9 +583,15 @@ mod tests {
         let mut headers = HeaderMap::new();
         assert_eq!(retry_after(&header_list(&headers)), None);
         headers.insert("retry-after", HeaderValue::from_static("2"));
-        assert_eq!(retry_after(&header_list(&headers)), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after(&header_list(&headers)),
+            Some(Duration::from_secs(2))
+        );
         headers.insert("retry-after-ms", HeaderValue::from_static("250"));
-        assert_eq!(retry_after(&header_list(&headers)), Some(Duration::from_millis(250)));
+        assert_eq!(
+            retry_after(&header_list(&headers)),
+            Some(Duration::from_millis(250))
+        );
         headers.remove("retry-after-ms");
         for nonsense in ["-1", "1e300", "NaN", "inf", "Someday, 99 Foo 2015", ""] {
             headers.insert("retry-after", HeaderValue::from_static(nonsense));

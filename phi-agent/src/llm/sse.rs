@@ -9,9 +9,9 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use futures_util::TryStreamExt;
 use futures_util::stream::BoxStream;
 use futures_util::{FutureExt, StreamExt};
-use futures_util::TryStreamExt;
 use reqwest::header::HeaderMap;
 use sse_stream::{Sse, SseStream};
 

@@ -69,6 +69,19 @@ pub struct HttpRequest {
     pub stream: bool,
 }
 
+impl HttpRequest {
+    /// A POST of `body` to `url` for `provider`, without headers, its reply not streamed.
+    pub fn new(provider: &'static str, url: impl Into<String>, body: Bytes) -> Self {
+        Self {
+            provider,
+            url: url.into(),
+            headers: Vec::new(),
+            body,
+            stream: false,
+        }
+    }
+}
+
 /// The body of an [`HttpReply`], chunk by chunk as it arrives.
 pub type HttpBody = BoxStream<'static, Result<Bytes, HttpError>>;
 
