@@ -72,7 +72,10 @@ impl Recorder {
             redaction,
             state: Mutex::new(State::default()),
         };
-        shared.write(&[]);
+        // A path that cannot be written is reported by `finish`, as every later write is.
+        if let Some(error) = shared.write(&[]) {
+            shared.lock().error = Some(error);
+        }
         Self {
             inner,
             shared: Arc::new(shared),
