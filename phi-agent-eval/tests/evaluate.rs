@@ -201,3 +201,53 @@ async fn a_threshold_above_the_scores_fails() {
     );
     assert!(error.to_string().contains("times-3"), "{error}");
 }
+
+#[tokio::test]
+async fn typed_answers_and_failed_runs_are_scored() {
+    #[derive(serde::Deserialize)]
+    struct Sum {
+        sum: i64,
+    }
+    // Two replies for three cases: the third run fails when the script runs out.
+    let llm = ScriptedLlm::new([
+        LlmResponse::text(r#"{"sum": 13}"#),
+        LlmResponse::text("thirteen"),
+    ]);
+    let agent = PhiAgent::build(base_agent_builder(llm), AgentConfig::default()).unwrap();
+    let typed = |name: &str| {
+        Case::new(name, "6 + 7 as JSON")
+            .expect_output::<Sum>("sum is 13", |answer| answer.sum == 13)
+    };
+    let report = Evaluator::new(&agent)
+        .run(&[
+            typed("json"),
+            typed("prose"),
+            typed("no-reply").expect_tools(["add"]),
+        ])
+        .await;
+    let outcome: Vec<(bool, &[String])> = report
+        .cases
+        .iter()
+        .map(|case| (case.success, case.failures.as_slice()))
+        .collect();
+    assert_eq!(outcome[0], (true, &[][..]));
+    assert_eq!(
+        outcome[1],
+        (
+            false,
+            &["the answer does not hold: sum is 13".to_string()][..]
+        )
+    );
+    assert!(!outcome[2].0);
+    assert!(
+        outcome[2].1[0].starts_with("the run failed: "),
+        "{:?}",
+        outcome[2].1
+    );
+    assert_eq!(report.cases[2].tool_recall, Some(0.0));
+    assert_eq!(
+        report.summary.tool_recall,
+        Some(0.0),
+        "only the third case names tools"
+    );
+}
