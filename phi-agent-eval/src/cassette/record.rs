@@ -291,6 +291,13 @@ impl Stream for Tape {
 
 impl Drop for Tape {
     fn drop(&mut self) {
+        // A whole body dropped before its end (a timeout, a cancelled run) was cut short: say so,
+        // so that a replay fails the same way rather than serving half a body as whole. A stream
+        // is left alone: its reader stops at the provider's last event, the end unread.
+        if self.pending.as_ref().is_some_and(|pending| !pending.stream) {
+            self.broke_off
+                .get_or_insert_with(|| "the body was not read to its end".into());
+        }
         self.complete();
     }
 }
@@ -365,6 +372,28 @@ mod tests {
             reply.body,
             Some(Body::Text(r#"{"seen": "<redacted>"}"#.into()))
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[tokio::test]
+    async fn a_whole_body_dropped_early_is_marked_cut_short() {
+        let path = std::env::temp_dir().join(format!("phi-eval-cut-{}.jsonl", std::process::id()));
+        let recorder = Recorder::new(Arc::new(Echo), &path, Redaction::default());
+        let headers = vec![HttpHeader::new("x-plain", "value")];
+        let reply = recorder
+            .send(request("http://h/v1/x", headers, "{}"))
+            .await
+            .unwrap();
+        drop(reply);
+        let exchanges = load(&path).unwrap();
+        let Outcome::Reply(reply) = &exchanges[0].outcome else {
+            panic!("{exchanges:?}")
+        };
+        assert_eq!(
+            reply.broke_off.as_deref(),
+            Some("the body was not read to its end")
+        );
+        assert_eq!(reply.body, Some(Body::Text(String::new())));
         let _ = std::fs::remove_file(&path);
     }
 }
