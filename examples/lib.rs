@@ -14,6 +14,8 @@
 //!   `tracing-subscriber` set-up with span events); offline.
 //! - `typed-answer`: `.typed::<T>()`, the answer as a Rust value after a tool call, a refused
 //!   answer fixed on the next turn; offline, or against any of the providers above with a key.
+//! - `eval`: record, replay, evaluate: a small dataset through the calculator agent, its model
+//!   exchanges replayed offline from a checked-in cassette, or recorded again against a fake.
 //!
 //! `code-mode` (the model's one program loops over five orders and calls two tools for each;
 //! offline) is an example of the `phi-agent-code` crate, so that the calculator does not build

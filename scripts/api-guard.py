@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The public API of phi-agent (and phi-agent-restate, phi-agent-embed, phi-agent-code) as a text
+"""The public API of phi-agent (and phi-agent-restate, phi-agent-embed, phi-agent-code,
+phi-agent-eval) as a text
 listing, and a guard that every change to it since the last release is named in CHANGELOG.md.
 
 The listing is read from `cargo doc` HTML (stable rustdoc: its JSON output needs nightly, and so
@@ -44,7 +45,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed", "phi_agent_code"]
+CRATES = ["phi_agent", "phi_agent_restate", "phi_agent_embed", "phi_agent_code", "phi_agent_eval"]
 LISTING = os.path.join(ROOT, "api", "phi-agent.txt")
 # One listing per release, `phi-agent-<version>.txt`; the newest is what users have.
 RELEASED = os.path.join(ROOT, "api", "released")

@@ -495,7 +495,7 @@ def self_test(repo: Path) -> int:
 # The workspace's library crates. The layers hold in the runtime crate; every crate's files must
 # name each other without a circle.
 RUNTIME = "phi-agent"
-CRATES = [RUNTIME, "phi-agent-code", "phi-agent-embed", "phi-agent-macros", "phi-agent-restate"]
+CRATES = [RUNTIME, "phi-agent-code", "phi-agent-embed", "phi-agent-eval", "phi-agent-macros", "phi-agent-restate"]
 
 
 def main() -> int:

@@ -164,6 +164,18 @@ macro_rules! adapter_setters {
             self
         }
 
+        /// Sends every request through `transport` instead of reqwest's: a recorder that wraps
+        /// [`ReqwestTransport`](crate::llm::ReqwestTransport), or a replayer that serves
+        /// recorded replies offline (the cassettes of `phi-agent-eval`). Timeouts and retries
+        /// stay this client's.
+        pub fn with_http_transport(
+            mut self,
+            transport: ::std::sync::Arc<dyn $crate::llm::HttpTransport>,
+        ) -> Self {
+            self.core.http.transport = transport;
+            self
+        }
+
         #[doc = concat!("Caps the reply length (", $max_tokens, ").")]
         pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
             self.core.max_tokens = Some(max_tokens);

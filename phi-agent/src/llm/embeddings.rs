@@ -61,6 +61,16 @@ macro_rules! embedder_setters {
             self
         }
 
+        /// Sends every request through `transport` instead of reqwest's (a cassette's recorder
+        /// or replayer); timeouts and retries stay this embedder's.
+        pub fn with_http_transport(
+            mut self,
+            transport: ::std::sync::Arc<dyn $crate::llm::HttpTransport>,
+        ) -> Self {
+            self.core.http.transport = transport;
+            self
+        }
+
         /// Asks for vectors of `dimensions` numbers (the models that can shorten theirs);
         /// default: the model's own length. Part of the model's name in cache keys, so vectors
         /// of two lengths never mix.

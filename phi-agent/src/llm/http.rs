@@ -7,13 +7,18 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use reqwest::StatusCode;
+use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::lenient::{self, Listed};
+use super::transport::{
+    HttpBody, HttpError, HttpHeader, HttpRequest, HttpTransport, ReqwestTransport, header,
+    header_list,
+};
 use crate::error::{AgentError, AgentResult};
 use crate::limits::snippet;
 
@@ -112,18 +117,23 @@ impl HttpConfig {
 }
 
 /// Whether a status is worth another attempt (rate limits, overload, gateway trouble).
-pub(crate) fn is_retryable(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529)
+pub(crate) fn is_retryable(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+/// Whether a status says the request was served.
+pub(crate) fn is_success(status: u16) -> bool {
+    (200..300).contains(&status)
 }
 
 /// The wait a server asked for: `retry-after-ms`, or `Retry-After` in (possibly fractional)
 /// seconds or as an HTTP date (the wait until then; a date already past means no wait).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &[HttpHeader]) -> Option<Duration> {
     retry_after_at(headers, SystemTime::now())
 }
 
-fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let text = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
+fn retry_after_at(headers: &[HttpHeader], now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| Some(header(headers, name)?.trim());
     let number = |name: &str| text(name)?.parse::<f64>().ok();
     let seconds = match number("retry-after-ms") {
         Some(ms) => ms / 1000.0,
@@ -289,7 +299,8 @@ impl fmt::Debug for ApiKey {
 /// A provider's JSON endpoint with the retry policy around it.
 #[derive(Clone)]
 pub(crate) struct JsonPoster {
-    pub(crate) client: reqwest::Client,
+    /// Reqwest's unless the program set another (`with_http_transport`).
+    pub(crate) transport: Arc<dyn HttpTransport>,
     pub(crate) provider: &'static str,
     pub(crate) config: HttpConfig,
 }
@@ -299,32 +310,44 @@ impl fmt::Debug for JsonPoster {
         f.debug_struct("JsonPoster")
             .field("provider", &self.provider)
             .field("config", &self.config)
-            .finish_non_exhaustive()
+            .field("transport", &self.transport)
+            .finish()
     }
 }
 
 impl JsonPoster {
     pub(crate) fn new(provider: &'static str) -> AgentResult<Self> {
-        // reqwest is built without a crypto provider of its own (ring is lighter to build than
-        // its default, aws-lc); a provider the program installed first is kept and used.
-        if rustls::crypto::CryptoProvider::get_default().is_none() {
-            // A lost race is fine: whichever provider was installed first serves every client.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        }
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| {
-                AgentError::Config(format!(
-                    "could not set up the HTTP client for {provider}: {}",
-                    error_chain(&error)
-                ))
-            })?;
+        let transport = ReqwestTransport::new().map_err(|error| match error {
+            AgentError::Config(message) => AgentError::Config(format!("{provider}: {message}")),
+            other => other,
+        })?;
         Ok(Self {
-            client,
+            transport: Arc::new(transport),
             provider,
             config: HttpConfig::default(),
         })
+    }
+
+    /// One attempt of a POST of `body` to `url`, as the transport gets it.
+    pub(crate) fn request(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: &bytes::Bytes,
+        stream: bool,
+    ) -> HttpRequest {
+        let mut list = header_list(headers);
+        list.push(HttpHeader::new("content-type", "application/json"));
+        if stream {
+            list.push(HttpHeader::new("accept", "text/event-stream"));
+        }
+        HttpRequest {
+            provider: self.provider,
+            url: url.to_string(),
+            headers: list,
+            body: body.clone(),
+            stream,
+        }
     }
 
     /// POSTs `body` to `url` and returns the parsed JSON of a 2xx answer, retrying as configured.
@@ -361,24 +384,28 @@ impl JsonPoster {
     }
 
     async fn attempt(&self, url: &str, headers: &HeaderMap, body: &bytes::Bytes) -> Attempt {
-        let request = self
-            .client
-            .post(url)
-            .headers(headers.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .timeout(self.config.timeout)
-            .body(body.clone());
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(error) => return self.transport_failure(error),
+        let request = self.request(url, headers, body, false);
+        let timeout = self.config.timeout;
+        let exchange = async {
+            let reply = self.transport.send(request).await?;
+            let bytes = read_body(reply.body).await?;
+            Ok::<_, HttpError>((reply.status, reply.headers, bytes))
         };
-        let status = response.status();
-        let wait = retry_after(response.headers());
-        let bytes = match response.bytes().await {
-            Ok(bytes) => bytes,
-            Err(error) => return self.transport_failure(error),
+        let (status, reply_headers, bytes) = match tokio::time::timeout(timeout, exchange).await {
+            Err(_) => {
+                return Attempt::Retry {
+                    error: AgentError::Http {
+                        provider: self.provider,
+                        message: format!("no complete answer within the timeout of {timeout:?}"),
+                    },
+                    retry_after: None,
+                };
+            }
+            Ok(Err(error)) => return self.transport_failure(error),
+            Ok(Ok(parts)) => parts,
         };
-        if status.is_success() {
+        let wait = retry_after(&reply_headers);
+        if is_success(status) {
             return Attempt::Done(self.parse(&bytes).map_err(|error| match error {
                 AgentError::InvalidResponse { provider, message } => AgentError::InvalidResponse {
                     provider,
@@ -390,7 +417,7 @@ impl JsonPoster {
         // A proxy or a misconfigured server may echo the request's key in its error body.
         let error = AgentError::Provider {
             provider: self.provider,
-            status: status.as_u16(),
+            status,
             message: redact_secrets(provider_message(&bytes), headers),
         };
         if is_retryable(status) {
@@ -403,21 +430,18 @@ impl JsonPoster {
         }
     }
 
-    pub(crate) fn transport_failure(&self, error: reqwest::Error) -> Attempt {
-        let message = if error.is_timeout() {
-            format!(
-                "no complete answer within the timeout of {:?}",
-                self.config.timeout
-            )
-        } else {
-            error_chain(&error.without_url())
+    pub(crate) fn transport_failure(&self, error: HttpError) -> Attempt {
+        let failure = AgentError::Http {
+            provider: self.provider,
+            message: error.message,
         };
-        Attempt::Retry {
-            error: AgentError::Http {
-                provider: self.provider,
-                message,
-            },
-            retry_after: None,
+        if error.retryable {
+            Attempt::Retry {
+                error: failure,
+                retry_after: None,
+            }
+        } else {
+            Attempt::Done(Err(failure))
         }
     }
 
@@ -488,16 +512,13 @@ pub(crate) fn redact_secrets(mut text: String, headers: &HeaderMap) -> String {
     text
 }
 
-/// An error with its sources, which reqwest keeps out of its own `Display`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
+/// A whole body, its chunks joined.
+async fn read_body(mut body: HttpBody) -> Result<bytes::Bytes, HttpError> {
+    let mut whole = bytes::BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        whole.extend_from_slice(&chunk?);
     }
-    message
+    Ok(whole.freeze())
 }
 
 #[cfg(test)]
@@ -546,12 +567,12 @@ mod tests {
         let date = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
         let before = date - Duration::from_secs(7);
         assert_eq!(
-            retry_after_at(&headers, before),
+            retry_after_at(&header_list(&headers), before),
             Some(Duration::from_secs(7))
         );
         let after = date + Duration::from_secs(60);
         assert_eq!(
-            retry_after_at(&headers, after),
+            retry_after_at(&header_list(&headers), after),
             Some(Duration::ZERO),
             "a date already past: retry now"
         );
@@ -560,15 +581,21 @@ mod tests {
     #[test]
     fn retry_after_headers_are_read() {
         let mut headers = HeaderMap::new();
-        assert_eq!(retry_after(&headers), None);
+        assert_eq!(retry_after(&header_list(&headers)), None);
         headers.insert("retry-after", HeaderValue::from_static("2"));
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after(&header_list(&headers)),
+            Some(Duration::from_secs(2))
+        );
         headers.insert("retry-after-ms", HeaderValue::from_static("250"));
-        assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+        assert_eq!(
+            retry_after(&header_list(&headers)),
+            Some(Duration::from_millis(250))
+        );
         headers.remove("retry-after-ms");
         for nonsense in ["-1", "1e300", "NaN", "inf", "Someday, 99 Foo 2015", ""] {
             headers.insert("retry-after", HeaderValue::from_static(nonsense));
-            assert_eq!(retry_after(&headers), None, "{nonsense}");
+            assert_eq!(retry_after(&header_list(&headers)), None, "{nonsense}");
         }
     }
 

@@ -42,6 +42,8 @@ mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod tool_cache;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod transport;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod wire;
 
 use std::sync::Arc;
@@ -81,6 +83,14 @@ pub use openai::OpenAiClient;
 pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
 pub use stream::{DeltaStream, StreamDelta};
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+)]
+pub use transport::{
+    HttpBody, HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport, ReqwestTransport,
+};
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use wire::parse_response_body;

@@ -9,13 +9,15 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use futures_util::TryStreamExt;
 use futures_util::stream::BoxStream;
 use futures_util::{FutureExt, StreamExt};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::HeaderMap;
 use sse_stream::{Sse, SseStream};
 
 use super::http::{
-    Attempt, JsonPoster, is_retryable, jitter, provider_message, redact_secrets, retry_after,
+    Attempt, JsonPoster, is_retryable, is_success, jitter, provider_message, redact_secrets,
+    retry_after,
 };
 use super::{DeltaStream, LlmResponse, StreamDelta};
 use crate::error::{AgentError, AgentResult};
@@ -72,7 +74,7 @@ impl Failure {
                 status,
                 message,
             },
-            retryable: reqwest::StatusCode::from_u16(status).is_ok_and(is_retryable),
+            retryable: is_retryable(status),
             retry_after: None,
         }
     }
@@ -248,17 +250,11 @@ async fn connect(
     headers: &HeaderMap,
     body: &bytes::Bytes,
 ) -> Result<Events, Failure> {
-    let request = poster
-        .client
-        .post(url)
-        .headers(headers.clone())
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
-        .body(body.clone());
-    // No reqwest timeout: it would bound the whole body, which a long reply may outlast.
-    // The headers get `timeout`; every event after them gets `stream_idle_timeout`.
+    let request = poster.request(url, headers, body, true);
+    // No overall timeout: a long reply may outlast any. The headers get `timeout`; every event
+    // after them gets `stream_idle_timeout`.
     let timeout = poster.config.timeout;
-    let response = match tokio::time::timeout(timeout, request.send()).await {
+    let reply = match tokio::time::timeout(timeout, poster.transport.send(request)).await {
         Err(_) => {
             return Err(Failure::transient(AgentError::Http {
                 provider: poster.provider,
@@ -266,14 +262,20 @@ async fn connect(
             }));
         }
         Ok(Err(error)) => return Err(attempt_failure(poster.transport_failure(error))),
-        Ok(Ok(response)) => response,
+        Ok(Ok(reply)) => reply,
     };
-    let status = response.status();
-    if status.is_success() {
-        return Ok(SseStream::from_bytes_stream(response.bytes_stream()).boxed());
+    let status = reply.status;
+    if is_success(status) {
+        return Ok(SseStream::from_bytes_stream(reply.body).boxed());
     }
-    let wait = retry_after(response.headers());
-    let bytes = match tokio::time::timeout(timeout, response.bytes()).await {
+    let wait = retry_after(&reply.headers);
+    let read = reply
+        .body
+        .try_fold(bytes::BytesMut::new(), |mut whole, chunk| async move {
+            whole.extend_from_slice(&chunk);
+            Ok(whole)
+        });
+    let bytes = match tokio::time::timeout(timeout, read).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(error)) => return Err(attempt_failure(poster.transport_failure(error))),
         Err(_) => Default::default(),
@@ -281,7 +283,7 @@ async fn connect(
     Err(Failure {
         error: AgentError::Provider {
             provider: poster.provider,
-            status: status.as_u16(),
+            status,
             message: provider_message(&bytes),
         },
         retryable: is_retryable(status),

@@ -15,4 +15,5 @@ mod interop;
 mod network_faults;
 mod security;
 mod streaming;
+mod transport;
 mod typed_answer;
