@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Embedder, EmbeddingCache, SemanticIndex};
+use super::{Embedder, EmbeddingCache, SemanticIndex, SemanticSearch};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
 use crate::search::{SearchHit, ToolIndex};
@@ -55,7 +55,7 @@ pub struct HybridConfig {
     /// semantic 0.3: the best of 0 to 0.6 in steps of 0.1 on the held-out tuning parts).
     pub semantic_weight: f32,
     /// Weight of the second semantic ranking, when the index has one
-    /// ([`HybridIndex::with_second`]). Default: 0.5, with `phi-agent-embed`'s static model second
+    /// ([`SemanticSearch::with_second`](super::SemanticSearch::with_second)). Default: 0.5, with `phi-agent-embed`'s static model second
     /// to its sentence-transformer (see [`HybridConfig::three_rankings`]).
     pub second_weight: f32,
     /// Whether the tools a best fused result needs first join the results, each just below it:
@@ -125,12 +125,35 @@ impl HybridConfig {
         self
     }
 
+    /// The fusion chosen for `phi-agent-embed`'s `StaticEmbedder` (wordllama) alone with the
+    /// words, on the held-out tuning parts: [`Fusion::Scores`], lexical 0.7 to semantic 0.3
+    /// (weights 1 and 0.43), 50 candidates each. The same as [`default`](Self::default), and the
+    /// fusion of BENCHMARKS.md's "static hybrid" column.
+    pub fn static_model() -> Self {
+        Self::default()
+    }
+
+    /// The fusion chosen for a sentence-transformer alone with the words (`phi-agent-embed`'s
+    /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
+    /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
+    /// best fusion by scores). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
+    /// `SentenceEmbedder` names as its [`Embedder::fusion`].
+    pub fn sentence_model() -> Self {
+        Self::default()
+            .with_fusion(Fusion::ReciprocalRank)
+            .with_rrf_k(30.0)
+            .with_semantic_weight(1.0)
+            .with_second_weight(0.0)
+    }
+
     /// The fusion chosen for three rankings (the words, a contextual model first, a static model
-    /// [second](HybridIndex::with_second)) on the held-out tuning parts, with `phi-agent-embed`'s
-    /// `SentenceEmbedder` (all-MiniLM-L6-v2) and `StaticEmbedder` (wordllama): reciprocal rank
-    /// fusion, k 10, 50 candidates each, weights 1 (lexical), 0.75 (first) and 0.5 (second).
-    /// Mean recall@5 over the four tuning parts 0.773, against 0.756 for the sentence-transformer
-    /// alone with the words and 0.742 for the static model alone with them.
+    /// [second](super::SemanticSearch::second)) on the held-out tuning parts, with
+    /// `phi-agent-embed`'s `SentenceEmbedder` (all-MiniLM-L6-v2) and `StaticEmbedder` (wordllama):
+    /// reciprocal rank fusion, k 10, 50 candidates each, weights 1 (lexical), 0.75 (first) and
+    /// 0.5 (second). Mean recall@5 over the four tuning parts 0.773, against 0.756 for the
+    /// sentence-transformer alone with the words and 0.742 for the static model alone with them.
+    /// A [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own
+    /// uses this one.
     pub fn three_rankings() -> Self {
         Self::default()
             .with_fusion(Fusion::ReciprocalRank)
@@ -148,8 +171,9 @@ impl HybridConfig {
 /// result and their order is the registration order's, so not 1.
 const FUSED_LINK_SHARE: f32 = 0.99;
 
-/// A [`ToolIndex`] and a [`SemanticIndex`] (or two, from two models: [`with_second`](Self::with_second))
-/// over the same tools, searched together.
+/// A [`ToolIndex`] and a [`SemanticIndex`] (or two, from two models:
+/// [`SemanticSearch::with_second`]) over the same tools, searched together. Built from a
+/// [`SemanticSearch`] setting: [`SemanticSearch::build_index`].
 pub struct HybridIndex {
     lexical: ToolIndex,
     semantic: SemanticIndex,
@@ -173,39 +197,31 @@ impl std::fmt::Debug for HybridIndex {
 }
 
 impl HybridIndex {
-    /// Indexes the Deferred tools of `registry` both ways; vectors missing from `cache` are
-    /// computed by `embedder` and stored there (see [`SemanticIndex::build`]).
+    /// Indexes the Deferred tools of `registry` both ways, as `search` says: its model (and its
+    /// second, if any), fused by [`SemanticSearch::fusion`]. Vectors missing from `cache` are
+    /// computed and stored there (see [`SemanticIndex::build`]); one cache holds both models'
+    /// vectors apart (its keys name the model).
+    /// [`SemanticSearch::build_index`] does the same with the setting's cache file.
     pub async fn build(
         registry: &ToolRegistry,
-        embedder: Arc<dyn Embedder>,
+        search: &SemanticSearch,
         cache: &mut EmbeddingCache,
-        config: HybridConfig,
     ) -> AgentResult<Self> {
-        let semantic = SemanticIndex::build(registry, embedder.as_ref(), cache).await?;
+        let semantic = SemanticIndex::build(registry, search.embedder.as_ref(), cache).await?;
+        let second = match &search.second {
+            Some(embedder) => Some((
+                SemanticIndex::build(registry, embedder.as_ref(), cache).await?,
+                embedder.clone(),
+            )),
+            None => None,
+        };
         Ok(Self {
             lexical: ToolIndex::for_fusion(registry),
             semantic,
-            embedder,
-            second: None,
-            config,
+            embedder: search.embedder.clone(),
+            second,
+            config: search.fusion(),
         })
-    }
-
-    /// Adds a second semantic ranking, from `embedder`'s vectors of the same `registry`'s
-    /// Deferred tools (the cache may be the first model's: its keys name the model), fused with
-    /// [`HybridConfig::second_weight`]. Two models that miss different tools find more together:
-    /// on the held-out tuning parts the words, all-MiniLM-L6-v2 and a static model fused scored
-    /// 0.017 mean recall@5 above the words and all-MiniLM-L6-v2 alone
-    /// ([`HybridConfig::three_rankings`]).
-    pub async fn with_second(
-        mut self,
-        registry: &ToolRegistry,
-        embedder: Arc<dyn Embedder>,
-        cache: &mut EmbeddingCache,
-    ) -> AgentResult<Self> {
-        let semantic = SemanticIndex::build(registry, embedder.as_ref(), cache).await?;
-        self.second = Some((semantic, embedder));
-        Ok(self)
     }
 
     /// The `limit` tools that best match `query`, best first; the query is embedded first.
@@ -241,7 +257,7 @@ impl HybridIndex {
     }
 
     /// The fused ranking for `query`, its vector from the first model and, when the index has a
-    /// [second](Self::with_second) one, `second`: its vector from that model (`None` leaves the
+    /// [second](Self::second) one, `second`: its vector from that model (`None` leaves the
     /// second ranking out).
     pub fn fuse_both(
         &self,
@@ -336,7 +352,7 @@ impl HybridIndex {
         &self.semantic
     }
 
-    /// The second semantic index, when there is one ([`with_second`](Self::with_second)).
+    /// The second semantic index, when there is one ([`SemanticSearch::with_second`]).
     pub fn second(&self) -> Option<&SemanticIndex> {
         self.second.as_ref().map(|(index, _)| index)
     }

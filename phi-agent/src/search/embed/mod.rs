@@ -62,4 +62,12 @@ pub trait Embedder: Send + Sync {
     fn max_batch(&self) -> usize {
         64
     }
+
+    /// The fusion of this model's ranking with the words' when it is the only model of a
+    /// [`SemanticSearch`] (the one its figures were measured with). Default:
+    /// [`HybridConfig::static_model`]; `phi-agent-embed`'s `SentenceEmbedder` answers
+    /// [`HybridConfig::sentence_model`].
+    fn fusion(&self) -> HybridConfig {
+        HybridConfig::static_model()
+    }
 }

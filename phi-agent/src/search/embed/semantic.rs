@@ -3,7 +3,7 @@
 use std::mem::size_of;
 
 use super::Embedder;
-use super::cache::{EmbeddingCache, key};
+use super::cache::{EmbeddingCache, Key, key};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::tool::ToolExposure;
@@ -63,7 +63,7 @@ impl SemanticIndex {
     ) -> AgentResult<Self> {
         let mut tools = Vec::new();
         let mut keys = Vec::new();
-        let mut missing: Vec<(u64, String)> = Vec::new();
+        let mut missing: Vec<(Key, String)> = Vec::new();
         for (index, tool) in registry.iter().enumerate() {
             if tool.exposure() != ToolExposure::Deferred {
                 continue;
