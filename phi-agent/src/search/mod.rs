@@ -28,6 +28,7 @@ mod index;
 #[doc(hidden)]
 pub mod lab;
 mod links;
+mod steps;
 mod synonyms;
 mod tokenize;
 mod tool;
@@ -42,6 +43,8 @@ use index::{Field, IndexBuilder, Parts, TextIndex};
 pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
 };
+pub use steps::{MAX_STEPS, steps};
+pub(crate) use steps::interleave;
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 
@@ -120,6 +123,8 @@ pub struct SearchHit {
     pub score: f32,
     /// The tool's registration index in the registry the index was built from.
     pub index: usize,
+    /// Which of the query's [`steps`] found it (0 for a query of one step).
+    pub step: usize,
 }
 
 impl ToolIndex {
@@ -160,20 +165,30 @@ impl ToolIndex {
         }
     }
 
-    /// The `limit` tools that best match `query`, best first.
+    /// The `limit` tools that best match `query`, best first. A query that lists several
+    /// [`steps`] is searched step by step, the steps' results taking turns (each hit says its
+    /// [`step`](SearchHit::step)).
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
         self.search_where(query, limit, |_| true)
     }
 
     /// The `limit` best tools for `query` among those whose registration index `accept` lets
-    /// through, best first.
+    /// through, best first (step by step as [`search`](Self::search) says).
     pub fn search_where(
         &self,
         query: &str,
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<SearchHit> {
-        self.ranked(query, limit, true, accept)
+        let steps = steps(query);
+        if steps.len() == 1 {
+            return self.ranked(query, limit, true, accept);
+        }
+        let rankings = steps
+            .iter()
+            .map(|step| self.ranked(step, limit, true, &accept))
+            .collect();
+        interleave(rankings, limit)
     }
 
     /// [`search_where`](Self::search_where) without producer links: the ranking a hybrid fuses,
@@ -204,6 +219,7 @@ impl ToolIndex {
                     description,
                     score,
                     index,
+                    step: 0,
                 }
             })
             .collect()

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Embedder, EmbeddingCache, SemanticIndex, SemanticSearch};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
-use crate::search::{SearchHit, ToolIndex};
+use crate::search::{SearchHit, ToolIndex, interleave, steps};
 
 /// How a [`HybridIndex`] turns its two rankings into one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -224,7 +224,9 @@ impl HybridIndex {
         })
     }
 
-    /// The `limit` tools that best match `query`, best first; the query is embedded first.
+    /// The `limit` tools that best match `query`, best first; the query is embedded first. A
+    /// query that lists several [`steps`](crate::search::steps) is searched step by step (each
+    /// step embedded, all in one call per model), the steps' results taking turns.
     pub async fn search(&self, query: &str, limit: usize) -> AgentResult<Vec<SearchHit>> {
         self.search_where(query, limit, |_| true).await
     }
@@ -236,12 +238,26 @@ impl HybridIndex {
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> AgentResult<Vec<SearchHit>> {
-        let vector = embed_query(self.embedder.as_ref(), query).await?;
+        let steps = steps(query);
+        let texts: &[&str] = if steps.len() == 1 { &[query] } else { &steps };
+        let vectors = embed_texts(self.embedder.as_ref(), texts).await?;
         let second = match &self.second {
-            Some((_, embedder)) => Some(embed_query(embedder.as_ref(), query).await?),
+            Some((_, embedder)) => Some(embed_texts(embedder.as_ref(), texts).await?),
             None => None,
         };
-        Ok(self.fuse_both(query, &vector, second.as_deref(), limit, accept))
+        let mut rankings: Vec<Vec<SearchHit>> = texts
+            .iter()
+            .zip(&vectors)
+            .enumerate()
+            .map(|(step, (text, vector))| {
+                let second = second.as_ref().map(|vectors| vectors[step].as_slice());
+                self.fuse_both(text, vector, second, limit, &accept)
+            })
+            .collect();
+        if rankings.len() == 1 {
+            return Ok(rankings.remove(0));
+        }
+        Ok(interleave(rankings, limit))
     }
 
     /// The fused ranking for `query` and its vector (the first model's; a second ranking, if
@@ -326,6 +342,7 @@ impl HybridIndex {
                     description,
                     score,
                     index,
+                    step: 0,
                 })
             })
             .collect()
@@ -358,14 +375,18 @@ impl HybridIndex {
     }
 }
 
-/// `query`'s one vector from `embedder`.
-async fn embed_query(embedder: &dyn Embedder, query: &str) -> AgentResult<Vec<f32>> {
-    let mut vectors = embedder.embed(&[query]).await?;
-    if vectors.len() != 1 {
-        return Err(AgentError::InvalidResponse {
-            provider: "embedder",
-            message: format!("{} vectors for one query", vectors.len()),
-        });
+/// One vector per text from `embedder` (a query, or its steps), in batches of its size.
+async fn embed_texts(embedder: &dyn Embedder, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+    let mut all = Vec::with_capacity(texts.len());
+    for batch in texts.chunks(embedder.max_batch().max(1)) {
+        let vectors = embedder.embed(batch).await?;
+        if vectors.len() != batch.len() {
+            return Err(AgentError::InvalidResponse {
+                provider: "embedder",
+                message: format!("{} vectors for {} queries", vectors.len(), batch.len()),
+            });
+        }
+        all.extend(vectors);
     }
-    Ok(vectors.remove(0))
+    Ok(all)
 }
