@@ -34,6 +34,8 @@ pub struct RegisteredTool {
     /// the configured default).
     pub(super) result_limit: usize,
     pub(super) metadata: Arc<ToolMetadata>,
+    /// [`Tool::group`], read at registration.
+    pub(super) group: Option<crate::tool::ToolGroup>,
     /// [`ToolOptions::input_examples`], checked; `None` for a tool without any (most), which
     /// costs nothing.
     pub(super) examples: Option<Arc<InputExamples>>,
@@ -135,6 +137,11 @@ impl RegisteredTool {
     /// The tool's metadata.
     pub fn metadata(&self) -> &ToolMetadata {
         &self.metadata
+    }
+
+    /// The tool's group ([`Tool::group`]), if it has one.
+    pub fn group(&self) -> Option<&crate::tool::ToolGroup> {
+        self.group.as_ref()
     }
 
     /// The tool's [`input_examples`](ToolOptions::input_examples), as checked at registration.

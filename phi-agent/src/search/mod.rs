@@ -18,10 +18,14 @@
 //! pseudo-relevance feedback (the best hit's weightiest words, added at a low weight, lift the
 //! tools that resemble it: the tools one task needs are alike), and producer links (the tools the
 //! best hits' parameters come from join them, where a parameter's doc names the tool or an
-//! identifier's words do: the lookup a task needs first). Every part and number was
+//! identifier's words do: the lookup a task needs first). A tool's [group](crate::ToolGroup) (an
+//! MCP server, a toolset) is read as a fifth field, weighted as a parameter's doc: "create an
+//! issue on GitHub" reaches the GitHub server's `create_issue`. A query that lists its
+//! [`steps`] is searched step by step. Every part and number was
 //! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
 //! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
 
+mod chinese;
 mod embed;
 mod index;
 #[cfg(feature = "lab")]
@@ -297,6 +301,10 @@ fn add_tool(builder: &mut IndexBuilder, tool: &RegisteredTool) {
             (Field::Description, tool.description()),
         ];
         parameters(schema, 0, &mut texts);
+        if let Some(group) = tool.group() {
+            texts.push((Field::Group, group.name.as_str()));
+            texts.push((Field::Group, group.description.as_str()));
+        }
         builder.add(texts);
     });
 }

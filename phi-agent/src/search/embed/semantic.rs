@@ -210,8 +210,9 @@ fn mismatch(message: String) -> AgentError {
     }
 }
 
-/// What is embedded for a tool: its name with the words apart, its description, and its
-/// parameters' names and docs, one a line. Any change to these changes the cache key.
+/// What is embedded for a tool: its name with the words apart, its description, its
+/// parameters' names and docs, one a line, and its group's name and description
+/// ([`ToolGroup`](crate::ToolGroup)) when it has one. Any change to these changes the cache key.
 pub(crate) fn tool_text(tool: &RegisteredTool) -> String {
     let mut text = tool.name().replace(['_', '-', '.'], " ");
     text.push('\n');
@@ -228,6 +229,14 @@ pub(crate) fn tool_text(tool: &RegisteredTool) -> String {
             }
         }
     });
+    if let Some(group) = tool.group() {
+        text.push('\n');
+        text.push_str(&group.name);
+        if !group.description.is_empty() {
+            text.push_str(": ");
+            text.push_str(&group.description);
+        }
+    }
     text
 }
 
