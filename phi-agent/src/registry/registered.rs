@@ -35,7 +35,7 @@ pub struct RegisteredTool {
     pub(super) result_limit: usize,
     pub(super) metadata: Arc<ToolMetadata>,
     /// [`Tool::group`], read at registration.
-    pub(super) group: Option<crate::tool::ToolGroup>,
+    pub(super) group: Option<Arc<crate::tool::ToolGroup>>,
     /// [`ToolOptions::input_examples`], checked; `None` for a tool without any (most), which
     /// costs nothing.
     pub(super) examples: Option<Arc<InputExamples>>,
@@ -141,7 +141,7 @@ impl RegisteredTool {
 
     /// The tool's group ([`Tool::group`]), if it has one.
     pub fn group(&self) -> Option<&crate::tool::ToolGroup> {
-        self.group.as_ref()
+        self.group.as_deref()
     }
 
     /// The tool's [`input_examples`](ToolOptions::input_examples), as checked at registration.
@@ -198,6 +198,7 @@ impl RegisteredTool {
             dialects: self.schema.dialects().clone(),
             examples: self.examples.clone(),
             callers: self.callers,
+            group: self.group.clone(),
         }
     }
 

@@ -193,13 +193,13 @@ impl AnthropicClient {
                 };
                 Some(
                     self.native
-                        .get(&request.tools, &request.deferred_tools, convert, extra),
+                        .get(&request.tools, &request.deferred_tools, convert, extra, false),
                 )
             } else if self.code_execution {
                 // The code-execution tool after the shown tools, none deferred.
                 Some(
                     self.native
-                        .get(&request.tools, no_tools(), convert, &server[1..]),
+                        .get(&request.tools, no_tools(), convert, &server[1..], false),
                 )
             } else {
                 (!request.tools.is_empty()).then(|| {

@@ -211,12 +211,12 @@ impl ResponsesClient {
                 };
                 Some(
                     self.deferred
-                        .get(&request.tools, &request.deferred_tools, convert, extra),
+                        .get(&request.tools, &request.deferred_tools, convert, extra, true),
                 )
             } else if self.programmatic {
                 Some(
                     self.deferred
-                        .get(&request.tools, no_tools(), convert, &SERVER_TOOLS[1..]),
+                        .get(&request.tools, no_tools(), convert, &SERVER_TOOLS[1..], true),
                 )
             } else {
                 (!request.tools.is_empty()).then(|| {

@@ -183,6 +183,7 @@ fn push_call<'a>(input: &mut Vec<InputItem<'a>>, call: &'a ToolCall) -> Option<V
         // names an item the server never kept.
         id: kept.id.filter(|_| paired),
         caller: kept.caller.clone(),
+        namespace: kept.namespace,
     }));
     kept.caller
 }
