@@ -181,7 +181,11 @@ fn namespace_name(group: &str) -> String {
         })
         .take(64)
         .collect();
-    if name.is_empty() { "tools".into() } else { name }
+    if name.is_empty() {
+        "tools".into()
+    } else {
+        name
+    }
 }
 
 /// An empty tool list that stays the same `Arc`, so that the tools cache keeps holding for a

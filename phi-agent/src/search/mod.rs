@@ -47,8 +47,8 @@ use index::{Field, IndexBuilder, Parts, TextIndex};
 pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
 };
-pub use steps::{MAX_STEPS, steps};
 pub(crate) use steps::interleave;
+pub use steps::{MAX_STEPS, steps};
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 

@@ -107,8 +107,16 @@ mod tests {
     fn steps_split_at_separators_and_lose_list_markers() {
         assert_eq!(steps("a b; c d"), ["a b", "c d"]);
         assert_eq!(steps("1) one\n2) two\n\n* three"), ["one", "two", "three"]);
-        assert_eq!(steps("2024-05 report"), ["2024-05 report"], "no marker without a space");
-        assert_eq!(steps(" ; ;"), ["; ;"], "nothing but separators: the query, one step");
+        assert_eq!(
+            steps("2024-05 report"),
+            ["2024-05 report"],
+            "no marker without a space"
+        );
+        assert_eq!(
+            steps(" ; ;"),
+            ["; ;"],
+            "nothing but separators: the query, one step"
+        );
         let many = "a;b;c;d;e;f;g;h;i;j";
         let split = steps(many);
         assert_eq!(split.len(), MAX_STEPS);

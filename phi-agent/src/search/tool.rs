@@ -125,9 +125,7 @@ pub(crate) fn found_text(query: &str, hits: &[SearchHit]) -> String {
                 text.push_str(&format!("  - {}: {}\n", hit.name, summary(hit.description)));
             }
         }
-        text.push_str(
-            "(More for one step: search it alone with \"skip_found\": true.)\n",
-        );
+        text.push_str("(More for one step: search it alone with \"skip_found\": true.)\n");
     }
     text.pop();
     text
@@ -188,7 +186,11 @@ mod tests {
         };
         let text = found_text(
             "read mail; save file",
-            &[hit("read_mail", 0), hit("write_file", 1), hit("list_mail", 0)],
+            &[
+                hit("read_mail", 0),
+                hit("write_file", 1),
+                hit("list_mail", 0),
+            ],
         );
         assert_eq!(
             text,

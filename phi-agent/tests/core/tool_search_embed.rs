@@ -309,7 +309,7 @@ async fn a_shared_cache_file_keeps_every_models_vectors() {
     let knows = |name| {
         Arc::new(Knows {
             name,
-            concepts: CONCEPTS.as_ref(),
+            concepts: CONCEPTS,
             embedded: AtomicUsize::new(0),
         })
     };
@@ -321,7 +321,11 @@ async fn a_shared_cache_file_keeps_every_models_vectors() {
             .await
             .unwrap();
     }
-    assert_eq!(EmbeddingCache::open(&path).unwrap().len(), 8, "4 tools × 2 models");
+    assert_eq!(
+        EmbeddingCache::open(&path).unwrap().len(),
+        8,
+        "4 tools × 2 models"
+    );
     // The first model again: every vector from the file, the second model's still kept.
     first.embedded.store(0, Ordering::SeqCst);
     SemanticSearch::new(first.clone())

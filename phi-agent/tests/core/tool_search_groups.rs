@@ -33,10 +33,18 @@ fn trackers() -> ToolRegistry {
     };
     let mut registry = ToolRegistry::default();
     registry
-        .register_all(tracker("t1", "github", "GitHub: repositories, issues and pull requests."))
+        .register_all(tracker(
+            "t1",
+            "github",
+            "GitHub: repositories, issues and pull requests.",
+        ))
         .unwrap();
     registry
-        .register_all(tracker("t2", "jira", "Jira: the company's project tracker, sprints and tickets."))
+        .register_all(tracker(
+            "t2",
+            "jira",
+            "Jira: the company's project tracker, sprints and tickets.",
+        ))
         .unwrap();
     registry
 }
@@ -53,9 +61,18 @@ fn a_tools_group_tells_apart_tools_of_one_name() {
     );
     let index = ToolIndex::build(&registry);
     // Registered second, found first: by its group's name, then by its group's description.
-    assert_eq!(index.search("create a jira issue", 5)[0].name, "t2_create_issue");
-    assert_eq!(index.search("open issues in the sprint", 5)[0].name, "t2_list_issues");
-    assert_eq!(index.search("create a github issue", 5)[0].name, "t1_create_issue");
+    assert_eq!(
+        index.search("create a jira issue", 5)[0].name,
+        "t2_create_issue"
+    );
+    assert_eq!(
+        index.search("open issues in the sprint", 5)[0].name,
+        "t2_list_issues"
+    );
+    assert_eq!(
+        index.search("create a github issue", 5)[0].name,
+        "t1_create_issue"
+    );
     // A group's words are context: they do not make every tool of the group match a query
     // about one of them before the tool that says it.
     assert_eq!(index.search("github pull requests", 1).len(), 1);

@@ -18,12 +18,24 @@ use crate::tool_search::Listed;
 const CATALOGUE: &[(&str, &str)] = &[
     ("web_search", "Search the web for pages matching a query."),
     ("search_news", "Search the web for recent news articles."),
-    ("search_images", "Search the web for images matching a query."),
-    ("search_videos", "Search the web for videos matching a query."),
+    (
+        "search_images",
+        "Search the web for images matching a query.",
+    ),
+    (
+        "search_videos",
+        "Search the web for videos matching a query.",
+    ),
     ("search_papers", "Search the web for scholarly papers."),
-    ("search_shopping", "Search the web for products and their prices."),
+    (
+        "search_shopping",
+        "Search the web for products and their prices.",
+    ),
     ("fetch_page", "Fetch a web page and return its text."),
-    ("write_file", "Write text to a file on disk, creating the file if needed."),
+    (
+        "write_file",
+        "Write text to a file on disk, creating the file if needed.",
+    ),
     ("read_file", "Read the text of a file on disk."),
     ("delete_file", "Delete a file from disk."),
     ("send_email", "Send an email, with files attached if given."),

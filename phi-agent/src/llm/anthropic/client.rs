@@ -191,10 +191,13 @@ impl AnthropicClient {
                 } else {
                     &server[..1]
                 };
-                Some(
-                    self.native
-                        .get(&request.tools, &request.deferred_tools, convert, extra, false),
-                )
+                Some(self.native.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    convert,
+                    extra,
+                    false,
+                ))
             } else if self.code_execution {
                 // The code-execution tool after the shown tools, none deferred.
                 Some(

@@ -60,9 +60,14 @@ pub(super) enum Item<'a> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         caller: Option<Value>,
         /// The namespace of the function called, when it is in one (a tool group sent as a
-        /// `namespace`). A `Value`: it goes back as it came.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        namespace: Option<Value>,
+        /// `namespace`); it goes back with the call.
+        #[serde(
+            default,
+            borrow,
+            deserialize_with = "lenient::text",
+            skip_serializing_if = "Option::is_none"
+        )]
+        namespace: Option<Cow<'a, str>>,
     },
     /// A call's result, in a request.
     #[serde(rename = "function_call_output")]
@@ -183,7 +188,7 @@ pub(super) struct Kept {
     pub(super) caller: Option<Value>,
     /// The namespace of the function called, when it is in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) namespace: Option<Value>,
+    pub(super) namespace: Option<String>,
 }
 
 impl Kept {

@@ -135,7 +135,7 @@ pub(super) fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<Ll
                 };
                 let call = ToolCall::new(call_id, name, arguments);
                 let caller = caller.filter(|caller| caller["type"] != "direct");
-                let namespace = namespace.filter(|namespace| !namespace.is_null());
+                let namespace = namespace.map(Cow::into_owned);
                 tool_calls.push(kept.attach(call, id, caller, namespace));
             }
             Item::Program => kept.keep(raw, true),
@@ -269,7 +269,7 @@ impl CallState {
         call: ToolCall,
         item_id: Option<Value>,
         caller: Option<Value>,
-        namespace: Option<Value>,
+        namespace: Option<String>,
     ) -> ToolCall {
         let items = std::mem::take(&mut self.items);
         // The call's id pairs it with the reasoning just before it; a program item needs none.

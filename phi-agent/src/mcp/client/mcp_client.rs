@@ -5,11 +5,12 @@ use std::sync::{Arc, Weak};
 use tokio::process::Command;
 use tokio::sync::broadcast;
 
+use super::about::server_about;
 use super::connect::{Connector, StdioSpec, ToolListFollower};
 use super::connection::Connection;
 #[cfg(feature = "mcp-http-client")]
 use super::http::{self, McpHttpOptions};
-use super::imports::{Imports, McpToolsChanged, server_about};
+use super::imports::{Imports, McpToolsChanged};
 use super::names::ProviderSafeNames;
 use super::options::McpClientOptions;
 use super::tool::McpTool;

@@ -13,9 +13,9 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 
+use super::about::ServerAbout;
 use super::connect::chain;
 use super::connection::Connection as Inner;
-use super::imports::ServerAbout;
 use super::options::McpClientOptions;
 use super::result;
 use super::talk::{Asker, Talk};

@@ -9,6 +9,7 @@
 //! model would live in a crate of its own, so that the core build does not grow.
 
 mod cache;
+mod fusion;
 mod hybrid;
 mod semantic;
 mod setting;
@@ -18,7 +19,8 @@ use async_trait::async_trait;
 use crate::error::AgentResult;
 
 pub use cache::EmbeddingCache;
-pub use hybrid::{Fusion, HybridConfig, HybridIndex};
+pub use fusion::{Fusion, HybridConfig};
+pub use hybrid::HybridIndex;
 pub use semantic::SemanticIndex;
 pub use setting::SemanticSearch;
 

@@ -1,12 +1,11 @@
 //! Hybrid search as an agent's setting: the embedder, how its ranking is fused with the words,
-//! and where tool vectors are kept between runs; and the index built from it.
+//! and where tool vectors are kept between runs (the index built from it:
+//! [`SemanticSearch::build_index`], beside the index).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{Embedder, EmbeddingCache, HybridConfig, HybridIndex};
-use crate::error::{AgentError, AgentResult};
-use crate::registry::ToolRegistry;
+use super::{Embedder, HybridConfig};
 
 /// Hybrid ranking for an agent's `search_tools`
 /// ([`AgentBuilder::semantic_search`](crate::AgentBuilder::semantic_search)), or for a harness
@@ -105,65 +104,5 @@ impl SemanticSearch {
             (None, Some(_)) => HybridConfig::three_rankings(),
             (None, None) => self.embedder.fusion(),
         }
-    }
-
-    /// The hybrid index of `registry`'s Deferred tools, as an agent with this setting builds
-    /// it: vectors read from the [`cache_file`](Self::cache_file) where their tool's text is
-    /// unchanged, the others embedded, the file saved again (a file that cannot be written is
-    /// logged, not an error: the index stands without it). Fails when the file is not a cache,
-    /// or the embedder fails.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use phi_agent::registry::ToolRegistry;
-    /// use phi_agent::search::{Embedder, SemanticSearch};
-    /// # use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
-    /// # use serde_json::{json, Value};
-    /// # struct T(&'static str, &'static str);
-    /// # #[async_trait::async_trait]
-    /// # impl Tool for T {
-    /// #     fn name(&self) -> &'static str { self.0 }
-    /// #     fn description(&self) -> &'static str { self.1 }
-    /// #     fn schema(&self) -> Value { json!({"type": "object"}) }
-    /// #     fn exposure(&self) -> ToolExposure { ToolExposure::Deferred }
-    /// #     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> { Ok(vec![]) }
-    /// # }
-    /// /// Knows one thing: whether a text is about money.
-    /// struct Money;
-    ///
-    /// #[async_trait::async_trait]
-    /// impl Embedder for Money {
-    ///     fn model(&self) -> &str {
-    ///         "money-1"
-    ///     }
-    ///     async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
-    ///         let about = |t: &str| ["pay", "owe", "money"].iter().any(|w| t.contains(w));
-    ///         Ok(texts.iter().map(|t| vec![about(t) as u8 as f32, 1.0]).collect())
-    ///     }
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> AgentResult<()> {
-    /// let mut registry = ToolRegistry::default();
-    /// registry.register(T("read_file", "Read a file from the disk."))?;
-    /// registry.register(T("send_money", "Pay someone from the account."))?;
-    /// let index = SemanticSearch::new(Arc::new(Money)).build_index(&registry).await?;
-    /// // No word of the query is in `send_money`'s text; the model knows what it is about.
-    /// let hits = index.search("settle what I owe", 1).await?;
-    /// assert_eq!(hits[0].name, "send_money");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub async fn build_index(&self, registry: &ToolRegistry) -> AgentResult<HybridIndex> {
-        let mut cache = match &self.cache_file {
-            Some(path) => EmbeddingCache::open(path)
-                .map_err(|error| AgentError::Config(format!("tool embedding cache: {error}")))?,
-            None => EmbeddingCache::in_memory(),
-        };
-        let index = HybridIndex::build(registry, self, &mut cache).await?;
-        if let Err(error) = cache.save() {
-            tracing::warn!(%error, "tool embedding cache not saved");
-        }
-        Ok(index)
     }
 }

@@ -3,8 +3,8 @@
 //! query says; then the best result's words ([`Feedback`]) and the tools its parameters come
 //! from ([`Links`]) join in.
 
-use super::super::links::Links;
 use super::super::chinese::TRANSLATION_WEIGHT;
+use super::super::links::Links;
 use super::super::synonyms::synonyms;
 use super::super::tokenize::for_each_term;
 use super::parts::{COVERAGE_POWER, Feedback};
