@@ -52,7 +52,7 @@ pub struct HybridConfig {
     /// the tool one of its parameters' docs names as the value's source (`` `dest_id` from
     /// `searchDestination` ``), or the one whose name says what an identifier parameter
     /// identifies (`find_artist` for `artistId`). The lexical ranking does the same with its own
-    /// results (see [`ToolIndex`]). Default: on. On the held-out tuning parts it raised mean
+    /// results (see [`ToolIndex`](crate::search::ToolIndex)). Default: on. On the held-out tuning parts it raised mean
     /// recall@5 from 0.748 to 0.794 with the static model, 0.773 to 0.806 with three rankings
     /// and 0.756 to 0.789 with all-MiniLM-L6-v2, no set more than 0.003 lower.
     pub producer_links: bool,
@@ -127,7 +127,7 @@ impl HybridConfig {
     /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
     /// best fusion by scores). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
-    /// `SentenceEmbedder` names as its [`Embedder::fusion`].
+    /// `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
     pub fn sentence_model() -> Self {
         Self::default()
             .with_fusion(Fusion::ReciprocalRank)

@@ -45,7 +45,7 @@ pub struct SemanticSearch {
     /// How the rankings are fused; `None` (the default) takes the one tuned for the setting
     /// ([`fusion`](Self::fusion)).
     pub config: Option<HybridConfig>,
-    /// The [`EmbeddingCache`] file the tool vectors are read from and saved to (a file that
+    /// The [`EmbeddingCache`](super::EmbeddingCache) file the tool vectors are read from and saved to (a file that
     /// several settings share keeps each model's vectors). Default: none (vectors kept in
     /// memory, computed again by each new index).
     pub cache_file: Option<PathBuf>,
