@@ -217,6 +217,28 @@ async fn the_hybrid_ranking_finds_what_the_words_miss() {
     assert!(hits.iter().all(|hit| hit.name != "send_money"));
 }
 
+/// A query of several steps through the hybrid index: each step embedded (one call for all of
+/// them), each step's best first, taking turns.
+#[tokio::test]
+async fn the_hybrid_searches_a_querys_steps_in_turn() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let embedder = Arc::new(Concepts::default());
+    let index = SemanticSearch::new(embedder.clone())
+        .build_index(&registry)
+        .await
+        .unwrap();
+    embedder.embedded();
+    embedder.calls.store(0, Ordering::SeqCst);
+    let hits = index
+        .search("settle what I owe; will there be rain", 2)
+        .await
+        .unwrap();
+    let found: Vec<(&str, usize)> = hits.iter().map(|hit| (hit.name, hit.step)).collect();
+    assert_eq!(found, [("send_money", 0), ("get_weather", 1)]);
+    assert_eq!(embedder.embedded(), 2, "one vector per step");
+    assert_eq!(embedder.calls.load(Ordering::SeqCst), 1, "in one call");
+}
+
 /// A model that knows only `concepts` (one dimension each, as [`Concepts`]), counting the texts
 /// it embeds.
 struct Knows {
