@@ -252,6 +252,11 @@ async fn main() -> std::process::ExitCode {
 async fn run() -> AgentResult<()> {
     let server = McpServer::new(registry()?)
         .with_server_info("phi-agent-example", env!("CARGO_PKG_VERSION"))
+        // Its first paragraph says what the tools are for: a client's tool search reads it.
+        .with_instructions(
+            "Arithmetic, weather reports and a row importer: phi-agent's example server.\n\n\
+             Temperatures are in degrees Celsius (the units resource).",
+        )
         .with_resource(
             Resource::text(
                 "example://units",

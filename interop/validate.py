@@ -344,7 +344,10 @@ def validate_responses(record, where, previous):
                 assert back and back[0].get("caller") == caller, f"{where}: {kind} {item['call_id']} back as {back}"
             CODE_BACK["responses"] += 1
     if any(tool.get("type") == "tool_search" for tool in body.get("tools", [])):
-        assert any(tool.get("defer_loading") is True for tool in body["tools"]), f"{where}: a search, nothing deferred"
+        # A tool group goes out as a namespace (NamespaceToolParam), its functions deferred inside.
+        members = [inner for tool in body["tools"] if tool.get("type") == "namespace" for inner in tool["tools"]]
+        assert any(tool.get("defer_loading") is True for tool in body["tools"] + members), f"{where}: a search, nothing deferred"
+        assert all(inner.get("defer_loading") is True for inner in members), f"{where}: a namespace's tool not deferred"
     if stream:
         response_json = responses_stream(record["response_events"], where)
     else:

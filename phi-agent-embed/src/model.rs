@@ -41,13 +41,23 @@ pub enum LoadError {
 /// `wordllama/tokenizers/l2_supercat_tokenizer_config.json`: LLaMA 2's tokenizer, 32,000 tokens
 /// of 256 dimensions).
 ///
+/// Its fusion with the words is [`HybridConfig::static_model`](phi_agent::search::HybridConfig::static_model)
+/// (the [`Embedder::fusion`] default).
+///
 /// ```no_run
 /// use std::sync::Arc;
+/// use phi_agent::registry::ToolRegistry;
+/// use phi_agent::search::SemanticSearch;
 /// use phi_agent_embed::StaticEmbedder;
+/// # async fn run(registry: ToolRegistry) -> Result<(), Box<dyn std::error::Error>> {
 /// // The package's directory: .../site-packages/wordllama
 /// let embedder = Arc::new(StaticEmbedder::load("/opt/venv/lib/python3.11/site-packages/wordllama")?);
-/// // Then: Agent::builder().with_embedder(embedder) or HybridIndex::build(&registry, embedder, ...)
-/// # Ok::<(), phi_agent_embed::LoadError>(())
+/// let search = SemanticSearch::new(embedder).with_cache_file("target/tool-embeddings.bin");
+/// // An agent's `search_tools`: `AgentBuilder::semantic_search(search)`. A harness of its own:
+/// let index = search.build_index(&registry).await?;
+/// let hits = index.search("send an email", 5).await?;
+/// # Ok(())
+/// # }
 /// ```
 pub struct StaticEmbedder {
     name: String,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use phi_agent::search::Embedder;
+use phi_agent::search::{Embedder, HybridConfig};
 use phi_agent::{AgentError, AgentResult};
 use serde_json::Value;
 
@@ -257,6 +257,11 @@ impl Embedder for SentenceEmbedder {
     /// Enough texts per call to keep every thread busy; not so many that one call blocks long.
     fn max_batch(&self) -> usize {
         32 * self.threads
+    }
+
+    /// [`HybridConfig::sentence_model`]: the fusion tuned for all-MiniLM-L6-v2 with the words.
+    fn fusion(&self) -> HybridConfig {
+        HybridConfig::sentence_model()
     }
 }
 

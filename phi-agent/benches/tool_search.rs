@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use criterion::{Criterion, criterion_group, criterion_main};
 use phi_agent::registry::ToolRegistry;
-use phi_agent::search::{Embedder, EmbeddingCache, HybridConfig, HybridIndex, ToolIndex};
+use phi_agent::search::{Embedder, HybridConfig, SemanticSearch, ToolIndex};
 use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
 use serde_json::{Map, Value, json};
 
@@ -241,12 +241,11 @@ fn print_hybrid_latency(tools: &[(String, String, Value)], queries: &[&str]) {
         .expect("a runtime");
     let registry = vendored(tools);
     let index = runtime
-        .block_on(HybridIndex::build(
-            &registry,
-            std::sync::Arc::new(Hashed),
-            &mut EmbeddingCache::in_memory(),
-            HybridConfig::default(),
-        ))
+        .block_on(
+            SemanticSearch::new(std::sync::Arc::new(Hashed))
+                .with_config(HybridConfig::static_model())
+                .build_index(&registry),
+        )
         .expect("built");
     let mut times: Vec<Duration> = Vec::new();
     for query in queries {

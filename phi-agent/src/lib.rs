@@ -315,7 +315,7 @@ pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{
     ApprovalRule, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers, ToolExposure,
-    ToolMetadata, ToolOptions, static_text,
+    ToolGroup, ToolMetadata, ToolOptions, static_text,
 };
 pub use toolset::Toolset;
 pub use typed::TypedTool;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use phi_agent::search::{Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex};
+use phi_agent::search::{Embedder, HybridConfig, HybridIndex, SemanticSearch};
 
 use crate::score::{LIMIT, Score, Table, all};
 use crate::sets::{HeldOut, SETS, load, registry};
@@ -55,18 +55,11 @@ pub async fn prepare_with(
             set.queries.retain(|q| q.part == part);
         }
         let registry = registry(&set);
-        let embedder = model.clone();
-        let mut cache = EmbeddingCache::in_memory();
-        let mut index =
-            HybridIndex::build(&registry, embedder, &mut cache, HybridConfig::default())
-                .await
-                .unwrap();
+        let mut search = SemanticSearch::new(model.clone());
         if let Some(second) = &second {
-            index = index
-                .with_second(&registry, second.clone(), &mut cache)
-                .await
-                .unwrap();
+            search = search.with_second(second.clone());
         }
+        let index = search.build_index(&registry).await.unwrap();
         assert_eq!(index.semantic().len(), set.tools.len());
         let texts: Vec<&str> = set.queries.iter().map(|q| q.text.as_str()).collect();
         let vectors = embed_all(model.as_ref(), &texts).await;
@@ -210,18 +203,6 @@ pub fn assert_floors(recalls: &[(&str, f64)], measured: &[(&str, f64)]) {
             "{name}: hybrid recall@5 {hybrid:.3} on the test part, expected at least {floor:.3}"
         );
     }
-}
-
-/// Fusion for the sentence-transformer, chosen on the tuning parts of BFCL and AgentDojo
-/// (`sentence_hybrid_settings_on_the_tuning_parts`): reciprocal rank fusion, k 30, weights 1
-/// and 1 (mean recall@5 0.798, against 0.788 for the best fusion by scores). A second ranking
-/// (the static model, where the index has it) is left out.
-pub fn sentence_fusion() -> HybridConfig {
-    HybridConfig::default()
-        .with_fusion(Fusion::ReciprocalRank)
-        .with_rrf_k(30.0)
-        .with_semantic_weight(1.0)
-        .with_second_weight(0.0)
 }
 
 /// Each set's score on its tuning part with the hybrid fused by `config`.

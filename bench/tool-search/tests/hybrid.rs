@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use phi_agent::search::HybridConfig;
-use tool_search_lab::hybrid::{assert_floors, prepare, prepare_with, report, sentence_fusion};
+use tool_search_lab::hybrid::{assert_floors, prepare, prepare_with, report};
 use tool_search_lab::models::{self, on_every_core};
 
 /// The static model's tables, and the test parts' hybrid recall@5 asserted at what was
@@ -16,7 +16,7 @@ use tool_search_lab::models::{self, on_every_core};
 async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(model) = models::model() else { return };
     let mut prepared = prepare(Arc::new(model), None).await;
-    let recalls = report(&mut prepared, HybridConfig::default());
+    let recalls = report(&mut prepared, HybridConfig::static_model());
     assert_floors(
         &recalls,
         &[
@@ -29,8 +29,8 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
 }
 
 /// The sentence-transformer's tables on the test parts, fused with the words alone
-/// (`sentence_fusion`), then with the words and the static model second
-/// (`HybridIndex::with_second`, fused as `HybridConfig::three_rankings`, chosen on the tuning
+/// (`HybridConfig::sentence_model`), then with the words and the static model second
+/// (`SemanticSearch::with_second`, fused as `HybridConfig::three_rankings`, chosen on the tuning
 /// parts by `three_rankings_on_the_tuning_parts`). Only the test parts' queries are embedded
 /// (1,669 tools and 2,063 questions, by both models); hybrid recall@5 asserted at what was
 /// measured (2026-12-02, with producer links after fusing) less 0.01.
@@ -47,7 +47,7 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     )
     .await;
     println!("MiniLM and the words:\n");
-    let recalls = report(&mut prepared, sentence_fusion());
+    let recalls = report(&mut prepared, HybridConfig::sentence_model());
     assert_floors(
         &recalls,
         &[

@@ -17,9 +17,7 @@ use super::tool_list;
 use crate::error::{AgentError, AgentResult};
 use crate::llm::LlmClient;
 use crate::registry::ToolRegistry;
-use crate::search::{
-    EmbeddingCache, HybridIndex, SEARCH_TOOL_NAME, SemanticSearch, ToolIndex, ToolSearch,
-};
+use crate::search::{HybridIndex, SEARCH_TOOL_NAME, SemanticSearch, ToolIndex, ToolSearch};
 use crate::state::SharedState;
 
 /// An agent: a model, a system prompt and a registry of tools. Cheap to clone (one `Arc`).
@@ -88,33 +86,7 @@ impl AgentInner {
         let semantic = self.semantic.as_ref()?;
         let built = self
             .hybrid_index
-            .get_or_try_init(|| async {
-                let cache_error = |error: std::io::Error| {
-                    AgentError::Config(format!("tool embedding cache: {error}"))
-                };
-                let mut cache = match &semantic.cache_file {
-                    Some(path) => EmbeddingCache::open(path).map_err(cache_error)?,
-                    None => EmbeddingCache::in_memory(),
-                };
-                let mut index = HybridIndex::build(
-                    &self.registry,
-                    semantic.embedder.clone(),
-                    &mut cache,
-                    semantic.config,
-                )
-                .await?;
-                if let Some(second) = &semantic.second {
-                    index = index
-                        .with_second(&self.registry, second.clone(), &mut cache)
-                        .await?;
-                }
-                // The index stands without the file: a cache that cannot be written costs the
-                // next agent its vectors, not this one its search.
-                if let Err(error) = cache.save() {
-                    tracing::warn!(%error, "tool embedding cache not saved");
-                }
-                Ok::<_, AgentError>(index)
-            })
+            .get_or_try_init(|| semantic.build_index(&self.registry))
             .await;
         match built {
             Ok(index) => Some(index),

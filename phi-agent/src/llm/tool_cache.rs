@@ -82,13 +82,16 @@ impl DeferredJsonCache {
     /// The `tools` array: `shown` converted by `convert`, then `extra` (the server tools), then each of `deferred`
     /// not shown, converted, with `defer_loading: true`. The search tool is never deferred, so
     /// no request has only deferred tools (which the providers refuse); a deferred tool that is
-    /// also shown is sent once, shown.
+    /// also shown is sent once, shown. With `namespaces` (the Responses API), the deferred tools
+    /// of one [group](ToolSpec::group) go in one `namespace` entry with the group's description,
+    /// at the place of the group's first tool.
     pub(crate) fn get<'t, D: Serialize, E: Serialize>(
         &self,
         shown: &'t Arc<[ToolSpec]>,
         deferred: &'t Arc<[ToolSpec]>,
         convert: fn(&'t ToolSpec) -> D,
         extra: &[E],
+        namespaces: bool,
     ) -> SharedJson {
         let mut last = self
             .last
@@ -101,20 +104,41 @@ impl DeferredJsonCache {
             return SharedJson(json.clone());
         }
         // Borrowed entries (a few pointers each), written straight to text.
-        let entries: Vec<Entry<'_, D, E>> = shown
+        let mut entries: Vec<Entry<'_, D, E>> = shown
             .iter()
             .map(|spec| Entry::Tool(convert(spec)))
             .chain(extra.iter().map(Entry::Search))
-            .chain(
-                deferred
-                    .iter()
-                    .filter(|spec| !shown.iter().any(|s| s.name == spec.name))
-                    .map(|spec| Entry::Deferred {
-                        tool: convert(spec),
-                        defer_loading: true,
-                    }),
-            )
             .collect();
+        for spec in deferred
+            .iter()
+            .filter(|spec| !shown.iter().any(|s| s.name == spec.name))
+        {
+            let tool = Entry::Deferred {
+                tool: convert(spec),
+                defer_loading: true,
+            };
+            let Some(group) = spec.group().filter(|_| namespaces) else {
+                entries.push(tool);
+                continue;
+            };
+            let name = namespace_name(&group.name);
+            let known = entries.iter_mut().find_map(|entry| match entry {
+                Entry::Namespace { name: n, tools, .. } if *n == name => Some(tools),
+                _ => None,
+            });
+            match known {
+                Some(tools) => tools.push(tool),
+                None => entries.push(Entry::Namespace {
+                    kind: "namespace",
+                    description: match group.description.trim() {
+                        "" => group.name.as_str(),
+                        said => said,
+                    },
+                    name,
+                    tools: vec![tool],
+                }),
+            }
+        }
         // Serializing JSON values cannot fail: their keys are strings and their numbers finite.
         let json: Json = Arc::new(serde_json::value::to_raw_value(&entries).unwrap_or_default());
         *last = Some((shown.clone(), deferred.clone(), json.clone()));
@@ -134,6 +158,34 @@ enum Entry<'a, D, E> {
         tool: D,
         defer_loading: bool,
     },
+    /// The Responses API's group of tools: its functions are found and called by their own
+    /// names.
+    Namespace {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        name: String,
+        description: &'a str,
+        tools: Vec<Entry<'a, D, E>>,
+    },
+}
+
+/// A group's name as a namespace's: letters, digits, `_` and `-`, at most 64 (a function name's
+/// rule), anything else `_`.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn namespace_name(group: &str) -> String {
+    let name: String = group
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+            _ => '_',
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "tools".into()
+    } else {
+        name
+    }
 }
 
 /// An empty tool list that stays the same `Arc`, so that the tools cache keeps holding for a

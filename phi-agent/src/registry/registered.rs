@@ -34,6 +34,8 @@ pub struct RegisteredTool {
     /// the configured default).
     pub(super) result_limit: usize,
     pub(super) metadata: Arc<ToolMetadata>,
+    /// [`Tool::group`], read at registration.
+    pub(super) group: Option<Arc<crate::tool::ToolGroup>>,
     /// [`ToolOptions::input_examples`], checked; `None` for a tool without any (most), which
     /// costs nothing.
     pub(super) examples: Option<Arc<InputExamples>>,
@@ -145,6 +147,11 @@ impl RegisteredTool {
         &self.metadata
     }
 
+    /// The tool's group ([`Tool::group`]), if it has one.
+    pub fn group(&self) -> Option<&crate::tool::ToolGroup> {
+        self.group.as_deref()
+    }
+
     /// The tool's [`input_examples`](ToolOptions::input_examples), as checked at registration.
     pub fn input_examples(&self) -> &[Value] {
         self.examples.as_deref().map_or(&[], InputExamples::values)
@@ -204,6 +211,7 @@ impl RegisteredTool {
             dialects: self.schema.dialects().clone(),
             examples: self.examples.clone(),
             callers: self.callers,
+            group: self.group.clone(),
         }
     }
 

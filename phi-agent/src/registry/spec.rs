@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::examples::InputExamples;
 use crate::schema::{Dialect, DialectError, DialectSchemas};
-use crate::tool::ToolCallers;
+use crate::tool::{ToolCallers, ToolGroup};
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +30,9 @@ pub struct ToolSpec {
     pub(crate) examples: Option<Arc<InputExamples>>,
     /// Who may call the tool; read through [`callers`](ToolSpec::callers).
     pub(crate) callers: ToolCallers,
+    /// The tool's group ([`Tool::group`](crate::Tool::group)); read through
+    /// [`group`](ToolSpec::group).
+    pub(crate) group: Option<Arc<ToolGroup>>,
 }
 
 impl ToolSpec {
@@ -42,7 +45,20 @@ impl ToolSpec {
             dialects: Arc::default(),
             examples: None,
             callers: ToolCallers::Both,
+            group: None,
         }
+    }
+
+    /// The tool's group, if it has one: an adapter whose provider groups tools (the Responses
+    /// API's `namespace`) sends the tools of one group together, with its description.
+    pub fn group(&self) -> Option<&ToolGroup> {
+        self.group.as_deref()
+    }
+
+    /// This spec with [`group`](Self::group) set to `group`.
+    pub fn with_group(mut self, group: ToolGroup) -> Self {
+        self.group = Some(Arc::new(group));
+        self
     }
 
     /// Who may call the tool ([`ToolOptions::callers`](crate::ToolOptions::callers)); read by an adapter that

@@ -185,6 +185,7 @@ impl ToolRegistry {
                 .max_result
                 .map_or(self.config.max_output_bytes, ResultBudget::bytes),
             metadata: Arc::new(tool.metadata()),
+            group: tool.group().map(Arc::new),
             #[cfg(feature = "schema-validation")]
             checks_arguments,
             approval: std::mem::take(&mut options.approval),

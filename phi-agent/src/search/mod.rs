@@ -18,10 +18,14 @@
 //! pseudo-relevance feedback (the best hit's weightiest words, added at a low weight, lift the
 //! tools that resemble it: the tools one task needs are alike), and producer links (the tools the
 //! best hits' parameters come from join them, where a parameter's doc names the tool or an
-//! identifier's words do: the lookup a task needs first). Every part and number was
+//! identifier's words do: the lookup a task needs first). A tool's [group](crate::ToolGroup) (an
+//! MCP server, a toolset) is read as a fifth field, weighted as a parameter's doc: "create an
+//! issue on GitHub" reaches the GitHub server's `create_issue`. A query that lists its
+//! [`steps`] is searched step by step. Every part and number was
 //! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
 //! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
 
+mod chinese;
 mod embed;
 mod index;
 #[cfg(feature = "lab")]
@@ -29,6 +33,7 @@ mod index;
 pub mod lab;
 mod links;
 mod skills;
+mod steps;
 mod synonyms;
 mod tokenize;
 mod tool;
@@ -44,6 +49,8 @@ pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
 };
 pub use skills::SkillIndex;
+pub(crate) use steps::interleave;
+pub use steps::{MAX_STEPS, steps};
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
 
@@ -122,6 +129,8 @@ pub struct SearchHit {
     pub score: f32,
     /// The tool's registration index in the registry the index was built from.
     pub index: usize,
+    /// Which of the query's [`steps`] found it (0 for a query of one step).
+    pub step: usize,
 }
 
 impl ToolIndex {
@@ -162,20 +171,30 @@ impl ToolIndex {
         }
     }
 
-    /// The `limit` tools that best match `query`, best first.
+    /// The `limit` tools that best match `query`, best first. A query that lists several
+    /// [`steps`] is searched step by step, the steps' results taking turns (each hit says its
+    /// [`step`](SearchHit::step)).
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
         self.search_where(query, limit, |_| true)
     }
 
     /// The `limit` best tools for `query` among those whose registration index `accept` lets
-    /// through, best first.
+    /// through, best first (step by step as [`search`](Self::search) says).
     pub fn search_where(
         &self,
         query: &str,
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<SearchHit> {
-        self.ranked(query, limit, true, accept)
+        let steps = steps(query);
+        if steps.len() == 1 {
+            return self.ranked(query, limit, true, accept);
+        }
+        let rankings = steps
+            .iter()
+            .map(|step| self.ranked(step, limit, true, &accept))
+            .collect();
+        interleave(rankings, limit)
     }
 
     /// [`search_where`](Self::search_where) without producer links: the ranking a hybrid fuses,
@@ -206,6 +225,7 @@ impl ToolIndex {
                     description,
                     score,
                     index,
+                    step: 0,
                 }
             })
             .collect()
@@ -283,6 +303,10 @@ fn add_tool(builder: &mut IndexBuilder, tool: &RegisteredTool) {
             (Field::Description, tool.description()),
         ];
         parameters(schema, 0, &mut texts);
+        if let Some(group) = tool.group() {
+            texts.push((Field::Group, group.name.as_str()));
+            texts.push((Field::Group, group.description.as_str()));
+        }
         builder.add(texts);
     });
 }

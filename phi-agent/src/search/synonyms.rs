@@ -3,7 +3,8 @@
 //!
 //! A query term brings in the other members of its groups at a reduced weight (see
 //! [`super::index`]); the tools' own words are never rewritten. The groups are general English
-//! of software and everyday tasks, not the names of any particular tool set.
+//! of software and everyday tasks, not the names of any particular tool set, and each English
+//! word of [`super::chinese`] with its Chinese words.
 
 use foldhash::HashMap;
 use std::sync::OnceLock;
@@ -155,7 +156,13 @@ pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
     static TABLES: [OnceLock<HashMap<String, Vec<String>>>; 2] = [OnceLock::new(), OnceLock::new()];
     let table = TABLES[stemming as usize].get_or_init(|| {
         let mut table: HashMap<String, Vec<String>> = HashMap::default();
-        for group in GROUPS {
+        let bilingual = super::chinese::PAIRS.iter().map(|(english, chinese)| {
+            std::iter::once(*english)
+                .chain(chinese.iter().copied())
+                .collect::<Vec<&str>>()
+        });
+        let groups = GROUPS.iter().map(|group| group.to_vec()).chain(bilingual);
+        for group in groups {
             let stems: Vec<String> = group.iter().map(|word| stem_as(word, stemming)).collect();
             for one in &stems {
                 let entry = table.entry(one.clone()).or_default();

@@ -32,21 +32,27 @@ pub fn search_tool_spec() -> &'static ToolSpec {
         ToolSpec::new(
             SEARCH_TOOL_NAME,
             "Search for more tools. Many tools are not listed yet: describe the task in a few \
-             words (e.g. \"create calendar event\") and the best matching tools are listed by \
-             name with a one-line description. Every tool found can be called from your next \
-             turn on.",
+             words (e.g. \"create calendar event\"); for a task of several steps, one short \
+             phrase per step separated by \";\" (e.g. \"find flights; book hotel; email the \
+             plan\"), and each step gets its own results. The best matching tools are listed \
+             by name with a one-line description. Every tool found can be called from your \
+             next turn on.",
             json!({
                 "type": "object",
                 "properties": {
                     "query": {
                         "type": "string",
-                        "description": "What the tool should do, in a few words"
+                        "description": "What the tool should do, in a few words; several steps separated by \";\""
                     },
                     "limit": {
                         "type": "integer",
                         "minimum": 1,
                         "maximum": MAX_SEARCH_LIMIT,
                         "description": "How many tools to return (default 5)"
+                    },
+                    "skip_found": {
+                        "type": "boolean",
+                        "description": "Leave out the tools earlier searches found: more results for one step without repeating the others"
                     }
                 },
                 "required": ["query"]
@@ -61,6 +67,9 @@ pub(crate) struct SearchArguments {
     pub(crate) query: String,
     #[serde(default)]
     pub(crate) limit: Option<usize>,
+    /// Leave out the tools the session's earlier searches found.
+    #[serde(default)]
+    pub(crate) skip_found: bool,
 }
 
 impl SearchArguments {
@@ -88,7 +97,8 @@ impl SearchArguments {
 }
 
 /// The answer the model reads: one line per tool found, its name and the first line of its
-/// description.
+/// description; for a query of several [`steps`](super::steps), the tools under the step that
+/// found them.
 pub(crate) fn found_text(query: &str, hits: &[SearchHit]) -> String {
     if hits.is_empty() {
         return format!("No tool matches {query:?}. Try other words, or fewer of them.");
@@ -99,8 +109,23 @@ pub(crate) fn found_text(query: &str, hits: &[SearchHit]) -> String {
         if hits.len() == 1 { "" } else { "s" },
         if hits.len() == 1 { "it" } else { "them" },
     );
-    for hit in hits {
-        text.push_str(&format!("- {}: {}\n", hit.name, summary(hit.description)));
+    let steps = super::steps(query);
+    if steps.len() == 1 {
+        for hit in hits {
+            text.push_str(&format!("- {}: {}\n", hit.name, summary(hit.description)));
+        }
+    } else {
+        for (number, step) in steps.iter().enumerate() {
+            let found: Vec<&SearchHit> = hits.iter().filter(|hit| hit.step == number).collect();
+            if found.is_empty() {
+                continue;
+            }
+            text.push_str(&format!("{step}:\n"));
+            for hit in found {
+                text.push_str(&format!("  - {}: {}\n", hit.name, summary(hit.description)));
+            }
+        }
+        text.push_str("(More for one step: search it alone with \"skip_found\": true.)\n");
     }
     text.pop();
     text
@@ -140,6 +165,7 @@ mod tests {
             description: "Create an event.\n\nLonger text.",
             score: 1.0,
             index: 0,
+            step: 0,
         };
         assert_eq!(
             found_text("calendar", &[hit]),
@@ -147,5 +173,31 @@ mod tests {
         );
         assert!(found_text("nothing", &[]).starts_with("No tool matches"));
         assert_eq!(summary(&"x".repeat(400)).chars().count(), SUMMARY_CHARS + 1);
+    }
+
+    #[test]
+    fn the_answer_to_several_steps_lists_each_steps_tools_under_it() {
+        let hit = |name, step| SearchHit {
+            name,
+            description: name,
+            score: 1.0,
+            index: step,
+            step,
+        };
+        let text = found_text(
+            "read mail; save file",
+            &[
+                hit("read_mail", 0),
+                hit("write_file", 1),
+                hit("list_mail", 0),
+            ],
+        );
+        assert_eq!(
+            text,
+            "Found 3 tools for \"read mail; save file\"; call them from your next turn on:\n\
+             read mail:\n  - read_mail: read_mail\n  - list_mail: list_mail\n\
+             save file:\n  - write_file: write_file\n\
+             (More for one step: search it alone with \"skip_found\": true.)"
+        );
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::exposure::ToolExposure;
 use super::fast_path::TypedCall;
-use super::metadata::ToolMetadata;
+use super::metadata::{ToolGroup, ToolMetadata};
 use super::options::ToolOptions;
 use crate::content::Content;
 use crate::context::{ActivationContext, ToolContext};
@@ -84,6 +84,14 @@ pub trait Tool: Send + Sync {
     /// Machine-readable origin and version, for introspection.
     fn metadata(&self) -> ToolMetadata {
         ToolMetadata::new(self.name(), self.description())
+    }
+
+    /// The group the tool belongs to, if any: an MCP import's server (named by the client's
+    /// prefix, else the server's name; described as the server describes itself), a
+    /// [`Toolset::group`](crate::Toolset::group). Tool search reads the group's name and
+    /// description as context for the tool. Read once, at registration. Default: none.
+    fn group(&self) -> Option<ToolGroup> {
+        None
     }
 
     /// Who may see the tool; see [`ToolExposure`].

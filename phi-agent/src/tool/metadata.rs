@@ -18,6 +18,33 @@ pub struct ToolMetadata {
     pub requirements: Vec<String>,
 }
 
+/// A group of tools that belong together (one MCP server's, one toolset's), named and described
+/// once for all of them ([`Tool::group`](super::Tool::group)): tool search reads its name and
+/// description as context for each of its tools.
+///
+/// ```
+/// use phi_agent::ToolGroup;
+/// let group = ToolGroup::new("amap", "Maps of China: geocoding, routes, places and weather.");
+/// assert_eq!(group.name, "amap");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct ToolGroup {
+    /// The group's name (a server's name, a toolset's prefix).
+    pub name: String,
+    /// What its tools are for, in a sentence or two (may be empty).
+    pub description: String,
+}
+
+impl ToolGroup {
+    /// A group named `name`, described by `description`.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+}
+
 impl ToolMetadata {
     /// The metadata of a tool written by hand: origin `custom`, version `unknown`, no
     /// requirements. This is what [`Tool::metadata`](super::Tool::metadata) returns unless a tool says more; set the

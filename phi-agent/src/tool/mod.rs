@@ -16,7 +16,7 @@ pub use approval::{ApprovalRule, ToolApproval};
 pub use contract::{FastPath, Tool};
 pub use exposure::{ToolCallers, ToolExposure};
 pub use fast_path::TypedCall;
-pub use metadata::{ToolAnnotations, ToolMetadata};
+pub use metadata::{ToolAnnotations, ToolGroup, ToolMetadata};
 pub use options::ToolOptions;
 pub use static_text::static_text;
 pub use task::TaskSupport;

@@ -96,6 +96,39 @@ impl Toolset {
         self
     }
 
+    /// Every tool put in one [`ToolGroup`](crate::ToolGroup) named `name` and described by
+    /// `description` (replacing any group of their own): tool search reads both as context for
+    /// each of the tools ("create an issue on GitHub" finds `gh_create_issue` when the group is
+    /// named `github`). Often with [`prefix`](Self::prefix).
+    ///
+    /// ```
+    /// use phi_agent::{Tool, Toolset};
+    /// # use phi_agent::{AgentResult, Content, ToolContext};
+    /// # use serde_json::{json, Value};
+    /// # struct Search;
+    /// # #[async_trait::async_trait]
+    /// # impl Tool for Search {
+    /// #     fn name(&self) -> &'static str { "search" }
+    /// #     fn description(&self) -> &'static str { "Search the pages." }
+    /// #     fn schema(&self) -> Value { json!({"type": "object"}) }
+    /// #     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> { Ok(vec![]) }
+    /// # }
+    /// let tools = Toolset::new()
+    ///     .with_tool(Search)
+    ///     .prefix("wiki")
+    ///     .group("wiki", "The team's wiki: design notes and runbooks.")
+    ///     .into_tools();
+    /// let group = tools[0].group().unwrap();
+    /// assert_eq!((tools[0].name(), group.name.as_str()), ("wiki_search", "wiki"));
+    /// ```
+    pub fn group(mut self, name: &str, description: &str) -> Self {
+        let group = crate::tool::ToolGroup::new(name, description);
+        for entry in &mut self.entries {
+            entry.group = Some(group.clone());
+        }
+        self
+    }
+
     /// The tool now named `from` renamed `to`. An error when no tool of the toolset is named
     /// `from`, so that a misspelt rename is not silently ignored; whether `to` is a valid and
     /// unique name is checked at registration, as for any tool.

@@ -60,6 +60,8 @@ pub(super) struct Entry {
     pub(super) approval: ApprovalPolicy,
     pub(super) max_result: Option<usize>,
     pub(super) callers: Option<ToolCallers>,
+    /// The group [`Toolset::group`](super::Toolset::group) puts the tool in, over its own.
+    pub(super) group: Option<crate::tool::ToolGroup>,
 }
 
 impl Entry {
@@ -71,6 +73,7 @@ impl Entry {
             approval: ApprovalPolicy::Tools,
             max_result: None,
             callers: None,
+            group: None,
         }
     }
 
@@ -83,6 +86,7 @@ impl Entry {
             || self.exposure.is_some()
             || self.max_result.is_some()
             || self.callers.is_some()
+            || self.group.is_some()
             || !matches!(self.approval, ApprovalPolicy::Tools)
     }
 
@@ -166,6 +170,10 @@ impl Tool for Wrapped {
             name: self.entry.name.to_string(),
             ..self.entry.tool.metadata()
         }
+    }
+
+    fn group(&self) -> Option<crate::tool::ToolGroup> {
+        self.entry.group.clone().or_else(|| self.entry.tool.group())
     }
 
     fn exposure(&self) -> ToolExposure {

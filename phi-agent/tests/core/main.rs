@@ -35,6 +35,8 @@ mod talk_back;
 mod telemetry;
 mod tool_search;
 mod tool_search_embed;
+mod tool_search_groups;
+mod tool_search_steps;
 mod toolsets;
 mod typed_answer;
 mod typed_pause;

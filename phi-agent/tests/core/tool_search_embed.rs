@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::{
-    Embedder, EmbeddingCache, HybridConfig, HybridIndex, SemanticIndex, ToolIndex,
+    Embedder, EmbeddingCache, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch, ToolIndex,
 };
 use phi_agent::{AgentError, AgentResult, Content, Tool, ToolContext, ToolExposure};
 use serde_json::{Value, json};
@@ -183,15 +183,10 @@ async fn the_embedding_cache_survives_a_restart_and_drops_a_changed_tool() {
 async fn the_hybrid_ranking_finds_what_the_words_miss() {
     let registry = registry("Sends a transaction to the recipient.");
     let embedder = Arc::new(Concepts::default());
-    let mut cache = EmbeddingCache::in_memory();
-    let index = HybridIndex::build(
-        &registry,
-        embedder.clone(),
-        &mut cache,
-        HybridConfig::default(),
-    )
-    .await
-    .unwrap();
+    let index = SemanticSearch::new(embedder.clone())
+        .build_index(&registry)
+        .await
+        .unwrap();
 
     let query = "settle what I owe";
     let lexical = ToolIndex::build(&registry);
@@ -220,6 +215,28 @@ async fn the_hybrid_ranking_finds_what_the_words_miss() {
         .await
         .unwrap();
     assert!(hits.iter().all(|hit| hit.name != "send_money"));
+}
+
+/// A query of several steps through the hybrid index: each step embedded (one call for all of
+/// them), each step's best first, taking turns.
+#[tokio::test]
+async fn the_hybrid_searches_a_querys_steps_in_turn() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let embedder = Arc::new(Concepts::default());
+    let index = SemanticSearch::new(embedder.clone())
+        .build_index(&registry)
+        .await
+        .unwrap();
+    embedder.embedded();
+    embedder.calls.store(0, Ordering::SeqCst);
+    let hits = index
+        .search("settle what I owe; will there be rain", 2)
+        .await
+        .unwrap();
+    let found: Vec<(&str, usize)> = hits.iter().map(|hit| (hit.name, hit.step)).collect();
+    assert_eq!(found, [("send_money", 0), ("get_weather", 1)]);
+    assert_eq!(embedder.embedded(), 2, "one vector per step");
+    assert_eq!(embedder.calls.load(Ordering::SeqCst), 1, "in one call");
 }
 
 /// A model that knows only `concepts` (one dimension each, as [`Concepts`]), counting the texts
@@ -264,8 +281,8 @@ async fn a_second_model_adds_its_ranking() {
         embedded: AtomicUsize::new(0),
     });
     let mut cache = EmbeddingCache::in_memory();
-    let config = HybridConfig::three_rankings();
-    let one = HybridIndex::build(&registry, first.clone(), &mut cache, config)
+    let alone = SemanticSearch::new(first.clone()).with_config(HybridConfig::three_rankings());
+    let one = HybridIndex::build(&registry, &alone, &mut cache)
         .await
         .unwrap();
     let query = "settle what I owe";
@@ -273,12 +290,13 @@ async fn a_second_model_adds_its_ranking() {
     assert!(one.search(query, 3).await.unwrap().is_empty());
     assert!(one.second().is_none());
 
-    let both = HybridIndex::build(&registry, first.clone(), &mut cache, config)
-        .await
-        .unwrap()
-        .with_second(&registry, second.clone(), &mut cache)
+    let setting = SemanticSearch::new(first.clone()).with_second(second.clone());
+    // Two models and no fusion set: the one tuned for two, not the one-model default.
+    assert_eq!(setting.fusion(), HybridConfig::three_rankings());
+    let both = HybridIndex::build(&registry, &setting, &mut cache)
         .await
         .unwrap();
+    assert_eq!(both.config(), HybridConfig::three_rankings());
     assert_eq!(both.second().map(SemanticIndex::len), Some(4));
     // One cache holds both models' vectors, apart (the key names the model).
     assert_eq!(cache.len(), 8);
@@ -302,6 +320,60 @@ async fn a_second_model_adds_its_ranking() {
     assert_eq!(hits.first().map(|hit| hit.index), Some(0), "{hits:?}");
     let hits = both.fuse_both(query, &vector, Some(&money), 3, |index| index != 0);
     assert!(hits.iter().all(|hit| hit.index != 0), "{hits:?}");
+}
+
+/// One cache file shared by two settings (one model, then another) keeps both models' vectors:
+/// saving prunes the gone tools of the models used, never another model's vectors.
+#[tokio::test]
+async fn a_shared_cache_file_keeps_every_models_vectors() {
+    let path = scratch_path("two-models");
+    let original = registry("Sends a transaction to the recipient.");
+    let knows = |name| {
+        Arc::new(Knows {
+            name,
+            concepts: CONCEPTS,
+            embedded: AtomicUsize::new(0),
+        })
+    };
+    let (first, second) = (knows("first"), knows("second"));
+    for model in [&first, &second] {
+        SemanticSearch::new(model.clone())
+            .with_cache_file(&path)
+            .build_index(&original)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        EmbeddingCache::open(&path).unwrap().len(),
+        8,
+        "4 tools × 2 models"
+    );
+    // The first model again: every vector from the file, the second model's still kept.
+    first.embedded.store(0, Ordering::SeqCst);
+    SemanticSearch::new(first.clone())
+        .with_cache_file(&path)
+        .build_index(&original)
+        .await
+        .unwrap();
+    assert_eq!(first.embedded.load(Ordering::SeqCst), 0);
+    assert_eq!(EmbeddingCache::open(&path).unwrap().len(), 8);
+    // A tool changed, seen by the first model only: its old vector of that model goes, the
+    // second model's old one stays until that model is used again.
+    let changed = registry("Sends money to the recipient's bank account.");
+    SemanticSearch::new(first.clone())
+        .with_cache_file(&path)
+        .build_index(&changed)
+        .await
+        .unwrap();
+    assert_eq!(first.embedded.load(Ordering::SeqCst), 1);
+    assert_eq!(EmbeddingCache::open(&path).unwrap().len(), 8);
+    SemanticSearch::new(second.clone())
+        .with_cache_file(&path)
+        .build_index(&changed)
+        .await
+        .unwrap();
+    assert_eq!(EmbeddingCache::open(&path).unwrap().len(), 8);
+    std::fs::remove_file(&path).unwrap();
 }
 
 /// An embedder that answers with the wrong number of vectors.

@@ -73,6 +73,15 @@ async fn our_client_uses_the_example_servers_tools_through_a_registry() {
     );
     let calculator = &client.tools()[0];
     assert_eq!(calculator.metadata().origin, "mcp:example");
+    // The server as the tools' group, searched as their context: named as the client names the
+    // server, described by the first paragraph of its instructions.
+    assert_eq!(
+        calculator.group(),
+        Some(phi_agent::ToolGroup::new(
+            "example",
+            "Arithmetic, weather reports and a row importer: phi-agent's example server."
+        ))
+    );
     assert_eq!(calculator.options().annotations.read_only, Some(true));
     assert_eq!(calculator.schema()["required"], json!(["a", "b", "op"]));
     assert!(client.tools()[1].options().output_schema.is_some());

@@ -130,7 +130,20 @@ async fn search_in(
             return (result, None);
         }
     };
-    let accept = |index| active.is_discoverable(index);
+    // With `skip_found`, the tools earlier searches found are left out (a mask: the found list
+    // is read once, not once per candidate).
+    let mut found_before = Vec::new();
+    if arguments.skip_found {
+        for &index in active.found() {
+            if found_before.len() <= index {
+                found_before.resize(index + 1, false);
+            }
+            found_before[index] = true;
+        }
+    }
+    let accept = |index: usize| {
+        active.is_discoverable(index) && !found_before.get(index).copied().unwrap_or(false)
+    };
     let (query, limit) = (&arguments.query, arguments.limit());
     let hits = match agent.hybrid_index().await {
         Some(index) => match index.search_where(query, limit, accept).await {

@@ -191,15 +191,18 @@ impl AnthropicClient {
                 } else {
                     &server[..1]
                 };
-                Some(
-                    self.native
-                        .get(&request.tools, &request.deferred_tools, convert, extra),
-                )
+                Some(self.native.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    convert,
+                    extra,
+                    false,
+                ))
             } else if self.code_execution {
                 // The code-execution tool after the shown tools, none deferred.
                 Some(
                     self.native
-                        .get(&request.tools, no_tools(), convert, &server[1..]),
+                        .get(&request.tools, no_tools(), convert, &server[1..], false),
                 )
             } else {
                 (!request.tools.is_empty()).then(|| {

@@ -209,15 +209,21 @@ impl ResponsesClient {
                 } else {
                     &SERVER_TOOLS[..1]
                 };
-                Some(
-                    self.deferred
-                        .get(&request.tools, &request.deferred_tools, convert, extra),
-                )
+                Some(self.deferred.get(
+                    &request.tools,
+                    &request.deferred_tools,
+                    convert,
+                    extra,
+                    true,
+                ))
             } else if self.programmatic {
-                Some(
-                    self.deferred
-                        .get(&request.tools, no_tools(), convert, &SERVER_TOOLS[1..]),
-                )
+                Some(self.deferred.get(
+                    &request.tools,
+                    no_tools(),
+                    convert,
+                    &SERVER_TOOLS[1..],
+                    true,
+                ))
             } else {
                 (!request.tools.is_empty()).then(|| {
                     self.tools

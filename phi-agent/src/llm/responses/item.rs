@@ -59,6 +59,15 @@ pub(super) enum Item<'a> {
         /// goes back as it came.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         caller: Option<Value>,
+        /// The namespace of the function called, when it is in one (a tool group sent as a
+        /// `namespace`); it goes back with the call.
+        #[serde(
+            default,
+            borrow,
+            deserialize_with = "lenient::text",
+            skip_serializing_if = "Option::is_none"
+        )]
+        namespace: Option<Cow<'a, str>>,
     },
     /// A call's result, in a request.
     #[serde(rename = "function_call_output")]
@@ -177,6 +186,9 @@ pub(super) struct Kept {
     /// Who made the call, when a program did: `{"type": "program", "caller_id": ..}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) caller: Option<Value>,
+    /// The namespace of the function called, when it is in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) namespace: Option<String>,
 }
 
 impl Kept {

@@ -121,6 +121,7 @@ pub(super) fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<Ll
                 arguments,
                 id,
                 caller,
+                namespace,
             } => {
                 let (Some(call_id), Some(name)) = (call_id, name) else {
                     return Err(invalid(format!(
@@ -134,7 +135,8 @@ pub(super) fn read_reply(body: WireResponse<'_>, stored: bool) -> AgentResult<Ll
                 };
                 let call = ToolCall::new(call_id, name, arguments);
                 let caller = caller.filter(|caller| caller["type"] != "direct");
-                tool_calls.push(kept.attach(call, id, caller));
+                let namespace = namespace.map(Cow::into_owned);
+                tool_calls.push(kept.attach(call, id, caller, namespace));
             }
             Item::Program => kept.keep(raw, true),
             Item::Reasoning { encrypted_content } => {
@@ -267,6 +269,7 @@ impl CallState {
         call: ToolCall,
         item_id: Option<Value>,
         caller: Option<Value>,
+        namespace: Option<String>,
     ) -> ToolCall {
         let items = std::mem::take(&mut self.items);
         // The call's id pairs it with the reasoning just before it; a program item needs none.
@@ -276,8 +279,13 @@ impl CallState {
             items,
             response_id: self.response_id.clone(),
             caller,
+            namespace,
         };
-        if kept.items.is_empty() && kept.response_id.is_none() && kept.caller.is_none() {
+        if kept.items.is_empty()
+            && kept.response_id.is_none()
+            && kept.caller.is_none()
+            && kept.namespace.is_none()
+        {
             return call;
         }
         call.with_provider_state(kept.into_state())

@@ -51,7 +51,8 @@ pub(super) struct TextFormat<'a> {
 #[serde(untagged)]
 pub(super) enum InputItem<'a> {
     Message(RoleMessage<'a>),
-    Item(Item<'a>),
+    /// Boxed: a call item is several times the size of the others.
+    Item(Box<Item<'a>>),
     /// An item an earlier reply left in a call's or a search's state. A `Value`: reasoning
     /// (`encrypted_content`), programs and searches go back exactly as they came.
     Kept(Value),
@@ -116,14 +117,14 @@ pub(super) fn input(messages: &[Message], stored: bool) -> Vec<InputItem<'_>> {
                 content,
                 is_error,
                 ..
-            } => input.push(InputItem::Item(Item::FunctionCallOutput {
+            } => input.push(InputItem::Item(Box::new(Item::FunctionCallOutput {
                 call_id: Some(Cow::Borrowed(tool_call_id)),
                 output: Some(Cow::Owned(tool_result_text(content, *is_error))),
                 caller: callers
                     .iter()
                     .find(|(id, _)| id == tool_call_id)
                     .map(|(_, caller)| caller.clone()),
-            })),
+            }))),
         }
     }
     input
@@ -175,7 +176,7 @@ fn push_call<'a>(input: &mut Vec<InputItem<'a>>, call: &'a ToolCall) -> Option<V
     let kept = Kept::of(call.provider_state.get(STATE_KEY));
     let paired = !kept.items.is_empty();
     input.extend(kept.items.into_iter().map(InputItem::Kept));
-    input.push(InputItem::Item(Item::FunctionCall {
+    input.push(InputItem::Item(Box::new(Item::FunctionCall {
         call_id: Some(Cow::Borrowed(&call.id)),
         name: Some(Cow::Borrowed(&call.name)),
         arguments: Some(Value::String(replayed_arguments(call))),
@@ -183,6 +184,7 @@ fn push_call<'a>(input: &mut Vec<InputItem<'a>>, call: &'a ToolCall) -> Option<V
         // names an item the server never kept.
         id: kept.id.filter(|_| paired),
         caller: kept.caller.clone(),
-    }));
+        namespace: kept.namespace.map(Cow::Owned),
+    })));
     kept.caller
 }

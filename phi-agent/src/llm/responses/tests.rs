@@ -349,6 +349,69 @@ fn native_tool_search_sends_the_search_tool_and_deferred_functions() {
     );
 }
 
+/// A tool group (an MCP server's, a toolset's) goes out as one `namespace` with its
+/// description, its functions deferred inside it; a call of one of them comes back with its
+/// namespace, which goes back with the call.
+#[test]
+fn grouped_deferred_tools_go_out_as_one_namespace_and_calls_keep_it() {
+    use crate::ToolGroup;
+    let spec = |name: &'static str| {
+        ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+    };
+    let crm = ToolGroup::new("crm", "Customers and their orders.");
+    let client = ResponsesClient::new("k", "gpt-5.4")
+        .unwrap()
+        .with_native_tool_search(true);
+    let request = LlmRequest {
+        tools: Arc::from(vec![spec("shown")]),
+        deferred_tools: Arc::from(vec![
+            spec("crm_orders").with_group(crm.clone()),
+            spec("alone"),
+            spec("crm_customer").with_group(crm.clone()),
+            spec("wiki_find").with_group(ToolGroup::new("team wiki", "")),
+        ]),
+        ..Default::default()
+    };
+    let body = client.request_body(&request);
+    let deferred = |name| {
+        let mut tool = definition::openai_responses(&spec(name));
+        tool["defer_loading"] = true.into();
+        tool
+    };
+    assert_eq!(
+        body["tools"],
+        json!([
+            definition::openai_responses(&spec("shown")),
+            {"type": "tool_search"},
+            {"type": "namespace", "name": "crm", "description": "Customers and their orders.",
+             "tools": [deferred("crm_orders"), deferred("crm_customer")]},
+            deferred("alone"),
+            {"type": "namespace", "name": "team_wiki", "description": "team wiki",
+             "tools": [deferred("wiki_find")]},
+        ])
+    );
+
+    let reply = parse_response(&json!({
+        "id": "resp_1", "status": "completed",
+        "output": [{"type": "function_call", "call_id": "c1", "name": "crm_orders", "namespace": "crm", "arguments": "{}"}]
+    }))
+    .unwrap();
+    assert_eq!(reply.tool_calls[0].name, "crm_orders");
+    let input = client.request_body(&LlmRequest {
+        messages: vec![
+            Message::user("orders?"),
+            Message::Assistant {
+                text: String::new(),
+                tool_calls: reply.tool_calls.clone(),
+            },
+        ],
+        ..Default::default()
+    })["input"]
+        .clone();
+    assert_eq!(input[1]["type"], "function_call");
+    assert_eq!(input[1]["namespace"], "crm", "{input}");
+}
+
 #[test]
 fn tool_search_items_are_read_and_sent_back_as_they_came() {
     let body = json!({

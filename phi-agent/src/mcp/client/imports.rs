@@ -6,11 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use futures_util::future::BoxFuture;
-use rmcp::RoleClient;
 use rmcp::model::Tool as McpToolDef;
-use rmcp::service::Peer;
 use tokio::sync::broadcast;
 
+use super::about::{ServerAbout, server_about};
 use super::connect::ToolListFollower;
 use super::connection::Connection;
 use super::names::ProviderSafeNames;
@@ -84,7 +83,7 @@ impl Imports {
     pub(super) fn import(
         &self,
         definitions: Vec<McpToolDef>,
-        version: Option<String>,
+        about: ServerAbout,
     ) -> AgentResult<()> {
         let connection = &self.connection;
         let names = ProviderSafeNames::with_prefix(
@@ -103,7 +102,7 @@ impl Imports {
                     definition,
                     local,
                     connection,
-                    version.clone(),
+                    &about,
                     &connection.options,
                 ))
             })
@@ -134,7 +133,7 @@ impl Imports {
             self.connection
                 .error(format!("listing the server's tools again failed: {e}"))
         })?;
-        let version = server_version(&peer);
+        let about = server_about(&peer);
         let listed: HashSet<&str> = definitions.iter().map(|tool| tool.name.as_ref()).collect();
         let mut change = McpToolsChanged::default();
         let mut set = self.set();
@@ -159,7 +158,7 @@ impl Imports {
                 definition,
                 local,
                 &self.connection,
-                version.clone(),
+                &about,
                 &self.connection.options,
             );
             set.tools.push(Arc::new(tool));
@@ -223,10 +222,4 @@ impl ToolSource for LiveTools {
             let _ = imports.changes.send(change);
         }
     }
-}
-
-/// The version the server announced, if any.
-pub(super) fn server_version(peer: &Peer<RoleClient>) -> Option<String> {
-    peer.peer_info()
-        .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
 }

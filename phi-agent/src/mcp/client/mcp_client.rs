@@ -5,11 +5,12 @@ use std::sync::{Arc, Weak};
 use tokio::process::Command;
 use tokio::sync::broadcast;
 
+use super::about::server_about;
 use super::connect::{Connector, StdioSpec, ToolListFollower};
 use super::connection::Connection;
 #[cfg(feature = "mcp-http-client")]
 use super::http::{self, McpHttpOptions};
-use super::imports::{Imports, McpToolsChanged, server_version};
+use super::imports::{Imports, McpToolsChanged};
 use super::names::ProviderSafeNames;
 use super::options::McpClientOptions;
 use super::tool::McpTool;
@@ -119,7 +120,7 @@ impl McpClient {
         let follower: Weak<dyn ToolListFollower> = Arc::downgrade(&imports) as _;
         let _ = connection.handler.follower.set(follower);
         let (link, definitions) = connection.open(first).await?;
-        imports.import(definitions, server_version(link.service.peer()))?;
+        imports.import(definitions, server_about(link.service.peer()))?;
         connection.follow(link.service.peer().clone());
         *connection.link.write().await = Some(link);
         Ok(Self { imports })

@@ -6,6 +6,7 @@
 //! through [`talk`]; each remote tool is an [`McpTool`]. Over HTTP, [`oauth`] configures OAuth 2.1
 //! and [`authorization`] runs it, with the machine grants of [`machine`].
 
+mod about;
 #[cfg(feature = "mcp-http-client")]
 mod authorization;
 mod connect;

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 
+use super::about::ServerAbout;
 use super::connect::chain;
 use super::connection::Connection as Inner;
 use super::options::McpClientOptions;
@@ -23,7 +24,8 @@ use crate::context::ToolContext;
 use crate::error::{AgentError, AgentResult};
 use crate::mcp::convert;
 use crate::tool::{
-    FastPath, Tool, ToolAnnotations, ToolApproval, ToolMetadata, ToolOptions, static_text,
+    FastPath, Tool, ToolAnnotations, ToolApproval, ToolGroup, ToolMetadata, ToolOptions,
+    static_text,
 };
 
 /// One tool of an MCP server, callable like any other [`Tool`].
@@ -44,6 +46,8 @@ pub struct McpTool {
     needs_approval: bool,
     server: Arc<str>,
     version: Option<String>,
+    /// The server as a group: searched as context for each of its tools.
+    group: ToolGroup,
     transport: &'static str,
     owner: Weak<Inner>,
     /// Whether the server still lists the tool (see `McpClient`'s docs on `tools/list_changed`).
@@ -58,7 +62,7 @@ impl McpTool {
         definition: McpToolDef,
         local_name: String,
         inner: &Arc<Inner>,
-        version: Option<String>,
+        about: &ServerAbout,
         options: &McpClientOptions,
     ) -> Self {
         let annotations = convert::annotations_from_mcp(definition.annotations.as_ref());
@@ -86,7 +90,12 @@ impl McpTool {
             needs_approval: needs_approval(&annotations, options.unannotated_needs_approval),
             annotations,
             server: inner.server.clone(),
-            version,
+            version: about.version.clone(),
+            // The group is named as the model sees the server's tools: by their prefix, if any.
+            group: ToolGroup::new(
+                options.name_prefix.as_deref().unwrap_or(&inner.server),
+                about.description.as_str(),
+            ),
             transport: inner.connector.kind(),
             owner: Arc::downgrade(inner),
             available: AtomicBool::new(true),
@@ -367,6 +376,10 @@ impl Tool for McpTool {
             metadata.version = version.clone();
         }
         metadata
+    }
+
+    fn group(&self) -> Option<ToolGroup> {
+        Some(self.group.clone())
     }
 
     /// The server's hints and output schema; approval from the hints, read once when the tools

@@ -1,13 +1,25 @@
-//! Tool vectors kept on disk between runs, keyed by a hash of the model and the tool's text: a
-//! tool whose text changes gets a new key, so its old vector is never used again.
+//! Tool vectors kept on disk between runs, keyed by a hash of the model and one of the tool's text:
+//! a tool whose text changes gets a new key, so its old vector is never used again. One file holds
+//! the vectors of every model that used it: saving prunes only the models used since opening.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The first bytes of a cache file: the format and its version.
-const MAGIC: &[u8] = b"phi-agent embeddings 1\n";
+const MAGIC: &[u8] = b"phi-agent embeddings 2\n";
+
+/// Version 1's first bytes: its keys do not say their model, so its vectors cannot be kept apart
+/// by model; such a file is read as empty (its vectors are computed again) and replaced on save.
+const MAGIC_1: &[u8] = b"phi-agent embeddings 1\n";
+
+/// Where one vector is kept: a hash of the model's name and one of the text it embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Key {
+    model: u64,
+    text: u64,
+}
 
 /// Vectors by key, loaded from and saved to one file.
 ///
@@ -21,10 +33,11 @@ const MAGIC: &[u8] = b"phi-agent embeddings 1\n";
 #[derive(Debug, Default)]
 pub struct EmbeddingCache {
     path: Option<PathBuf>,
-    vectors: HashMap<u64, Vec<f32>>,
-    /// Keys looked up or stored since opening: [`save`](Self::save) keeps only these, so the
-    /// vectors of tools that are gone do not pile up.
-    used: std::collections::HashSet<u64>,
+    vectors: HashMap<Key, Vec<f32>>,
+    /// Keys looked up or stored since opening: of the models used since then,
+    /// [`save`](Self::save) keeps only these, so the vectors of tools that are gone do not pile
+    /// up. The vectors of a model not used since opening (another agent's setting) are all kept.
+    used: HashSet<Key>,
 }
 
 impl EmbeddingCache {
@@ -58,21 +71,25 @@ impl EmbeddingCache {
         })
     }
 
-    /// Writes the vectors used since opening to the file it was opened from (through a
-    /// temporary file renamed over it, so a crash never leaves half a cache). A cache held in
-    /// memory has nothing to do.
+    /// Writes to the file it was opened from (through a temporary file renamed over it, so a
+    /// crash never leaves half a cache): of each model used since opening, the vectors used;
+    /// of every other model, all its vectors. A cache held in memory has nothing to do.
     pub fn save(&self) -> io::Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let mut bytes = MAGIC.to_vec();
-        let mut keys: Vec<&u64> = self.used.iter().collect();
+        let models: HashSet<u64> = self.used.iter().map(|key| key.model).collect();
+        let mut keys: Vec<&Key> = self
+            .vectors
+            .keys()
+            .filter(|key| self.used.contains(key) || !models.contains(&key.model))
+            .collect();
         keys.sort();
+        let mut bytes = MAGIC.to_vec();
         for key in keys {
-            let Some(vector) = self.vectors.get(key) else {
-                continue;
-            };
-            bytes.extend_from_slice(&key.to_le_bytes());
+            let vector = &self.vectors[key];
+            bytes.extend_from_slice(&key.model.to_le_bytes());
+            bytes.extend_from_slice(&key.text.to_le_bytes());
             bytes.extend_from_slice(&(vector.len() as u32).to_le_bytes());
             for value in vector {
                 bytes.extend_from_slice(&value.to_le_bytes());
@@ -95,34 +112,46 @@ impl EmbeddingCache {
         self.vectors.is_empty()
     }
 
-    pub(super) fn get(&mut self, key: u64) -> Option<&[f32]> {
+    pub(super) fn get(&mut self, key: Key) -> Option<&[f32]> {
         let vector = self.vectors.get(&key)?;
         self.used.insert(key);
         Some(vector)
     }
 
-    pub(super) fn insert(&mut self, key: u64, vector: Vec<f32>) {
+    pub(super) fn insert(&mut self, key: Key, vector: Vec<f32>) {
         self.used.insert(key);
         self.vectors.insert(key, vector);
     }
 }
 
-/// The key of `text` embedded by `model`: 64-bit FNV-1a over both, which is stable across
-/// builds and platforms (std's hasher is not promised to be).
-pub(super) fn key(model: &str, text: &str) -> u64 {
+/// The key of `text` embedded by `model`.
+pub(super) fn key(model: &str, text: &str) -> Key {
+    Key {
+        model: fnv1a(model.as_bytes()),
+        text: fnv1a(text.as_bytes()),
+    }
+}
+
+/// 64-bit FNV-1a, which is stable across builds and platforms (std's hasher is not promised to
+/// be).
+fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in model.bytes().chain([0]).chain(text.bytes()) {
+    for &byte in bytes {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<u64, Vec<f32>>> {
+fn decode(bytes: &[u8]) -> Option<HashMap<Key, Vec<f32>>> {
+    if bytes.starts_with(MAGIC_1) {
+        return Some(HashMap::new());
+    }
     let mut rest = bytes.strip_prefix(MAGIC)?;
     let mut vectors = HashMap::new();
     while !rest.is_empty() {
-        let (key, tail) = rest.split_first_chunk::<8>()?;
+        let (model, tail) = rest.split_first_chunk::<8>()?;
+        let (text, tail) = tail.split_first_chunk::<8>()?;
         let (length, tail) = tail.split_first_chunk::<4>()?;
         let length = u32::from_le_bytes(*length) as usize;
         let size = length.checked_mul(4)?;
@@ -134,7 +163,11 @@ fn decode(bytes: &[u8]) -> Option<HashMap<u64, Vec<f32>>> {
             .chunks_exact(4)
             .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
             .collect();
-        vectors.insert(u64::from_le_bytes(*key), vector);
+        let key = Key {
+            model: u64::from_le_bytes(*model),
+            text: u64::from_le_bytes(*text),
+        };
+        vectors.insert(key, vector);
         rest = tail;
     }
     Some(vectors)
@@ -149,15 +182,16 @@ mod tests {
         assert_ne!(key("a", "text"), key("b", "text"));
         assert_ne!(key("a", "text"), key("a", "text!"));
         assert_eq!(key("a", "text"), key("a", "text"));
-        let mut cache = EmbeddingCache::in_memory();
-        cache.insert(7, vec![1.0, -2.5]);
         let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&3u64.to_le_bytes());
         bytes.extend_from_slice(&7u64.to_le_bytes());
         bytes.extend_from_slice(&2u32.to_le_bytes());
         bytes.extend_from_slice(&1.0f32.to_le_bytes());
         bytes.extend_from_slice(&(-2.5f32).to_le_bytes());
-        assert_eq!(decode(&bytes).unwrap()[&7], [1.0, -2.5]);
+        let seven = Key { model: 3, text: 7 };
+        assert_eq!(decode(&bytes).unwrap()[&seven], [1.0, -2.5]);
         assert!(decode(&bytes[..bytes.len() - 1]).is_none(), "cut short");
         assert!(decode(b"something else").is_none());
+        assert!(decode(b"phi-agent embeddings 1\n\x01").unwrap().is_empty());
     }
 }

@@ -6,139 +6,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Embedder, EmbeddingCache, SemanticIndex};
+use super::{Embedder, EmbeddingCache, Fusion, HybridConfig, SemanticIndex, SemanticSearch};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
-use crate::search::{SearchHit, ToolIndex};
-
-/// How a [`HybridIndex`] turns its two rankings into one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Fusion {
-    /// Each tool's lexical score divided by the best lexical score of the query, and its
-    /// cosine similarity divided by the best one, summed with the weights. Keeps how far apart
-    /// the candidates are, which ranks alone lose: on the held-out tuning parts it scored 0.792
-    /// mean recall@5 against reciprocal rank fusion's best 0.783.
-    #[default]
-    Scores,
-    /// Reciprocal rank fusion: `weight / (k + rank)` summed over the rankings that found a
-    /// tool ([`HybridConfig::rrf_k`]). Needs no scores, so it fuses rankings of any kind.
-    ReciprocalRank,
-}
-
-/// How a [`HybridIndex`] fuses its two rankings.
-///
-/// ```
-/// use phi_agent::search::{Fusion, HybridConfig};
-/// let config = HybridConfig::default()
-///     .with_fusion(Fusion::ReciprocalRank)
-///     .with_rrf_k(30.0)
-///     .with_semantic_weight(2.0);
-/// assert_eq!(config.candidates, 50);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub struct HybridConfig {
-    /// How the rankings are fused. Default: [`Fusion::Scores`].
-    pub fusion: Fusion,
-    /// Reciprocal rank fusion's constant (used by [`Fusion::ReciprocalRank`] only): higher
-    /// flattens the difference between ranks. Default: 60, the method's authors' value. On the
-    /// held-out tuning parts, with `phi-agent-embed`'s static model, the best reciprocal rank
-    /// fusion was k 1 with semantic weight 0.5 (mean recall@5 0.783), and k from 1 to 100
-    /// moved it by under 0.02; fusion by scores did better, so it is the default.
-    pub rrf_k: f32,
-    /// How deep each ranking is read before fusing. Default: 50.
-    pub candidates: usize,
-    /// Weight of the lexical ranking. Default: 1.
-    pub lexical_weight: f32,
-    /// Weight of the semantic ranking. Default: 0.43 (with [`Fusion::Scores`], lexical 0.7 to
-    /// semantic 0.3: the best of 0 to 0.6 in steps of 0.1 on the held-out tuning parts).
-    pub semantic_weight: f32,
-    /// Weight of the second semantic ranking, when the index has one
-    /// ([`HybridIndex::with_second`]). Default: 0.5, with `phi-agent-embed`'s static model second
-    /// to its sentence-transformer (see [`HybridConfig::three_rankings`]).
-    pub second_weight: f32,
-    /// Whether the tools a best fused result needs first join the results, each just below it:
-    /// the tool one of its parameters' docs names as the value's source (`` `dest_id` from
-    /// `searchDestination` ``), or the one whose name says what an identifier parameter
-    /// identifies (`find_artist` for `artistId`). The lexical ranking does the same with its own
-    /// results (see [`ToolIndex`]). Default: on. On the held-out tuning parts it raised mean
-    /// recall@5 from 0.748 to 0.794 with the static model, 0.773 to 0.806 with three rankings
-    /// and 0.756 to 0.789 with all-MiniLM-L6-v2, no set more than 0.003 lower.
-    pub producer_links: bool,
-}
-
-impl Default for HybridConfig {
-    fn default() -> Self {
-        Self {
-            fusion: Fusion::Scores,
-            rrf_k: 60.0,
-            candidates: 50,
-            lexical_weight: 1.0,
-            semantic_weight: 0.43,
-            second_weight: 0.5,
-            producer_links: true,
-        }
-    }
-}
-
-impl HybridConfig {
-    /// Sets [`fusion`](Self::fusion).
-    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
-        self.fusion = fusion;
-        self
-    }
-
-    /// Sets [`rrf_k`](Self::rrf_k).
-    pub fn with_rrf_k(mut self, rrf_k: f32) -> Self {
-        self.rrf_k = rrf_k;
-        self
-    }
-
-    /// Sets [`candidates`](Self::candidates).
-    pub fn with_candidates(mut self, candidates: usize) -> Self {
-        self.candidates = candidates;
-        self
-    }
-
-    /// Sets [`lexical_weight`](Self::lexical_weight).
-    pub fn with_lexical_weight(mut self, weight: f32) -> Self {
-        self.lexical_weight = weight;
-        self
-    }
-
-    /// Sets [`semantic_weight`](Self::semantic_weight).
-    pub fn with_semantic_weight(mut self, weight: f32) -> Self {
-        self.semantic_weight = weight;
-        self
-    }
-
-    /// Sets [`second_weight`](Self::second_weight).
-    pub fn with_second_weight(mut self, weight: f32) -> Self {
-        self.second_weight = weight;
-        self
-    }
-
-    /// Sets [`producer_links`](Self::producer_links).
-    pub fn with_producer_links(mut self, on: bool) -> Self {
-        self.producer_links = on;
-        self
-    }
-
-    /// The fusion chosen for three rankings (the words, a contextual model first, a static model
-    /// [second](HybridIndex::with_second)) on the held-out tuning parts, with `phi-agent-embed`'s
-    /// `SentenceEmbedder` (all-MiniLM-L6-v2) and `StaticEmbedder` (wordllama): reciprocal rank
-    /// fusion, k 10, 50 candidates each, weights 1 (lexical), 0.75 (first) and 0.5 (second).
-    /// Mean recall@5 over the four tuning parts 0.773, against 0.756 for the sentence-transformer
-    /// alone with the words and 0.742 for the static model alone with them.
-    pub fn three_rankings() -> Self {
-        Self::default()
-            .with_fusion(Fusion::ReciprocalRank)
-            .with_rrf_k(10.0)
-            .with_semantic_weight(0.75)
-            .with_second_weight(0.5)
-    }
-}
+use crate::search::{SearchHit, ToolIndex, interleave, steps};
 
 /// A linked tool's fused score against the result that links to it ([`HybridConfig::producer_links`]):
 /// just below it. Fused scores lie closer together than the lexical ranking's, so the lexical
@@ -148,8 +19,9 @@ impl HybridConfig {
 /// result and their order is the registration order's, so not 1.
 const FUSED_LINK_SHARE: f32 = 0.99;
 
-/// A [`ToolIndex`] and a [`SemanticIndex`] (or two, from two models: [`with_second`](Self::with_second))
-/// over the same tools, searched together.
+/// A [`ToolIndex`] and a [`SemanticIndex`] (or two, from two models:
+/// [`SemanticSearch::with_second`]) over the same tools, searched together. Built from a
+/// [`SemanticSearch`] setting: [`SemanticSearch::build_index`].
 pub struct HybridIndex {
     lexical: ToolIndex,
     semantic: SemanticIndex,
@@ -173,42 +45,36 @@ impl std::fmt::Debug for HybridIndex {
 }
 
 impl HybridIndex {
-    /// Indexes the Deferred tools of `registry` both ways; vectors missing from `cache` are
-    /// computed by `embedder` and stored there (see [`SemanticIndex::build`]).
+    /// Indexes the Deferred tools of `registry` both ways, as `search` says: its model (and its
+    /// second, if any), fused by [`SemanticSearch::fusion`]. Vectors missing from `cache` are
+    /// computed and stored there (see [`SemanticIndex::build`]); one cache holds both models'
+    /// vectors apart (its keys name the model).
+    /// [`SemanticSearch::build_index`] does the same with the setting's cache file.
     pub async fn build(
         registry: &ToolRegistry,
-        embedder: Arc<dyn Embedder>,
+        search: &SemanticSearch,
         cache: &mut EmbeddingCache,
-        config: HybridConfig,
     ) -> AgentResult<Self> {
-        let semantic = SemanticIndex::build(registry, embedder.as_ref(), cache).await?;
+        let semantic = SemanticIndex::build(registry, search.embedder.as_ref(), cache).await?;
+        let second = match &search.second {
+            Some(embedder) => Some((
+                SemanticIndex::build(registry, embedder.as_ref(), cache).await?,
+                embedder.clone(),
+            )),
+            None => None,
+        };
         Ok(Self {
             lexical: ToolIndex::for_fusion(registry),
             semantic,
-            embedder,
-            second: None,
-            config,
+            embedder: search.embedder.clone(),
+            second,
+            config: search.fusion(),
         })
     }
 
-    /// Adds a second semantic ranking, from `embedder`'s vectors of the same `registry`'s
-    /// Deferred tools (the cache may be the first model's: its keys name the model), fused with
-    /// [`HybridConfig::second_weight`]. Two models that miss different tools find more together:
-    /// on the held-out tuning parts the words, all-MiniLM-L6-v2 and a static model fused scored
-    /// 0.017 mean recall@5 above the words and all-MiniLM-L6-v2 alone
-    /// ([`HybridConfig::three_rankings`]).
-    pub async fn with_second(
-        mut self,
-        registry: &ToolRegistry,
-        embedder: Arc<dyn Embedder>,
-        cache: &mut EmbeddingCache,
-    ) -> AgentResult<Self> {
-        let semantic = SemanticIndex::build(registry, embedder.as_ref(), cache).await?;
-        self.second = Some((semantic, embedder));
-        Ok(self)
-    }
-
-    /// The `limit` tools that best match `query`, best first; the query is embedded first.
+    /// The `limit` tools that best match `query`, best first; the query is embedded first. A
+    /// query that lists several [`steps`](crate::search::steps) is searched step by step (each
+    /// step embedded, all in one call per model), the steps' results taking turns.
     pub async fn search(&self, query: &str, limit: usize) -> AgentResult<Vec<SearchHit>> {
         self.search_where(query, limit, |_| true).await
     }
@@ -220,12 +86,26 @@ impl HybridIndex {
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> AgentResult<Vec<SearchHit>> {
-        let vector = embed_query(self.embedder.as_ref(), query).await?;
+        let steps = steps(query);
+        let texts: &[&str] = if steps.len() == 1 { &[query] } else { &steps };
+        let vectors = embed_texts(self.embedder.as_ref(), texts).await?;
         let second = match &self.second {
-            Some((_, embedder)) => Some(embed_query(embedder.as_ref(), query).await?),
+            Some((_, embedder)) => Some(embed_texts(embedder.as_ref(), texts).await?),
             None => None,
         };
-        Ok(self.fuse_both(query, &vector, second.as_deref(), limit, accept))
+        let mut rankings: Vec<Vec<SearchHit>> = texts
+            .iter()
+            .zip(&vectors)
+            .enumerate()
+            .map(|(step, (text, vector))| {
+                let second = second.as_ref().map(|vectors| vectors[step].as_slice());
+                self.fuse_both(text, vector, second, limit, &accept)
+            })
+            .collect();
+        if rankings.len() == 1 {
+            return Ok(rankings.remove(0));
+        }
+        Ok(interleave(rankings, limit))
     }
 
     /// The fused ranking for `query` and its vector (the first model's; a second ranking, if
@@ -241,7 +121,7 @@ impl HybridIndex {
     }
 
     /// The fused ranking for `query`, its vector from the first model and, when the index has a
-    /// [second](Self::with_second) one, `second`: its vector from that model (`None` leaves the
+    /// [second](Self::second) one, `second`: its vector from that model (`None` leaves the
     /// second ranking out).
     pub fn fuse_both(
         &self,
@@ -310,6 +190,7 @@ impl HybridIndex {
                     description,
                     score,
                     index,
+                    step: 0,
                 })
             })
             .collect()
@@ -336,20 +217,86 @@ impl HybridIndex {
         &self.semantic
     }
 
-    /// The second semantic index, when there is one ([`with_second`](Self::with_second)).
+    /// The second semantic index, when there is one ([`SemanticSearch::with_second`]).
     pub fn second(&self) -> Option<&SemanticIndex> {
         self.second.as_ref().map(|(index, _)| index)
     }
 }
 
-/// `query`'s one vector from `embedder`.
-async fn embed_query(embedder: &dyn Embedder, query: &str) -> AgentResult<Vec<f32>> {
-    let mut vectors = embedder.embed(&[query]).await?;
-    if vectors.len() != 1 {
-        return Err(AgentError::InvalidResponse {
-            provider: "embedder",
-            message: format!("{} vectors for one query", vectors.len()),
-        });
+/// One vector per text from `embedder` (a query, or its steps), in batches of its size.
+async fn embed_texts(embedder: &dyn Embedder, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+    let mut all = Vec::with_capacity(texts.len());
+    for batch in texts.chunks(embedder.max_batch().max(1)) {
+        let vectors = embedder.embed(batch).await?;
+        if vectors.len() != batch.len() {
+            return Err(AgentError::InvalidResponse {
+                provider: "embedder",
+                message: format!("{} vectors for {} queries", vectors.len(), batch.len()),
+            });
+        }
+        all.extend(vectors);
     }
-    Ok(vectors.remove(0))
+    Ok(all)
+}
+
+impl SemanticSearch {
+    /// The hybrid index of `registry`'s Deferred tools, as an agent with this setting builds
+    /// it: vectors read from the [`cache_file`](Self::cache_file) where their tool's text is
+    /// unchanged, the others embedded, the file saved again (a file that cannot be written is
+    /// logged, not an error: the index stands without it). Fails when the file is not a cache,
+    /// or the embedder fails.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use phi_agent::registry::ToolRegistry;
+    /// use phi_agent::search::{Embedder, SemanticSearch};
+    /// # use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure};
+    /// # use serde_json::{json, Value};
+    /// # struct T(&'static str, &'static str);
+    /// # #[async_trait::async_trait]
+    /// # impl Tool for T {
+    /// #     fn name(&self) -> &'static str { self.0 }
+    /// #     fn description(&self) -> &'static str { self.1 }
+    /// #     fn schema(&self) -> Value { json!({"type": "object"}) }
+    /// #     fn exposure(&self) -> ToolExposure { ToolExposure::Deferred }
+    /// #     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> { Ok(vec![]) }
+    /// # }
+    /// /// Knows one thing: whether a text is about money.
+    /// struct Money;
+    ///
+    /// #[async_trait::async_trait]
+    /// impl Embedder for Money {
+    ///     fn model(&self) -> &str {
+    ///         "money-1"
+    ///     }
+    ///     async fn embed(&self, texts: &[&str]) -> AgentResult<Vec<Vec<f32>>> {
+    ///         let about = |t: &str| ["pay", "owe", "money"].iter().any(|w| t.contains(w));
+    ///         Ok(texts.iter().map(|t| vec![about(t) as u8 as f32, 1.0]).collect())
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> AgentResult<()> {
+    /// let mut registry = ToolRegistry::default();
+    /// registry.register(T("read_file", "Read a file from the disk."))?;
+    /// registry.register(T("send_money", "Pay someone from the account."))?;
+    /// let index = SemanticSearch::new(Arc::new(Money)).build_index(&registry).await?;
+    /// // No word of the query is in `send_money`'s text; the model knows what it is about.
+    /// let hits = index.search("settle what I owe", 1).await?;
+    /// assert_eq!(hits[0].name, "send_money");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn build_index(&self, registry: &ToolRegistry) -> AgentResult<HybridIndex> {
+        let mut cache = match &self.cache_file {
+            Some(path) => EmbeddingCache::open(path)
+                .map_err(|error| AgentError::Config(format!("tool embedding cache: {error}")))?,
+            None => EmbeddingCache::in_memory(),
+        };
+        let index = HybridIndex::build(registry, self, &mut cache).await?;
+        if let Err(error) = cache.save() {
+            tracing::warn!(%error, "tool embedding cache not saved");
+        }
+        Ok(index)
+    }
 }

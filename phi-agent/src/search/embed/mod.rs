@@ -9,6 +9,7 @@
 //! model would live in a crate of its own, so that the core build does not grow.
 
 mod cache;
+mod fusion;
 mod hybrid;
 mod semantic;
 mod setting;
@@ -18,7 +19,8 @@ use async_trait::async_trait;
 use crate::error::AgentResult;
 
 pub use cache::EmbeddingCache;
-pub use hybrid::{Fusion, HybridConfig, HybridIndex};
+pub use fusion::{Fusion, HybridConfig};
+pub use hybrid::HybridIndex;
 pub use semantic::SemanticIndex;
 pub use setting::SemanticSearch;
 
@@ -61,5 +63,13 @@ pub trait Embedder: Send + Sync {
     /// Most texts one [`embed`](Self::embed) call is given. Default: 64.
     fn max_batch(&self) -> usize {
         64
+    }
+
+    /// The fusion of this model's ranking with the words' when it is the only model of a
+    /// [`SemanticSearch`] (the one its figures were measured with). Default:
+    /// [`HybridConfig::static_model`]; `phi-agent-embed`'s `SentenceEmbedder` answers
+    /// [`HybridConfig::sentence_model`].
+    fn fusion(&self) -> HybridConfig {
+        HybridConfig::static_model()
     }
 }

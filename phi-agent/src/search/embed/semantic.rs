@@ -3,7 +3,7 @@
 use std::mem::size_of;
 
 use super::Embedder;
-use super::cache::{EmbeddingCache, key};
+use super::cache::{EmbeddingCache, Key, key};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::tool::ToolExposure;
@@ -63,7 +63,7 @@ impl SemanticIndex {
     ) -> AgentResult<Self> {
         let mut tools = Vec::new();
         let mut keys = Vec::new();
-        let mut missing: Vec<(u64, String)> = Vec::new();
+        let mut missing: Vec<(Key, String)> = Vec::new();
         for (index, tool) in registry.iter().enumerate() {
             if tool.exposure() != ToolExposure::Deferred {
                 continue;
@@ -210,8 +210,9 @@ fn mismatch(message: String) -> AgentError {
     }
 }
 
-/// What is embedded for a tool: its name with the words apart, its description, and its
-/// parameters' names and docs, one a line. Any change to these changes the cache key.
+/// What is embedded for a tool: its name with the words apart, its description, its
+/// parameters' names and docs, one a line, and its group's name and description
+/// ([`ToolGroup`](crate::ToolGroup)) when it has one. Any change to these changes the cache key.
 pub(crate) fn tool_text(tool: &RegisteredTool) -> String {
     let mut text = tool.name().replace(['_', '-', '.'], " ");
     text.push('\n');
@@ -228,6 +229,14 @@ pub(crate) fn tool_text(tool: &RegisteredTool) -> String {
             }
         }
     });
+    if let Some(group) = tool.group() {
+        text.push('\n');
+        text.push_str(&group.name);
+        if !group.description.is_empty() {
+            text.push_str(": ");
+            text.push_str(&group.description);
+        }
+    }
     text
 }
 

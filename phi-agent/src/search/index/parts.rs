@@ -117,9 +117,12 @@ pub(crate) enum Field {
     ParamName,
     /// The description of a parameter.
     ParamDoc,
+    /// The name and description of the tool's group ([`ToolGroup`](crate::ToolGroup)): an MCP
+    /// server's, a toolset's. Context for all of its tools alike.
+    Group,
 }
 
-pub(super) const FIELDS: usize = 4;
+pub(super) const FIELDS: usize = 5;
 
 impl Field {
     pub(super) fn slot(self) -> usize {
@@ -128,10 +131,12 @@ impl Field {
 }
 
 /// How much a term counts in each field: a name is the most deliberate summary of a tool, a
-/// parameter's doc the least.
-const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.0, 0.8, 0.5];
+/// parameter's doc the least. A group's text counts as a parameter's doc: it says what every
+/// tool of the group is about, none in particular (no held-out set has groups, so the number
+/// is not tuned; its tools' own fields decide among them).
+const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.0, 0.8, 0.5, 0.5];
 /// BM25's length normalization per field: names are all short, so their length says little.
-const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
+const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75, 0.75];
 /// BM25's term-frequency saturation: high, since a tool's fields are short and a word said
 /// twice (name and description) is a real sign (1.2, 2, 3, 4 and 5 tried on the held-out
 /// tuning parts; 3 best).

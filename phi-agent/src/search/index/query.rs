@@ -3,6 +3,7 @@
 //! query says; then the best result's words ([`Feedback`]) and the tools its parameters come
 //! from ([`Links`]) join in.
 
+use super::super::chinese::TRANSLATION_WEIGHT;
 use super::super::links::Links;
 use super::super::synonyms::synonyms;
 use super::super::tokenize::for_each_term;
@@ -271,7 +272,8 @@ impl TextIndex {
     }
 
     /// The query's terms the index knows, with their weights: its own terms at 1, and their
-    /// synonyms at [`SYNONYM_WEIGHT`](super::parts::SYNONYM_WEIGHT) unless the query says them itself; and how many of its
+    /// synonyms at [`SYNONYM_WEIGHT`](super::parts::SYNONYM_WEIGHT) (translations at
+    /// [`TRANSLATION_WEIGHT`]) unless the query says them itself; and how many of its
     /// own terms the index knows, directly or through a synonym.
     fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
         let mut own: Vec<String> = Vec::new();
@@ -301,9 +303,16 @@ impl TextIndex {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
                     known[source] = true;
                     if !weighted.iter().any(|t| t.id == id) {
+                        // A word in the other language says the same, where a synonym only
+                        // says something near.
+                        let translation = synonym.is_ascii() != term.is_ascii();
                         weighted.push(QueryTerm {
                             id,
-                            weight: self.parts.weights.synonym_weight,
+                            weight: if translation {
+                                TRANSLATION_WEIGHT
+                            } else {
+                                self.parts.weights.synonym_weight
+                            },
                             source,
                             direct: false,
                         });

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use phi_agent::search::{Fusion, HybridConfig};
-use tool_search_lab::hybrid::{Prepared, on_tuning_parts, prepare, prepare_with, sentence_fusion};
+use tool_search_lab::hybrid::{Prepared, on_tuning_parts, prepare, prepare_with};
 use tool_search_lab::models::{self, on_every_core};
 use tool_search_lab::score::{LIMIT, Score};
 use tool_search_lab::sets::{HeldOut, SETS};
@@ -306,7 +306,7 @@ pub async fn links_in_the_hybrids_on_the_tuning_parts() {
             "static model and the words (default)",
             HybridConfig::default(),
         ),
-        (1, "MiniLM and the words", sentence_fusion()),
+        (1, "MiniLM and the words", HybridConfig::sentence_model()),
         (1, "three rankings", HybridConfig::three_rankings()),
     ];
     println!(

@@ -5,7 +5,7 @@ use phi_agent::registry::ToolRegistry;
 use phi_agent::search::ToolIndex;
 use phi_agent::search::lab::{self, Parts, Stemming};
 use tool_search_lab::bm25::PlainBm25;
-use tool_search_lab::clauses::ClauseFusion;
+use tool_search_lab::clauses::{ClauseFusion, clauses};
 use tool_search_lab::score::{Score, all, evaluate, ours};
 use tool_search_lab::sets::{HeldOut, SETS, every_set, load, registry};
 use tool_search_lab::table::{cell, means, per_kind};
@@ -242,5 +242,33 @@ pub fn clause_table(on_test: bool) {
             fusion.weight
         );
         row(&name, &scores, Some(&shipped));
+    }
+    if on_test {
+        return;
+    }
+    // The clauses as the steps of one query (`;`): the shipped step search, each step's results
+    // taking turns, instead of fused with the whole request's.
+    for conjunctions in [false, true] {
+        let scores: Vec<Score> = sets
+            .iter()
+            .zip(&indexes)
+            .map(|((set, _), index)| {
+                let rank = |query: &str| -> Vec<usize> {
+                    let steps = clauses(query, conjunctions).join("; ");
+                    index
+                        .search(&steps, 20)
+                        .iter()
+                        .map(|hit| hit.index)
+                        .collect()
+                };
+                evaluate(set, rank)[&key]
+            })
+            .collect();
+        let name = if conjunctions {
+            "clauses and conjunctions as steps"
+        } else {
+            "clauses as steps"
+        };
+        row(name, &scores, Some(&shipped));
     }
 }

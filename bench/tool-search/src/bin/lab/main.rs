@@ -5,7 +5,7 @@
 //! cargo run --release -p tool-search-lab -- report           # every set: phi-agent, plain BM25, word overlap
 //! cargo run --release -p tool-search-lab -- parts            # what each part adds, on the test parts
 //! cargo run --release -p tool-search-lab -- grid             # candidate numbers, on the tuning parts
-//! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion (not shipped)
+//! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion, clauses as steps (not shipped)
 //! cargo run --release -p tool-search-lab -- fusion-grid [--sentence]  # the hybrid's fusions
 //! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
