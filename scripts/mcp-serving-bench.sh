@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # MCP serving, side by side: phi-agent's `serve_http`, rmcp's own `StreamableHttpService` (on
-# hyper), the TypeScript SDK's server (express) and the Python SDK's and FastMCP's (uvicorn),
+# hyper), the floor (hyper and serde with no MCP library: what any server must do; stateless
+# only), the TypeScript SDK's server (express) and the Python SDK's and FastMCP's (uvicorn),
 # each serving the same two tools (`add`, a 10 KB `echo`), stateless and stateful, driven by
 # `wrk` at 1, 16 and 64 connections with a Lua script that sends one `tools/call` per request and
 # checks every answer (bench/mcp-serving/wrk/tools-call.lua). Reports req/s, p50, p99, errors,
-# the server's peak RSS and its CPU time per request, and each figure's ratio to phi-agent's in
-# the same run. The load average is printed at the start and at the end: run it on a quiet
+# the server's peak RSS and its CPU time per request, its req/s as a ratio to phi-agent's and its
+# CPU per request as a ratio to the floor's in the same run. The load average is printed at the start and at the end: run it on a quiet
 # machine (client and server share its cores).
 #
 # Usage: scripts/mcp-serving-bench.sh [--quick] [--soak] [--servers LIST]
@@ -13,7 +14,7 @@
 #   --soak          only the soak run: phi-agent (release), stateful, 64 connections calling `add`
 #                   for SOAK_SECONDS (default 600) while sessions are opened and abandoned
 #                   meanwhile; prints errors and the server's RSS over time
-#   --servers LIST  comma-separated subset of phi,rmcp,typescript,python,fastmcp (default: all)
+#   --servers LIST  comma-separated subset of phi,rmcp,floor,typescript,python,fastmcp (default: all)
 # Environment: DURATION (seconds per row, default 10), CONNECTIONS (default "1 16 64"),
 #   MCP_BENCH_DIR (the Python venv, logs and, unless CARGO_TARGET_DIR is set, the Rust target
 #   directory; kept between runs so that the next run reuses them; default
@@ -29,7 +30,7 @@ bench=$repo/bench/mcp-serving
 
 quick=0
 soak=0
-servers="phi,rmcp,typescript,python,fastmcp"
+servers="phi,rmcp,floor,typescript,python,fastmcp"
 while (($#)); do
     case $1 in
     --quick) quick=1 ;;
@@ -77,6 +78,11 @@ if wants rmcp && ((!soak)); then
     cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --bin rmcp-server
     cp "$CARGO_TARGET_DIR/release/rmcp-server" "$work/bin/"
 fi
+if wants floor && ((!soak)); then
+    echo "Building the floor server (release)..."
+    cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --bin floor-server
+    cp "$CARGO_TARGET_DIR/release/floor-server" "$work/bin/"
+fi
 if wants phi || ((soak)); then
     echo "Building phi-agent's server (release)..."
     cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --features phi --bin phi-server
@@ -96,7 +102,7 @@ fi
 server_command() {
     local server=$1 mode=$2 flag=""
     case $server in
-    phi | rmcp)
+    phi | rmcp | floor)
         [[ $mode == stateless ]] && flag=--stateless
         echo "$work/bin/$server-server --bind 127.0.0.1:$port $flag ${EXTRA_SERVER_ARGS:-}"
         ;;
@@ -216,12 +222,13 @@ if ((soak)); then
 fi
 
 # --- The table ---------------------------------------------------------------------------------
-declare -A rps
+declare -A rps cpus
 results=$work/logs/results.tsv
 printf 'server\tmode\ttool\tconnections\treq/s\tp50 ms\tp99 ms\terrors\tpeak RSS MiB\tCPU us/req\n' >"$results"
-for server in phi rmcp typescript python fastmcp; do
+for server in phi rmcp floor typescript python fastmcp; do
     wants "$server" || continue
     for mode in stateless stateful; do
+        [[ $server == floor && $mode == stateful ]] && continue # the floor has no sessions
         start_server "$server" "$mode"
         session="" protocol=2025-06-18
         if [[ $mode == stateful ]]; then read -r session protocol < <(open_session); fi
@@ -239,6 +246,7 @@ for server in phi rmcp typescript python fastmcp; do
                 p50=$(awk -v v="$(field p50_us "$result")" 'BEGIN { printf "%.2f", v / 1000 }')
                 p99=$(awk -v v="$(field p99_us "$result")" 'BEGIN { printf "%.2f", v / 1000 }')
                 rps[$server/$mode/$tool/$conns]=$rate
+                cpus[$server/$mode/$tool/$conns]=$cpu
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$mode" "$tool" "$conns" \
                     "$rate" "$p50" "$p99" "$errors" "$(peak_rss_mib)" "$cpu" >>"$results"
                 printf '  %-10s %-9s %-4s %2s conns: %7s req/s  p50 %6s ms  p99 %7s ms  errors %s  CPU %s us/req\n' \
@@ -250,16 +258,19 @@ for server in phi rmcp typescript python fastmcp; do
     done
 done
 
-# Markdown: every row, with its req/s as a ratio to phi-agent's in the same mode, tool and
-# connection count.
+# Markdown: every row, with its req/s as a ratio to phi-agent's and its CPU per request as a
+# ratio to the floor's (stateless), in the same tool and connection count.
 echo
-echo "| server | mode | tool | connections | req/s | ÷ phi-agent | p50 ms | p99 ms | errors | peak RSS MiB | CPU µs/req |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| server | mode | tool | connections | req/s | ÷ phi-agent | p50 ms | p99 ms | errors | peak RSS MiB | CPU µs/req | CPU ÷ floor |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 tail -n +2 "$results" | while IFS=$'\t' read -r server mode tool conns rate p50 p99 errors rss cpu; do
     base=${rps[phi/$mode/$tool/$conns]:-}
     ratio="—"
     [[ -n $base && $base != 0 ]] && ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN { printf "%.2f", r / b }')
-    echo "| $server | $mode | $tool | $conns | $rate | $ratio | $p50 | $p99 | $errors | $rss | $cpu |"
+    floor=${cpus[floor/stateless/$tool/$conns]:-}
+    floor_ratio="—"
+    [[ -n $floor && $floor != 0.0 ]] && floor_ratio=$(awk -v c="$cpu" -v f="$floor" 'BEGIN { printf "%.2f", c / f }')
+    echo "| $server | $mode | $tool | $conns | $rate | $ratio | $p50 | $p99 | $errors | $rss | $cpu | $floor_ratio |"
 done
 echo
 echo "Load average at end: $(loadavg); wall time $(($(date +%s) - started)) s (rows of ${duration} s; results in $results)"
