@@ -45,6 +45,11 @@ from anthropic.types.message_create_params import (
     MessageCreateParamsNonStreaming,
     MessageCreateParamsStreaming,
 )
+from anthropic.types.beta import BetaClearToolUses20250919EditParam
+from anthropic.types.beta.message_create_params import (
+    MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming,
+    MessageCreateParamsStreaming as BetaMessageCreateParamsStreaming,
+)
 from google.genai import types as genai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.chat.completion_create_params import (
@@ -60,8 +65,13 @@ from pydantic import TypeAdapter
 
 OPENAI_PARAMS = {False: CompletionCreateParamsNonStreaming, True: CompletionCreateParamsStreaming}
 ANTHROPIC_PARAMS = {False: MessageCreateParamsNonStreaming, True: MessageCreateParamsStreaming}
+# Server-side context editing is a beta: a request with `context_management` is the beta's.
+ANTHROPIC_BETA_PARAMS = {False: BetaMessageCreateParamsNonStreaming, True: BetaMessageCreateParamsStreaming}
 # Kept for the whole run: the lazily validated iterators refer to their adapter's validator.
-ADAPTERS = {params: TypeAdapter(params) for params in [*OPENAI_PARAMS.values(), *ANTHROPIC_PARAMS.values()]}
+ADAPTERS = {
+    params: TypeAdapter(params)
+    for params in [*OPENAI_PARAMS.values(), *ANTHROPIC_PARAMS.values(), *ANTHROPIC_BETA_PARAMS.values()]
+}
 ANTHROPIC_EVENT = TypeAdapter(RawMessageStreamEvent)
 RESPONSES_PARAMS = {False: ResponseCreateParamsNonStreaming, True: ResponseCreateParamsStreaming}
 RESPONSES_REQUEST = {stream: TypeAdapter(params) for stream, params in RESPONSES_PARAMS.items()}
@@ -74,6 +84,8 @@ SEARCHES_BACK = collections.Counter()
 CODE_BACK = collections.Counter()
 # Requests that asked the provider's prompt cache (Anthropic breakpoints, OpenAI's prompt_cache_key).
 CACHE_ASKED = collections.Counter()
+# Requests that asked Anthropic to clear old tool results itself (context editing).
+CONTEXT_EDITED = [0]
 # The fields of a generateContent request body (GenerateContentRequest in the API reference).
 GEMINI_REQUEST_KEYS = {
     "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
@@ -177,8 +189,16 @@ def validate_openai(record, where):
 def validate_anthropic(record, where, previous):
     body = record["request"]
     stream = streamed(record, where)
-    check_keys(body, ANTHROPIC_PARAMS[stream], where)
-    checked = drain(ADAPTERS[ANTHROPIC_PARAMS[stream]].validate_python(body))
+    params = ANTHROPIC_PARAMS[stream]
+    if "context_management" in body:
+        params = ANTHROPIC_BETA_PARAMS[stream]
+        # The proxy records header names only; the beta's value is unit-tested in the adapter.
+        assert "anthropic-beta" in record["headers"], f"{where}: context_management without its beta"
+        for edit in body["context_management"]["edits"]:
+            check_keys(edit, BetaClearToolUses20250919EditParam, f"{where}: context edit")
+        CONTEXT_EDITED[0] += 1
+    check_keys(body, params, where)
+    checked = drain(ADAPTERS[params].validate_python(body))
     assert len(checked["messages"]) == len(body["messages"]), where
     assert len(checked.get("tools", [])) == len(body.get("tools", [])), where
     assert record["secret_headers_present"] == ["x-api-key"], where
@@ -493,6 +513,8 @@ def main():
     for api in ("anthropic", "openai", "responses"):
         if CACHE_ASKED[api] < 1:
             raise SystemExit(f"expected requests asking the prompt cache through {api}, saw none")
+    if CONTEXT_EDITED[0] < 1:
+        raise SystemExit("expected a request asking Anthropic's context editing, saw none")
     if REASONING_BACK[0] < 2:
         raise SystemExit(f"expected reasoning items sent back in a plain and a streamed run, saw {REASONING_BACK[0]}")
     print(
@@ -501,7 +523,8 @@ def main():
         f"{REASONING_BACK[0]} reasoning items came back byte for byte; "
         f"native tool search items sent back: {dict(SEARCHES_BACK)}; "
         f"calls made by code sent back with their caller: {dict(CODE_BACK)}; "
-        f"requests asking the prompt cache: {dict(CACHE_ASKED)}{assembled_note}"
+        f"requests asking the prompt cache: {dict(CACHE_ASKED)}; "
+        f"requests asking Anthropic's context editing: {CONTEXT_EDITED[0]}{assembled_note}"
     )
 
 

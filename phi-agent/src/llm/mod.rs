@@ -57,7 +57,7 @@ pub use crate::message::{Message, ProviderState, ToolCall, ToolSearchCall};
 pub use crate::registry::ToolSpec;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
-pub use anthropic::{AnthropicClient, CodeExecutionVersion};
+pub use anthropic::{AnthropicClient, CodeExecutionVersion, ContextEditing};
 pub use cache::PromptCache;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]

@@ -421,16 +421,57 @@ impl Costs {
     }
 
     /// The input billed over the session, relative to the plain price: without a cache every
-    /// byte at 1; with Anthropic's 5-minute cache a read at 0.1 and a write at 1.25.
-    fn billed(&self, caching: bool) -> f64 {
+    /// byte at 1; with a cache, a read and a write at the provider's ratios.
+    fn billed(&self, prices: Option<CachePrices>) -> f64 {
         self.bytes
             .iter()
             .zip(&self.cached)
-            .map(|(&all, &read)| match caching {
-                false => all as f64,
-                true => read as f64 * 0.1 + (all - read) as f64 * 1.25,
+            .map(|(&all, &read)| match prices {
+                None => all as f64,
+                Some(prices) => read as f64 * prices.read + (all - read) as f64 * prices.write,
             })
             .sum()
+    }
+}
+
+/// A provider's cached-input prices, as ratios of its plain input price.
+#[derive(Clone, Copy)]
+struct CachePrices {
+    read: f64,
+    write: f64,
+}
+
+/// The providers' published ratios (2026-12): Anthropic's 5-minute cache reads at 0.1 and
+/// writes at 1.25; OpenAI's cached input (GPT-5 family) and Gemini 2.5's implicit cache read at
+/// 0.1 and write at the plain price.
+const PROVIDER_PRICES: [(&str, CachePrices); 3] = [
+    (
+        "Anthropic",
+        CachePrices {
+            read: 0.1,
+            write: 1.25,
+        },
+    ),
+    (
+        "OpenAI",
+        CachePrices {
+            read: 0.1,
+            write: 1.0,
+        },
+    ),
+    (
+        "Gemini",
+        CachePrices {
+            read: 0.1,
+            write: 1.0,
+        },
+    ),
+];
+
+impl Costs {
+    /// `billed` at Anthropic's prices, the ones the bounds below are asserted at.
+    fn billed_anthropic(&self, caching: bool) -> f64 {
+        self.billed(caching.then_some(PROVIDER_PRICES[0].1))
     }
 }
 
@@ -479,13 +520,23 @@ async fn fifty_turns_with_twenty_tools_stay_bounded_with_a_context_policy() {
             policed.bytes[turn - 1]
         );
     }
-    let ratio = |costs: &Costs, caching| costs.billed(caching) / plain.billed(false);
-    println!(
-        "input billed, relative to all results kept without a cache: cached {:.3}, policy {:.3}, policy and cache {:.3}",
-        ratio(&plain, true),
-        ratio(&policed, false),
-        ratio(&policed, true),
-    );
+    let ratio =
+        |costs: &Costs, caching| costs.billed_anthropic(caching) / plain.billed_anthropic(false);
+    for (provider, prices) in PROVIDER_PRICES {
+        let at = |costs: &Costs| costs.billed(Some(prices)) / plain.billed(None);
+        println!(
+            "input billed at {provider}'s ratios, relative to all results kept without a cache: cached {:.3}, policy {:.3}, policy and cache {:.3}",
+            at(&plain),
+            policed.billed(None) / plain.billed(None),
+            at(&policed),
+        );
+        // At every provider's prices, the cache and the policy together bill least.
+        assert!(at(&policed) < at(&plain), "{provider}");
+        assert!(
+            at(&policed) < policed.billed(None) / plain.billed(None),
+            "{provider}"
+        );
+    }
 
     // Without a policy each turn adds its 2 KB result: growth without end.
     assert!(plain.bytes[49] > plain.bytes[9] + 35 * 2_000);

@@ -112,9 +112,16 @@ async fn images_and_errors_through_openai() {
 #[tokio::test]
 #[ignore = "needs fakellm; run by interop/run.sh"]
 async fn images_and_errors_through_anthropic() {
+    // With server-side context editing, so that the SDK's beta types see `context_management`.
     let client = AnthropicClient::new("sk-ant-interop", "claude-sonnet-4-5")
         .unwrap()
-        .with_base_url(base_url());
+        .with_base_url(base_url())
+        .with_context_editing(
+            phi_agent::llm::ContextEditing::clear_tool_uses()
+                .with_trigger_tokens(50_000)
+                .with_keep_tool_uses(2)
+                .with_excluded_tools(["calculator"]),
+        );
     run_through(client).await;
 }
 

@@ -9,6 +9,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use super::cache::{CacheControl, System};
 use super::code_version::CodeExecutionVersion;
 use super::content::PROVIDER;
+use super::context_editing::{CONTEXT_MANAGEMENT_BETA, ContextEditing, ContextManagement};
 use super::reply::parse_response;
 use super::request::{MessagesBody, container, mark_turns, server_tools, turns};
 use super::stream::MessageStream;
@@ -23,6 +24,8 @@ const API_VERSION: &str = "2023-06-01";
 /// The beta the tool search, `input_examples` and programmatic tool calling need
 /// (`anthropic-beta` header).
 pub(super) const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
+/// Both betas, comma-separated as the header takes several.
+const BOTH_BETAS: &str = "advanced-tool-use-2025-11-20,context-management-2025-06-27";
 
 /// A client of the Anthropic messages API (`POST {base_url}/v1/messages`).
 ///
@@ -45,6 +48,8 @@ pub struct AnthropicClient {
     code_execution: bool,
     /// Which version of it.
     code_version: CodeExecutionVersion,
+    /// Server-side clearing of old tool results, when the user picks it.
+    context_editing: Option<ContextEditing>,
 }
 
 impl AnthropicClient {
@@ -70,6 +75,7 @@ impl AnthropicClient {
             native: DeferredJsonCache::default(),
             code_execution: false,
             code_version: CodeExecutionVersion::default(),
+            context_editing: None,
         })
     }
 
@@ -126,6 +132,19 @@ impl AnthropicClient {
         self.code_execution
     }
 
+    /// This client asking the API to clear old tool results itself ([`ContextEditing`]; default
+    /// none): every request then carries `context_management` and its beta.
+    pub fn with_context_editing(mut self, editing: ContextEditing) -> Self {
+        self.context_editing = Some(editing);
+        self
+    }
+
+    /// The server-side context editing, if any; see
+    /// [`with_context_editing`](Self::with_context_editing).
+    pub fn context_editing(&self) -> Option<&ContextEditing> {
+        self.context_editing.as_ref()
+    }
+
     /// A client configured the way the official SDKs read the environment:
     /// `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL` (default the public API) and
     /// `ANTHROPIC_MODEL` (default [`DEFAULT_MODEL`](Self::DEFAULT_MODEL)).
@@ -148,8 +167,9 @@ impl AnthropicClient {
         format!("{}/v1/messages", self.core.base_url)
     }
 
-    /// The headers of `request`: the key, the API version, and the advanced tool use beta when
-    /// the request has deferred tools (the tool search) or a tool with `input_examples`.
+    /// The headers of `request`: the key, the API version, and the betas it needs: advanced tool
+    /// use when the request has deferred tools (the tool search) or a tool with
+    /// `input_examples`, context management with [`ContextEditing`].
     pub(super) fn headers(&self, request: &LlmRequest) -> AgentResult<HeaderMap> {
         let mut headers = HeaderMap::new();
         headers.insert("x-api-key", self.core.key.header("")?);
@@ -161,8 +181,16 @@ impl AnthropicClient {
                 .chain(request.deferred_tools.iter())
                 .any(|tool| !tool.input_examples().is_empty())
         };
-        if self.code_execution || !request.deferred_tools.is_empty() || has_examples() {
-            headers.insert("anthropic-beta", HeaderValue::from_static(TOOL_SEARCH_BETA));
+        let tool_search =
+            self.code_execution || !request.deferred_tools.is_empty() || has_examples();
+        let betas = match (tool_search, self.context_editing.is_some()) {
+            (true, true) => Some(BOTH_BETAS),
+            (true, false) => Some(TOOL_SEARCH_BETA),
+            (false, true) => Some(CONTEXT_MANAGEMENT_BETA),
+            (false, false) => None,
+        };
+        if let Some(betas) = betas {
+            headers.insert("anthropic-beta", HeaderValue::from_static(betas));
         }
         Ok(headers)
     }
@@ -211,6 +239,10 @@ impl AnthropicClient {
                 })
             },
             stream: None,
+            context_management: self
+                .context_editing
+                .as_ref()
+                .map(|editing| ContextManagement { edits: [editing] }),
         }
     }
 }

@@ -6,6 +6,7 @@ mod cache;
 mod client;
 mod code_version;
 mod content;
+mod context_editing;
 mod reply;
 mod request;
 mod stream;
@@ -14,5 +15,6 @@ mod tests;
 
 pub use client::AnthropicClient;
 pub use code_version::CodeExecutionVersion;
+pub use context_editing::ContextEditing;
 pub(crate) use reply::parse_response;
 pub(crate) use stream::decode_stream;

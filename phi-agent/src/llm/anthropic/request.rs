@@ -11,6 +11,7 @@ use super::content::{
     CODE_EXECUTION_NAME, ContentBlock, STATE_KEY, SearchResult, Source, TOOL_SEARCH_NAME,
     TOOL_SEARCH_TYPE, ToolReference,
 };
+use super::context_editing::ContextManagement;
 use crate::content::{Content, ResourceBody};
 use crate::llm::lenient::Listed;
 use crate::llm::tool_cache::SharedJson;
@@ -30,6 +31,8 @@ pub(super) struct MessagesBody<'a> {
     pub(super) tools: Option<SharedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) context_management: Option<ContextManagement<'a>>,
 }
 
 /// One message of a request: a role and its blocks.

@@ -472,3 +472,58 @@ fn settings_are_read_like_the_official_sdk() {
     assert_eq!(client.base_url(), "http://127.0.0.1:9999");
     assert_eq!(client.model(), "claude-test");
 }
+
+#[test]
+fn context_editing_sends_its_edit_and_beta_only_when_picked() {
+    use super::ContextEditing;
+    let plain = AnthropicClient::new("k", "m").unwrap();
+    let request = LlmRequest {
+        messages: vec![Message::user("hi")],
+        ..LlmRequest::default()
+    };
+    assert!(
+        plain
+            .request_body(&request)
+            .get("context_management")
+            .is_none()
+    );
+
+    let editing = ContextEditing::clear_tool_uses()
+        .with_trigger_tokens(60_000)
+        .with_keep_tool_uses(4)
+        .with_clear_at_least(10_000)
+        .with_excluded_tools(["read_plan"])
+        .with_clear_tool_inputs(true);
+    let client = plain.with_context_editing(editing);
+    assert_eq!(
+        client.request_body(&request)["context_management"],
+        json!({"edits": [{
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": 60_000},
+            "keep": {"type": "tool_uses", "value": 4},
+            "clear_at_least": {"type": "input_tokens", "value": 10_000},
+            "exclude_tools": ["read_plan"],
+            "clear_tool_inputs": true
+        }]})
+    );
+    assert_eq!(
+        client.headers(&request).unwrap()["anthropic-beta"],
+        "context-management-2025-06-27"
+    );
+    let with_search = LlmRequest {
+        deferred_tools: Arc::from(vec![spec("later")]),
+        ..request.clone()
+    };
+    assert_eq!(
+        client.headers(&with_search).unwrap()["anthropic-beta"],
+        format!("{TOOL_SEARCH_BETA},context-management-2025-06-27").as_str()
+    );
+    // The API's defaults: only the strategy is named.
+    let defaults = AnthropicClient::new("k", "m")
+        .unwrap()
+        .with_context_editing(ContextEditing::clear_tool_uses());
+    assert_eq!(
+        defaults.request_body(&request)["context_management"],
+        json!({"edits": [{"type": "clear_tool_uses_20250919"}]})
+    );
+}
