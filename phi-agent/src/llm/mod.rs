@@ -67,7 +67,7 @@ pub use embeddings::GeminiEmbedder;
 pub use embeddings::OpenAiEmbedder;
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
-pub use gemini::{GeminiClient, GeminiSchemaForm};
+pub use gemini::{GeminiCache, GeminiClient, GeminiSchemaForm};
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 #[cfg_attr(
     docsrs,

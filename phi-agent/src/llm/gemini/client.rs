@@ -2,15 +2,20 @@
 //! posts it and reads the answer.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
+use serde_json::Value;
 
+use super::cache::{GeminiCache, create_body, system_text};
 use super::content::PROVIDER;
 use super::reply::parse_response;
 use super::request::{FunctionDeclarations, GenerateBody, GenerationConfig, contents};
 use super::stream::GeminiStream;
-use crate::error::AgentResult;
+use crate::error::{AgentError, AgentResult};
 use crate::llm::adapter::{AdapterCore, FromSettings, adapter_setters};
 use crate::llm::definition;
 use crate::llm::settings::process_env;
@@ -62,6 +67,9 @@ pub struct GeminiClient {
     core: AdapterCore,
     form: GeminiSchemaForm,
     tools: ToolJsonCache,
+    cache: Option<GeminiCache>,
+    /// Whether a request that could not use the cache was already warned about.
+    warned: Arc<AtomicBool>,
 }
 
 impl GeminiClient {
@@ -79,6 +87,8 @@ impl GeminiClient {
             core: AdapterCore::new(PROVIDER, api_key.into(), model, Self::DEFAULT_BASE_URL)?,
             form: GeminiSchemaForm::default(),
             tools: ToolJsonCache::default(),
+            cache: None,
+            warned: Arc::default(),
         })
     }
 
@@ -102,6 +112,50 @@ impl GeminiClient {
         self
     }
 
+    /// This client naming `cache` in every request whose system prompt and tools are the ones
+    /// the cache holds, instead of sending them ([`GeminiCache`]; default none).
+    pub fn with_cache(mut self, cache: GeminiCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// The explicit cache, if any; see [`with_cache`](Self::with_cache).
+    pub fn cache(&self) -> Option<&GeminiCache> {
+        self.cache.as_ref()
+    }
+
+    /// Stores `request`'s system instruction and tools as a Gemini `cachedContents` resource
+    /// living `ttl`, and returns it for [`with_cache`](Self::with_cache). Gemini caches only
+    /// prompts above a minimum size (1,024 tokens for Gemini 2.5 Flash at the time of writing)
+    /// and refuses smaller ones with an error quoted here.
+    pub async fn create_cache(
+        &self,
+        request: &LlmRequest,
+        ttl: Duration,
+    ) -> AgentResult<GeminiCache> {
+        let full = self.full_body(request);
+        let encode = |value: Option<Value>| value.filter(|value| !value.is_null());
+        let body = create_body(
+            &self.core.model,
+            encode(serde_json::to_value(&full.system_instruction).ok()),
+            encode(serde_json::to_value(&full.tools).ok()),
+            ttl,
+        );
+        let url = format!("{}/v1beta/cachedContents", self.core.base_url);
+        let reply = self.core.post(&url, self.headers(), &body).await?;
+        let name = reply.get("name").and_then(Value::as_str).ok_or_else(|| {
+            AgentError::InvalidResponse {
+                provider: PROVIDER,
+                message: "the created cache has no `name`".into(),
+            }
+        })?;
+        Ok(GeminiCache::new(
+            name,
+            system_text(request).as_deref(),
+            request.tools.iter().map(|tool| tool.name),
+        ))
+    }
+
     /// The URL requests are posted to.
     pub fn endpoint(&self) -> String {
         format!(
@@ -110,7 +164,27 @@ impl GeminiClient {
         )
     }
 
+    /// The request's body: with the cache when it holds this request's system prompt and tools.
     fn body<'a>(&'a self, request: &'a LlmRequest) -> GenerateBody<'a> {
+        let mut body = self.full_body(request);
+        let Some(cache) = &self.cache else {
+            return body;
+        };
+        let tools = request.tools.iter().map(|tool| tool.name);
+        if cache.holds(system_text(request).as_deref(), tools) {
+            body.cached_content = Some(cache.name());
+            body.system_instruction = None;
+            body.tools = None;
+        } else if !self.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                cache = cache.name(),
+                "the Gemini cache holds another system prompt or other tools than this request's; sent whole, without the cache"
+            );
+        }
+        body
+    }
+
+    fn full_body<'a>(&'a self, request: &'a LlmRequest) -> GenerateBody<'a> {
         let (system_instruction, contents) = contents(request.system.as_deref(), &request.messages);
         let declarations = (!request.tools.is_empty()).then(|| match self.form {
             GeminiSchemaForm::JsonSchema => self
@@ -121,6 +195,7 @@ impl GeminiClient {
                 .get(&request.tools, definition::gemini_openapi_or_json_schema),
         });
         GenerateBody {
+            cached_content: None,
             system_instruction,
             contents,
             tools: declarations.map(|declarations| {

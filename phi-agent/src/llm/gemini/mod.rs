@@ -2,6 +2,7 @@
 //! (`request`), the reply it reads (`reply`, whole or chunk by chunk) and the stream it decodes
 //! (`stream`), over the contents and parts both directions share (`content`).
 
+mod cache;
 mod client;
 mod content;
 mod reply;
@@ -10,6 +11,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
+pub use cache::GeminiCache;
 pub use client::{GeminiClient, GeminiSchemaForm};
 pub(crate) use reply::parse_response;
 pub(crate) use stream::decode_stream;

@@ -16,6 +16,9 @@ use crate::llm::{Message, ToolCall};
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct GenerateBody<'a> {
+    /// An explicit cache holding the system instruction and the tools, which then stay out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) cached_content: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) system_instruction: Option<WireContent<'a>>,
     pub(super) contents: Vec<WireContent<'a>>,

@@ -175,3 +175,128 @@ fn settings_are_read_from_the_environment() {
         "http://127.0.0.1:9999/v1beta/models/gemini-test:generateContent"
     );
 }
+
+mod explicit_cache {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use bytes::Bytes;
+    use futures_util::StreamExt;
+    use serde_json::{Value, json};
+
+    use crate::llm::{
+        GeminiCache, GeminiClient, HttpError, HttpReply, HttpRequest, HttpTransport, LlmRequest,
+        Message, ToolSpec,
+    };
+
+    fn spec(name: &'static str) -> ToolSpec {
+        ToolSpec::new(name, "A tool", json!({"type": "object", "properties": {}}))
+    }
+
+    fn request(tools: Vec<ToolSpec>) -> LlmRequest {
+        LlmRequest {
+            system: Some("You are terse.".into()),
+            messages: vec![Message::user("hi")],
+            tools: Arc::from(tools),
+            ..LlmRequest::default()
+        }
+    }
+
+    #[test]
+    fn a_request_the_cache_holds_names_it_instead_of_its_system_and_tools() {
+        let cache = GeminiCache::new("cachedContents/c1", Some("You are terse."), ["a", "b"]);
+        let client = GeminiClient::new("k", "gemini-2.5-flash")
+            .unwrap()
+            .with_cache(cache);
+        let body = client.request_body(&request(vec![spec("a"), spec("b")]));
+        assert_eq!(body["cachedContent"], "cachedContents/c1");
+        assert!(body.get("systemInstruction").is_none());
+        assert!(body.get("tools").is_none());
+        assert_eq!(body["contents"][0]["parts"][0]["text"], "hi");
+    }
+
+    #[test]
+    fn a_request_with_other_tools_or_system_is_sent_whole_without_the_cache() {
+        let cache = GeminiCache::new("cachedContents/c1", Some("You are terse."), ["a", "b"]);
+        let client = GeminiClient::new("k", "gemini-2.5-flash")
+            .unwrap()
+            .with_cache(cache);
+        // A Deferred tool activated since: the model must see it.
+        let body = client.request_body(&request(vec![spec("a"), spec("b"), spec("c")]));
+        assert!(body.get("cachedContent").is_none());
+        assert_eq!(
+            body["tools"][0]["functionDeclarations"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        let mut other_system = request(vec![spec("a"), spec("b")]);
+        other_system.system = Some("You are chatty.".into());
+        let body = client.request_body(&other_system);
+        assert!(body.get("cachedContent").is_none());
+        assert!(body.get("systemInstruction").is_some());
+    }
+
+    /// Answers every request with `reply`, keeping what it was sent.
+    #[derive(Debug)]
+    struct Answering {
+        reply: Value,
+        seen: Mutex<Vec<(String, Value)>>,
+    }
+
+    #[async_trait]
+    impl HttpTransport for Answering {
+        async fn send(&self, request: HttpRequest) -> Result<HttpReply, HttpError> {
+            let body = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            self.seen.lock().unwrap().push((request.url.clone(), body));
+            let bytes = Bytes::from(self.reply.to_string());
+            let body = futures_util::stream::once(async move { Ok(bytes) }).boxed();
+            Ok(HttpReply::new(200, Vec::new(), body))
+        }
+    }
+
+    #[tokio::test]
+    async fn create_cache_stores_the_system_and_tools_and_remembers_them() {
+        let transport = Arc::new(Answering {
+            reply: json!({"name": "cachedContents/made", "model": "models/gemini-2.5-flash"}),
+            seen: Mutex::default(),
+        });
+        let client = GeminiClient::new("k", "gemini-2.5-flash")
+            .unwrap()
+            .with_base_url("http://gemini.invalid")
+            .with_http_transport(transport.clone());
+        let asked = request(vec![spec("a"), spec("b")]);
+        let cache = client
+            .create_cache(&asked, Duration::from_secs(600))
+            .await
+            .unwrap();
+        assert_eq!(
+            cache,
+            GeminiCache::new("cachedContents/made", Some("You are terse."), ["a", "b"])
+        );
+        let (url, body) = transport.seen.lock().unwrap()[0].clone();
+        assert_eq!(url, "http://gemini.invalid/v1beta/cachedContents");
+        assert_eq!(body["model"], "models/gemini-2.5-flash");
+        assert_eq!(body["ttl"], "600s");
+        assert_eq!(
+            body["systemInstruction"]["parts"][0]["text"],
+            "You are terse."
+        );
+        assert_eq!(body["tools"][0]["functionDeclarations"][1]["name"], "b");
+        assert!(body.get("contents").is_none());
+
+        // A reply without a name is a clear error, not a cache.
+        let nameless = Arc::new(Answering {
+            reply: json!({}),
+            seen: Mutex::default(),
+        });
+        let client = client.with_http_transport(nameless);
+        let error = client
+            .create_cache(&asked, Duration::from_secs(60))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("no `name`"), "{error}");
+    }
+}
