@@ -229,7 +229,10 @@ impl<D: Decoder> Call<'_, D> {
             Ok(Some(Err(sse_stream::Error::Body(error)))) => {
                 Err(Failure::transient(AgentError::Http {
                     provider,
-                    message: format!("the stream broke off: {}", chain(&*error)),
+                    message: format!(
+                        "the stream broke off: {}",
+                        super::transport::error_chain(&*error)
+                    ),
                 }))
             }
             Ok(Some(Err(error))) => Err(Failure::malformed(provider, error, "")),
@@ -328,18 +331,6 @@ fn redact(error: AgentError, headers: &HeaderMap) -> AgentError {
         },
         other => other,
     }
-}
-
-/// An error with its sources.
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    message
 }
 
 /// Reads a whole streamed body held in memory, arriving in `chunks` (cut anywhere, as a network
