@@ -28,6 +28,8 @@ pub(crate) struct AdapterCore {
     /// that requires one sends its own default).
     pub(crate) max_tokens: Option<u32>,
     /// The prompt caching asked for; `None` leaves it to the adapter's default.
+    // Gemini caches by a named cache of its own (`gemini::cache`), not by this setting.
+    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
     pub(crate) prompt_cache: Option<super::PromptCache>,
 }
 
@@ -52,6 +54,7 @@ impl AdapterCore {
 
     /// The prompt caching asked for: the one set, else [`PromptCache::default`] against any
     /// server when `only_at` is `None`, or only against `only_at` (the public API) otherwise.
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
     pub(crate) fn prompt_cache(&self, only_at: Option<&str>) -> super::PromptCache {
         match (self.prompt_cache, only_at) {
             (Some(cache), _) => cache,
@@ -216,6 +219,7 @@ pub(crate) use adapter_setters;
 
 /// The prompt-cache setter and getter of an adapter whose default is `$default` (a sentence)
 /// and whose cache is on by default only against `$only_at` (`None`: against any server).
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 macro_rules! cache_setters {
     (default: $default:literal, only_at: $only_at:expr $(,)?) => {
         #[doc = concat!("Asks the provider's prompt cache for `cache` (see [`PromptCache`](crate::llm::PromptCache)). Default: ", $default)]
@@ -231,4 +235,5 @@ macro_rules! cache_setters {
     };
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) use cache_setters;
