@@ -314,8 +314,8 @@ pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{
-    ApprovalRule, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers, ToolExposure,
-    ToolGroup, ToolMetadata, ToolOptions, static_text,
+    ApprovalRule, InvalidRate, Rate, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers,
+    ToolExposure, ToolGroup, ToolLimits, ToolMetadata, ToolOptions, static_text,
 };
 pub use toolset::Toolset;
 pub use typed::TypedTool;
