@@ -37,6 +37,7 @@ mod tool_search;
 mod tool_search_embed;
 mod tool_search_groups;
 mod tool_search_steps;
+mod tool_limits;
 mod toolsets;
 mod typed_answer;
 mod typed_pause;
