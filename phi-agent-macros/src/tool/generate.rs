@@ -564,7 +564,8 @@ fn limits_setter(tool: &Tool) -> Option<TokenStream> {
     }
     if let Some(Concurrency(calls)) = attr.concurrency {
         let less = proc_macro2::Literal::u64_unsuffixed(calls - 1);
-        setters.push(quote!(.with_concurrency(::core::num::NonZeroUsize::MIN.saturating_add(#less))));
+        setters
+            .push(quote!(.with_concurrency(::core::num::NonZeroUsize::MIN.saturating_add(#less))));
     }
     if let Some(RateKey { calls, unit }) = attr.rate {
         let per = match unit {

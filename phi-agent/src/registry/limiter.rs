@@ -63,15 +63,13 @@ impl Limiter {
             if !sessions.contains_key(session) && sessions.len() >= PRUNE_AT {
                 self.prune(&mut sessions, now);
             }
-            let slot = sessions
-                .entry(Box::from(session))
-                .or_insert_with(|| Slot {
-                    permits: self
-                        .limits
-                        .concurrency
-                        .map(|calls| Arc::new(Semaphore::new(calls.get()))),
-                    recent: VecDeque::new(),
-                });
+            let slot = sessions.entry(Box::from(session)).or_insert_with(|| Slot {
+                permits: self
+                    .limits
+                    .concurrency
+                    .map(|calls| Arc::new(Semaphore::new(calls.get()))),
+                recent: VecDeque::new(),
+            });
             if let Some(rate) = self.limits.rate {
                 count(&mut slot.recent, rate, now).map_err(|wait| AgentError::RateLimited {
                     tool: tool.to_string(),
@@ -157,10 +155,19 @@ mod tests {
         else {
             panic!("the fourth call within a second was admitted");
         };
-        assert_eq!(retry_after_ms, 700, "the first call leaves the window at 1 s");
-        limiter.admit("t", "b").await.expect("another session has its own window");
+        assert_eq!(
+            retry_after_ms, 700,
+            "the first call leaves the window at 1 s"
+        );
+        limiter
+            .admit("t", "b")
+            .await
+            .expect("another session has its own window");
         tokio::time::advance(Duration::from_millis(700)).await;
-        limiter.admit("t", "a").await.expect("the first call left the window");
+        limiter
+            .admit("t", "a")
+            .await
+            .expect("the first call left the window");
         assert!(limiter.admit("t", "a").await.is_err(), "the second has not");
     }
 
@@ -177,7 +184,11 @@ mod tests {
         tokio::time::advance(Duration::from_secs(2)).await;
         drop(limiter.admit("t", "new").await);
         let sessions = limiter.sessions.lock().unwrap();
-        assert_eq!(sessions.len(), 2, "the busy session and the new one are kept");
+        assert_eq!(
+            sessions.len(),
+            2,
+            "the busy session and the new one are kept"
+        );
         assert!(sessions.contains_key("busy") && sessions.contains_key("new"));
         drop(held);
     }

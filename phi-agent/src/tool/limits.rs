@@ -167,7 +167,11 @@ impl FromStr for Rate {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let invalid = || InvalidRate(text.to_string());
         let (calls, unit) = text.split_once('/').ok_or_else(invalid)?;
-        let calls: NonZeroU32 = calls.trim().replace('_', "").parse().map_err(|_| invalid())?;
+        let calls: NonZeroU32 = calls
+            .trim()
+            .replace('_', "")
+            .parse()
+            .map_err(|_| invalid())?;
         let unit = match unit.trim() {
             "s" | "sec" | "second" => RateUnit::Second,
             "m" | "min" | "minute" => RateUnit::Minute,
@@ -193,7 +197,9 @@ mod tests {
 
     #[test]
     fn bad_rates_are_refused() {
-        for text in ["", "10", "0/s", "-1/s", "10/d", "ten/s", "10/", "/s", "1/s/s"] {
+        for text in [
+            "", "10", "0/s", "-1/s", "10/d", "ten/s", "10/", "/s", "1/s/s",
+        ] {
             assert!(text.parse::<Rate>().is_err(), "{text:?} was accepted");
         }
     }

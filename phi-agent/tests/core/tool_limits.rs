@@ -126,7 +126,10 @@ async fn a_sequential_call_is_a_barrier_in_its_batch() {
     );
     let (b1, b2) = (span(&timeline, "b1"), span(&timeline, "b2"));
     assert_eq!(a1.0, a2.0, "the calls before the barrier run together");
-    assert!(a1.1 <= s.0 && a2.1 <= s.0, "the barrier starts once they finish");
+    assert!(
+        a1.1 <= s.0 && a2.1 <= s.0,
+        "the barrier starts once they finish"
+    );
     assert!(s.1 <= b1.0 && s.1 <= b2.0, "the calls after it wait for it");
     assert_eq!(b1.0, b2.0, "the calls after the barrier run together");
 }
@@ -181,7 +184,10 @@ async fn the_call_past_the_rate_is_refused_with_when_to_retry() {
     assert!(results[..10].iter().all(|(_, text)| text == "done"));
     let (id, refusal) = &results[10];
     assert_eq!(id, "q11");
-    assert!(refusal.starts_with("rate_limited: tool `quote`"), "{refusal}");
+    assert!(
+        refusal.starts_with("rate_limited: tool `quote`"),
+        "{refusal}"
+    );
     assert!(refusal.contains("rate of 10/s"), "{refusal}");
     let retry_ms: u64 = refusal
         .split("call it again in ")
@@ -222,7 +228,11 @@ async fn each_session_has_its_own_rate() {
     let (agent, timeline) = agent(turns, "quote", options);
     agent.session().prompt("a quote").await.unwrap();
     agent.session().prompt("a quote").await.unwrap();
-    assert_eq!(timeline.lock().unwrap().len(), 2, "one call in each session");
+    assert_eq!(
+        timeline.lock().unwrap().len(),
+        2,
+        "one call in each session"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -157,12 +157,14 @@ impl<'r, 'a> Early<'r, 'a> {
             .collect();
         let mut ran = runner.run_calls(calls, &rest).await?.into_iter();
         jobs.iter()
-            .map(|&(index, _)| match self.done.get_mut(index).and_then(Option::take) {
-                Some(done) => done,
-                None => ran.next().ok_or_else(|| {
-                    AgentError::Internal(format!("call {index} of the turn has no result"))
-                }),
-            })
+            .map(
+                |&(index, _)| match self.done.get_mut(index).and_then(Option::take) {
+                    Some(done) => done,
+                    None => ran.next().ok_or_else(|| {
+                        AgentError::Internal(format!("call {index} of the turn has no result"))
+                    }),
+                },
+            )
             .collect()
     }
 
