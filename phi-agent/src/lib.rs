@@ -190,6 +190,9 @@ pub use llm::LlmClient;
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
 /// | `ui = ".."` | the `ui://` resource of the tool's interactive view (MCP Apps); see [`ToolOptions::ui_resource`] |
+/// | `sequential` | a barrier in its turn's batch of calls: the calls before it finish before it starts, the calls after it wait ([`ToolLimits::sequential`]) |
+/// | `concurrency = n` | at most `n` (> 0) calls at once per session, per server over MCP ([`ToolLimits::concurrency`]) |
+/// | `rate = "10/s"` | at most that many calls per second (`/m`, `/h`) per session, per server over MCP; a call past it is refused with [`AgentError::RateLimited`], which says when to retry ([`ToolLimits::rate`]) |
 /// | `strict` | every parameter type must fit OpenAI strict mode, checked at compile time: standard scalars, `String`, and `Option`/`Vec`/`Box`/sets/arrays of them (not maps, tuples, `serde_json::Value`, nor types of your own) |
 /// | `crate = path` | where phi-agent is, when it is renamed or re-exported |
 ///
@@ -314,8 +317,8 @@ pub use budget::ResultBudget;
 pub use search::ToolSearch;
 pub use state::SharedState;
 pub use tool::{
-    ApprovalRule, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers, ToolExposure,
-    ToolGroup, ToolMetadata, ToolOptions, static_text,
+    ApprovalRule, InvalidRate, Rate, TaskSupport, Tool, ToolAnnotations, ToolApproval, ToolCallers,
+    ToolExposure, ToolGroup, ToolLimits, ToolMetadata, ToolOptions, static_text,
 };
 pub use toolset::Toolset;
 pub use typed::TypedTool;

@@ -15,7 +15,8 @@ use syn::{Ident, LitStr};
 use super::callee::Callee;
 use super::parse::example::Example;
 use super::parse::{
-    Callers, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, Returns, TaskMode,
+    Callers, Concurrency, DefaultValue, Exposure, MaxResult, NeedsApproval, Param, RateKey,
+    RateUnit, Returns, TaskMode,
 };
 use super::validate::Tool;
 use crate::naming;
@@ -361,6 +362,7 @@ fn options_fn(tool: &Tool) -> TokenStream {
     }
     setters.extend(requires_tools_setter(tool));
     setters.extend(approval_setter(tool));
+    setters.extend(limits_setter(tool));
     quote! {
         fn options(&self) -> _phi::ToolOptions {
             #[allow(unused_imports)]
@@ -549,6 +551,37 @@ fn metadata_fn(tool: &Tool) -> TokenStream {
             )
         }
     }
+}
+
+/// `sequential`, `concurrency`, `rate`: one `ToolLimits` value, through its setters (it is
+/// `#[non_exhaustive]`); none written, the default. The numbers were checked non-zero when
+/// parsed, and are built without an `unwrap` in the user's code.
+fn limits_setter(tool: &Tool) -> Option<TokenStream> {
+    let attr = &tool.attr;
+    let mut setters = Vec::new();
+    if attr.sequential == Some(true) {
+        setters.push(quote!(.sequential()));
+    }
+    if let Some(Concurrency(calls)) = attr.concurrency {
+        let less = proc_macro2::Literal::u64_unsuffixed(calls - 1);
+        setters
+            .push(quote!(.with_concurrency(::core::num::NonZeroUsize::MIN.saturating_add(#less))));
+    }
+    if let Some(RateKey { calls, unit }) = attr.rate {
+        let per = match unit {
+            RateUnit::Second => quote!(per_second),
+            RateUnit::Minute => quote!(per_minute),
+            RateUnit::Hour => quote!(per_hour),
+        };
+        let less = proc_macro2::Literal::u32_unsuffixed(calls - 1);
+        setters.push(quote!(.with_rate(_phi::Rate::#per(::core::num::NonZeroU32::MIN.saturating_add(#less)))));
+    }
+    if setters.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        .with_limits(<_phi::ToolLimits as ::core::default::Default>::default() #(#setters)*)
+    })
 }
 
 fn annotations_setter(tool: &Tool) -> Option<TokenStream> {

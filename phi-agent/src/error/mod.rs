@@ -119,6 +119,21 @@ pub enum AgentError {
         timeout_ms: u64,
     },
 
+    /// The call came past the tool's [`rate`](crate::ToolLimits::rate) and was refused
+    /// before it ran; the model reads this as the call's result, and may call again after
+    /// `retry_after_ms`. The session goes on.
+    #[error(
+        "rate_limited: tool `{tool}` was called more often than its rate of {rate} allows, so this call did not run; call it again in {retry_after_ms} ms or later, or go on without it"
+    )]
+    RateLimited {
+        /// The tool that was called.
+        tool: String,
+        /// Its rate, as written (`"10/s"`).
+        rate: String,
+        /// How long until a call would be admitted, in milliseconds (rounded up).
+        retry_after_ms: u64,
+    },
+
     /// The tool panicked; the panic was contained and the registry keeps serving.
     #[error(
         "tool `{tool}` failed unexpectedly (it panicked: {message}); this is a bug in the tool, not in the arguments"

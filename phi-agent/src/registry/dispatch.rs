@@ -230,6 +230,15 @@ impl ToolRegistry {
         if let Some(error) = refused {
             return ToolCallResult::error(&error);
         }
+        // Admitted after the checks, so that a call refused for its arguments counts against
+        // no rate; held until the call is done, so that it counts against the bound until then.
+        let _admitted = match &tool.limiter {
+            None => None,
+            Some(limiter) => match limiter.admit(tool.name, ctx.session_id()).await {
+                Ok(admitted) => Some(admitted),
+                Err(error) => return ToolCallResult::error(&error),
+            },
+        };
         let limit = self.config.max_argument_bytes;
         // The timeout sits inside the panic guard so that a panic while the timed-out future is
         // dropped is caught as well; so does the call itself, where a typed tool decodes.

@@ -13,6 +13,7 @@ mod deadline;
 mod direct_list;
 mod dispatch;
 mod examples;
+mod limiter;
 mod live;
 mod live_set;
 mod name;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::examples::InputExamples;
+use super::limiter::Limiter;
 use super::spec::ToolSpec;
 use super::stored_schema::StoredSchema;
 use crate::schema::{Dialect, DialectError};
@@ -58,6 +59,11 @@ pub struct RegisteredTool {
     ///
     /// [`ToolRegistry::load`]: super::ToolRegistry::load
     pub(super) on_demand: bool,
+    /// [`ToolLimits::sequential`](crate::ToolLimits::sequential): a barrier in its turn's batch.
+    pub(super) sequential: bool,
+    /// Admits the calls of a tool with a bound on calls at once or a rate; `None` for a tool
+    /// without (most), whose calls then pass no check.
+    pub(super) limiter: Option<Arc<Limiter>>,
 }
 
 /// What a registered tool's listings read of its [`ToolOptions`].

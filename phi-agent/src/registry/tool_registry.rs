@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::direct_list::DirectList;
 use super::examples;
+use super::limiter::Limiter;
 use super::live_set::LiveSources;
 use super::name::validate_tool_name;
 use super::registered::{Listed, RegisteredTool, call_target};
@@ -63,6 +64,9 @@ pub struct ToolRegistry {
     /// Whether some tool is not callable by both the model and code ([`ToolCallers::Both`]):
     /// while none is, a call's caller need not be checked.
     pub(super) restricts_callers: bool,
+    /// Whether some tool is [`sequential`](crate::ToolLimits::sequential): while none is, a
+    /// turn's calls need not be looked at before they run together.
+    pub(super) has_sequential: bool,
     /// Sources of tools that change while the registry is in use; see [`ToolSource`].
     pub(super) live: LiveSources,
 }
@@ -77,6 +81,7 @@ impl ToolRegistry {
             direct_list: DirectList::default(),
             code_callers: false,
             restricts_callers: false,
+            has_sequential: false,
             live: LiveSources::default(),
         }
     }
@@ -115,6 +120,7 @@ impl ToolRegistry {
             });
         }
         self.restricts_callers |= entry.callers != ToolCallers::Both;
+        self.has_sequential |= entry.sequential;
         self.by_name.insert(entry.name, self.tools.len());
         self.tools.push(entry);
         self.forget_direct_list();
@@ -189,6 +195,8 @@ impl ToolRegistry {
             #[cfg(feature = "schema-validation")]
             checks_arguments,
             approval: std::mem::take(&mut options.approval),
+            sequential: options.limits.sequential,
+            limiter: Limiter::of(options.limits),
             typed,
             listed: Listed::of(options),
             on_demand: false,
@@ -292,6 +300,17 @@ impl ToolRegistry {
     /// Whether some tool is not callable by both the model and code.
     pub(crate) fn restricts_callers(&self) -> bool {
         self.restricts_callers
+    }
+
+    /// Whether `name` is a registered [`sequential`](crate::ToolLimits::sequential) tool: a
+    /// barrier among its turn's calls.
+    pub(crate) fn is_sequential(&self, name: &str) -> bool {
+        self.has_sequential && self.get(name).is_some_and(|tool| tool.sequential)
+    }
+
+    /// Whether some registered tool is [`sequential`](crate::ToolLimits::sequential).
+    pub(crate) fn has_sequential(&self) -> bool {
+        self.has_sequential
     }
 
     /// The registration index of the tool named `name` (its place in [`iter`](Self::iter)).

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::approval::ToolApproval;
 use super::exposure::ToolCallers;
+use super::limits::ToolLimits;
 use super::metadata::ToolAnnotations;
 use super::task::TaskSupport;
 use crate::budget::ResultBudget;
@@ -84,6 +85,10 @@ pub struct ToolOptions {
     /// result, which carries the data the view shows (the result's structured content). A URI
     /// that is not `ui://` fails registration. Default: none. Over MCP only.
     pub ui_resource: Option<String>,
+    /// How the tool's calls are ordered and paced: a barrier in its turn's batch, a bound on
+    /// calls at once, a rate; see [`ToolLimits`]. Default: none. With `#[phi_tool]` write
+    /// `sequential`, `concurrency = n`, `rate = "10/s"`.
+    pub limits: ToolLimits,
 }
 
 impl ToolOptions {
@@ -120,6 +125,12 @@ impl ToolOptions {
     /// These options with [`ui_resource`](Self::ui_resource) set to `uri` (a `ui://` URI).
     pub fn with_ui_resource(mut self, uri: impl Into<String>) -> Self {
         self.ui_resource = Some(uri.into());
+        self
+    }
+
+    /// These options with [`limits`](Self::limits) set.
+    pub fn with_limits(mut self, limits: ToolLimits) -> Self {
+        self.limits = limits;
         self
     }
 

@@ -33,6 +33,7 @@ mod skills;
 mod streaming;
 mod talk_back;
 mod telemetry;
+mod tool_limits;
 mod tool_search;
 mod tool_search_embed;
 mod tool_search_groups;

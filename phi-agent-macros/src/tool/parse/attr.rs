@@ -51,6 +51,12 @@ attribute_keys! {
         "task" => task: Option<TaskMode>,
         /// MCP Apps: the `ui://` resource of the tool's interactive view.
         "ui" => ui: Option<LitStr>,
+        /// A barrier in its turn's batch of calls: `flag` or `flag = bool`.
+        "sequential" => sequential: Option<bool>,
+        /// The most calls at once, per session: a positive integer.
+        "concurrency" => concurrency: Option<Concurrency>,
+        /// The most calls per period, per session: `"10/s"`, `"100/m"`, `"1000/h"`.
+        "rate" => rate: Option<RateKey>,
         /// Every parameter type must fit OpenAI strict mode.
         "strict" => strict: bool,
         /// Where phi-agent is, when it is renamed or re-exported.
@@ -105,6 +111,73 @@ impl FromMeta for Timeout {
             Ok(ms) => Ok(Timeout(ms)),
         }
     }
+}
+
+/// `concurrency = n`: the most calls of the tool at once, more than zero.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Concurrency(pub(crate) u64);
+
+impl FromMeta for Concurrency {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let hint = "`concurrency` is the most calls of this tool that run at once in a session: a positive integer literal, e.g. `concurrency = 2` (`concurrency = 1`: one at a time)";
+        let Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int), ..
+        }) = expr
+        else {
+            return Err(syn::Error::new_spanned(expr, hint).into());
+        };
+        match int.base10_parse::<u32>() {
+            Ok(0) => Err(syn::Error::new_spanned(
+                int,
+                "`concurrency = 0` would never let the tool run; write `concurrency = 1` for one call at a time, or leave the key out for no bound",
+            )
+            .into()),
+            Ok(calls) => Ok(Concurrency(u64::from(calls))),
+            Err(_) => Err(syn::Error::new_spanned(int, hint).into()),
+        }
+    }
+}
+
+/// `rate = "10/s"`: at most `calls` calls per `unit`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RateKey {
+    pub(crate) calls: u32,
+    pub(crate) unit: RateUnit,
+}
+
+/// The unit of a `rate`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RateUnit {
+    Second,
+    Minute,
+    Hour,
+}
+
+impl FromMeta for RateKey {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let hint = "`rate` is the most calls per period, in a session: a string \"<calls>/<unit>\", calls a positive integer and the unit s, m or h, e.g. `rate = \"10/s\"`, `\"100/m\"`, `\"1000/h\"`";
+        let Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) = expr
+        else {
+            return Err(syn::Error::new_spanned(expr, hint).into());
+        };
+        parse_rate(&text.value()).ok_or_else(|| syn::Error::new_spanned(text, hint).into())
+    }
+}
+
+/// `"10/s"`: what `phi_agent::Rate` parses, checked here so that a mistake is a compile error.
+fn parse_rate(text: &str) -> Option<RateKey> {
+    let (calls, unit) = text.split_once('/')?;
+    let calls: u32 = calls.trim().replace('_', "").parse().ok()?;
+    let unit = match unit.trim() {
+        "s" | "sec" | "second" => RateUnit::Second,
+        "m" | "min" | "minute" => RateUnit::Minute,
+        "h" | "hour" => RateUnit::Hour,
+        _ => return None,
+    };
+    (calls > 0).then_some(RateKey { calls, unit })
 }
 
 /// `max_result = ..`: a result budget in bytes or in estimated tokens, more than zero.
@@ -375,6 +448,22 @@ impl FromMeta for TaskMode {
                 ),
             )
             .into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_as_the_runtime_parses_them() {
+        let parsed = |text: &str| parse_rate(text).map(|rate| (rate.calls, rate.unit as u8));
+        assert_eq!(parsed("10/s"), Some((10, RateUnit::Second as u8)));
+        assert_eq!(parsed(" 1_000 / h"), Some((1_000, RateUnit::Hour as u8)));
+        assert_eq!(parsed("5/min"), Some((5, RateUnit::Minute as u8)));
+        for bad in ["0/s", "10", "10/d", "ten/s", "/s", "10/"] {
+            assert!(parse_rate(bad).is_none(), "{bad:?} was accepted");
         }
     }
 }

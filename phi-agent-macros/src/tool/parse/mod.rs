@@ -12,7 +12,9 @@ use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
 
-pub(crate) use attr::{Callers, Exposure, MaxResult, NeedsApproval, TaskMode, ToolAttr};
+pub(crate) use attr::{
+    Callers, Concurrency, Exposure, MaxResult, NeedsApproval, RateKey, RateUnit, TaskMode, ToolAttr,
+};
 pub(crate) use signature::{DefaultValue, Param, Returns, ToolFn};
 
 /// `#[phi_tool(attr)] fn ..`, parsed.

@@ -217,15 +217,61 @@ impl Runner<'_> {
     }
 
     /// `attempts`: each job's attempt; `None`, every job's first.
+    ///
+    /// A call of a [`sequential`](crate::ToolLimits::sequential) tool is a barrier: the jobs
+    /// run in phases, those before it together, then it alone, then those after it.
     async fn run_attempt(
         &self,
         calls: &[ToolCall],
         jobs: &[(usize, &serde_json::Value)],
         attempts: Option<&[Attempt]>,
     ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
+        // The common case looks at no call: no tool is sequential.
+        if !self.registry.has_sequential() {
+            return self.run_phase(calls, jobs, attempts, 0..jobs.len()).await;
+        }
+        let mut results = Vec::with_capacity(jobs.len());
+        for phase in self.phases(calls, jobs) {
+            results.extend(self.run_phase(calls, jobs, attempts, phase).await?);
+        }
+        Ok(results)
+    }
+
+    /// The jobs' phases, as ranges of `jobs`: a job that calls a sequential tool has a phase
+    /// of its own, between the jobs before and after it.
+    fn phases(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+    ) -> Vec<std::ops::Range<usize>> {
+        let mut phases = Vec::new();
+        let mut start = 0;
+        for (job, &(index, _)) in jobs.iter().enumerate() {
+            if self.registry.is_sequential(&calls[index].name) {
+                if start < job {
+                    phases.push(start..job);
+                }
+                phases.push(job..job + 1);
+                start = job + 1;
+            }
+        }
+        if start < jobs.len() {
+            phases.push(start..jobs.len());
+        }
+        phases
+    }
+
+    /// The jobs of `phase`, concurrently (bounded), results in their order.
+    async fn run_phase(
+        &self,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+        attempts: Option<&[Attempt]>,
+        phase: std::ops::Range<usize>,
+    ) -> AgentResult<Vec<(ToolCallResult, Duration)>> {
         // Indices rather than `&ToolCall` items keep the stream's closure free of a
         // higher-ranked lifetime, so the run future stays `Send`.
-        stream::iter(0..jobs.len())
+        stream::iter(phase)
             .map(|job| {
                 let (index, arguments) = jobs[job];
                 let attempt = attempts

@@ -40,6 +40,10 @@ pub(in crate::agent) struct Early<'r, 'a> {
     done: Vec<Option<Ran>>,
     queued: VecDeque<(usize, ToolCall)>,
     running: FuturesUnordered<Running<'r>>,
+    /// Whether a call of a [`sequential`](crate::ToolLimits::sequential) tool was offered: it
+    /// and the calls after it do not start early, so that it is the barrier it would be in
+    /// [`Runner::run_calls`].
+    barrier: bool,
 }
 
 impl<'r, 'a> Early<'r, 'a> {
@@ -53,6 +57,7 @@ impl<'r, 'a> Early<'r, 'a> {
             done: Vec::new(),
             queued: VecDeque::new(),
             running: FuturesUnordered::new(),
+            barrier: false,
         }
     }
 
@@ -65,7 +70,8 @@ impl<'r, 'a> Early<'r, 'a> {
         };
         let needs = runner.needs_approval(&call, Caller::Model).await;
         *slot(&mut self.verdicts, index) = Some(needs);
-        if !needs {
+        self.barrier |= runner.registry.is_sequential(&call.name);
+        if !needs && !self.barrier {
             self.queue(index, call);
         }
     }
@@ -97,6 +103,9 @@ impl<'r, 'a> Early<'r, 'a> {
         if self.runner.is_none() {
             return runner.run_calls(calls, jobs).await;
         }
+        if self.barrier {
+            return self.run_past_barrier(runner, calls, jobs).await;
+        }
         for &(index, _) in jobs {
             if !self.started.get(index).copied().unwrap_or(false) {
                 self.queue(index, calls[index].clone());
@@ -122,6 +131,40 @@ impl<'r, 'a> Early<'r, 'a> {
                         )))
                     })
             })
+            .collect()
+    }
+
+    /// [`run`](Self::run) once a sequential call was offered: the calls started early (all
+    /// before it) finish, then the others run as [`Runner::run_calls`] runs them, in phases.
+    async fn run_past_barrier(
+        &mut self,
+        runner: &Runner<'_>,
+        calls: &[ToolCall],
+        jobs: &[(usize, &serde_json::Value)],
+    ) -> Results {
+        loop {
+            self.start_queued();
+            match self.running.next().await {
+                Some((_, Err(error))) => return Err(error),
+                Some((index, ran)) => *slot(&mut self.done, index) = Some(ran),
+                None => break,
+            }
+        }
+        let rest: Vec<_> = jobs
+            .iter()
+            .copied()
+            .filter(|&(index, _)| !self.started.get(index).copied().unwrap_or(false))
+            .collect();
+        let mut ran = runner.run_calls(calls, &rest).await?.into_iter();
+        jobs.iter()
+            .map(
+                |&(index, _)| match self.done.get_mut(index).and_then(Option::take) {
+                    Some(done) => done,
+                    None => ran.next().ok_or_else(|| {
+                        AgentError::Internal(format!("call {index} of the turn has no result"))
+                    }),
+                },
+            )
             .collect()
     }
 
