@@ -97,6 +97,7 @@ pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
+pub use agent::{ApprovalPolicy, Decided, DecisionRule, RememberedDecision, Remember, Verdict};
 pub use agent::{ContextPolicy, MemoryResultStore, READ_RESULT_TOOL_NAME, ResultStore, Steering};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{FileResumeStore, MemoryResumeStore, ResumeStore};

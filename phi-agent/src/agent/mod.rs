@@ -69,7 +69,10 @@ mod talk;
 mod tool_list;
 mod typed;
 
-pub use approval::{Approval, ApprovalRequest, Approver};
+pub use approval::{
+    Approval, ApprovalPolicy, ApprovalRequest, DecisionRule, Approver, Decided, RememberedDecision,
+    Remember, Verdict,
+};
 pub use builder::{AgentBuilder, base_agent_builder};
 pub use config::AgentConfig;
 pub use context_policy::ContextPolicy;
