@@ -97,6 +97,9 @@ pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
+#[cfg(feature = "cedar")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cedar")))]
+pub use agent::CedarPolicy;
 pub use agent::{ApprovalPolicy, Decided, DecisionRule, RememberedDecision, Remember, Verdict};
 pub use agent::{ContextPolicy, MemoryResultStore, READ_RESULT_TOOL_NAME, ResultStore, Steering};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};

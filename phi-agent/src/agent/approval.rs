@@ -15,12 +15,16 @@ use serde_json::Value;
 
 use crate::llm::ToolCall;
 
+#[cfg(feature = "cedar")]
+mod cedar;
 pub(super) mod ledger;
 mod policy;
 mod scope;
 pub(super) mod seal;
 mod wire;
 
+#[cfg(feature = "cedar")]
+pub use cedar::CedarPolicy;
 pub use policy::{ApprovalPolicy, Verdict};
 pub use scope::{DecisionRule, Decided, RememberedDecision, Remember};
 

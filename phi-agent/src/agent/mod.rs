@@ -69,6 +69,8 @@ mod talk;
 mod tool_list;
 mod typed;
 
+#[cfg(feature = "cedar")]
+pub use approval::CedarPolicy;
 pub use approval::{
     Approval, ApprovalPolicy, ApprovalRequest, DecisionRule, Approver, Decided, RememberedDecision,
     Remember, Verdict,

@@ -321,3 +321,40 @@ async fn a_pausing_run_does_not_pause_on_what_the_policy_decides() {
     assert_eq!(pending, ["c2"]);
     assert_eq!(world.paid(), ["shop:5"], "the approved call ran before the pause");
 }
+
+#[tokio::test]
+async fn a_cedar_policy_permits_one_argument_pattern_and_forbids_another() {
+    let policy = phi_agent::CedarPolicy::new(
+        r#"
+        permit(principal, action == Action::"pay", resource)
+            when { context.to == "shop" && context.amount <= 10 };
+        @reason("payments go to the shop only")
+        forbid(principal, action == Action::"pay", resource) unless { context.to == "shop" };
+        "#,
+    )
+    .unwrap();
+    let world = Arc::new(World::default());
+    let llm = model(vec![vec![
+        pay_call("c1", "shop", 5),
+        pay_call("c2", "elsewhere", 5),
+        pay_call("c3", "shop", 500),
+    ]]);
+    let answer = |_: &str| Approval::Approve.into();
+    let output = run(asking(llm, &world, answer).approval_policy(policy)).await;
+    // c3 matches no policy: a person decides it.
+    assert_eq!(world.asked(), ["c3"]);
+    let mut paid = world.paid();
+    paid.sort();
+    assert_eq!(paid, ["shop:5", "shop:500"]);
+    let refused = &output.tool_calls[1];
+    assert!(refused.result[0].as_text().unwrap().contains("payments go to the shop only"));
+}
+
+#[test]
+fn a_cedar_policy_that_does_not_parse_is_a_clear_error() {
+    let error = phi_agent::CedarPolicy::new("permit(principal, action, resource").unwrap_err();
+    assert!(
+        matches!(&error, AgentError::Config(message) if message.starts_with("Cedar policy:")),
+        "{error:?}"
+    );
+}
