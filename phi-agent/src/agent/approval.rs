@@ -26,7 +26,7 @@ mod wire;
 #[cfg(feature = "cedar")]
 pub use cedar::CedarPolicy;
 pub use policy::{ApprovalPolicy, Verdict};
-pub use scope::{DecisionRule, Decided, RememberedDecision, Remember};
+pub use scope::{Decided, DecisionRule, Remember, RememberedDecision};
 
 /// What a person decided about one tool call.
 ///

@@ -4,9 +4,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::approval::ApprovalPolicy;
 use super::approval::ledger::Clock;
 use super::approval::seal::SigningKey;
-use super::approval::ApprovalPolicy;
 use super::{
     AgentObserver, Approver, ElicitationHandler, InProcess, MemoryResumeStore, ResumeStore,
     StepExecutor,

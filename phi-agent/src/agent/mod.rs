@@ -72,8 +72,8 @@ mod typed;
 #[cfg(feature = "cedar")]
 pub use approval::CedarPolicy;
 pub use approval::{
-    Approval, ApprovalPolicy, ApprovalRequest, DecisionRule, Approver, Decided, RememberedDecision,
-    Remember, Verdict,
+    Approval, ApprovalPolicy, ApprovalRequest, Approver, Decided, DecisionRule, Remember,
+    RememberedDecision, Verdict,
 };
 pub use builder::{AgentBuilder, base_agent_builder};
 pub use config::AgentConfig;

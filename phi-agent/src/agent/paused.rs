@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::approval::{Approval, Decided, RememberedDecision, Remember};
 use super::approval::seal::Seen;
+use super::approval::{Approval, Decided, Remember, RememberedDecision};
 use super::nested::{NestedPause, Within};
 use super::question::PendingQuestion;
 use super::record::ToolCallRecord;

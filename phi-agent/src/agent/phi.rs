@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use super::approval::ledger::Clock;
-use super::approval::{ApprovalPolicy, Approver};
 use super::approval::seal::SigningKey;
+use super::approval::{ApprovalPolicy, Approver};
 use super::builder::AgentBuilder;
 use super::config::AgentConfig;
 use super::events::AgentObserver;

@@ -336,7 +336,9 @@ async fn start_never_asks_the_approver() {
     let builder = base_agent_builder(llm)
         .register_tools(tools![read_file, delete_file])
         .state(files.clone())
-        .approver(|_: ApprovalRequest| async { panic!("start must not ask the approver") as Approval });
+        .approver(|_: ApprovalRequest| async {
+            panic!("start must not ask the approver") as Approval
+        });
     let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
     assert!(agent.start("tidy up").await.unwrap().paused().is_some());
 }

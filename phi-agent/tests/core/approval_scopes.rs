@@ -93,11 +93,7 @@ fn builder(llm: ScriptedLlm, world: &Arc<World>) -> AgentBuilder {
 }
 
 /// `builder` with an approver that notes each call it is asked and answers `answer(call id)`.
-fn asking(
-    llm: ScriptedLlm,
-    world: &Arc<World>,
-    answer: fn(&str) -> Decided,
-) -> AgentBuilder {
+fn asking(llm: ScriptedLlm, world: &Arc<World>, answer: fn(&str) -> Decided) -> AgentBuilder {
     let asked = world.clone();
     builder(llm, world).approver(move |request: ApprovalRequest| {
         asked.asked.lock().unwrap().push(request.call_id.clone());
@@ -116,7 +112,10 @@ async fn a_session_approval_lets_later_calls_of_the_tool_run_unprompted() {
     let world = Arc::new(World::default());
     let llm = model(vec![
         vec![pay_call("c1", "shop", 5)],
-        vec![pay_call("c2", "bank", 7), ToolCall::new("c3", "refund", json!({}))],
+        vec![
+            pay_call("c2", "bank", 7),
+            ToolCall::new("c3", "refund", json!({})),
+        ],
     ]);
     let answer = |_: &str| Approval::Approve.remember(Remember::Session);
     let output = run(asking(llm, &world, answer)).await;
@@ -202,8 +201,8 @@ async fn paused_with_a_remembered_approval(world: &Arc<World>) -> Value {
         vec![pay_call("c1", "shop", 1)],
         vec![ToolCall::new("r1", "refund", json!({}))],
     ]);
-    let agent = PhiAgent::build(builder(llm, world).signing_key(KEY), AgentConfig::default())
-        .unwrap();
+    let agent =
+        PhiAgent::build(builder(llm, world).signing_key(KEY), AgentConfig::default()).unwrap();
     let mut paused = agent.start("pay").await.unwrap().paused().unwrap();
     paused.approve("c1").unwrap();
     paused.remember("c1", Remember::Session).unwrap();
@@ -220,8 +219,8 @@ async fn resume(stored: Value, world: &Arc<World>) -> phi_agent::AgentResult<Run
     let mut paused: PausedRun = serde_json::from_value(stored).unwrap();
     paused.approve("r1").unwrap();
     let llm = model(vec![vec![pay_call("c2", "bank", 2)]]);
-    let agent = PhiAgent::build(builder(llm, world).signing_key(KEY), AgentConfig::default())
-        .unwrap();
+    let agent =
+        PhiAgent::build(builder(llm, world).signing_key(KEY), AgentConfig::default()).unwrap();
     Ok(agent.resume(paused).await?.done().unwrap())
 }
 
@@ -306,20 +305,38 @@ async fn the_policy_decides_before_the_approver_and_before_remembered_decisions(
     );
     let refused = &output.tool_calls[1];
     assert!(refused.is_error);
-    assert!(refused.result[0].as_text().unwrap().contains("over the limit of 1000"));
-    assert_eq!(refused.approval, Some(Approval::deny("over the limit of 1000")));
+    assert!(
+        refused.result[0]
+            .as_text()
+            .unwrap()
+            .contains("over the limit of 1000")
+    );
+    assert_eq!(
+        refused.approval,
+        Some(Approval::deny("over the limit of 1000"))
+    );
 }
 
 #[tokio::test]
 async fn a_pausing_run_does_not_pause_on_what_the_policy_decides() {
     let world = Arc::new(World::default());
-    let llm = model(vec![vec![pay_call("c1", "shop", 5), pay_call("c2", "shop", 50)]]);
-    let agent = PhiAgent::build(builder(llm, &world).approval_policy(policy), AgentConfig::default())
-        .unwrap();
+    let llm = model(vec![vec![
+        pay_call("c1", "shop", 5),
+        pay_call("c2", "shop", 50),
+    ]]);
+    let agent = PhiAgent::build(
+        builder(llm, &world).approval_policy(policy),
+        AgentConfig::default(),
+    )
+    .unwrap();
     let paused = agent.start("pay").await.unwrap().paused().unwrap();
     let pending: Vec<&str> = paused.pending().iter().map(|call| call.id()).collect();
     assert_eq!(pending, ["c2"]);
-    assert_eq!(world.paid(), ["shop:5"], "the approved call ran before the pause");
+    assert_eq!(
+        world.paid(),
+        ["shop:5"],
+        "the approved call ran before the pause"
+    );
 }
 
 #[tokio::test]
@@ -347,7 +364,12 @@ async fn a_cedar_policy_permits_one_argument_pattern_and_forbids_another() {
     paid.sort();
     assert_eq!(paid, ["shop:5", "shop:500"]);
     let refused = &output.tool_calls[1];
-    assert!(refused.result[0].as_text().unwrap().contains("payments go to the shop only"));
+    assert!(
+        refused.result[0]
+            .as_text()
+            .unwrap()
+            .contains("payments go to the shop only")
+    );
 }
 
 #[test]

@@ -209,19 +209,18 @@ impl RememberedDecision {
 /// Whether `value` holds `pattern`: every field of an object pattern held, other values equal.
 fn holds(value: &Value, pattern: &Value) -> bool {
     match (value, pattern) {
-        (Value::Object(value), Value::Object(pattern)) => pattern.iter().all(|(name, wanted)| {
-            value
-                .get(name)
-                .is_some_and(|field| holds(field, wanted))
-        }),
+        (Value::Object(value), Value::Object(pattern)) => pattern
+            .iter()
+            .all(|(name, wanted)| value.get(name).is_some_and(|field| holds(field, wanted))),
         _ => value == pattern,
     }
 }
 
 /// `time` in milliseconds since the Unix epoch (0 before it).
 fn millis(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH)
-        .map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+    })
 }
 
 #[cfg(test)]
@@ -236,7 +235,10 @@ mod tests {
             &json!({"to": "shop", "amount": 5, "meta": {"kind": "card", "x": 1}}),
             &pattern
         ));
-        assert!(!holds(&json!({"to": "bank", "meta": {"kind": "card"}}), &pattern));
+        assert!(!holds(
+            &json!({"to": "bank", "meta": {"kind": "card"}}),
+            &pattern
+        ));
         assert!(!holds(&json!({"to": "shop"}), &pattern));
     }
 

@@ -108,12 +108,14 @@ pub(in crate::agent) async fn settle<P>(
         .collect();
     // Decided by the policy or a remembered decision: no one is asked, and they run now.
     let mut unasked = Vec::new();
-    waiting.retain(|&index| match unasked_decision(runner, session_id, &calls[index], Consult::All) {
-        Some(approval) => {
-            unasked.push((index, Decision::Person(approval)));
-            false
+    waiting.retain(|&index| {
+        match unasked_decision(runner, session_id, &calls[index], Consult::All) {
+            Some(approval) => {
+                unasked.push((index, Decision::Person(approval)));
+                false
+            }
+            None => true,
         }
-        None => true,
     });
     match approvals {
         Approvals::Ask(approver) => {
@@ -351,9 +353,11 @@ pub(super) fn unasked_decision(
             "policy"
         }
         Source::Remembered(decision) => {
-            runner
-                .observer
-                .emit(AgentEvent::ApprovalRemembered { turn, call, decision });
+            runner.observer.emit(AgentEvent::ApprovalRemembered {
+                turn,
+                call,
+                decision,
+            });
             "remembered"
         }
     };
