@@ -235,9 +235,12 @@ async fn a_remembered_decision_survives_a_stored_pause_in_a_new_agent() {
     assert_eq!(world.events(), ["c2 by c1"]);
 }
 
+/// An edit of a stored run, named.
+type Edit = (&'static str, fn(&mut Value));
+
 #[tokio::test]
 async fn an_edited_or_forged_remembered_decision_is_refused_and_nothing_runs() {
-    let edits: [(&str, fn(&mut Value)); 3] = [
+    let edits: [Edit; 3] = [
         ("widened to another tool", |state| {
             state["remembered"][0]["tool"] = json!("refund")
         }),

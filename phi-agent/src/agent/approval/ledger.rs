@@ -17,7 +17,7 @@ pub(in crate::agent) enum Source {
     /// The agent's [`ApprovalPolicy`].
     Policy,
     /// A decision the session remembers, as it was before this call used it.
-    Remembered(RememberedDecision),
+    Remembered(Box<RememberedDecision>),
 }
 
 /// What [`Ledger::decide`] consults.
@@ -86,7 +86,10 @@ impl Ledger {
         if let Some(uses) = &mut decision.uses_left {
             *uses = uses.saturating_sub(1);
         }
-        Some((before.approval.clone(), Source::Remembered(before)))
+        Some((
+            before.approval.clone(),
+            Source::Remembered(Box::new(before)),
+        ))
     }
 
     /// Remembers `decided`, the decision about `call` of `tool`, when it reaches later calls.
