@@ -80,8 +80,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use phi_agent::llm::Message;
 use phi_agent::{
-    AgentBuilder, AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Approver, Decided,
-    PhiAgent, RunOutput, StepExecutor, StepFuture, StepOutput, ToolCallRecord,
+    AgentBuilder, AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Approver,
+    Decided, PhiAgent, RunOutput, StepExecutor, StepFuture, StepOutput, ToolCallRecord,
 };
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
