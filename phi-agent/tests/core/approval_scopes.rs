@@ -51,6 +51,24 @@ async fn refund() -> String {
     "refunded".into()
 }
 
+/// Pay 5 to the shop, then 5000, through the run (as a code-mode program's calls are made);
+/// says what each gave.
+#[phi_tool]
+async fn pay_twice(ctx: &ToolContext) -> phi_agent::AgentResult<String> {
+    let mut said = Vec::new();
+    for amount in [5, 5000] {
+        let called = ctx
+            .call_tool("pay", json!({"to": "shop", "amount": amount}))
+            .await?;
+        let text = called.content[0].as_text().unwrap_or_default().to_string();
+        said.push(format!(
+            "{} {text}",
+            if called.is_error { "error" } else { "ok" }
+        ));
+    }
+    Ok(said.join("; "))
+}
+
 /// Let `seconds` pass on the agent's clock.
 #[phi_tool]
 async fn wait(seconds: u64, ctx: &ToolContext) -> phi_agent::AgentResult<String> {
@@ -75,7 +93,7 @@ fn builder(llm: ScriptedLlm, world: &Arc<World>) -> AgentBuilder {
     let clock = world.clone();
     let events = world.clone();
     base_agent_builder(llm)
-        .register_tools(tools![pay, refund, wait])
+        .register_tools(tools![pay, refund, wait, pay_twice])
         .state(world.clone())
         .approval_clock(move || UNIX_EPOCH + Duration::from_secs(clock.now.load(Ordering::SeqCst)))
         .observer(move |event: &AgentEvent<'_>| {
@@ -381,5 +399,27 @@ fn a_cedar_policy_that_does_not_parse_is_a_clear_error() {
     assert!(
         matches!(&error, AgentError::Config(message) if message.starts_with("Cedar policy:")),
         "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_policy_decides_the_calls_a_tool_makes_through_its_run_too() {
+    let world = Arc::new(World::default());
+    let llm = model(vec![vec![ToolCall::new("c1", "pay_twice", json!({}))]]);
+    // No approver: whatever the policy leaves to a person is denied.
+    let output = run(builder(llm, &world).approval_policy(policy)).await;
+    assert_eq!(world.paid(), ["shop:5"]);
+    let said = output.tool_calls[0].result[0]
+        .as_text()
+        .unwrap()
+        .to_string();
+    assert!(said.starts_with("ok paid 5 to shop; error "), "{said}");
+    assert!(said.contains("over the limit of 1000"), "{said}");
+    assert_eq!(
+        world.events(),
+        [
+            "c1/call/0 by policy approved=true",
+            "c1/call/1 by policy approved=false"
+        ]
     );
 }
