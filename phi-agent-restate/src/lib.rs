@@ -81,7 +81,7 @@ use async_trait::async_trait;
 use phi_agent::llm::Message;
 use phi_agent::{
     AgentBuilder, AgentConfig, AgentError, AgentResult, Approval, ApprovalRequest, Approver,
-    PhiAgent, RunOutput, StepExecutor, StepFuture, StepOutput, ToolCallRecord,
+    Decided, PhiAgent, RunOutput, StepExecutor, StepFuture, StepOutput, ToolCallRecord,
 };
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -506,16 +506,17 @@ struct RestateApprover {
 
 #[async_trait]
 impl Approver for RestateApprover {
-    async fn decide(&self, request: ApprovalRequest) -> Approval {
+    async fn decide(&self, request: ApprovalRequest) -> Decided {
         let (done, decided) = oneshot::channel();
         if self.work.send(Work::Approve { request, done }).is_err() {
-            return Approval::deny("the Restate handler has stopped");
+            return Approval::deny("the Restate handler has stopped").into();
         }
-        match decided.await {
+        let approval = match decided.await {
             Ok(Ok(approval)) => approval,
             Ok(Err(message)) => Approval::deny(format!("the approval was rejected: {message}")),
             Err(_) => Approval::deny("the Restate handler has stopped"),
-        }
+        };
+        approval.into()
     }
 }
 

@@ -91,12 +91,16 @@ pub mod schema;
 pub mod search;
 pub mod skill;
 
+#[cfg(feature = "cedar")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cedar")))]
+pub use agent::CedarPolicy;
 pub use agent::{AgentBuilder, AgentConfig, LoopDetection, PhiAgent, base_agent_builder};
 pub use agent::{AgentEvent, AgentObserver, AgentSession, PrefixChange, RunOutput, ToolCallRecord};
 pub use agent::{
     AnswerMode, AnswerOptions, RunStream, StreamEvent, Typed, TypedOutcome, TypedOutput,
 };
 pub use agent::{Approval, ApprovalRequest, Approver, PausedRun, PendingCall, RunOutcome};
+pub use agent::{ApprovalPolicy, Decided, DecisionRule, Remember, RememberedDecision, Verdict};
 pub use agent::{ContextPolicy, MemoryResultStore, READ_RESULT_TOOL_NAME, ResultStore, Steering};
 pub use agent::{ElicitationHandler, ElicitationRequest, PendingQuestion};
 pub use agent::{FileResumeStore, MemoryResumeStore, ResumeStore};

@@ -15,8 +15,18 @@ use serde_json::Value;
 
 use crate::llm::ToolCall;
 
+#[cfg(feature = "cedar")]
+mod cedar;
+pub(super) mod ledger;
+mod policy;
+mod scope;
 pub(super) mod seal;
 mod wire;
+
+#[cfg(feature = "cedar")]
+pub use cedar::CedarPolicy;
+pub use policy::{ApprovalPolicy, Verdict};
+pub use scope::{Decided, DecisionRule, Remember, RememberedDecision};
 
 /// What a person decided about one tool call.
 ///
@@ -130,7 +140,9 @@ impl ApprovalRequest {
 /// Decides tool calls that need approval during [`PhiAgent::run`](crate::PhiAgent::run); set it
 /// with [`AgentBuilder::approver`](crate::AgentBuilder::approver).
 ///
-/// An async closure `Fn(ApprovalRequest) -> impl Future<Output = Approval>` is an approver. The
+/// An async closure `Fn(ApprovalRequest) -> impl Future<Output = D>` is an approver, where `D`
+/// is an [`Approval`] (this call only) or a [`Decided`] (a decision the session remembers for
+/// later calls as well: [`Approval::remember`]). The
 /// calls of one turn are put to the approver one after the other, in call order (a prompt on a
 /// terminal is never interleaved), while the turn's calls that need no approval already run.
 ///
@@ -149,17 +161,18 @@ impl ApprovalRequest {
 /// ```
 #[async_trait]
 pub trait Approver: Send + Sync {
-    /// The decision about `request`.
-    async fn decide(&self, request: ApprovalRequest) -> Approval;
+    /// The decision about `request`, and which later calls it decides as well.
+    async fn decide(&self, request: ApprovalRequest) -> Decided;
 }
 
 #[async_trait]
-impl<F, Fut> Approver for F
+impl<F, Fut, D> Approver for F
 where
     F: Fn(ApprovalRequest) -> Fut + Send + Sync,
-    Fut: Future<Output = Approval> + Send,
+    Fut: Future<Output = D> + Send,
+    D: Into<Decided>,
 {
-    async fn decide(&self, request: ApprovalRequest) -> Approval {
-        self(request).await
+    async fn decide(&self, request: ApprovalRequest) -> Decided {
+        self(request).await.into()
     }
 }

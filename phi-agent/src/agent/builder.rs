@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::approval::ApprovalPolicy;
+use super::approval::ledger::Clock;
 use super::approval::seal::SigningKey;
 use super::{
     AgentObserver, Approver, ElicitationHandler, InProcess, MemoryResumeStore, ResumeStore,
@@ -48,6 +50,8 @@ pub fn base_agent_builder(llm_client: impl LlmClient + 'static) -> AgentBuilder 
         elicitation: None,
         semantic: None,
         signing_key: None,
+        approval_policy: None,
+        approval_clock: Arc::new(std::time::SystemTime::now),
         resume_store: Arc::new(MemoryResumeStore::default()),
         skills: None,
     }
@@ -69,6 +73,8 @@ pub struct AgentBuilder {
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) semantic: Option<crate::search::SemanticSearch>,
     pub(crate) signing_key: Option<SigningKey>,
+    pub(crate) approval_policy: Option<Arc<dyn ApprovalPolicy>>,
+    pub(crate) approval_clock: Clock,
     pub(crate) resume_store: Arc<dyn ResumeStore>,
     pub(crate) skills: Option<SkillCatalog>,
 }
@@ -162,7 +168,8 @@ impl AgentBuilder {
 
     /// Decides the calls that need approval during a run ([`PhiAgent::run`](crate::PhiAgent::run),
     /// any [`RunRequest`](crate::RunRequest) not made [`pausing`](crate::RunRequest::pausing));
-    /// an async closure `Fn(ApprovalRequest) -> impl Future<Output = Approval>` will do. Without
+    /// an async closure `Fn(ApprovalRequest) -> impl Future<Output = Approval>` (or
+    /// [`Decided`](crate::Decided), to have the session remember it) will do. Without
     /// one, such calls are denied. A pausing run ([`PhiAgent::start`](crate::PhiAgent::start))
     /// never asks it.
     ///
@@ -193,6 +200,24 @@ impl AgentBuilder {
     /// ```
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
         self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Decides calls that need approval before anyone is asked: approve, deny with a reason
+    /// the model reads, or ask (the session's remembered decisions, then a person). Consulted
+    /// in every run, pausing or not; see [`ApprovalPolicy`].
+    pub fn approval_policy(mut self, policy: impl ApprovalPolicy + 'static) -> Self {
+        self.approval_policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// The clock remembered decisions expire by ([`DecisionRule::for_duration`](crate::DecisionRule::for_duration));
+    /// the system's by default. Set one to test expiry without waiting.
+    pub fn approval_clock(
+        mut self,
+        clock: impl Fn() -> std::time::SystemTime + Send + Sync + 'static,
+    ) -> Self {
+        self.approval_clock = Arc::new(clock);
         self
     }
 
@@ -267,6 +292,7 @@ impl fmt::Debug for AgentBuilder {
             .field("observer", &self.observer.is_some())
             .field("approver", &self.approver.is_some())
             .field("signing_key", &self.signing_key.is_some())
+            .field("approval_policy", &self.approval_policy.is_some())
             .field("sampling_model", &self.sampler.is_some())
             .field("elicitation_handler", &self.elicitation.is_some())
             .field("workspace", &self.workspace)

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use super::approval::RememberedDecision;
+
 use super::phi::AgentInner;
 use super::prefix::Prefix;
 use super::steering::Steering;
@@ -28,6 +30,8 @@ pub(super) struct Conversation {
     pub(super) prefix: Prefix,
     /// Messages a person queued for the next step boundary.
     pub(super) steering: Steering,
+    /// The decisions about calls that the session remembers ([`Remember`](crate::Remember)).
+    pub(super) remembered: Vec<RememberedDecision>,
 }
 
 /// Whether a session's model searches for its Deferred tools.
@@ -84,6 +88,7 @@ impl Conversation {
             system: None,
             prefix: Prefix::default(),
             steering: Steering::default(),
+            remembered: Vec::new(),
         }
     }
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::approval::Approval;
+use super::approval::{Approval, RememberedDecision};
 use super::prefix::PrefixChange;
 use crate::context::{LogLevel, Progress};
 use crate::llm::{LlmResponse, ToolCall, ToolSpec, Usage};
@@ -104,6 +104,26 @@ pub enum AgentEvent<'a> {
         call: &'a ToolCall,
         /// The decision.
         approval: &'a Approval,
+    },
+    /// A call that needed approval was decided by the agent's
+    /// [`ApprovalPolicy`](crate::ApprovalPolicy); no one was asked.
+    ApprovalByPolicy {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model (or a tool's program) made it.
+        call: &'a ToolCall,
+        /// The decision.
+        approval: &'a Approval,
+    },
+    /// A call that needed approval was decided by a decision the session remembers
+    /// ([`Remember`](crate::Remember)); no one was asked.
+    ApprovalRemembered {
+        /// The turn's number.
+        turn: usize,
+        /// The call as the model (or a tool's program) made it.
+        call: &'a ToolCall,
+        /// The remembered decision, as it was before this call used it.
+        decision: &'a RememberedDecision,
     },
     /// Deferred tools became visible; the model sees them from the next turn on.
     ToolsActivated {

@@ -69,7 +69,12 @@ mod talk;
 mod tool_list;
 mod typed;
 
-pub use approval::{Approval, ApprovalRequest, Approver};
+#[cfg(feature = "cedar")]
+pub use approval::CedarPolicy;
+pub use approval::{
+    Approval, ApprovalPolicy, ApprovalRequest, Approver, Decided, DecisionRule, Remember,
+    RememberedDecision, Verdict,
+};
 pub use builder::{AgentBuilder, base_agent_builder};
 pub use config::AgentConfig;
 pub use context_policy::ContextPolicy;

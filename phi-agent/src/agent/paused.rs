@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::approval::Approval;
 use super::approval::seal::Seen;
+use super::approval::{Approval, Decided, Remember, RememberedDecision};
 use super::nested::{NestedPause, Within};
 use super::question::PendingQuestion;
 use super::record::ToolCallRecord;
@@ -64,8 +64,9 @@ mod integrity;
 /// | `usage` | tokens used by the run so far |
 /// | `tool_calls` | for each earlier call of the run, in order, what the transcript does not say: `turn`, `duration`, `approval` (the rest of its [`ToolCallRecord`] is read back from the transcript, so no result is stored twice) |
 /// | `assistant_text` | what the model said with the paused turn's calls |
-/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `turn`, `decision`, `null` until decided, `seen`, the digests of what was shown when it was decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
+/// | `calls` | the paused turn's calls in call order, each `"state": "ran"` (with its result), `"state": "pending"` (with `turn`, `decision`, `null` until decided, `remember`, how far the decision reaches ([`Remember`](crate::Remember); absent: this call only), `seen`, the digests of what was shown when it was decided, and, for a call a tool made while it ran ([`ToolContext::call_tool`](crate::ToolContext::call_tool)), `within`: the model's call that made it, the call's place `k` among its nested calls and the `results` of those before it) or `"state": "asking"` (a call that asked the user a question: `message`, `schema`, and `answer`, `null` until answered; only in runs whose tools ask), with `provider_state` when the provider attached any ([`ToolCall::provider_state`]) |
 /// | `answer` | only in a typed run ([`RunRequest::typed`](crate::RunRequest::typed)): `tool`, the final-answer tool's name, and `refused`, the answers refused so far; absent otherwise |
+/// | `remembered` | the decisions the session remembers ([`RememberedDecision`](crate::RememberedDecision)): `decided_call`, `tool`, `arguments` (the pattern; absent: any), `approval`, `expires_at_ms` and `uses_left` (absent: no limit); absent when there are none |
 /// | `seal` | only from an agent with a signing key: the MAC (HMAC-SHA256, hex) of each part of the run by its name (each field above but `version`, and each of `calls` as `calls/<i>` without its decision or answer) |
 ///
 /// It holds what the model and the tools said and nothing of the agent itself: no API key, no
@@ -124,6 +125,10 @@ pub struct PausedRun {
     /// A typed run's answer so far; `None` for a plain run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) answer: Option<AnswerNote>,
+    /// The decisions the session remembers ([`Remember`](crate::Remember)), as they were at
+    /// the pause.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) remembered: Vec<RememberedDecision>,
     /// The agent's MAC of each part of the run, by the part's name, when the agent has a
     /// signing key; see `paused/integrity.rs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,6 +205,10 @@ pub struct PendingCall {
     /// The paused turn, which the call's idempotency key names.
     turn: usize,
     decision: Option<Approval>,
+    /// Which later calls the decision decides as well; absent: this call only. Written after
+    /// the pause with the decision, and as the decision, outside the agent's MAC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    remember: Option<Remember>,
     /// What the person was shown when they decided, as digests; `None` while undecided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     seen: Option<Seen>,
@@ -219,6 +228,7 @@ impl PendingCall {
             provider_state: call.provider_state.clone(),
             turn,
             decision: None,
+            remember: None,
             seen: None,
             within: None,
         }
@@ -368,6 +378,7 @@ impl PausedRun {
             assistant_text,
             calls,
             answer,
+            remembered: Vec::new(),
             seal: None,
         }
     }
@@ -497,6 +508,55 @@ impl PausedRun {
         }
     }
 
+    /// The decisions the session remembered when the run paused ([`Remember`](crate::Remember)):
+    /// resuming, they decide later calls as they did before the pause.
+    pub fn remembered(&self) -> &[RememberedDecision] {
+        &self.remembered
+    }
+
+    /// Has the session remember the decision on the pending call `id` for later calls, as
+    /// `remember` says, from when the run resumes (decide the call as well; only an approval as
+    /// sent or a denial is remembered, see [`Approval::remember`]). Like the decision, it is
+    /// written after the pause, outside the agent's MAC: keep it where you keep the decision.
+    ///
+    /// ```
+    /// # use phi_agent::llm::{LlmResponse, ScriptedLlm, ToolCall};
+    /// # use phi_agent::{base_agent_builder, phi_tool, AgentConfig, PhiAgent, Remember, RunOutcome};
+    /// # /// Delete a file.
+    /// # #[phi_tool(needs_approval)]
+    /// # async fn delete_file(path: String) -> String { format!("deleted {path}") }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> phi_agent::AgentResult<()> {
+    /// # let call = ToolCall::new("c1", "delete_file", serde_json::json!({"path": "a.txt"}));
+    /// # let llm = ScriptedLlm::new([LlmResponse::tool_calls(vec![call]), LlmResponse::text("Done.")]);
+    /// # let agent = PhiAgent::build(base_agent_builder(llm).register_tool(DeleteFile), AgentConfig::default())?;
+    /// let RunOutcome::Paused(mut paused) = agent.start("Delete a.txt").await? else { unreachable!() };
+    /// paused.approve("c1")?;
+    /// paused.remember("c1", Remember::Session)?;
+    /// # agent.resume(paused).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn remember(&mut self, id: &str, remember: Remember) -> AgentResult<()> {
+        let ids = self.pending_ids();
+        match self.pending_mut(id) {
+            Some(call) => {
+                call.remember = Some(remember);
+                Ok(())
+            }
+            None => Err(AgentError::Resume {
+                reason: format!("no pending call has the id `{id}`; the pending calls are {ids}"),
+            }),
+        }
+    }
+
+    fn pending_mut(&mut self, id: &str) -> Option<&mut PendingCall> {
+        self.calls.iter_mut().find_map(|call| match call {
+            TurnCall::Pending(call) if call.id == id => Some(call),
+            _ => None,
+        })
+    }
+
     /// The session the run belongs to.
     pub fn session_id(&self) -> &str {
         &self.session_id
@@ -605,6 +665,11 @@ impl PausedRun {
 impl PendingCall {
     /// The decision and, for a nested call, the model's call that made it and the call
     /// decided (its tool and arguments).
+    /// The decision with how far it reaches, when it reaches later calls.
+    pub(super) fn to_remember(&self) -> Option<Decided> {
+        Some(self.decision.clone()?.remember(self.remember.clone()?))
+    }
+
     pub(super) fn into_parts(self) -> (Option<Approval>, Option<(Box<Within>, ToolCall)>) {
         let decided = ToolCall::new(self.id, self.tool, self.arguments);
         (self.decision, self.within.map(|within| (within, decided)))

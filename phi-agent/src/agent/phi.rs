@@ -4,8 +4,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use super::approval::Approver;
+use super::approval::ledger::Clock;
 use super::approval::seal::SigningKey;
+use super::approval::{ApprovalPolicy, Approver};
 use super::builder::AgentBuilder;
 use super::config::AgentConfig;
 use super::events::AgentObserver;
@@ -67,6 +68,10 @@ pub(super) struct AgentInner {
     pub(super) elicitation: Option<Arc<dyn super::ElicitationHandler>>,
     /// The key of the MAC over the paused runs this agent writes and resumes.
     pub(super) signing_key: Option<SigningKey>,
+    /// Decides calls that need approval before anyone is asked.
+    pub(super) approval_policy: Option<Arc<dyn ApprovalPolicy>>,
+    /// The clock remembered decisions expire by.
+    pub(super) approval_clock: Clock,
     /// Where resumed paused runs are marked, so that each resumes once.
     pub(super) resume_store: Arc<dyn ResumeStore>,
     /// The skills offered, when the builder was given some.
@@ -170,6 +175,8 @@ impl PhiAgent {
                 sampler: builder.sampler,
                 elicitation: builder.elicitation,
                 signing_key: builder.signing_key,
+                approval_policy: builder.approval_policy,
+                approval_clock: builder.approval_clock,
                 resume_store: builder.resume_store,
                 skills,
             }),

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::approval::ledger::Ledger;
 use super::events::{AgentEvent, AgentObserver};
 use super::nested::NestedLedger;
 use super::stream::{LiveEvent, StreamEvent};
@@ -43,6 +44,8 @@ pub(super) struct RunTalk {
     pub(super) asked: Mutex<Vec<(String, String, Value)>>,
     /// The nested calls that paused the run, and those a resumed run answers from its state.
     pub(super) nested: NestedLedger,
+    /// What decides calls that need approval before anyone is asked.
+    pub(super) approvals: Ledger,
 }
 
 impl fmt::Debug for RunTalk {

@@ -336,7 +336,9 @@ async fn start_never_asks_the_approver() {
     let builder = base_agent_builder(llm)
         .register_tools(tools![read_file, delete_file])
         .state(files.clone())
-        .approver(|_: ApprovalRequest| async { panic!("start must not ask the approver") });
+        .approver(|_: ApprovalRequest| async {
+            panic!("start must not ask the approver") as Approval
+        });
     let agent = PhiAgent::build(builder, AgentConfig::default()).unwrap();
     assert!(agent.start("tidy up").await.unwrap().paused().is_some());
 }
@@ -776,7 +778,7 @@ async fn a_panicking_check_or_approver_never_lets_a_call_through() {
     let llm = ScriptedLlm::new([call(), LlmResponse::text("ok")]);
     let builder = base_agent_builder(llm)
         .register_tool(BrokenCheck(ran.clone()))
-        .approver(|_: ApprovalRequest| async { panic!("the approver is broken") });
+        .approver(|_: ApprovalRequest| async { panic!("the approver is broken") as Approval });
     let output = PhiAgent::build(builder, AgentConfig::default())
         .unwrap()
         .run("go")

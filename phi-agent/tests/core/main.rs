@@ -10,6 +10,7 @@ mod adversarial_model;
 mod agent_loop;
 mod approval;
 mod approval_integrity;
+mod approval_scopes;
 mod argument_mistakes;
 mod argument_repair;
 mod context_policy_props;

@@ -4,11 +4,12 @@
 //!
 //! The MAC covers what the agent wrote, which is everything that decides what runs next (the
 //! transcript with its earlier results, the notes of the earlier calls, the paused turn's
-//! calls with the programs and nested results of code mode, the run's id, turn and tools),
-//! and leaves out what is written after the pause by whoever decides: the decisions and their
-//! [`Seen`] digests, and the answers to questions. A decision cannot be moved to another call or
-//! another program (its digests would not match), but whoever can write the stored run can
-//! change a decision itself: keep decisions where you keep your record of who decided what.
+//! calls with the programs and nested results of code mode, the decisions the session
+//! remembers, the run's id, turn and tools), and leaves out what is written after the pause
+//! by whoever decides: the decisions (with how far they reach) and their [`Seen`] digests, and
+//! the answers to questions. A decision cannot be moved to another call or another program
+//! (its digests would not match), but whoever can write the stored run can change a decision
+//! itself: keep decisions where you keep your record of who decided what.
 
 use serde_json::{Value, json};
 
@@ -113,7 +114,7 @@ impl PausedRun {
 
 /// The signed parts of a serialized paused run, each with its canonical text: every field but
 /// `version` and `seal`, the paused turn's calls one by one (`calls/<i>`) without what is
-/// written after the pause (`decision`, `seen`, `answer`).
+/// written after the pause (`decision`, `remember`, `seen`, `answer`).
 fn parts(value: Value) -> Vec<(String, Vec<u8>)> {
     let Value::Object(fields) = value else {
         return Vec::new();
@@ -130,7 +131,7 @@ fn parts(value: Value) -> Vec<(String, Vec<u8>)> {
             ("calls", Value::Array(calls)) => {
                 for (i, mut call) in calls.into_iter().enumerate() {
                     if let Value::Object(call) = &mut call {
-                        for decided in ["decision", "seen", "answer"] {
+                        for decided in ["decision", "remember", "seen", "answer"] {
                             call.remove(decided);
                         }
                     }

@@ -38,6 +38,8 @@ use self::settle::{Finished, Settle, finish_paused, settle};
 use self::spans::invoke_span;
 use self::state::{Judged, RunState, Settled};
 use super::answer::Answering;
+use super::approval::RememberedDecision;
+use super::approval::ledger::Ledger;
 use super::conversation::Conversation;
 use super::events::{AgentEvent, Observer};
 use super::nested::NestedApprovals;
@@ -80,7 +82,8 @@ pub(super) async fn fresh<P: Policy>(
     let state = RunState::fresh(&conv.history, input, agent.config.max_repeated_failures);
     async {
         let pausing = matches!(policy.approvals(), Approvals::Pause(_));
-        let talk = run_talk(agent, conv, sink, pausing, HashMap::new());
+        let remembered = conv.remembered.clone();
+        let talk = run_talk(agent, conv, sink, pausing, HashMap::new(), remembered);
         let (token, base_ctx, talk) = run_context(agent, conv, talk);
         let _cancel_on_drop = token.drop_guard();
         let (plan, activated) = Plan::fresh(agent, conv, sink.is_on(), answer).await;
@@ -129,6 +132,7 @@ pub(super) async fn resumed<P: Policy>(
         usage,
         assistant_text,
         calls,
+        remembered,
         ..
     } = paused;
     let active = Conversation::tools_named(agent, &session_id, active_tools);
@@ -139,7 +143,7 @@ pub(super) async fn resumed<P: Policy>(
     let span = invoke_span(&conv.id);
     let outcome = async {
         let pausing = matches!(policy.approvals(), Approvals::Pause(_));
-        let talk = run_talk(agent, conv, sink, pausing, answers);
+        let talk = run_talk(agent, conv, sink, pausing, answers, remembered);
         let (token, base_ctx, talk) = run_context(agent, conv, talk);
         let _cancel_on_drop = token.drop_guard();
         let plan = Plan::resumed(agent, conv, sink.is_on(), answer);
@@ -367,6 +371,7 @@ async fn finish(run: &mut Run<'_>, state: RunState, text: String, usage: Usage) 
     run.conv.usage += run_usage;
     let (output, history) = state.finish(text);
     run.conv.history = history;
+    run.conv.remembered = run.talk.approvals.snapshot();
     output
 }
 
@@ -401,6 +406,7 @@ fn pause(
     });
     let active = run.conv.active.names().to_vec();
     let mut paused = state.pause(run.conv.id.to_string(), active, text, calls, answer);
+    paused.remembered = run.talk.approvals.snapshot();
     if let Some(key) = &run.agent.signing_key {
         paused.seal_with(key);
     }
@@ -457,6 +463,7 @@ fn run_talk(
     sink: &Sink,
     pausing: bool,
     answers: HashMap<String, Elicitation<Value>>,
+    remembered: Vec<RememberedDecision>,
 ) -> RunTalk {
     RunTalk {
         session_id: conv.id.clone(),
@@ -468,6 +475,11 @@ fn run_talk(
         answers,
         asked: Mutex::default(),
         nested: Default::default(),
+        approvals: Ledger::new(
+            agent.approval_policy.clone(),
+            agent.approval_clock.clone(),
+            remembered,
+        ),
     }
 }
 

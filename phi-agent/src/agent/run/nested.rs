@@ -19,7 +19,8 @@ use futures_util::stream::FuturesUnordered;
 use serde_json::Value;
 
 use super::calls::{Caller, Runner, enter};
-use super::settle::{nested_asked, nested_decided};
+use super::settle::{nested_approved, nested_asked, nested_decided, unasked_decision};
+use crate::agent::approval::ledger::Consult;
 use crate::agent::nested::{NestedApprovals, NestedPause, NestedRecord, Replayed};
 use crate::context::{CalledTool, nested};
 use crate::error::{AgentError, AgentResult, Tampering};
@@ -172,14 +173,23 @@ impl Runner<'_> {
                     }
                 }
                 None if self.needs_approval(&call, Caller::Code).await => {
-                    match self.nested_approvals {
-                        NestedApprovals::Ask(approver) => {
-                            match nested_asked(self, approver, &call).await {
-                                Ok(arguments) => arguments,
-                                Err(denied) => return Outcome::Done(call, denied),
-                            }
+                    let session_id = self.talk.session_id.clone();
+                    if let Some(approval) = unasked_decision(self, &session_id, &call, Consult::All)
+                    {
+                        match nested_approved(&call.name, approval) {
+                            Ok(arguments) => arguments,
+                            Err(denied) => return Outcome::Done(call, denied),
                         }
-                        NestedApprovals::Pause => return Outcome::Pause(call),
+                    } else {
+                        match self.nested_approvals {
+                            NestedApprovals::Ask(approver) => {
+                                match nested_asked(self, approver, &call).await {
+                                    Ok(arguments) => arguments,
+                                    Err(denied) => return Outcome::Done(call, denied),
+                                }
+                            }
+                            NestedApprovals::Pause => return Outcome::Pause(call),
+                        }
                     }
                 }
                 None => None,

@@ -13,6 +13,7 @@ use super::early::Early;
 use super::search::Found;
 use super::spans::{approve_span, decision_name};
 use super::state::Settled;
+use crate::agent::approval::ledger::{Consult, Source};
 use crate::agent::approval::{Approval, ApprovalRequest, Approver};
 use crate::agent::events::AgentEvent;
 use crate::agent::nested::{NestedPause, NestedReplay};
@@ -102,16 +103,28 @@ pub(in crate::agent) async fn settle<P>(
         .filter(|index| open(index) && !needs[*index])
         .map(|index| (index, &calls[index].arguments))
         .collect();
-    let waiting: Vec<usize> = (0..calls.len())
+    let mut waiting: Vec<usize> = (0..calls.len())
         .filter(|index| open(index) && needs[*index])
         .collect();
+    // Decided by the policy or a remembered decision: no one is asked, and they run now.
+    let mut unasked = Vec::new();
+    waiting.retain(|&index| {
+        match unasked_decision(runner, session_id, &calls[index], Consult::All) {
+            Some(approval) => {
+                unasked.push((index, Decision::Person(approval)));
+                false
+            }
+            None => true,
+        }
+    });
     match approvals {
         Approvals::Ask(approver) => {
-            let (ran, decided) = tokio::join!(
+            let (ran, mut decided) = tokio::join!(
                 early.run(runner, calls, &immediate),
                 ask(runner, approver, session_id, calls, &waiting),
             );
             place(&mut slots, &immediate, ran?);
+            decided.extend(unasked);
             for (index, outcome) in carry_out(runner, calls, decided, false).await? {
                 slots[index] = Some(outcome);
             }
@@ -124,6 +137,9 @@ pub(in crate::agent) async fn settle<P>(
         Approvals::Pause(proof) => {
             let ran = early.run(runner, calls, &immediate).await?;
             place(&mut slots, &immediate, ran);
+            for (index, outcome) in carry_out(runner, calls, unasked, false).await? {
+                slots[index] = Some(outcome);
+            }
             let found = early.take_found(runner);
             let questions = questions(runner, calls, &mut slots);
             let nested = nested_pauses(runner, calls, &mut slots);
@@ -316,6 +332,45 @@ async fn announce(runner: &Runner<'_>, call: &ToolCall, approval: &Approval) {
     );
 }
 
+/// The decision on `call` made without asking anyone (the agent's policy, then a decision the
+/// session remembers), reported as it is made; `None` when a person must decide.
+pub(super) fn unasked_decision(
+    runner: &Runner<'_>,
+    session_id: &str,
+    call: &ToolCall,
+    consult: Consult,
+) -> Option<Approval> {
+    let request = ApprovalRequest::new(session_id, runner.turn, call);
+    let (approval, source) = runner.talk.approvals.decide(&request, consult)?;
+    let turn = runner.turn;
+    let by = match &source {
+        Source::Policy => {
+            runner.observer.emit(AgentEvent::ApprovalByPolicy {
+                turn,
+                call,
+                approval: &approval,
+            });
+            "policy"
+        }
+        Source::Remembered(decision) => {
+            runner.observer.emit(AgentEvent::ApprovalRemembered {
+                turn,
+                call,
+                decision,
+            });
+            "remembered"
+        }
+    };
+    tracing::info!(
+        "gen_ai.tool.name" = call.name.as_str(),
+        "gen_ai.tool.call.id" = call.id.as_str(),
+        "approval.decision" = decision_name(&approval),
+        "approval.by" = by,
+        "tool call decided without asking"
+    );
+    Some(approval)
+}
+
 /// Puts the calls at `waiting` to `approver`, one after the other in call order, and reports
 /// each decision as it is made.
 async fn ask(
@@ -329,6 +384,11 @@ async fn ask(
     let mut decided = Vec::with_capacity(waiting.len());
     for &index in waiting {
         let call = &calls[index];
+        // A decision remembered while this turn's earlier calls were asked decides this one.
+        if let Some(approval) = unasked_decision(runner, session_id, call, Consult::Memory) {
+            decided.push((index, Decision::Person(approval)));
+            continue;
+        }
         runner
             .observer
             .emit(AgentEvent::ApprovalRequested { turn, call });
@@ -352,11 +412,16 @@ async fn ask(
         let span = approve_span(call);
         let request = ApprovalRequest::new(session_id, turn, call);
         // An approver that panics denies: failing closed, as when there is none.
-        let mut approval = AssertUnwindSafe(approver.decide(request))
+        let answer = AssertUnwindSafe(approver.decide(request))
             .catch_unwind()
             .instrument(span.clone())
             .await
-            .unwrap_or_else(|_| Approval::deny("the approver failed (it panicked)"));
+            .unwrap_or_else(|_| Approval::deny("the approver failed (it panicked)").into());
+        runner
+            .talk
+            .approvals
+            .remember(&call.name, &call.id, &answer);
+        let mut approval = answer.approval;
         if let Approval::ApproveWith { arguments } = &mut approval {
             // The approver's arguments enter the run here.
             enter(arguments);
@@ -448,6 +513,10 @@ pub(in crate::agent) async fn finish_paused(
             })),
             TurnCall::Pending(pending) => {
                 slots.push(None);
+                if let Some(decided) = pending.to_remember() {
+                    let approvals = &runner.talk.approvals;
+                    approvals.remember(pending.tool(), pending.id(), &decided);
+                }
                 let (decision, within) = pending.into_parts();
                 if let Some((within, decided)) = within {
                     // The model's call runs again; its nested calls before the decided one are
@@ -536,6 +605,14 @@ pub(super) async fn nested_decided(
     let decision = decision.map_or(Decision::NoApprover, Decision::Person);
     announce(runner, call, &decision.outcome(&call.name).0).await;
     approved(&call.name, &decision)
+}
+
+/// As [`nested_asked`], for a nested call decided without asking anyone.
+pub(super) fn nested_approved(
+    tool: &str,
+    approval: Approval,
+) -> Result<Option<serde_json::Value>, ToolCallResult> {
+    approved(tool, &Decision::Person(approval))
 }
 
 fn approved(tool: &str, decision: &Decision) -> Result<Option<serde_json::Value>, ToolCallResult> {
