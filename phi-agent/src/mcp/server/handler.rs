@@ -175,9 +175,9 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        prompts::get(&self.shared.prompts, request).await
+        self.serve_prompt(request, context).await
     }
 
     async fn complete(

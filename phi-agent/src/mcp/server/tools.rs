@@ -13,7 +13,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::peer::{ClientPeer, LogFilter};
-use super::rounds::{self, CallFuture, Round, Running};
+use super::rounds::{self, CallFuture, Finished, Round, Running, request_name};
 use super::settings::McpServer;
 use super::tasks::{self, Answer};
 use crate::error::AgentError;
@@ -38,12 +38,13 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The client answers a question of a suspended call (2026-07-28): resume it.
+        let responses = rounds::checked_responses(request.input_responses)?;
+        // The client answers the questions of a suspended call (2026-07-28): resume it.
         if let Some(state) = &request.request_state {
             let running = self
                 .shared
                 .rounds
-                .resume(state, &request.name, request.input_responses)
+                .resume(state, &rounds::tool_target(&request.name), responses)
                 .map_err(|reason| ErrorData::invalid_params(reason, None))?;
             return self.round(running, &context).await;
         }
@@ -59,7 +60,8 @@ impl McpServer {
         // tool's token is a child of it, so the client's cancellation reaches the tool, while
         // the registry cancelling the tool's token on a timeout stays local.
         let (asker, questions) = if modern {
-            let (asker, questions) = rounds::questions();
+            // Answers sent with a fresh call answer its questions of the same keys at once.
+            let (asker, questions) = rounds::questions(responses);
             (Some(asker), Some(questions))
         } else {
             (None, None)
@@ -121,9 +123,10 @@ impl McpServer {
             let name = request.name.to_string();
             let call: CallFuture = Box::pin(async move {
                 let registry = &server.shared.registry;
-                registry.dispatch(&active, &name, &arguments, &ctx).await
+                Finished::Tool(registry.dispatch(&active, &name, &arguments, &ctx).await)
             });
-            let running = Running::new(&request.name, call, questions, stop);
+            let target = rounds::tool_target(&request.name);
+            let running = Running::new(target, call, questions, stop);
             return self.round(running, &context).await;
         }
         let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
@@ -161,9 +164,13 @@ impl McpServer {
         running: Running,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = running.tool().to_string();
+        let tool = request_name(running.target());
         match self.shared.rounds.drive(running, &context.ct).await {
-            Round::Done(result) => self.finish(result, context).await,
+            Round::Done(Finished::Tool(result)) => self.finish(result, context).await,
+            Round::Done(Finished::Prompt(_)) => Err(ErrorData::internal_error(
+                "a tool call finished as a prompt",
+                None,
+            )),
             Round::Ask { requests, state } => Ok(CallToolResponse::InputRequired(
                 InputRequiredResult::new(Some(requests), Some(state)),
             )),
