@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use phi_agent::mcp::{HttpOptions, Prompt, PromptMessage, Resource, ResourceTemplate};
+use phi_agent::mcp::{HttpOptions, ListChanged, Prompt, PromptMessage, Resource, ResourceTemplate};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::skill::{Skill, SkillCatalog};
 use phi_agent::{
@@ -388,6 +388,18 @@ async fn test_input_required_result_capabilities(ctx: &ToolContext) -> AgentResu
     }
 }
 
+/// Announces that the tool list changed (SEP-2575's diagnostic hook): what a program whose
+/// tools change other than by activation calls, through the server's `ListChanged` handle.
+#[phi_tool]
+async fn test_trigger_tool_change(ctx: &ToolContext) -> AgentResult<String> {
+    let changed = ctx.state::<ListChanged>()?;
+    let listening = changed.listening();
+    changed.tools_changed().await;
+    Ok(format!(
+        "told {listening} listen streams that the tool list changed"
+    ))
+}
+
 /// A tool whose schema declares JSON Schema 2020-12 and uses `$defs` (SEP-1613): written by
 /// hand, since that is what the scenario checks is served unchanged.
 struct JsonSchema202012;
@@ -453,13 +465,17 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_input_required_result_multi_round,
         test_input_required_result_tampered_state,
         test_input_required_result_capabilities,
+        test_trigger_tool_change,
     ])?;
     registry.register(JsonSchema202012)?;
     Ok(registry)
 }
 
 fn server(registry: ToolRegistry) -> phi_agent::mcp::McpServer {
-    phi_agent::mcp_server!(registry)
+    let server = phi_agent::mcp_server!(registry);
+    let changed = server.list_changed();
+    server
+        .with_context(ToolContext::default().with_state(changed))
         .with_resource(
             Resource::text(
                 "test://static-text",

@@ -200,7 +200,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.session.listen(context).await;
+        self.shared.listeners.listen(context).await;
         Ok(())
     }
 }

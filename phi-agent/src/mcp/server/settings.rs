@@ -9,6 +9,7 @@ use rmcp::task_manager::TaskManager;
 
 use super::completion::{Complete, CompletionTarget};
 use super::derived::Derived;
+use super::listeners::{ListChanged, Listeners};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
 use super::rounds::Rounds;
@@ -79,6 +80,8 @@ pub(super) struct Shared {
     pub(super) tasks: TaskManager,
     /// Calls suspended on a question (2026-07-28), shared by its sessions.
     pub(super) rounds: Arc<Rounds>,
+    /// The open `subscriptions/listen` streams (2026-07-28), shared by its sessions.
+    pub(super) listeners: Arc<Listeners>,
     pub(super) task_ttl: Option<Duration>,
     pub(super) task_poll_interval: Duration,
     /// What is computed from the fields above once, for every session (cleared by builders).
@@ -113,6 +116,7 @@ impl McpServer {
                 task_support,
                 tasks: TaskManager::new(),
                 rounds: Arc::default(),
+                listeners: Arc::default(),
                 task_ttl: Some(Self::DEFAULT_TASK_TTL),
                 task_poll_interval: Self::DEFAULT_TASK_POLL_INTERVAL,
                 derived: Derived::default(),
@@ -230,6 +234,13 @@ impl McpServer {
     ) -> Self {
         self.shared_mut().complete = Some(Arc::new(complete));
         self
+    }
+
+    /// What tells this server's clients that its tool list changed ([`ListChanged`]).
+    pub fn list_changed(&self) -> ListChanged {
+        ListChanged {
+            listeners: self.shared.listeners.clone(),
+        }
     }
 
     /// A new session over the same registry and settings, with no tool activated yet.

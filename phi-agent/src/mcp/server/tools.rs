@@ -150,10 +150,13 @@ impl McpServer {
         result: ToolCallResult,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if self.reevaluate().await {
-            self.notify_tools_changed(&context.peer).await;
-        }
         let protocol = context.protocol_version();
+        if self.reevaluate().await {
+            let modern = protocol.as_ref().is_some_and(|version| {
+                version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+            });
+            self.notify_tools_changed(&context.peer, modern).await;
+        }
         Ok(convert::call_result(result, protocol.as_ref()).into())
     }
 
