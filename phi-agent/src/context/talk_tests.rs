@@ -134,5 +134,8 @@ fn a_forms_key_is_its_type_name_in_snake_case() {
     }
     assert_eq!(super::talk::form_key::<UserName>(), "user_name");
     assert_eq!(super::talk::form_key::<Step2>(), "step2");
-    assert_eq!(super::talk::form_key::<Vec<UserName>>(), "array_of_user_name");
+    assert_eq!(
+        super::talk::form_key::<Vec<UserName>>(),
+        "array_of_user_name"
+    );
 }

@@ -7,8 +7,8 @@
 
 use phi_agent::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult,
-    InputResponses, ProtocolVersion,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult, InputResponses,
+    ProtocolVersion,
 };
 use phi_agent::mcp::rmcp::service::RunningService;
 use phi_agent::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
@@ -35,7 +35,9 @@ async fn greet(ctx: &ToolContext) -> AgentResult<String> {
         ctx.sample(SampleRequest::new("A greeting").with_key("greeting")),
         ctx.roots(),
     );
-    let name = name?.accepted().map_or("nobody".to_string(), |user| user.name);
+    let name = name?
+        .accepted()
+        .map_or("nobody".to_string(), |user| user.name);
     let roots: Vec<String> = roots?.into_iter().map(|root| root.uri).collect();
     Ok(format!("{} {name}, in {}", greeting?.text, roots.join(" ")))
 }
@@ -123,7 +125,13 @@ fn text(response: CallToolResponse) -> String {
 }
 
 fn keys(asked: &InputRequiredResult) -> Vec<String> {
-    asked.input_requests.as_ref().unwrap().keys().cloned().collect()
+    asked
+        .input_requests
+        .as_ref()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
 }
 
 #[tokio::test]
@@ -153,7 +161,10 @@ async fn questions_asked_at_once_go_out_together_under_the_keys_the_tool_names()
     assert_eq!(text(done), "Hello Ada, in file:///work");
 
     // The state is spent: resending it, or a tampered one, is refused.
-    for state in [second.request_state.clone().unwrap(), "call-x-TAMPERED".into()] {
+    for state in [
+        second.request_state.clone().unwrap(),
+        "call-x-TAMPERED".into(),
+    ] {
         let refused = client.call_tool_once(call(None, Some(state))).await;
         let error = refused.unwrap_err().to_string();
         assert!(error.contains("unknown"), "{error}");
@@ -175,7 +186,12 @@ async fn answers_sent_with_a_fresh_call_answer_its_questions_and_bad_ones_are_re
 
     // A wrong key answers nothing: everything is asked.
     let wrong = json!({"wrong_key": name_answer()});
-    let again = asked(client.call_tool_once(call(Some(wrong), None)).await.unwrap());
+    let again = asked(
+        client
+            .call_tool_once(call(Some(wrong), None))
+            .await
+            .unwrap(),
+    );
     assert_eq!(keys(&again).len(), 3);
 
     // An answer that is no result object is a malformed request.

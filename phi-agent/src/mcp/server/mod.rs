@@ -3,6 +3,7 @@
 //! file per concern it answers), and the transports, `stdio` and `http`.
 
 mod activation;
+mod approval;
 mod completion;
 mod definition;
 mod derived;

@@ -26,10 +26,14 @@ use crate::tool::TaskSupport;
 /// `isError` results, and a hidden, inactive or unknown tool gets the same "not available" result.
 ///
 /// A call that needs a person's approval ([`ToolOptions::approval`](crate::ToolOptions::approval))
-/// is refused with an `isError` result saying that a person must approve it
-/// ([`AgentError::ApprovalRequired`](crate::AgentError::ApprovalRequired)), and the tool does
-/// not run: MCP gives a server no way to ask the client's user, and a client that wants such a
-/// tool should wrap it in its own approval. The tool stays listed, since its predicate may pass other arguments.
+/// asks the client's user first, through elicitation: a form showing the call's arguments with
+/// an `approve` yes/no field (and an optional `reason`), under the input-request key `approval`
+/// at protocol 2026-07-28. Approved, the call runs; otherwise it is an `isError` result
+/// ([`AgentError::ApprovalDenied`](crate::AgentError::ApprovalDenied)) and the tool does not
+/// run. A client that declared no elicitation capability gets an `isError` result saying so and
+/// what would let the call run, as does a call that would run as a task
+/// ([`AgentError::ApprovalRequired`](crate::AgentError::ApprovalRequired)). The tool stays
+/// listed, since its predicate may pass other arguments.
 ///
 /// Each value is one session: its set of active tools starts from the registry's Direct tools and
 /// is re-evaluated after each call; when it grows, the client gets

@@ -12,6 +12,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
+use super::approval;
 use super::peer::{ClientPeer, LogFilter};
 use super::rounds::{self, CallFuture, Finished, Round, Running, request_name};
 use super::settings::McpServer;
@@ -76,6 +77,9 @@ impl McpServer {
         let declared = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.supports_tasks());
+        let can_elicit = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
@@ -90,16 +94,11 @@ impl McpServer {
             .for_call_under(&context.id.to_string(), &stop)
             .with_peer(Arc::new(peer));
         let registry = &self.shared.registry;
-        if registry
+        // A call that needs approval asks the client's user first (see `approval`), in the
+        // call's own future, so that at 2026-07-28 the question is a round like any other.
+        let must_approve = registry
             .needs_approval(&active, &request.name, &arguments, &ctx)
-            .await
-        {
-            let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
-                tool: request.name.to_string(),
-            });
-            let protocol = context.protocol_version();
-            return Ok(convert::call_result(refusal, protocol.as_ref()).into());
-        }
+            .await;
         let support = registry
             .position(&request.name)
             .filter(|&index| active.is_active(index))
@@ -113,6 +112,14 @@ impl McpServer {
                     ClientCapabilities::builder().enable_tasks().build(),
                 ));
             }
+            // A task has no way to ask before it starts: refused as no one can approve it.
+            Answer::Task if must_approve => {
+                let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
+                    tool: request.name.to_string(),
+                });
+                let protocol = context.protocol_version();
+                return Ok(convert::call_result(refusal, protocol.as_ref()).into());
+            }
             Answer::Task => {
                 let task = self.start_task(request.name.to_string(), arguments, active, &context);
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
@@ -122,6 +129,11 @@ impl McpServer {
             let server = self.clone();
             let name = request.name.to_string();
             let call: CallFuture = Box::pin(async move {
+                if must_approve
+                    && let Some(refusal) = approval::ask(&ctx, &name, &arguments, can_elicit).await
+                {
+                    return Finished::Tool(refusal);
+                }
                 let registry = &server.shared.registry;
                 Finished::Tool(registry.dispatch(&active, &name, &arguments, &ctx).await)
             });
@@ -129,7 +141,17 @@ impl McpServer {
             let running = Running::new(target, call, questions, stop);
             return self.round(running, &context).await;
         }
-        let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
+        let dispatch = async {
+            if must_approve
+                && let Some(refusal) =
+                    approval::ask(&ctx, &request.name, &arguments, can_elicit).await
+            {
+                return refusal;
+            }
+            registry
+                .dispatch(&active, &request.name, &arguments, &ctx)
+                .await
+        };
         let result = tokio::select! {
             result = dispatch => result,
             // The client gave up on the call: stop the tool (dropping its future) instead of
