@@ -400,6 +400,17 @@ async fn test_trigger_tool_change(ctx: &ToolContext) -> AgentResult<String> {
     ))
 }
 
+/// Needs a person's approval for every call: the server asks the client's user through
+/// elicitation first (not a suite scenario; `interop/mcp/python_approval_client.py` answers the
+/// form with the official Python SDK).
+#[phi_tool(needs_approval)]
+async fn test_approval(
+    /// The file to delete
+    path: String,
+) -> String {
+    format!("deleted {path}")
+}
+
 /// A tool whose schema declares JSON Schema 2020-12 and uses `$defs` (SEP-1613): written by
 /// hand, since that is what the scenario checks is served unchanged.
 struct JsonSchema202012;
@@ -466,6 +477,7 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_input_required_result_tampered_state,
         test_input_required_result_capabilities,
         test_trigger_tool_change,
+        test_approval,
     ])?;
     registry.register(JsonSchema202012)?;
     Ok(registry)
