@@ -14,6 +14,7 @@ mod listeners;
 mod peer;
 #[cfg(feature = "mcp-http-server")]
 mod plain_call;
+mod prompt_get;
 mod prompts;
 mod resources;
 mod rounds;
