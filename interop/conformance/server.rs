@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use phi_agent::mcp::{HttpOptions, Prompt, PromptMessage, Resource, ResourceTemplate};
+use phi_agent::mcp::{HttpOptions, ListChanged, Prompt, PromptMessage, Resource, ResourceTemplate};
 use phi_agent::registry::ToolRegistry;
 use phi_agent::skill::{Skill, SkillCatalog};
 use phi_agent::{
@@ -257,6 +257,160 @@ async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> AgentResult<String
     Ok(completed(answer))
 }
 
+// ---- Input-required results (SEP-2322, protocol 2026-07-28) ----------------------------------
+// Each question goes by the key the scenario names: an elicitation's by its form's type
+// (`UserName` -> `user_name`), a sampling request's by `SampleRequest::with_key`, a roots/list
+// request's by `roots`.
+
+/// The user's name.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UserName {
+    name: String,
+}
+
+/// A yes or no.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+/// The first step's answer.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Step1 {
+    name: String,
+}
+
+/// The second step's answer.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Step2 {
+    color: String,
+}
+
+/// What a prompt should be about.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UserContext {
+    context: String,
+}
+
+/// A form's answer as text.
+fn said<T>(answer: Elicitation<T>, text: impl FnOnce(T) -> String) -> String {
+    match answer {
+        Elicitation::Accept(value) => text(value),
+        Elicitation::Decline => "declined".to_string(),
+        Elicitation::Cancel => "cancelled".to_string(),
+    }
+}
+
+/// Asks the user's name (key `user_name`) and greets them.
+#[phi_tool]
+async fn test_input_required_result_elicitation(ctx: &ToolContext) -> AgentResult<String> {
+    let answer = ctx.elicit::<UserName>("What is your name?").await?;
+    Ok(said(answer, |user| format!("Hello, {}!", user.name)))
+}
+
+fn capital_question() -> SampleRequest {
+    SampleRequest::new("What is the capital of France?")
+        .with_max_tokens(100)
+        .with_key("capital_question")
+}
+
+/// Asks the client's model (key `capital_question`).
+#[phi_tool]
+async fn test_input_required_result_sampling(ctx: &ToolContext) -> AgentResult<String> {
+    Ok(ctx.sample(capital_question()).await?.text)
+}
+
+/// Asks for the client's roots (key `roots`) and lists them.
+#[phi_tool]
+async fn test_input_required_result_list_roots(ctx: &ToolContext) -> AgentResult<String> {
+    let roots = ctx.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("Roots: {}", uris.join(", ")))
+}
+
+/// Asks for a confirmation; the answer arrives with the `requestState` it was asked under.
+#[phi_tool]
+async fn test_input_required_result_request_state(ctx: &ToolContext) -> AgentResult<String> {
+    let answer = ctx.elicit::<Confirm>("Please confirm").await?;
+    Ok(said(answer, |confirm| {
+        format!("state-ok: confirmed {}", confirm.ok)
+    }))
+}
+
+/// Asks the user, the client's model and the client's roots at once: one result, three keys.
+#[phi_tool]
+async fn test_input_required_result_multiple_inputs(ctx: &ToolContext) -> AgentResult<String> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.elicit::<UserName>("What is your name?"),
+        ctx.sample(
+            SampleRequest::new("Generate a greeting")
+                .with_max_tokens(50)
+                .with_key("greeting")
+        ),
+        ctx.roots(),
+    );
+    let name = said(name?, |user| user.name);
+    Ok(format!(
+        "{} {name} ({} roots)",
+        greeting?.text,
+        roots?.len()
+    ))
+}
+
+/// Asks twice, each question in a round of its own.
+#[phi_tool]
+async fn test_input_required_result_multi_round(ctx: &ToolContext) -> AgentResult<String> {
+    let name = said(
+        ctx.elicit::<Step1>("Step 1: What is your name?").await?,
+        |step| step.name,
+    );
+    let color = said(
+        ctx.elicit::<Step2>("Step 2: What is your favorite color?")
+            .await?,
+        |step| step.color,
+    );
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks for a confirmation; a resent call whose `requestState` was altered is refused.
+#[phi_tool]
+async fn test_input_required_result_tampered_state(ctx: &ToolContext) -> AgentResult<String> {
+    let answer = ctx.elicit::<Confirm>("Please confirm").await?;
+    Ok(said(answer, |confirm| format!("confirmed {}", confirm.ok)))
+}
+
+/// Asks what the client can be asked: the user when it declared elicitation, else its model.
+#[phi_tool]
+async fn test_input_required_result_capabilities(ctx: &ToolContext) -> AgentResult<String> {
+    match ctx.elicit::<UserName>("What is your name?").await {
+        Ok(answer) => Ok(said(answer, |user| format!("Hello, {}!", user.name))),
+        Err(_) => Ok(ctx.sample(capital_question()).await?.text),
+    }
+}
+
+/// Announces that the tool list changed (SEP-2575's diagnostic hook): what a program whose
+/// tools change other than by activation calls, through the server's `ListChanged` handle.
+#[phi_tool]
+async fn test_trigger_tool_change(ctx: &ToolContext) -> AgentResult<String> {
+    let changed = ctx.state::<ListChanged>()?;
+    let listening = changed.listening();
+    changed.tools_changed().await;
+    Ok(format!(
+        "told {listening} listen streams that the tool list changed"
+    ))
+}
+
+/// Needs a person's approval for every call: the server asks the client's user through
+/// elicitation first (not a suite scenario; `interop/mcp/python_approval_client.py` answers the
+/// form with the official Python SDK).
+#[phi_tool(needs_approval)]
+async fn test_approval(
+    /// The file to delete
+    path: String,
+) -> String {
+    format!("deleted {path}")
+}
+
 /// A tool whose schema declares JSON Schema 2020-12 and uses `$defs` (SEP-1613): written by
 /// hand, since that is what the scenario checks is served unchanged.
 struct JsonSchema202012;
@@ -314,13 +468,26 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
         test_task_elicitation,
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_request_state,
+        test_input_required_result_multiple_inputs,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_trigger_tool_change,
+        test_approval,
     ])?;
     registry.register(JsonSchema202012)?;
     Ok(registry)
 }
 
 fn server(registry: ToolRegistry) -> phi_agent::mcp::McpServer {
-    phi_agent::mcp_server!(registry)
+    let server = phi_agent::mcp_server!(registry);
+    let changed = server.list_changed();
+    server
+        .with_context(ToolContext::default().with_state(changed))
         .with_resource(
             Resource::text(
                 "test://static-text",
@@ -391,6 +558,18 @@ fn server(registry: ToolRegistry) -> phi_agent::mcp::McpServer {
                 ],
             )
             .with_description("A prompt with image content"),
+        )
+        .with_prompt(
+            Prompt::asking("test_input_required_result_prompt", |_args, ctx| async move {
+                let answer = ctx
+                    .elicit::<UserContext>("What context should the prompt use?")
+                    .await?;
+                let context = said(answer, |user| user.context);
+                Ok(vec![PromptMessage::user(format!(
+                    "A prompt for this context: {context}"
+                ))])
+            })
+            .with_description("A prompt that asks the user for its context first"),
         )
         .with_completion(|_target, _argument, _typed| Vec::new())
         .with_skills(&skills())

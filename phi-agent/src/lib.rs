@@ -109,8 +109,8 @@ pub use agent::{Inline, Pausing, Plain, RunInput, RunOptions, RunRequest};
 pub use config::ToolConfig;
 pub use content::{Content, ResourceBody, ResourceContents};
 pub use context::{
-    ActivationContext, CalledTool, Elicitation, LogLevel, Progress, SampleRequest, SampleRole,
-    Sampled, ToolContext, ToolPeer,
+    ActivationContext, CalledTool, Elicitation, LogLevel, Progress, Root, SampleRequest,
+    SampleRole, Sampled, ToolContext, ToolPeer,
 };
 pub use error::{AgentError, AgentResult, ArgumentMistake, ROOT_PATH, Tampering};
 pub use llm::LlmClient;

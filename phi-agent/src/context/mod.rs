@@ -25,7 +25,9 @@ use call_id::CallId;
 pub use elicitation::{ElicitationHandler, ElicitationRequest};
 pub use nested::CalledTool;
 pub(crate) use run_peer::{RunPeer, Speaker};
-pub use talk::{Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer};
+pub use talk::{
+    Elicitation, LogLevel, Progress, Root, SampleRequest, SampleRole, Sampled, ToolPeer,
+};
 use token::CallToken;
 
 /// The context of one tool call: session, workspace, call id, cancellation and shared state.
@@ -399,7 +401,7 @@ impl ToolContext {
         message: &str,
     ) -> AgentResult<Elicitation<T>> {
         let answer = self
-            .elicit_with_schema(message, talk::form_schema::<T>())
+            .elicit_with_schema_as(&talk::form_key::<T>(), message, talk::form_schema::<T>())
             .await?;
         talk::decode_answer(answer)
     }
@@ -411,8 +413,23 @@ impl ToolContext {
         message: &str,
         schema: Value,
     ) -> AgentResult<Elicitation<Value>> {
+        self.elicit_with_schema_as("elicitation", message, schema)
+            .await
+    }
+
+    /// [`elicit_with_schema`](Self::elicit_with_schema) under the name `key`, where a client
+    /// answers questions by name: served over MCP at protocol 2026-07-28, the question is the
+    /// input request `key` of the call's `input_required` result (a second question of the
+    /// same key in one call goes by `key-2`, and so on). [`elicit`](Self::elicit) names it
+    /// after the form's type (`UserName` -> `user_name`).
+    pub async fn elicit_with_schema_as(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+    ) -> AgentResult<Elicitation<Value>> {
         if let Some(peer) = &self.peer {
-            peer.elicit(message, schema).await
+            peer.elicit_as(key, message, schema).await
         } else if let Some((peer, call)) = self.run_peer() {
             peer.elicit(call, message, schema).await
         } else {
@@ -460,6 +477,16 @@ impl ToolContext {
             peer.sample(call, request).await
         } else {
             Err(talk::not_connected("ask a model"))
+        }
+    }
+
+    /// The client's roots, the directories and files it lets the tool work in: over MCP the
+    /// client's `roots/list` (an error if it declared no roots capability); elsewhere an error
+    /// saying they cannot be asked for here.
+    pub async fn roots(&self) -> AgentResult<Vec<Root>> {
+        match &self.peer {
+            Some(peer) => peer.roots().await,
+            None => Err(talk::not_connected("list the client's roots")),
         }
     }
 }

@@ -117,6 +117,9 @@ pub struct SampleRequest {
     pub max_tokens: u32,
     /// Sampling temperature, if the tool cares.
     pub temperature: Option<f64>,
+    /// The name the question goes by where a client answers questions by name (an MCP
+    /// `input_required` result); `None`: `sampling`.
+    pub key: Option<String>,
 }
 
 impl Default for SampleRequest {
@@ -126,6 +129,7 @@ impl Default for SampleRequest {
             system: None,
             max_tokens: 1_000,
             temperature: None,
+            key: None,
         }
     }
 }
@@ -159,6 +163,13 @@ impl SampleRequest {
         self.temperature = Some(temperature);
         self
     }
+
+    /// Under the name `key` where a client answers questions by name (an MCP `input_required`
+    /// result, whose input requests the client answers by key).
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
 }
 
 /// A model's answer to a [`SampleRequest`].
@@ -190,6 +201,58 @@ impl Sampled {
     }
 }
 
+/// One of the client's roots: a directory or file it lets the tool work in (MCP `roots/list`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// Where it is: a `file://` URI.
+    pub uri: String,
+    /// A name for people to read, when the client gives one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The root at `uri`, unnamed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+
+    /// With a name for people to read.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+/// The key a question for a form of `T` goes by: `T`'s schema name in snake case
+/// (`UserName` -> `user_name`), so a client that answers questions by name sees what is asked.
+pub(super) fn form_key<T: JsonSchema>() -> String {
+    let name = T::schema_name();
+    let mut key = String::with_capacity(name.len() + 4);
+    for (index, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if index > 0 && !key.ends_with('_') {
+                key.push('_');
+            }
+            key.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() {
+            key.push(c);
+        } else if !key.ends_with('_') && !key.is_empty() {
+            // Generic arguments and paths (`Vec<Foo>`) become separators.
+            key.push('_');
+        }
+    }
+    let key = key.trim_end_matches('_');
+    if key.is_empty() {
+        "elicitation".to_string()
+    } else {
+        key.to_string()
+    }
+}
+
 /// Where what a running tool says goes: an MCP client, an agent run, a test.
 ///
 /// [`ToolContext::with_peer`](super::ToolContext::with_peer) sets one for a call. The MCP server
@@ -208,8 +271,28 @@ pub trait ToolPeer: Send + Sync + std::fmt::Debug {
     /// primitive properties); the accepted content is the filled-in form.
     async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>>;
 
+    /// [`elicit`](Self::elicit) under `key`, the name the question goes by where a client
+    /// answers questions by name (an MCP `input_required` result, protocol 2026-07-28).
+    /// Default: `elicit`, the key unused.
+    async fn elicit_as(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+    ) -> AgentResult<Elicitation<Value>> {
+        let _ = key;
+        self.elicit(message, schema).await
+    }
+
     /// Asks a model.
     async fn sample(&self, request: SampleRequest) -> AgentResult<Sampled>;
+
+    /// The client's roots: the directories and files it lets the tool work in
+    /// ([`ToolContext::roots`](super::ToolContext::roots)). Default: an error saying they
+    /// cannot be asked for here.
+    async fn roots(&self) -> AgentResult<Vec<Root>> {
+        Err(not_connected("list the client's roots"))
+    }
 
     /// Calls the tool `name` with `arguments` for the tool
     /// ([`ToolContext::call_tool`](super::ToolContext::call_tool)). Default: an error saying

@@ -118,3 +118,24 @@ async fn an_answer_that_does_not_fit_the_form_is_an_error_not_a_panic() {
         "{error}"
     );
 }
+
+/// The key a form's question goes by, from its type's name.
+#[test]
+fn a_forms_key_is_its_type_name_in_snake_case() {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct UserName {
+        name: String,
+    }
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Step2 {
+        color: String,
+    }
+    assert_eq!(super::talk::form_key::<UserName>(), "user_name");
+    assert_eq!(super::talk::form_key::<Step2>(), "step2");
+    assert_eq!(
+        super::talk::form_key::<Vec<UserName>>(),
+        "array_of_user_name"
+    );
+}

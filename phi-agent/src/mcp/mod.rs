@@ -48,7 +48,7 @@ pub use client::{McpClient, McpClientOptions, McpTool, McpToolsChanged, Provider
 #[cfg(feature = "mcp-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-server")))]
 pub use server::{
-    APP_VIEW_MIME_TYPE, CompletionTarget, McpServer, Prompt, PromptMessage, Resource,
+    APP_VIEW_MIME_TYPE, CompletionTarget, ListChanged, McpServer, Prompt, PromptMessage, Resource,
     ResourceTemplate, definition, serve_stdio,
 };
 #[cfg(feature = "mcp-http-server")]

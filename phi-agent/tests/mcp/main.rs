@@ -15,6 +15,8 @@ mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;
 mod mcp_server;
+mod mcp_server_approval;
+mod mcp_server_input_keys;
 mod mcp_server_rounds;
 mod mcp_sessions;
 mod mcp_skills;

@@ -579,7 +579,7 @@ impl TypedTool for Wipe {
 }
 
 #[tokio::test]
-async fn a_tool_that_needs_approval_is_refused_and_does_not_run() {
+async fn a_tool_that_needs_approval_is_refused_when_the_client_cannot_ask_its_user() {
     let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register(Wipe(ran.clone())).unwrap();
@@ -589,7 +589,8 @@ async fn a_tool_that_needs_approval_is_refused_and_does_not_run() {
         let refused = call(&client, "wipe", json!({})).await;
         assert_eq!(refused.is_error, Some(true));
         assert!(
-            text(&refused).contains("needs a person's approval"),
+            text(&refused).contains("needs a person's approval")
+                && text(&refused).contains("declared no elicitation capability"),
             "{}",
             text(&refused)
         );

@@ -113,8 +113,8 @@ async fn a_2026_call_asks_with_input_required_and_the_resent_call_resumes_it() {
         panic!("the question should come as input_required: {first:?}");
     };
     let requests = serde_json::to_value(asked.input_requests.as_ref().unwrap()).unwrap();
-    assert_eq!(requests["elicitation-1"]["method"], "elicitation/create");
-    assert_eq!(requests["elicitation-1"]["params"]["message"], "Where to?");
+    assert_eq!(requests["shipping"]["method"], "elicitation/create");
+    assert_eq!(requests["shipping"]["params"]["message"], "Where to?");
     let state = asked.request_state.clone().expect("a requestState");
 
     // A state the server never gave is refused, and leaves the real call waiting.
@@ -125,7 +125,7 @@ async fn a_2026_call_asks_with_input_required_and_the_resent_call_resumes_it() {
 
     let mut answer = InputResponses::new();
     answer.insert(
-        "elicitation-1".to_string(),
+        "shipping".to_string(),
         json!({"action": "accept", "content": {"city": "Lyon", "parcels": 2}}),
     );
     let mut resent = CallToolRequestParams::new("ship");
@@ -137,12 +137,12 @@ async fn a_2026_call_asks_with_input_required_and_the_resent_call_resumes_it() {
     };
     let requests = serde_json::to_value(sampling.input_requests.as_ref().unwrap()).unwrap();
     assert_eq!(
-        requests["sampling-2"]["params"]["messages"][0]["content"]["text"],
+        requests["sampling"]["params"]["messages"][0]["content"]["text"],
         "A card for Lyon"
     );
     let mut answer = InputResponses::new();
     answer.insert(
-        "sampling-2".to_string(),
+        "sampling".to_string(),
         json!({"role": "assistant", "content": {"type": "text", "text": "Bonjour"},
                "model": "m"}),
     );

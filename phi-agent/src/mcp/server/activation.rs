@@ -52,19 +52,14 @@ impl McpServer {
         }
     }
 
-    /// Tells the client that the tool list changed: on the listen streams that asked for it
-    /// (protocol 2026-07-28 and later), or as a plain notification (earlier versions).
-    pub(super) async fn notify_tools_changed(&self, peer: &Peer<RoleServer>) {
-        let listeners = self.session.listeners();
-        if listeners.is_empty()
-            && let Err(error) = peer.notify_tool_list_changed().await
-        {
+    /// Tells the clients that the tool list changed: from protocol 2026-07-28 on (`modern`),
+    /// where no client has a session, on every listen stream of the server that asked for it;
+    /// before, to the session's client, as a plain notification.
+    pub(super) async fn notify_tools_changed(&self, peer: &Peer<RoleServer>, modern: bool) {
+        if modern {
+            self.shared.listeners.tools_changed().await;
+        } else if let Err(error) = peer.notify_tool_list_changed().await {
             tracing::warn!(%error, "could not send notifications/tools/list_changed");
-        }
-        for listener in listeners {
-            if let Err(error) = listener.notify_tool_list_changed().await {
-                tracing::debug!(%error, "a listen stream did not take notifications/tools/list_changed");
-            }
         }
     }
 

@@ -175,9 +175,9 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        prompts::get(&self.shared.prompts, request).await
+        self.serve_prompt(request, context).await
     }
 
     async fn complete(
@@ -200,7 +200,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.session.listen(context).await;
+        self.shared.listeners.listen(context).await;
         Ok(())
     }
 }

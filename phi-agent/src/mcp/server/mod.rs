@@ -3,15 +3,18 @@
 //! file per concern it answers), and the transports, `stdio` and `http`.
 
 mod activation;
+mod approval;
 mod completion;
 mod definition;
 mod derived;
 mod handler;
 #[cfg(feature = "mcp-http-server")]
 mod http;
+mod listeners;
 mod peer;
 #[cfg(feature = "mcp-http-server")]
 mod plain_call;
+mod prompt_get;
 mod prompts;
 mod resources;
 mod rounds;
@@ -31,6 +34,7 @@ pub(super) use definition::annotations;
 pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
 pub use http::{HttpOptions, HttpServer, serve_http};
+pub use listeners::ListChanged;
 pub use prompts::{Prompt, PromptMessage};
 pub use resources::{APP_VIEW_MIME_TYPE, Resource, ResourceTemplate};
 pub use settings::McpServer;

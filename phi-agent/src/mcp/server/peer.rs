@@ -19,8 +19,8 @@ use async_trait::async_trait;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    SamplingMessage, ServerRequest,
+    ListRootsRequest, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, SamplingMessage, ServerRequest,
 };
 use rmcp::service::Peer;
 use rmcp::{RoleServer, model::ClientResult};
@@ -136,6 +136,15 @@ impl ToolPeer for ClientPeer {
     }
 
     async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
+        self.elicit_as("elicitation", message, schema).await
+    }
+
+    async fn elicit_as(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+    ) -> AgentResult<Elicitation<Value>> {
         let supported = self
             .capabilities
             .as_ref()
@@ -152,7 +161,7 @@ impl ToolPeer for ClientPeer {
         let params = elicit_params(message, schema)?;
         if let Some(asker) = &self.asker {
             let request = InputRequest::Elicitation(ElicitRequest::new(params));
-            let answer: ElicitResult = self.round(asker, "elicitation", request).await?;
+            let answer: ElicitResult = self.round(asker, key, "elicitation", request).await?;
             return Ok(elicitation_of(answer));
         }
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
@@ -182,9 +191,13 @@ impl ToolPeer for ClientPeer {
             return Err(unsupported(&self.tool, "ask the client's model (sampling)"));
         }
         if let Some(asker) = &self.asker {
+            let key = request
+                .key
+                .clone()
+                .unwrap_or_else(|| "sampling".to_string());
             let request =
                 InputRequest::CreateMessage(CreateMessageRequest::new(sampling_params(request)));
-            let answer: CreateMessageResult = self.round(asker, "sampling", request).await?;
+            let answer: CreateMessageResult = self.round(asker, &key, "sampling", request).await?;
             return Ok(sampled_of(answer));
         }
         let answer = self
@@ -194,18 +207,67 @@ impl ToolPeer for ClientPeer {
             .map_err(|error| failed(&self.tool, "sampling", error.to_string()))?;
         Ok(sampled_of(answer))
     }
+
+    async fn roots(&self) -> AgentResult<Vec<crate::context::Root>> {
+        let supported = self
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.roots.is_some());
+        if !supported {
+            if let Some(asker) = &self.asker {
+                asker.lacks(ClientCapabilities::builder().enable_roots().build());
+            }
+            return Err(unsupported(
+                &self.tool,
+                "list the client's roots (roots/list)",
+            ));
+        }
+        let answer: ListRootsResult = if let Some(asker) = &self.asker {
+            let request = InputRequest::ListRoots(ListRootsRequest::default());
+            self.round(asker, "roots", "roots/list", request).await?
+        } else {
+            match self
+                .peer
+                .send_request(ServerRequest::ListRootsRequest(ListRootsRequest::default()))
+                .await
+            {
+                Ok(ClientResult::ListRootsResult(answer)) => answer,
+                Ok(other) => {
+                    return Err(failed(
+                        &self.tool,
+                        "roots/list",
+                        format!("unexpected answer {other:?}"),
+                    ));
+                }
+                Err(error) => return Err(failed(&self.tool, "roots/list", error.to_string())),
+            }
+        };
+        Ok(answer
+            .roots
+            .into_iter()
+            .map(|root| {
+                let named = crate::context::Root::new(root.uri);
+                match root.name {
+                    Some(name) => named.with_name(name),
+                    None => named,
+                }
+            })
+            .collect())
+    }
 }
 
 impl ClientPeer {
-    /// Asks `request` through the call's `input_required` rounds; the answer decoded as `T`.
+    /// Asks `request` (a `what` request) under `key` through the call's `input_required`
+    /// rounds; the answer decoded as `T`.
     async fn round<T: serde::de::DeserializeOwned>(
         &self,
         asker: &Asker,
+        key: &str,
         what: &str,
         request: InputRequest,
     ) -> AgentResult<T> {
         let answer = asker
-            .ask(what, request)
+            .ask(key, request)
             .await
             .map_err(|error| failed(&self.tool, what, error))?;
         serde_json::from_value(answer).map_err(|error| {

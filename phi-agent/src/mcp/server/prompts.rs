@@ -1,5 +1,6 @@
 //! Prompts an MCP server serves (`prompts/list`, `prompts/get`): named message templates a
-//! client's user picks, filled in from their arguments.
+//! client's user picks, filled in from their arguments, and (a prompt made with
+//! [`Prompt::asking`]) from what it asks the client first.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -8,15 +9,19 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use rmcp::ErrorData;
-use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult, Role};
+use rmcp::model::{GetPromptRequestParams, GetPromptResult, ListPromptsResult, Role};
 use serde_json::Value;
 
 use crate::content::Content;
+use crate::context::ToolContext;
 use crate::error::AgentResult;
 use crate::mcp::convert;
 
 type Get = Arc<
-    dyn Fn(BTreeMap<String, String>) -> BoxFuture<'static, AgentResult<Vec<PromptMessage>>>
+    dyn Fn(
+            BTreeMap<String, String>,
+            ToolContext,
+        ) -> BoxFuture<'static, AgentResult<Vec<PromptMessage>>>
         + Send
         + Sync,
 >;
@@ -61,7 +66,50 @@ impl Prompt {
             name: name.into(),
             description: None,
             arguments: Vec::new(),
-            get: Arc::new(move |args| Box::pin(get(args))),
+            get: Arc::new(move |args, _ctx| Box::pin(get(args))),
+        }
+    }
+
+    /// A prompt whose messages `get` makes from the arguments and a [`ToolContext`] through
+    /// which it can ask the client first, as a tool does: the user
+    /// ([`elicit`](ToolContext::elicit)), the client's model ([`sample`](ToolContext::sample)),
+    /// its roots ([`roots`](ToolContext::roots)). At protocol 2026-07-28 the questions are the
+    /// input requests of an `input_required` result, and the client's resent `prompts/get`
+    /// resumes the prompt with the answers; before, they are requests to the client.
+    ///
+    /// ```
+    /// use phi_agent::mcp::{Prompt, PromptMessage};
+    /// use phi_agent::{AgentError, Elicitation};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// /// What the prompt should be about.
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Topic {
+    ///     topic: String,
+    /// }
+    ///
+    /// // Asked under the key `topic`, the form's type name in snake case.
+    /// let brainstorm = Prompt::asking("brainstorm", |_args, ctx| async move {
+    ///     match ctx.elicit::<Topic>("What should we brainstorm about?").await? {
+    ///         Elicitation::Accept(Topic { topic }) => {
+    ///             Ok(vec![PromptMessage::user(format!("Ten ideas about {topic}, please."))])
+    ///         }
+    ///         _ => Err(AgentError::tool("no topic given")),
+    ///     }
+    /// });
+    /// # let _ = brainstorm;
+    /// ```
+    pub fn asking<F, Fut>(name: impl Into<String>, get: F) -> Self
+    where
+        F: Fn(BTreeMap<String, String>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = AgentResult<Vec<PromptMessage>>> + Send + 'static,
+    {
+        Self {
+            name: name.into(),
+            description: None,
+            arguments: Vec::new(),
+            get: Arc::new(move |args, ctx| Box::pin(get(args, ctx))),
         }
     }
 
@@ -163,12 +211,12 @@ pub(super) fn listed(prompts: &[Prompt]) -> ListPromptsResult {
     ListPromptsResult::with_all_items(prompts)
 }
 
-/// `prompts/get`: the messages of the prompt `request` names, from its arguments (each given as
-/// text; a required one missing is refused).
-pub(super) async fn get(
-    prompts: &[Prompt],
-    request: GetPromptRequestParams,
-) -> Result<GetPromptResponse, ErrorData> {
+/// The prompt `request` names and its arguments (each given as text; a required one
+/// missing is refused).
+pub(super) fn arguments_of<'p>(
+    prompts: &'p [Prompt],
+    request: &GetPromptRequestParams,
+) -> Result<(&'p Prompt, BTreeMap<String, String>), ErrorData> {
     let Some(prompt) = prompts.iter().find(|prompt| prompt.name == request.name) else {
         let known: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
         return Err(ErrorData::invalid_params(
@@ -181,7 +229,7 @@ pub(super) async fn get(
         ));
     };
     let mut arguments = BTreeMap::new();
-    for (name, value) in request.arguments.unwrap_or_default() {
+    for (name, value) in request.arguments.clone().unwrap_or_default() {
         let value = match value {
             Value::String(text) => text,
             other => other.to_string(),
@@ -201,9 +249,15 @@ pub(super) async fn get(
             None,
         ));
     }
-    let messages = (prompt.get)(arguments)
-        .await
-        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    Ok((prompt, arguments))
+}
+
+/// The result of a prompt's messages.
+pub(super) fn result_of(
+    prompt_description: Option<String>,
+    messages: AgentResult<Vec<PromptMessage>>,
+) -> Result<GetPromptResult, ErrorData> {
+    let messages = messages.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
     let messages = messages
         .into_iter()
         .map(|message| {
@@ -216,9 +270,9 @@ pub(super) async fn get(
         })
         .collect();
     // rmcp's constructor sets `resultType` (see `listed`).
-    let mut result = rmcp::model::GetPromptResult::new(messages);
-    if let Some(description) = &prompt.description {
-        result = result.with_description(description.clone());
+    let mut result = GetPromptResult::new(messages);
+    if let Some(description) = prompt_description {
+        result = result.with_description(description);
     }
-    Ok(result.into())
+    Ok(result)
 }

@@ -13,11 +13,14 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientCapabilities, InputRequest, InputRequests, InputResponses};
+use rmcp::ErrorData;
+use rmcp::model::{
+    ClientCapabilities, GetPromptResult, InputRequest, InputRequests, InputResponses,
+};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -30,8 +33,25 @@ pub(crate) const IDLE: Duration = Duration::from_secs(600);
 /// How many calls may wait for answers at once, over all sessions.
 pub(crate) const MAX_SUSPENDED: usize = 1024;
 
-/// A tool call as a future that owns all it needs.
-pub(crate) type CallFuture = Pin<Box<dyn Future<Output = ToolCallResult> + Send>>;
+/// What a call ends with: a tool's result, or a prompt's messages.
+pub(crate) enum Finished {
+    /// A `tools/call`'s result.
+    Tool(ToolCallResult),
+    /// A `prompts/get`'s result.
+    Prompt(Result<GetPromptResult, ErrorData>),
+}
+
+impl Finished {
+    fn failed(&self) -> bool {
+        match self {
+            Finished::Tool(result) => result.is_error,
+            Finished::Prompt(result) => result.is_err(),
+        }
+    }
+}
+
+/// A call as a future that owns all it needs.
+pub(crate) type CallFuture = Pin<Box<dyn Future<Output = Finished> + Send>>;
 
 /// One question of a running call, and where its answer goes.
 struct Question {
@@ -48,7 +68,12 @@ type Lacking = Arc<Mutex<Option<ClientCapabilities>>>;
 #[derive(Clone, Debug)]
 pub(crate) struct Asker {
     questions: mpsc::UnboundedSender<Question>,
-    asked: Arc<AtomicUsize>,
+    /// How many questions of each key the call asked: the second of a key goes by `key-2`.
+    asked: Arc<Mutex<HashMap<String, usize>>>,
+    /// Answers the client sent with a fresh request, by key: a question whose key is among them
+    /// is answered at once (the client answered it before it was asked, or resent the whole
+    /// call with its answers instead of echoing a `requestState`).
+    given: Arc<Mutex<InputResponses>>,
     lacking: Lacking,
 }
 
@@ -67,13 +92,30 @@ impl Asker {
         *self.lacking.lock().unwrap_or_else(PoisonError::into_inner) = Some(capability);
     }
 
-    /// Puts `request` to the client and waits for its answer; `Err` when the call was dropped
-    /// (the client never came back, or cancelled).
-    pub(crate) async fn ask(&self, what: &str, request: InputRequest) -> Result<Value, String> {
-        let number = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
+    /// Puts `request` to the client under `key` (made unique within the call) and waits for
+    /// its answer; `Err` when the call was dropped (the client never came back, or cancelled).
+    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, String> {
+        let key = {
+            let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+            let count = asked.entry(key.to_string()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                key.to_string()
+            } else {
+                format!("{key}-{count}")
+            }
+        };
+        let given = self
+            .given
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key);
+        if let Some(answer) = given {
+            return Ok(answer);
+        }
         let (answer, answered) = oneshot::channel();
         let question = Question {
-            key: format!("{what}-{number}"),
+            key,
             request,
             answer,
         };
@@ -88,49 +130,94 @@ impl Asker {
 
 /// A call between rounds: running, or about to be.
 pub(crate) struct Running {
-    tool: String,
+    /// What is called (`tool `x``, `prompt `x``): a resent request must name the same.
+    target: String,
     call: CallFuture,
     questions: mpsc::UnboundedReceiver<Question>,
+    /// Questions asked in an earlier round and not answered in the last: asked again first.
+    unanswered: Vec<Question>,
     lacking: Lacking,
     /// The tool's own cancellation: the requests of the rounds come and go.
     stop: CancellationToken,
 }
 
+/// The target of a call of the tool `name`, as [`Running`] names it.
+pub(crate) fn tool_target(name: &str) -> String {
+    format!("tool `{name}`")
+}
+
+/// The target of a `prompts/get` of the prompt `name`.
+pub(crate) fn prompt_target(name: &str) -> String {
+    format!("prompt `{name}`")
+}
+
+/// The name in a target (`tool `x`` -> `x`).
+pub(crate) fn request_name(target: &str) -> String {
+    target
+        .split_once('`')
+        .map_or(target, |(_, name)| name.trim_end_matches('`'))
+        .to_string()
+}
+
 impl Running {
-    /// The tool called.
-    pub(crate) fn tool(&self) -> &str {
-        &self.tool
+    /// What is called.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
     }
 }
 
 /// The receiving end of a call's questions.
 pub(crate) struct Questions(mpsc::UnboundedReceiver<Question>, Lacking);
 
-/// A fresh channel for a call's questions: the [`Asker`] goes in its peer.
-pub(crate) fn questions() -> (Asker, Questions) {
+/// A fresh channel for a call's questions, with the answers the request came with (`given`):
+/// the [`Asker`] goes in its peer.
+pub(crate) fn questions(given: Option<InputResponses>) -> (Asker, Questions) {
     let (questions, receiver) = mpsc::unbounded_channel();
     let lacking = Lacking::default();
     let asker = Asker {
         questions,
-        asked: Arc::new(AtomicUsize::new(0)),
+        asked: Arc::default(),
+        given: Arc::new(Mutex::new(given.unwrap_or_default())),
         lacking: lacking.clone(),
     };
     (asker, Questions(receiver, lacking))
 }
 
+/// The answers a request came with, checked: each must be a JSON object (an `ElicitResult`,
+/// a `CreateMessageResult` or a `ListRootsResult`), or the request is refused as malformed.
+pub(crate) fn checked_responses(
+    responses: Option<InputResponses>,
+) -> Result<Option<InputResponses>, ErrorData> {
+    if let Some((key, _)) = responses
+        .iter()
+        .flatten()
+        .find(|(_, answer)| !answer.is_object())
+    {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "inputResponses[\"{key}\"] is not a result object (an elicitation, sampling or \
+                 roots/list result)"
+            ),
+            None,
+        ));
+    }
+    Ok(responses)
+}
+
 impl Running {
-    /// The call of `tool`, whose peer asks through the [`Asker`] of `questions`; `stop` is the
-    /// token its context was made under.
+    /// The call of `target`, whose peer asks through the [`Asker`] of `questions`; `stop` is
+    /// the token its context was made under.
     pub(crate) fn new(
-        tool: &str,
+        target: String,
         call: CallFuture,
         questions: Questions,
         stop: CancellationToken,
     ) -> Self {
         Self {
-            tool: tool.to_string(),
+            target,
             call,
             questions: questions.0,
+            unanswered: Vec::new(),
             lacking: questions.1,
             stop,
         }
@@ -139,26 +226,25 @@ impl Running {
 
 /// How a round ended.
 pub(crate) enum Round {
-    /// The tool finished.
-    Done(ToolCallResult),
-    /// The tool asked: answer `input_required` with these requests and this state.
+    /// The call finished.
+    Done(Finished),
+    /// The call asked: answer `input_required` with these requests and this state.
     Ask {
         requests: InputRequests,
         state: String,
     },
-    /// The client cancelled the request; the tool was stopped.
+    /// The client cancelled the request; the call was stopped.
     Cancelled,
     /// The call failed after a question needed this capability, which the request did not
     /// declare.
     Lacking(ClientCapabilities),
 }
 
-/// A call waiting for the client's answer.
+/// A call waiting for the client's answers.
 struct Suspended {
     running: Running,
-    /// The key of the question asked, and where its answer goes.
-    key: String,
-    answer: oneshot::Sender<Value>,
+    /// The questions asked, each with its key and where its answer goes.
+    asked: Vec<Question>,
     since: Instant,
 }
 
@@ -180,13 +266,14 @@ impl std::fmt::Debug for Rounds {
 }
 
 impl Rounds {
-    /// The call `state` names, resumed with the client's `responses`: the answer to its
-    /// question is handed to the tool. Why not, when the state is unknown (never given, or
-    /// expired), names another tool, or the answer is missing.
+    /// The call `state` names, resumed with the client's `responses`: the answer to each of
+    /// its questions is handed to it; those the client left unanswered are asked again in the
+    /// next round. Why not, when the state is unknown (never given, tampered with, or
+    /// expired) or names another call than `target`.
     pub(crate) fn resume(
         &self,
         state: &str,
-        tool: &str,
+        target: &str,
         responses: Option<InputResponses>,
     ) -> Result<Running, String> {
         let suspended = {
@@ -195,9 +282,10 @@ impl Rounds {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             match map.get(state) {
-                Some(waiting) if waiting.running.tool != tool => {
+                Some(waiting) if waiting.running.target != target => {
                     return Err(format!(
-                        "the requestState belongs to a call of another tool than `{tool}`"
+                        "the requestState belongs to a call of another {} than {target}",
+                        waiting.running.target.split(' ').next().unwrap_or("call")
                     ));
                 }
                 Some(_) => map.remove(state),
@@ -206,48 +294,68 @@ impl Rounds {
         };
         let Some(suspended) = suspended else {
             return Err(format!(
-                "the requestState is unknown here: the call of `{tool}` it named is over, or \
+                "the requestState is unknown here: the call of {target} it named is over, or \
                  waited more than {} s for its answer",
                 IDLE.as_secs()
             ));
         };
-        let Some(answer) = responses.and_then(|mut responses| responses.remove(&suspended.key))
-        else {
-            suspended.running.stop.cancel();
-            return Err(format!(
-                "the resent call of `{tool}` lacks the answer to its input request `{}`",
-                suspended.key
-            ));
-        };
-        // The tool may have stopped waiting (its own timeout); then the round finds it done.
-        let _ = suspended.answer.send(answer);
-        Ok(suspended.running)
+        let mut responses = responses.unwrap_or_default();
+        let mut running = suspended.running;
+        for question in suspended.asked {
+            match responses.remove(&question.key) {
+                // The call may have stopped waiting (its own timeout); then the round finds
+                // it done.
+                Some(answer) => drop(question.answer.send(answer)),
+                None => running.unanswered.push(question),
+            }
+        }
+        Ok(running)
     }
 
-    /// Runs the call until it finishes, asks, or the request is `cancelled`.
+    /// Runs the call until it finishes, asks, or the request is `cancelled`. The questions
+    /// it asks at once (joined futures) go out together, in one result.
     pub(crate) async fn drive(&self, mut running: Running, cancelled: &CancellationToken) -> Round {
-        let question = tokio::select! {
-            biased;
-            result = &mut running.call => {
-                let lacking = running.lacking.lock().unwrap_or_else(PoisonError::into_inner).take();
-                return match lacking {
-                    Some(capability) if result.is_error => Round::Lacking(capability),
-                    _ => Round::Done(result),
-                };
+        let mut asked = std::mem::take(&mut running.unanswered);
+        if asked.is_empty() {
+            let question = tokio::select! {
+                biased;
+                result = &mut running.call => return running.finished(result),
+                () = cancelled.cancelled() => {
+                    running.stop.cancel();
+                    return Round::Cancelled;
+                }
+                Some(question) = running.questions.recv() => question,
+            };
+            asked.push(question);
+        }
+        // Let the call go on as far as it can without its answers: the questions it asks
+        // alongside join this round.
+        loop {
+            while let Ok(question) = running.questions.try_recv() {
+                asked.push(question);
             }
-            () = cancelled.cancelled() => {
-                running.stop.cancel();
-                return Round::Cancelled;
+            let before = asked.len();
+            let call = &mut running.call;
+            let polled =
+                std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await;
+            if let std::task::Poll::Ready(result) = polled {
+                return running.finished(result);
             }
-            Some(question) = running.questions.recv() => question,
-        };
+            while let Ok(question) = running.questions.try_recv() {
+                asked.push(question);
+            }
+            if asked.len() == before {
+                break;
+            }
+        }
         let state = new_state();
-        let mut requests = InputRequests::new();
-        requests.insert(question.key.clone(), question.request);
+        let requests: InputRequests = asked
+            .iter()
+            .map(|question| (question.key.clone(), question.request.clone()))
+            .collect();
         let suspended = Suspended {
             running,
-            key: question.key,
-            answer: question.answer,
+            asked,
             since: Instant::now(),
         };
         self.keep(state.clone(), suspended);
@@ -289,6 +397,21 @@ impl Rounds {
     }
 }
 
+impl Running {
+    /// The round of a call that ended with `result`.
+    fn finished(&self, result: Finished) -> Round {
+        let lacking = self
+            .lacking
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match lacking {
+            Some(capability) if result.failed() => Round::Lacking(capability),
+            _ => Round::Done(result),
+        }
+    }
+}
+
 /// A fresh `requestState`: 128 bits from two randomly keyed hashers (std's `RandomState`, keyed
 /// from the operating system's randomness) over a process-wide counter.
 fn new_state() -> String {
@@ -317,52 +440,144 @@ mod tests {
         InputRequest::Elicitation(ElicitRequest::new(params))
     }
 
-    /// A call that asks once and answers with what it was told.
-    fn asking_call(tool: &str) -> Running {
-        let (asker, asked) = questions();
+    /// A call that asks `keys` at once, then `then` in a round of its own, and answers with
+    /// what it was told.
+    fn asking_call(
+        tool: &str,
+        keys: &'static [&'static str],
+        given: Option<InputResponses>,
+    ) -> Running {
+        let (asker, asked) = questions(given);
         let call: CallFuture = Box::pin(async move {
-            let answer = asker.ask("elicitation", question()).await;
-            ToolCallResult::success(vec![crate::Content::text(format!("{answer:?}"))])
+            let answers =
+                futures_util::future::join_all(keys.iter().map(|key| asker.ask(key, question())))
+                    .await;
+            let last = asker.ask("city", question()).await;
+            Finished::Tool(ToolCallResult::success(vec![crate::Content::text(
+                format!("{answers:?} {last:?}"),
+            )]))
         });
-        Running::new(tool, call, asked, CancellationToken::new())
+        Running::new(
+            format!("tool `{tool}`"),
+            call,
+            asked,
+            CancellationToken::new(),
+        )
     }
 
-    #[tokio::test]
-    async fn a_question_suspends_the_call_and_the_answer_resumes_it() {
-        let rounds = Rounds::default();
-        let never = CancellationToken::new();
-        let Round::Ask { requests, state } = rounds.drive(asking_call("weather"), &never).await
-        else {
-            panic!("the call should ask");
-        };
-        assert_eq!(requests.keys().collect::<Vec<_>>(), ["elicitation-1"]);
-        assert_eq!(rounds.waiting(), 1);
-        let mut responses = InputResponses::new();
-        responses.insert("elicitation-1".into(), json!({"action": "accept"}));
-        let running = rounds.resume(&state, "weather", Some(responses)).unwrap();
-        assert_eq!(rounds.waiting(), 0);
-        let Round::Done(result) = rounds.drive(running, &never).await else {
+    fn answers(keys: &[&str]) -> InputResponses {
+        keys.iter()
+            .map(|key| {
+                (
+                    key.to_string(),
+                    json!({"action": "accept", "content": {"k": key}}),
+                )
+            })
+            .collect()
+    }
+
+    fn text(round: Round) -> String {
+        let Round::Done(Finished::Tool(result)) = round else {
             panic!("the call should finish");
         };
-        let text = result.to_model_text();
-        assert!(text.contains("accept"), "{text}");
+        result.to_model_text()
     }
 
     #[tokio::test]
-    async fn a_wrong_state_tool_or_missing_answer_is_refused() {
+    async fn questions_asked_together_go_out_together_under_their_keys() {
         let rounds = Rounds::default();
         let never = CancellationToken::new();
-        let Round::Ask { state, .. } = rounds.drive(asking_call("weather"), &never).await else {
+        let call = asking_call("weather", &["user_name", "city"], None);
+        let Round::Ask { requests, state } = rounds.drive(call, &never).await else {
             panic!("the call should ask");
         };
-        let error = rounds.resume("call-forged", "weather", None).err().unwrap();
-        assert!(error.contains("unknown"), "{error}");
-        let error = rounds.resume(&state, "delete_all", None).err().unwrap();
-        assert!(error.contains("another tool"), "{error}");
-        assert_eq!(rounds.waiting(), 1, "a wrong tool leaves the call waiting");
-        let error = rounds.resume(&state, "weather", None).err().unwrap();
-        assert!(error.contains("elicitation-1"), "{error}");
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["city", "user_name"]);
+        assert_eq!(rounds.waiting(), 1);
+        // Only one answered: the other is asked again, under a new state.
+        let running = rounds
+            .resume(&state, "tool `weather`", Some(answers(&["user_name"])))
+            .unwrap();
+        let Round::Ask {
+            requests,
+            state: next,
+        } = rounds.drive(running, &never).await
+        else {
+            panic!("the unanswered question should be asked again");
+        };
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["city"]);
+        assert_ne!(next, state);
+        let running = rounds
+            .resume(&next, "tool `weather`", Some(answers(&["city"])))
+            .unwrap();
+        // The call's next question reuses a key: it goes by `city-2`.
+        let Round::Ask { requests, state } = rounds.drive(running, &never).await else {
+            panic!("the call should ask its last question");
+        };
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["city-2"]);
+        let running = rounds
+            .resume(
+                &state,
+                "tool `weather`",
+                Some(answers(&["city-2", "extra"])),
+            )
+            .unwrap();
+        let text = text(rounds.drive(running, &never).await);
+        assert!(
+            text.contains("user_name") && text.contains("city-2"),
+            "{text}"
+        );
         assert_eq!(rounds.waiting(), 0);
+    }
+
+    #[tokio::test]
+    async fn answers_sent_with_a_fresh_call_answer_its_questions_by_key() {
+        let rounds = Rounds::default();
+        let never = CancellationToken::new();
+        let given = answers(&["user_name", "city", "city-2", "unknown"]);
+        let call = asking_call("weather", &["user_name", "city"], Some(given));
+        let text = text(rounds.drive(call, &never).await);
+        assert!(text.contains("city-2"), "{text}");
+        // A wrong key answers nothing: the question is asked.
+        let call = asking_call("weather", &["user_name"], Some(answers(&["wrong_key"])));
+        let Round::Ask { requests, .. } = rounds.drive(call, &never).await else {
+            panic!("the call should ask");
+        };
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["user_name"]);
+    }
+
+    #[tokio::test]
+    async fn a_wrong_or_tampered_state_or_target_is_refused() {
+        let rounds = Rounds::default();
+        let never = CancellationToken::new();
+        let call = asking_call("weather", &["user_name"], None);
+        let Round::Ask { state, .. } = rounds.drive(call, &never).await else {
+            panic!("the call should ask");
+        };
+        let error = rounds
+            .resume(&format!("{state}-TAMPERED"), "tool `weather`", None)
+            .err()
+            .unwrap();
+        assert!(error.contains("unknown"), "{error}");
+        let error = rounds
+            .resume(&state, "tool `delete_all`", None)
+            .err()
+            .unwrap();
+        assert!(error.contains("another tool"), "{error}");
+        assert_eq!(
+            rounds.waiting(),
+            1,
+            "a wrong target leaves the call waiting"
+        );
         assert_ne!(new_state(), new_state());
+    }
+
+    #[test]
+    fn answers_that_are_not_objects_are_refused() {
+        let mut responses = answers(&["user_name"]);
+        assert!(checked_responses(Some(responses.clone())).is_ok());
+        assert!(checked_responses(None).unwrap().is_none());
+        responses.insert("user_name".into(), json!(12345));
+        let error = checked_responses(Some(responses)).unwrap_err();
+        assert!(error.message.contains("user_name"), "{}", error.message);
     }
 }

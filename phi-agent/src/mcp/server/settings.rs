@@ -9,6 +9,7 @@ use rmcp::task_manager::TaskManager;
 
 use super::completion::{Complete, CompletionTarget};
 use super::derived::Derived;
+use super::listeners::{ListChanged, Listeners};
 use super::prompts::Prompt;
 use super::resources::{Resource, ResourceTemplate};
 use super::rounds::Rounds;
@@ -25,10 +26,14 @@ use crate::tool::TaskSupport;
 /// `isError` results, and a hidden, inactive or unknown tool gets the same "not available" result.
 ///
 /// A call that needs a person's approval ([`ToolOptions::approval`](crate::ToolOptions::approval))
-/// is refused with an `isError` result saying that a person must approve it
-/// ([`AgentError::ApprovalRequired`](crate::AgentError::ApprovalRequired)), and the tool does
-/// not run: MCP gives a server no way to ask the client's user, and a client that wants such a
-/// tool should wrap it in its own approval. The tool stays listed, since its predicate may pass other arguments.
+/// asks the client's user first, through elicitation: a form showing the call's arguments with
+/// an `approve` yes/no field (and an optional `reason`), under the input-request key `approval`
+/// at protocol 2026-07-28. Approved, the call runs; otherwise it is an `isError` result
+/// ([`AgentError::ApprovalDenied`](crate::AgentError::ApprovalDenied)) and the tool does not
+/// run. A client that declared no elicitation capability gets an `isError` result saying so and
+/// what would let the call run, as does a call that would run as a task
+/// ([`AgentError::ApprovalRequired`](crate::AgentError::ApprovalRequired)). The tool stays
+/// listed, since its predicate may pass other arguments.
 ///
 /// Each value is one session: its set of active tools starts from the registry's Direct tools and
 /// is re-evaluated after each call; when it grows, the client gets
@@ -79,6 +84,8 @@ pub(super) struct Shared {
     pub(super) tasks: TaskManager,
     /// Calls suspended on a question (2026-07-28), shared by its sessions.
     pub(super) rounds: Arc<Rounds>,
+    /// The open `subscriptions/listen` streams (2026-07-28), shared by its sessions.
+    pub(super) listeners: Arc<Listeners>,
     pub(super) task_ttl: Option<Duration>,
     pub(super) task_poll_interval: Duration,
     /// What is computed from the fields above once, for every session (cleared by builders).
@@ -113,6 +120,7 @@ impl McpServer {
                 task_support,
                 tasks: TaskManager::new(),
                 rounds: Arc::default(),
+                listeners: Arc::default(),
                 task_ttl: Some(Self::DEFAULT_TASK_TTL),
                 task_poll_interval: Self::DEFAULT_TASK_POLL_INTERVAL,
                 derived: Derived::default(),
@@ -230,6 +238,13 @@ impl McpServer {
     ) -> Self {
         self.shared_mut().complete = Some(Arc::new(complete));
         self
+    }
+
+    /// What tells this server's clients that its tool list changed ([`ListChanged`]).
+    pub fn list_changed(&self) -> ListChanged {
+        ListChanged {
+            listeners: self.shared.listeners.clone(),
+        }
     }
 
     /// A new session over the same registry and settings, with no tool activated yet.

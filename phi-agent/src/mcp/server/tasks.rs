@@ -114,7 +114,10 @@ impl McpServer {
                     }
                 };
                 if server.reevaluate().await {
-                    server.notify_tools_changed(&peer).await;
+                    let modern = protocol.as_ref().is_some_and(|version| {
+                        version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+                    });
+                    server.notify_tools_changed(&peer, modern).await;
                 }
                 Ok(convert::call_result(result, protocol.as_ref()))
             })

@@ -12,8 +12,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
+use super::approval;
 use super::peer::{ClientPeer, LogFilter};
-use super::rounds::{self, CallFuture, Round, Running};
+use super::rounds::{self, CallFuture, Finished, Round, Running, request_name};
 use super::settings::McpServer;
 use super::tasks::{self, Answer};
 use crate::error::AgentError;
@@ -38,12 +39,13 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The client answers a question of a suspended call (2026-07-28): resume it.
+        let responses = rounds::checked_responses(request.input_responses)?;
+        // The client answers the questions of a suspended call (2026-07-28): resume it.
         if let Some(state) = &request.request_state {
             let running = self
                 .shared
                 .rounds
-                .resume(state, &request.name, request.input_responses)
+                .resume(state, &rounds::tool_target(&request.name), responses)
                 .map_err(|reason| ErrorData::invalid_params(reason, None))?;
             return self.round(running, &context).await;
         }
@@ -59,7 +61,8 @@ impl McpServer {
         // tool's token is a child of it, so the client's cancellation reaches the tool, while
         // the registry cancelling the tool's token on a timeout stays local.
         let (asker, questions) = if modern {
-            let (asker, questions) = rounds::questions();
+            // Answers sent with a fresh call answer its questions of the same keys at once.
+            let (asker, questions) = rounds::questions(responses);
             (Some(asker), Some(questions))
         } else {
             (None, None)
@@ -74,6 +77,9 @@ impl McpServer {
         let declared = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.supports_tasks());
+        let can_elicit = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
@@ -88,16 +94,11 @@ impl McpServer {
             .for_call_under(&context.id.to_string(), &stop)
             .with_peer(Arc::new(peer));
         let registry = &self.shared.registry;
-        if registry
+        // A call that needs approval asks the client's user first (see `approval`), in the
+        // call's own future, so that at 2026-07-28 the question is a round like any other.
+        let must_approve = registry
             .needs_approval(&active, &request.name, &arguments, &ctx)
-            .await
-        {
-            let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
-                tool: request.name.to_string(),
-            });
-            let protocol = context.protocol_version();
-            return Ok(convert::call_result(refusal, protocol.as_ref()).into());
-        }
+            .await;
         let support = registry
             .position(&request.name)
             .filter(|&index| active.is_active(index))
@@ -111,6 +112,14 @@ impl McpServer {
                     ClientCapabilities::builder().enable_tasks().build(),
                 ));
             }
+            // A task has no way to ask before it starts: refused as no one can approve it.
+            Answer::Task if must_approve => {
+                let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
+                    tool: request.name.to_string(),
+                });
+                let protocol = context.protocol_version();
+                return Ok(convert::call_result(refusal, protocol.as_ref()).into());
+            }
             Answer::Task => {
                 let task = self.start_task(request.name.to_string(), arguments, active, &context);
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
@@ -120,13 +129,29 @@ impl McpServer {
             let server = self.clone();
             let name = request.name.to_string();
             let call: CallFuture = Box::pin(async move {
+                if must_approve
+                    && let Some(refusal) = approval::ask(&ctx, &name, &arguments, can_elicit).await
+                {
+                    return Finished::Tool(refusal);
+                }
                 let registry = &server.shared.registry;
-                registry.dispatch(&active, &name, &arguments, &ctx).await
+                Finished::Tool(registry.dispatch(&active, &name, &arguments, &ctx).await)
             });
-            let running = Running::new(&request.name, call, questions, stop);
+            let target = rounds::tool_target(&request.name);
+            let running = Running::new(target, call, questions, stop);
             return self.round(running, &context).await;
         }
-        let dispatch = registry.dispatch(&active, &request.name, &arguments, &ctx);
+        let dispatch = async {
+            if must_approve
+                && let Some(refusal) =
+                    approval::ask(&ctx, &request.name, &arguments, can_elicit).await
+            {
+                return refusal;
+            }
+            registry
+                .dispatch(&active, &request.name, &arguments, &ctx)
+                .await
+        };
         let result = tokio::select! {
             result = dispatch => result,
             // The client gave up on the call: stop the tool (dropping its future) instead of
@@ -147,10 +172,13 @@ impl McpServer {
         result: ToolCallResult,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if self.reevaluate().await {
-            self.notify_tools_changed(&context.peer).await;
-        }
         let protocol = context.protocol_version();
+        if self.reevaluate().await {
+            let modern = protocol.as_ref().is_some_and(|version| {
+                version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+            });
+            self.notify_tools_changed(&context.peer, modern).await;
+        }
         Ok(convert::call_result(result, protocol.as_ref()).into())
     }
 
@@ -161,9 +189,13 @@ impl McpServer {
         running: Running,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = running.tool().to_string();
+        let tool = request_name(running.target());
         match self.shared.rounds.drive(running, &context.ct).await {
-            Round::Done(result) => self.finish(result, context).await,
+            Round::Done(Finished::Tool(result)) => self.finish(result, context).await,
+            Round::Done(Finished::Prompt(_)) => Err(ErrorData::internal_error(
+                "a tool call finished as a prompt",
+                None,
+            )),
             Round::Ask { requests, state } => Ok(CallToolResponse::InputRequired(
                 InputRequiredResult::new(Some(requests), Some(state)),
             )),
