@@ -6,6 +6,8 @@ mod activation;
 mod completion;
 mod definition;
 mod derived;
+#[cfg(feature = "mcp-http-server")]
+mod direct_call;
 mod handler;
 #[cfg(feature = "mcp-http-server")]
 mod http;
