@@ -60,7 +60,14 @@ impl McpServer {
         };
         let result = self.run_direct(&id, name, arguments, protocol, peer).await;
         let response = match result {
-            Ok(response) => ServerJsonRpcMessage::response(ServerResult::from(response), id),
+            Ok(response) => {
+                // What rmcp's handler does for a peer before 2026-07-28: the result keeps the
+                // wire shape of those revisions.
+                let mut result = ServerResult::from(response);
+                result.strip_result_type_for_legacy_peer();
+                result.strip_non_object_output_for_legacy_peer();
+                ServerJsonRpcMessage::response(result, id)
+            }
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         };
         let notifications = std::mem::take(&mut *outbox.lock());
