@@ -122,7 +122,10 @@ async fn a_direct_call_is_answered_as_rmcp_answers_it() {
     let server = server().await;
     let calls = [
         (call(json!(1), "echo", json!({"text": "héllo"})), None),
-        (call(json!("req-2"), "echo", json!({"text": "x".repeat(10_000)})), Some("2025-11-25")),
+        (
+            call(json!("req-2"), "echo", json!({"text": "x".repeat(10_000)})),
+            Some("2025-11-25"),
+        ),
         (call(json!(3), "fails", json!({})), Some("2025-06-18")),
         (call(json!(4), "nonexistent", json!({})), None),
         (call(json!(5), "echo", json!({"wrong": 1})), None),
@@ -133,7 +136,11 @@ async fn a_direct_call_is_answered_as_rmcp_answers_it() {
     for (body, protocol) in calls {
         let (direct, rmcp) = both_paths(&server, &body, protocol).await;
         assert_eq!(direct.status, 200, "{body}: {direct:?}");
-        assert_eq!((direct.status, &direct.content_type), (rmcp.status, &rmcp.content_type), "{body}");
+        assert_eq!(
+            (direct.status, &direct.content_type),
+            (rmcp.status, &rmcp.content_type),
+            "{body}"
+        );
         assert_eq!(direct.messages(), rmcp.messages(), "{body}");
         assert_eq!(direct.reply()["id"], body["id"]);
         streams += usize::from(direct.content_type.starts_with("text/event-stream"));
@@ -141,10 +148,18 @@ async fn a_direct_call_is_answered_as_rmcp_answers_it() {
     // Only `chatty` talks back before its answer: its logs at `info` and above, as events.
     assert_eq!(streams, 1);
     let (direct, _) = both_paths(&server, &call(json!(8), "chatty", json!({})), None).await;
-    let methods: Vec<_> = direct.messages().iter().map(|m| m["method"].clone()).collect();
+    let methods: Vec<_> = direct
+        .messages()
+        .iter()
+        .map(|m| m["method"].clone())
+        .collect();
     assert_eq!(
         methods,
-        [json!("notifications/message"), json!("notifications/message"), Value::Null]
+        [
+            json!("notifications/message"),
+            json!("notifications/message"),
+            Value::Null
+        ]
     );
     assert_eq!(direct.messages()[1]["params"]["level"], "warning");
     assert_eq!(direct.reply()["result"]["content"][0]["text"], "done");
@@ -156,7 +171,8 @@ async fn what_the_direct_path_declines_rmcp_still_answers() {
     let server = server().await;
     let echo = call(json!(1), "echo", json!({"text": "hi"}));
     // A foreign origin, an unknown protocol version, a wrong Accept: rmcp's refusals.
-    let foreign = send(post(&server, echo.to_string()).header("Origin", "http://evil.example")).await;
+    let foreign =
+        send(post(&server, echo.to_string()).header("Origin", "http://evil.example")).await;
     assert_eq!(foreign.status, 403, "{foreign:?}");
     let unknown =
         send(post(&server, echo.to_string()).header("MCP-Protocol-Version", "1999-01-01")).await;

@@ -18,12 +18,12 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResponse, ClientCapabilities, JsonObject, LoggingMessageNotification,
     LoggingMessageNotificationParam, ProtocolVersion, RequestId, ServerJsonRpcMessage,
     ServerNotification, ServerResult, ToolListChangedNotification,
 };
-use rmcp::ErrorData;
 use serde_json::Value;
 
 use super::peer::{LogThreshold, to_mcp_level, unsupported};
@@ -97,7 +97,10 @@ impl McpServer {
             .for_call_under(&id.to_string(), &stop)
             .with_peer(Arc::new(peer));
         let registry = &self.shared.registry;
-        if registry.needs_approval(&active, name, &arguments, &ctx).await {
+        if registry
+            .needs_approval(&active, name, &arguments, &ctx)
+            .await
+        {
             let refusal = ToolCallResult::error(&AgentError::ApprovalRequired {
                 tool: name.to_string(),
             });
@@ -139,7 +142,9 @@ impl Outbox {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ServerJsonRpcMessage>> {
         // A panic while pushing leaves a whole vector: keep using it.
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -54,7 +54,11 @@ pub(super) struct DirectRoute {
 impl DirectRoute {
     /// The call in `body`, with the protocol version it is on, when the request can be
     /// answered here (see the module docs); `None` sends it to rmcp.
-    pub(super) fn accept(&self, parts: &Parts, body: &[u8]) -> Option<(DirectCall, ProtocolVersion)> {
+    pub(super) fn accept(
+        &self,
+        parts: &Parts,
+        body: &[u8],
+    ) -> Option<(DirectCall, ProtocolVersion)> {
         let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
         if !is_plain_call(body) {
             return None;
@@ -173,7 +177,11 @@ impl DirectCall {
     /// Runs the call on a fresh session of `server` (a stateless request's, as rmcp makes one)
     /// and writes the answer: plain JSON, or an event stream when the call sent notifications
     /// first (as rmcp's JSON-response mode falls back to one).
-    pub(super) async fn answer(self, server: &McpServer, protocol: &ProtocolVersion) -> Response<Body> {
+    pub(super) async fn answer(
+        self,
+        server: &McpServer,
+        protocol: &ProtocolVersion,
+    ) -> Response<Body> {
         let answer = server
             .new_session()
             .serve_direct_call(self.id, &self.params.name, self.params.arguments, protocol)
@@ -295,7 +303,11 @@ mod tests {
             with("mcp-name", "add"),
         ];
         for parts in refused {
-            assert!(route().accept(&parts, CALL).is_none(), "{:?}", parts.headers);
+            assert!(
+                route().accept(&parts, CALL).is_none(),
+                "{:?}",
+                parts.headers
+            );
         }
         let headers = parts(&plain_headers());
         let other: [&[u8]; 3] = [
@@ -304,7 +316,11 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":[1]}}"#,
         ];
         for body in other {
-            assert!(route().accept(&headers, body).is_none(), "{}", String::from_utf8_lossy(body));
+            assert!(
+                route().accept(&headers, body).is_none(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
         }
     }
 
