@@ -11,6 +11,7 @@ mod mcp_client_oauth;
 mod mcp_client_raw;
 mod mcp_client_reauth;
 mod mcp_client_talk;
+mod mcp_direct;
 mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;

@@ -7,6 +7,8 @@ mod approval;
 mod completion;
 mod definition;
 mod derived;
+#[cfg(feature = "mcp-http-server")]
+mod direct_call;
 mod handler;
 #[cfg(feature = "mcp-http-server")]
 mod http;

@@ -47,7 +47,7 @@ impl LogThreshold {
         self.0.store(from_mcp_level(level) as u8, Ordering::Relaxed);
     }
 
-    fn allows(&self, level: LogLevel) -> bool {
+    pub(crate) fn allows(&self, level: LogLevel) -> bool {
         level as u8 >= self.0.load(Ordering::Relaxed)
     }
 }
@@ -350,7 +350,7 @@ pub(crate) fn failed(tool: &str, what: &str, error: String) -> AgentError {
     ))
 }
 
-fn to_mcp_level(level: LogLevel) -> LoggingLevel {
+pub(crate) fn to_mcp_level(level: LogLevel) -> LoggingLevel {
     match level {
         LogLevel::Debug => LoggingLevel::Debug,
         LogLevel::Info => LoggingLevel::Info,

@@ -12,6 +12,7 @@ use hyper::{Method, Request, Response, StatusCode, header};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 
+use super::direct::DirectRoute;
 use super::sessions::{SESSION_LIMIT_MARK, Sessions};
 use crate::mcp::McpServer;
 use crate::mcp::server::screen::{Refusal, Screened, is_tool_call, screen};
@@ -28,6 +29,11 @@ const SESSION_LIMIT_CODE: ErrorCode = ErrorCode(-32000);
 /// The MCP endpoint of one server: rmcp's service, and what is checked before it.
 pub(super) struct Endpoint {
     pub(super) service: StreamableHttpService<McpServer, Sessions>,
+    /// The server, for the stateless calls answered without rmcp's transport.
+    pub(super) server: McpServer,
+    /// Where a stateless `tools/call` is answered here ([`direct`](super::direct)); `None` on a
+    /// stateful server, whose calls belong to their sessions.
+    pub(super) direct: Option<DirectRoute>,
     pub(super) sessions: Arc<Sessions>,
     pub(super) path: String,
     pub(super) bearer_token: Option<Arc<str>>,
@@ -96,6 +102,11 @@ impl Endpoint {
                 );
             }
         };
+        if let Some(route) = &self.direct
+            && let Some((call, protocol)) = route.accept(&parts, &body)
+        {
+            return call.answer(&self.server, &protocol).await;
+        }
         // A well-formed `tools/call` is handed on unread: it opens no session, and rmcp reads it.
         let initialize = if is_tool_call(&body) {
             None

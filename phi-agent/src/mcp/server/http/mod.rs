@@ -5,8 +5,10 @@
 //! it, [`serve`] binds the socket (loopback unless told otherwise) and runs the connections on
 //! hyper, [`endpoint`] checks the bearer token before a request reaches rmcp and screens each
 //! POST body so that a malformed message gets its JSON-RPC error, and [`sessions`] caps the
-//! number of live sessions. [`options`] is what the caller sets.
+//! number of live sessions. A stateless `tools/call` whose every check is certain to pass is
+//! answered by [`direct`] without rmcp's transport. [`options`] is what the caller sets.
 
+mod direct;
 mod endpoint;
 mod options;
 mod serve;

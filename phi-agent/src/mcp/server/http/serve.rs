@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::direct::DirectRoute;
 use super::endpoint::{Endpoint, MAX_BODY_BYTES};
 use super::options::HttpOptions;
 use super::sessions::Sessions;
@@ -120,10 +121,16 @@ impl McpServer {
             options.session_idle_timeout,
             options.max_sessions,
         ));
+        let server = self.clone();
         let service =
             StreamableHttpService::new(move || Ok(self.new_session()), sessions.clone(), config);
+        let direct = options.stateless.then(|| DirectRoute {
+            allowed_hosts: options.allowed_hosts.clone(),
+        });
         let endpoint = Arc::new(Endpoint {
             service,
+            server,
+            direct,
             sessions: sessions.clone(),
             path: options.path.clone(),
             bearer_token: options.bearer_token.clone(),
