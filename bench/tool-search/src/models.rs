@@ -1,6 +1,8 @@
 //! Where the models are: `PHI_AGENT_EMBED_MODEL`, the wordllama package directory that
 //! `scripts/install-embed-model.sh` prints, and `PHI_AGENT_SENTENCE_MODEL`, the all-MiniLM-L6-v2
-//! directory that `scripts/install-sentence-model.sh` prints (`.ci/run` sets both). Outside CI a
+//! directory that `scripts/install-sentence-model.sh` prints, and `PHI_AGENT_TOOL_MODEL`, the static
+//! model trained for tool search that `scripts/install-tool-search-model.sh` builds from the first
+//! (`train/train.py`; `.ci/run` sets all three). Outside CI a
 //! missing model skips what needs it, with a message; in CI (`CI` set) it fails, so that the
 //! hybrid tests cannot silently not run.
 
@@ -32,6 +34,20 @@ fn dir(var: &str, script: &str) -> Option<PathBuf> {
 /// When it is not installed in CI, or does not load.
 pub fn model() -> Option<StaticEmbedder> {
     let dir = dir("PHI_AGENT_EMBED_MODEL", "scripts/install-embed-model.sh")?;
+    Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The static model trained for tool search (`train/train.py`), or `None` when it is not built
+/// outside CI.
+///
+/// # Panics
+///
+/// When it is not built in CI, or does not load.
+pub fn trained_model() -> Option<StaticEmbedder> {
+    let dir = dir(
+        "PHI_AGENT_TOOL_MODEL",
+        "scripts/install-tool-search-model.sh",
+    )?;
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
 }
 
