@@ -24,7 +24,8 @@ if [ ! -f "$out/tokenizer.json" ]; then
         "$venv/bin/pip" install --quiet $PINS >&2
     fi
     echo "== training the tool-search model into $out" >&2
-    # One thread: the same arithmetic in the same order, so the same weights on every machine.
+    # One thread: the same arithmetic in the same order, so a rerun on a machine gives the same
+    # weights (another CPU's BLAS kernels may round differently; the tests allow 0.01).
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$venv/bin/python" bench/tool-search/train/train.py \
         --model "$wordllama" --out "$out.partial" --dims 128 --epochs 15 --lr 2e-2 >&2
     rm -rf "$out" && mv "$out.partial" "$out"

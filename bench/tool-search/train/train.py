@@ -20,7 +20,7 @@ are not on PyPI, and its default wheel brings gigabytes of CUDA libraries this d
 
     python3 bench/tool-search/train/train.py --out DIR [--dims 128] [--epochs 8]
 
-Deterministic for a given seed (one thread of numpy arithmetic on the same wheels).
+Deterministic for a given seed on one machine (one thread of numpy arithmetic on the same wheels).
 """
 
 import argparse
