@@ -6,6 +6,7 @@
 //! missing model skips what needs it, with a message; in CI (`CI` set) it fails, so that the
 //! hybrid tests cannot silently not run.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
@@ -49,6 +50,24 @@ pub fn trained_model() -> Option<StaticEmbedder> {
         "scripts/install-tool-search-model.sh",
     )?;
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The tuning questions the trained model was not trained on (its `validation.json`: per set,
+/// the questions' texts), where a fusion for it may be chosen. Empty when the model is not built.
+///
+/// # Panics
+///
+/// When the file is missing or malformed in a built model (rebuild it with the script).
+pub fn validation_questions() -> HashSet<String> {
+    let Some(dir) = std::env::var_os("PHI_AGENT_TOOL_MODEL").map(PathBuf::from) else {
+        return HashSet::new();
+    };
+    let path = dir.join("validation.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let sets: std::collections::HashMap<String, Vec<String>> =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    sets.into_values().flatten().collect()
 }
 
 /// The sentence-transformer, or `None` when it is not installed outside CI.

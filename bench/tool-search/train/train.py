@@ -72,7 +72,7 @@ def load_sets(tokenizer):
             ids = tokenizer.encode(q["text"], add_special_tokens=False).ids
             expected = [index[e] for e in q["expected"] if e in index]
             if ids and expected:
-                queries.append((ids, expected, slice_of(q["expected"])))
+                queries.append((ids, expected, slice_of(q["expected"]), q["text"]))
         sets.append({"name": name, "tools": tools, "queries": queries})
     return sets
 
@@ -135,7 +135,7 @@ def recall_at_5(table, sets, which):
         _, _, _, t = pool(table, s["tools"])
         _, _, _, q = pool(table, [q[0] for q in queries])
         top = np.argsort(-(q @ t.T), axis=1)[:, :5]
-        recalls = [len(set(top[i]) & set(e)) / min(len(e), 5) for i, (_, e, _) in enumerate(queries)]
+        recalls = [len(set(top[i]) & set(q[1])) / min(len(q[1]), 5) for i, q in enumerate(queries)]
         per_set[s["name"]] = float(np.mean(recalls))
     return float(np.mean(list(per_set.values()))), per_set
 
@@ -217,6 +217,11 @@ def main():
     name = f"tool_search_{args.dims}"
     save_file({"embedding": best_table.astype(np.float16)}, os.path.join(args.out, name + ".safetensors"))
     shutil.copyfile(tokenizer_file, os.path.join(args.out, "tokenizer.json"))
+    # The validation slice's questions, so that a fusion for this model can be chosen on questions
+    # it was not trained on (`tool-search-lab fusion-grid --trained`).
+    held = {s["name"]: [q[3] for q in s["queries"] if q[2] == "val"] for s in sets}
+    with open(os.path.join(args.out, "validation.json"), "w", encoding="utf-8") as f:
+        json.dump({} if args.final else held, f, ensure_ascii=False, indent=0)
     print(
         f"kept epoch {best_epoch} (validation R@5 {best:.3f}, untrained {first:.3f}); "
         f"wrote {args.out}/{name}.safetensors in {time.time() - started:.0f} s",
