@@ -1,9 +1,12 @@
 //! Where the models are: `PHI_AGENT_EMBED_MODEL`, the wordllama package directory that
 //! `scripts/install-embed-model.sh` prints, and `PHI_AGENT_SENTENCE_MODEL`, the all-MiniLM-L6-v2
-//! directory that `scripts/install-sentence-model.sh` prints (`.ci/run` sets both). Outside CI a
+//! directory that `scripts/install-sentence-model.sh` prints, and `PHI_AGENT_TOOL_MODEL`, the static
+//! model trained for tool search that `scripts/install-tool-search-model.sh` builds from the first
+//! (`train/train.py`; `.ci/run` sets all three). Outside CI a
 //! missing model skips what needs it, with a message; in CI (`CI` set) it fails, so that the
 //! hybrid tests cannot silently not run.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
@@ -33,6 +36,38 @@ fn dir(var: &str, script: &str) -> Option<PathBuf> {
 pub fn model() -> Option<StaticEmbedder> {
     let dir = dir("PHI_AGENT_EMBED_MODEL", "scripts/install-embed-model.sh")?;
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The static model trained for tool search (`train/train.py`), or `None` when it is not built
+/// outside CI.
+///
+/// # Panics
+///
+/// When it is not built in CI, or does not load.
+pub fn trained_model() -> Option<StaticEmbedder> {
+    let dir = dir(
+        "PHI_AGENT_TOOL_MODEL",
+        "scripts/install-tool-search-model.sh",
+    )?;
+    Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// The tuning questions the trained model was not trained on (its `validation.json`: per set,
+/// the questions' texts), where a fusion for it may be chosen. Empty when the model is not built.
+///
+/// # Panics
+///
+/// When the file is missing or malformed in a built model (rebuild it with the script).
+pub fn validation_questions() -> HashSet<String> {
+    let Some(dir) = std::env::var_os("PHI_AGENT_TOOL_MODEL").map(PathBuf::from) else {
+        return HashSet::new();
+    };
+    let path = dir.join("validation.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let sets: std::collections::HashMap<String, Vec<String>> =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    sets.into_values().flatten().collect()
 }
 
 /// The sentence-transformer, or `None` when it is not installed outside CI.

@@ -15,8 +15,19 @@ use tool_search_lab::table::means;
 /// The grid the fusion settings were chosen from, for the static model, or with `sentence` the
 /// sentence-transformer: mean recall@5 (then MRR) of the tuning parts, for fusion by scores
 /// (semantic share 0 to 1) and by reciprocal rank (k 1 to 100, semantic weight 0.5 to 2).
-pub async fn fusion_grid(sentence: bool) {
-    let prepared = if sentence {
+pub async fn fusion_grid(sentence: bool, trained: bool) {
+    let prepared = if trained {
+        let Some(model) = models::trained_model() else {
+            return;
+        };
+        // Only the questions the training kept aside: on the rest the model has seen the answers.
+        let held = models::validation_questions();
+        println!("the trained model, on its validation slice of the tuning parts\n");
+        prepare_with(Arc::new(model), None, Some("tune"), |set| {
+            set.queries.retain(|q| held.contains(&q.text));
+        })
+        .await
+    } else if sentence {
         let Some(model) = models::sentence_model() else {
             return;
         };

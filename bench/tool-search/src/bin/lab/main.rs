@@ -6,7 +6,7 @@
 //! cargo run --release -p tool-search-lab -- parts            # what each part adds, on the test parts
 //! cargo run --release -p tool-search-lab -- grid             # candidate numbers, on the tuning parts
 //! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion, clauses as steps (not shipped)
-//! cargo run --release -p tool-search-lab -- fusion-grid [--sentence]  # the hybrid's fusions
+//! cargo run --release -p tool-search-lab -- fusion-grid [--sentence | --trained]  # the hybrid's fusions
 //! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
 //! cargo run --release -p tool-search-lab -- hybrid-links     # producer links after fusing
@@ -37,7 +37,9 @@ fn main() -> ExitCode {
         Some("parts") => lexical::changes_table(lexical::PARTS, "test"),
         Some("grid") => lexical::changes_table(lexical::GRID, "tune"),
         Some("clauses") => lexical::clause_table(flag("--test")),
-        Some("fusion-grid") => runtime.block_on(hybrid::fusion_grid(flag("--sentence"))),
+        Some("fusion-grid") => {
+            runtime.block_on(hybrid::fusion_grid(flag("--sentence"), flag("--trained")))
+        }
         Some("three-rankings") => runtime.block_on(hybrid::three_rankings_on_the_tuning_parts()),
         Some("sentence-text") => runtime.block_on(hybrid::sentence_tool_text_on_the_tuning_parts()),
         Some("hybrid-links") => {
@@ -52,7 +54,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | clauses [--test] | fusion-grid \
-                 [--sentence] | three-rankings | sentence-text | hybrid-links | scale [--sentence] \
+                 [--sentence | --trained] | three-rankings | sentence-text | hybrid-links | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);
