@@ -119,9 +119,9 @@ impl McpServer {
             ));
         }
         let result = registry.dispatch(&active, name, &arguments, &ctx).await;
-        if self.reevaluate().await && self.session.listeners().is_empty() {
-            // A fresh stateless session has no listen stream: the client hears it here, as it
-            // would from rmcp's peer.
+        if self.reevaluate().await {
+            // Before 2026-07-28 the change goes to the call's own client, on the answer's stream,
+            // as rmcp's peer would send it (`notify_tools_changed`, not `modern`).
             outbox.push(ServerNotification::ToolListChangedNotification(
                 ToolListChangedNotification::default(),
             ));
