@@ -6,9 +6,9 @@
 //! `ui://weather/card`, `examples/views/weather-card.html`) and a prompt (`weather_report`).
 //!
 //! Run over stdio (what Claude Desktop, Cursor and the MCP Inspector launch):
-//!     cargo run --example mcp-server --features mcp
+//!     cargo run -p phi-agent --example mcp-server --features mcp
 //! or over streamable HTTP on loopback, optionally with a bearer token:
-//!     PHI_MCP_TOKEN=s3cret cargo run --example mcp-server --features mcp -- --http 127.0.0.1:8808
+//!     PHI_MCP_TOKEN=s3cret cargo run -p phi-agent --example mcp-server --features mcp -- --http 127.0.0.1:8808
 //! Over HTTP, `PHI_MCP_MAX_SESSIONS` (default 1000) and `PHI_MCP_SESSION_IDLE_SECS` (default
 //! 1800) bound the sessions, `PHI_MCP_STATELESS=1` serves without sessions, and
 //! `PHI_MCP_ALLOWED_ORIGINS` (comma-separated, e.g. `http://localhost:6274`) allows browser

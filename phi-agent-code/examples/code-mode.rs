@@ -1,7 +1,7 @@
 //! Code mode: the model writes one program that loops over records and calls two tools, instead
 //! of a turn per call; only the program's value goes back to it.
 //!
-//! Run: `cargo run --example code-mode`
+//! Run: `cargo run -p phi-agent-code --example code-mode`
 //!
 //! Offline: a scripted model sends one `run_code` program over five orders. For each, the
 //! program calls `customer` (who placed it) and `shipping` (what it costs to ship there), and

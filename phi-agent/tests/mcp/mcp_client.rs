@@ -21,7 +21,7 @@ use tokio::process::Command;
 
 const CHILD_ENV: &str = "PHI_MCP_TEST_CHILD";
 
-/// The example server, built by `cargo test` (or `cargo build --example mcp-server --features
+/// The example server, built by `cargo test` (or `cargo build -p phi-agent --example mcp-server --features
 /// mcp-server`) next to this test binary.
 fn example_server() -> Command {
     let exe = std::env::current_exe().unwrap();
