@@ -23,7 +23,8 @@ pub struct Exchange {
 /// A request as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedRequest {
-    /// Always `POST` today; kept so a cassette says what it holds.
+    /// The method: `POST` for the adapters; the MCP client's event streams are `GET`s and its
+    /// session's end a `DELETE`.
     pub method: String,
     /// The whole URL, secrets in its query redacted.
     pub url: String,

@@ -145,7 +145,7 @@ pub(crate) fn redacted_request(
         redaction.json(value, secrets);
     }
     RecordedRequest {
-        method: "POST".into(),
+        method: request.method.as_str().into(),
         url,
         stream: request.stream,
         headers,

@@ -221,7 +221,41 @@ impl HttpTransport for Replayer {
 
 #[cfg(test)]
 mod tests {
+    use phi_agent::llm::HttpMethod;
+
     use super::*;
+    use crate::cassette::format::{Body, RecordedReply};
+
+    #[tokio::test]
+    async fn the_method_is_recorded_and_matched() {
+        let exchange = |method: &str| Exchange {
+            request: RecordedRequest {
+                method: method.into(),
+                url: "http://h/mcp".into(),
+                stream: true,
+                headers: Vec::new(),
+                body: Body::Text(String::new()),
+            },
+            outcome: Outcome::Reply(RecordedReply {
+                status: 200,
+                headers: Vec::new(),
+                body: None,
+                chunks: Some(Vec::new()),
+                broke_off: None,
+            }),
+        };
+        let replayer = Replayer::new("test", vec![exchange("GET")]);
+        let mut post = HttpRequest::new("mcp", "http://h/mcp", Bytes::new());
+        post.stream = true;
+        let refused = replayer.send(post.clone()).await.unwrap_err().message;
+        assert!(
+            refused.contains("method: the cassette has GET, the request has POST"),
+            "{refused}"
+        );
+        let get = post.with_method(HttpMethod::Get);
+        assert_eq!(replayer.send(get).await.unwrap().status, 200);
+        assert_eq!(replayer.unused(), 0);
+    }
 
     #[test]
     fn the_host_is_not_compared() {
