@@ -63,6 +63,11 @@ pub struct RecordedReply {
     /// Set when the stream broke off after these chunks, with the transport's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke_off: Option<String>,
+    /// Set for a GET's stream the client let go of while the server still held it open (the MCP
+    /// client's event stream, until its session ends): a replay keeps it open after its chunks
+    /// too, where an ended stream would have the client reconnect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_open: bool,
 }
 
 /// A body: JSON when it is JSON that serializes back to the same bytes, else text, else bytes.

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use phi_agent::llm::{HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport};
+use phi_agent::llm::{HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport};
 
 use super::CassetteError;
 use super::format::{Body, Chunk, Exchange, Outcome, RecordedReply, RecordedRequest, render};
@@ -182,6 +182,7 @@ impl HttpTransport for Recorder {
             state.slots.len() - 1
         };
         let stream = request.stream;
+        let get = request.method == HttpMethod::Get;
         let reply = match self.inner.send(request).await {
             Ok(reply) => reply,
             Err(error) => {
@@ -198,6 +199,8 @@ impl HttpTransport for Recorder {
             body: reply.body,
             chunks: Vec::new(),
             broke_off: None,
+            ended: false,
+            get,
             pending: Some(Pending {
                 shared: self.shared.clone(),
                 index,
@@ -230,6 +233,10 @@ struct Tape {
     body: phi_agent::llm::HttpBody,
     chunks: Vec<Bytes>,
     broke_off: Option<String>,
+    /// Whether the body came to its end (or broke off).
+    ended: bool,
+    /// Whether the request was a GET (a stream the server holds open).
+    get: bool,
     pending: Option<Pending>,
 }
 
@@ -260,6 +267,7 @@ impl Tape {
                 body,
                 chunks,
                 broke_off: self.broke_off.take(),
+                left_open: self.get && pending.stream && !self.ended,
             }),
         };
         pending
@@ -281,9 +289,13 @@ impl Stream for Tape {
             Some(Ok(chunk)) => this.chunks.push(chunk.clone()),
             Some(Err(error)) => {
                 this.broke_off = Some(error.message.clone());
+                this.ended = true;
                 this.complete();
             }
-            None => this.complete(),
+            None => {
+                this.ended = true;
+                this.complete();
+            }
         }
         Poll::Ready(item)
     }

@@ -211,11 +211,14 @@ impl HttpTransport for Replayer {
         if let Some(message) = &reply.broke_off {
             chunks.push(Err(HttpError::transient(message.clone())));
         }
-        Ok(HttpReply::new(
-            reply.status,
-            headers,
-            futures_util::stream::iter(chunks).boxed(),
-        ))
+        let body = futures_util::stream::iter(chunks);
+        // A stream the client let go of while it was open stays open, as it did.
+        let body = if reply.left_open {
+            body.chain(futures_util::stream::pending()).boxed()
+        } else {
+            body.boxed()
+        };
+        Ok(HttpReply::new(reply.status, headers, body))
     }
 }
 
@@ -242,6 +245,7 @@ mod tests {
                 body: None,
                 chunks: Some(Vec::new()),
                 broke_off: None,
+                left_open: false,
             }),
         };
         let replayer = Replayer::new("test", vec![exchange("GET")]);

@@ -297,6 +297,11 @@ fn header_map(headers: &[HttpHeader]) -> Result<HeaderMap, HttpError> {
     Ok(map)
 }
 
+// The adapters' helpers: a build with the MCP client alone has no use for them.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 /// `headers` as a list, the sensitive flags kept.
 pub(crate) fn header_list(headers: &HeaderMap) -> Vec<HttpHeader> {
     headers
@@ -309,6 +314,11 @@ pub(crate) fn header_list(headers: &HeaderMap) -> Vec<HttpHeader> {
         .collect()
 }
 
+// The adapters' helpers: a build with the MCP client alone has no use for them.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 /// The value of header `name` (lowercase) in `headers`.
 pub(crate) fn header<'a>(headers: &'a [HttpHeader], name: &str) -> Option<&'a str> {
     headers

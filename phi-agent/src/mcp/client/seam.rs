@@ -273,7 +273,7 @@ impl StreamableHttpClient for SeamClient {
         let request = self.request(
             HttpMethod::Delete,
             &uri,
-            Some(&session_id),
+            Some(&*session_id),
             auth_header,
             custom_headers,
             Bytes::new(),
