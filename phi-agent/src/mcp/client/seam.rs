@@ -18,14 +18,18 @@ use bytes::Bytes;
 use futures_util::stream::BoxStream;
 use futures_util::{Stream, StreamExt};
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, ServerJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, HttpStatusError, InsufficientScopeError, SseError, StreamableHttpClient,
     StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
 };
 use sse_stream::{Sse, SseStream};
 
-use crate::llm::{HttpBody, HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport};
+use crate::llm::{
+    HttpBody, HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport,
+};
 
 use super::authorization::challenge_scope;
 
@@ -87,7 +91,9 @@ impl SeamClient {
         custom.sort_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
         for (name, value) in custom {
             if RESERVED.contains(&name.as_str()) {
-                return Err(StreamableHttpError::ReservedHeaderConflict(name.to_string()));
+                return Err(StreamableHttpError::ReservedHeaderConflict(
+                    name.to_string(),
+                ));
             }
             let mut header = HttpHeader::new(
                 name.as_str(),
@@ -582,7 +588,10 @@ mod tests {
 
     #[test]
     fn media_types_ignore_parameters_and_case() {
-        assert!(media_type_is("Application/JSON; charset=utf-8", "application/json"));
+        assert!(media_type_is(
+            "Application/JSON; charset=utf-8",
+            "application/json"
+        ));
         assert!(!media_type_is("application/jsonl", "application/json"));
     }
 }
