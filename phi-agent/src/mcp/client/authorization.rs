@@ -14,7 +14,7 @@ use tokio::sync::Mutex;
 use super::grant::McpOAuthGrant;
 use super::machine;
 use super::oauth::McpOAuth;
-use super::seam::SeamClient;
+use super::seam::{SeamClient, challenge_scope};
 
 /// The caller's store behind an `Arc`, as rmcp's manager takes a store by value.
 struct SharedStore(Arc<dyn CredentialStore>);
@@ -198,25 +198,6 @@ fn scope_union(granted: &[String], challenge: &str) -> Vec<String> {
         }
     }
     scopes
-}
-
-/// The `scope` parameter of a `Bearer` challenge (RFC 6750 section 3), quoted or not; empty
-/// when there is none.
-pub(super) fn challenge_scope(challenge: &str) -> &str {
-    let mut rest = challenge;
-    while let Some(at) = rest.find("scope=") {
-        // A parameter name starts the header, or follows a space or a comma (not `xscope=`).
-        let starts_a_name = at == 0 || matches!(rest.as_bytes()[at - 1], b' ' | b',' | b'\t');
-        let value = &rest[at + "scope=".len()..];
-        if starts_a_name {
-            return match value.strip_prefix('"') {
-                Some(quoted) => quoted.split('"').next().unwrap_or_default(),
-                None => value.split([',', ' ']).next().unwrap_or_default(),
-            };
-        }
-        rest = value;
-    }
-    ""
 }
 
 #[cfg(test)]

@@ -31,8 +31,6 @@ use crate::llm::{
     HttpBody, HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport,
 };
 
-use super::authorization::challenge_scope;
-
 type Failure = StreamableHttpError<HttpError>;
 type Events = BoxStream<'static, Result<Sse, SseError>>;
 
@@ -379,6 +377,25 @@ fn media_type_is(value: &str, media: &str) -> bool {
         .split(';')
         .next()
         .is_some_and(|kind| kind.trim().eq_ignore_ascii_case(media))
+}
+
+/// The `scope` parameter of a `Bearer` challenge (RFC 6750 section 3), quoted or not; empty
+/// when there is none.
+pub(super) fn challenge_scope(challenge: &str) -> &str {
+    let mut rest = challenge;
+    while let Some(at) = rest.find("scope=") {
+        // A parameter name starts the header, or follows a space or a comma (not `xscope=`).
+        let starts_a_name = at == 0 || matches!(rest.as_bytes()[at - 1], b' ' | b',' | b'\t');
+        let value = &rest[at + "scope=".len()..];
+        if starts_a_name {
+            return match value.strip_prefix('"') {
+                Some(quoted) => quoted.split('"').next().unwrap_or_default(),
+                None => value.split([',', ' ']).next().unwrap_or_default(),
+            };
+        }
+        rest = value;
+    }
+    ""
 }
 
 /// rmcp's auth error for a 401 or 403 that carries a challenge: the reauthorization and step-up
