@@ -387,6 +387,46 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
+    /// A server holding an event stream open after its first event.
+    #[derive(Debug)]
+    struct Holding;
+
+    #[async_trait]
+    impl HttpTransport for Holding {
+        async fn send(&self, _request: HttpRequest) -> Result<HttpReply, HttpError> {
+            let first = futures_util::stream::iter([Ok(Bytes::from_static(b": primed\n\n"))]);
+            let body = first.chain(futures_util::stream::pending()).boxed();
+            Ok(HttpReply::new(200, Vec::new(), body))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_get_stream_let_go_while_open_is_marked_left_open() {
+        let path = std::env::temp_dir().join(format!("phi-eval-open-{}.jsonl", std::process::id()));
+        let recorder = Recorder::new(Arc::new(Holding), &path, Redaction::default());
+        let mut get = request("http://h/mcp", Vec::new(), "").with_method(HttpMethod::Get);
+        get.stream = true;
+        let mut body = recorder.send(get).await.unwrap().body;
+        assert!(body.next().await.is_some());
+        drop(body);
+        let mut post = request("http://h/mcp", Vec::new(), "{}");
+        post.stream = true;
+        let mut body = recorder.send(post).await.unwrap().body;
+        assert!(body.next().await.is_some());
+        drop(body);
+        let exchanges = load(&path).unwrap();
+        let left_open: Vec<bool> = exchanges
+            .iter()
+            .map(|exchange| match &exchange.outcome {
+                Outcome::Reply(reply) => reply.left_open,
+                Outcome::Failure(_) => false,
+            })
+            .collect();
+        // A POST's stream is the provider's reply, read to its last event: never held open.
+        assert_eq!(left_open, [true, false]);
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[tokio::test]
     async fn a_whole_body_dropped_early_is_marked_cut_short() {
         let path = std::env::temp_dir().join(format!("phi-eval-cut-{}.jsonl", std::process::id()));

@@ -261,6 +261,46 @@ mod tests {
         assert_eq!(replayer.unused(), 0);
     }
 
+    #[tokio::test]
+    async fn a_get_stream_left_open_stays_open_after_its_chunks() {
+        let exchange = |left_open: bool| Exchange {
+            request: RecordedRequest {
+                method: "GET".into(),
+                url: "http://h/mcp".into(),
+                stream: true,
+                headers: Vec::new(),
+                body: Body::Text(String::new()),
+            },
+            outcome: Outcome::Reply(RecordedReply {
+                status: 200,
+                headers: Vec::new(),
+                body: None,
+                chunks: Some(vec![crate::cassette::Chunk::Text(": primed\n\n".into())]),
+                broke_off: None,
+                left_open,
+            }),
+        };
+        let get = || {
+            let mut request = HttpRequest::new("mcp", "http://h/mcp", Bytes::new());
+            request.stream = true;
+            request.with_method(HttpMethod::Get)
+        };
+        let wait = std::time::Duration::from_millis(50);
+        let replayer = Replayer::new("test", vec![exchange(true), exchange(false)]);
+        let mut open = replayer.send(get()).await.unwrap().body;
+        assert!(open.next().await.is_some_and(|chunk| chunk.is_ok()));
+        assert!(
+            tokio::time::timeout(wait, open.next()).await.is_err(),
+            "it ended"
+        );
+        let mut ended = replayer.send(get()).await.unwrap().body;
+        assert!(ended.next().await.is_some());
+        assert!(matches!(
+            tokio::time::timeout(wait, ended.next()).await,
+            Ok(None)
+        ));
+    }
+
     #[test]
     fn the_host_is_not_compared() {
         assert_eq!(
