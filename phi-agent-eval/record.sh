@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Re-records the checked-in cassettes (phi-agent-eval/tests/cassettes/) against the interop
+# Re-records the checked-in cassettes (phi-agent-eval/tests/cassettes/): the MCP client's against
+# phi-agent's own MCP server, which the test starts on loopback; the adapters' against the interop
 # suite's fakes: fakellm (OpenAI chat completions, Anthropic) and interop/fake_apis.py (Responses,
 # Gemini), started here on free ports from the interop venv (interop/run.sh makes it). Replaying
 # them needs none of this: `cargo test -p phi-agent-eval`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+cargo test -p phi-agent-eval --test mcp record -- --ignored --exact
 
 TARGET=${CARGO_TARGET_DIR:-target}
 case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac

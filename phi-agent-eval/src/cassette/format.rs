@@ -23,7 +23,8 @@ pub struct Exchange {
 /// A request as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedRequest {
-    /// Always `POST` today; kept so a cassette says what it holds.
+    /// The method: `POST` for the adapters; the MCP client's event streams are `GET`s and its
+    /// session's end a `DELETE`.
     pub method: String,
     /// The whole URL, secrets in its query redacted.
     pub url: String,
@@ -62,6 +63,11 @@ pub struct RecordedReply {
     /// Set when the stream broke off after these chunks, with the transport's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke_off: Option<String>,
+    /// Set for a GET's stream the client let go of while the server still held it open (the MCP
+    /// client's event stream, until its session ends): a replay keeps it open after its chunks
+    /// too, where an ended stream would have the client reconnect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_open: bool,
 }
 
 /// A body: JSON when it is JSON that serializes back to the same bytes, else text, else bytes.

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use phi_agent::llm::{HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport};
+use phi_agent::llm::{HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport};
 
 use super::CassetteError;
 use super::format::{Body, Chunk, Exchange, Outcome, RecordedReply, RecordedRequest, render};
@@ -145,7 +145,7 @@ pub(crate) fn redacted_request(
         redaction.json(value, secrets);
     }
     RecordedRequest {
-        method: "POST".into(),
+        method: request.method.as_str().into(),
         url,
         stream: request.stream,
         headers,
@@ -182,6 +182,7 @@ impl HttpTransport for Recorder {
             state.slots.len() - 1
         };
         let stream = request.stream;
+        let get = request.method == HttpMethod::Get;
         let reply = match self.inner.send(request).await {
             Ok(reply) => reply,
             Err(error) => {
@@ -198,6 +199,8 @@ impl HttpTransport for Recorder {
             body: reply.body,
             chunks: Vec::new(),
             broke_off: None,
+            ended: false,
+            get,
             pending: Some(Pending {
                 shared: self.shared.clone(),
                 index,
@@ -230,6 +233,10 @@ struct Tape {
     body: phi_agent::llm::HttpBody,
     chunks: Vec<Bytes>,
     broke_off: Option<String>,
+    /// Whether the body came to its end (or broke off).
+    ended: bool,
+    /// Whether the request was a GET (a stream the server holds open).
+    get: bool,
     pending: Option<Pending>,
 }
 
@@ -260,6 +267,7 @@ impl Tape {
                 body,
                 chunks,
                 broke_off: self.broke_off.take(),
+                left_open: self.get && pending.stream && !self.ended,
             }),
         };
         pending
@@ -281,9 +289,13 @@ impl Stream for Tape {
             Some(Ok(chunk)) => this.chunks.push(chunk.clone()),
             Some(Err(error)) => {
                 this.broke_off = Some(error.message.clone());
+                this.ended = true;
                 this.complete();
             }
-            None => this.complete(),
+            None => {
+                this.ended = true;
+                this.complete();
+            }
         }
         Poll::Ready(item)
     }
@@ -372,6 +384,46 @@ mod tests {
             reply.body,
             Some(Body::Text(r#"{"seen": "<redacted>"}"#.into()))
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A server holding an event stream open after its first event.
+    #[derive(Debug)]
+    struct Holding;
+
+    #[async_trait]
+    impl HttpTransport for Holding {
+        async fn send(&self, _request: HttpRequest) -> Result<HttpReply, HttpError> {
+            let first = futures_util::stream::iter([Ok(Bytes::from_static(b": primed\n\n"))]);
+            let body = first.chain(futures_util::stream::pending()).boxed();
+            Ok(HttpReply::new(200, Vec::new(), body))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_get_stream_let_go_while_open_is_marked_left_open() {
+        let path = std::env::temp_dir().join(format!("phi-eval-open-{}.jsonl", std::process::id()));
+        let recorder = Recorder::new(Arc::new(Holding), &path, Redaction::default());
+        let mut get = request("http://h/mcp", Vec::new(), "").with_method(HttpMethod::Get);
+        get.stream = true;
+        let mut body = recorder.send(get).await.unwrap().body;
+        assert!(body.next().await.is_some());
+        drop(body);
+        let mut post = request("http://h/mcp", Vec::new(), "{}");
+        post.stream = true;
+        let mut body = recorder.send(post).await.unwrap().body;
+        assert!(body.next().await.is_some());
+        drop(body);
+        let exchanges = load(&path).unwrap();
+        let left_open: Vec<bool> = exchanges
+            .iter()
+            .map(|exchange| match &exchange.outcome {
+                Outcome::Reply(reply) => reply.left_open,
+                Outcome::Failure(_) => false,
+            })
+            .collect();
+        // A POST's stream is the provider's reply, read to its last event: never held open.
+        assert_eq!(left_open, [true, false]);
         let _ = std::fs::remove_file(&path);
     }
 

@@ -211,17 +211,95 @@ impl HttpTransport for Replayer {
         if let Some(message) = &reply.broke_off {
             chunks.push(Err(HttpError::transient(message.clone())));
         }
-        Ok(HttpReply::new(
-            reply.status,
-            headers,
-            futures_util::stream::iter(chunks).boxed(),
-        ))
+        let body = futures_util::stream::iter(chunks);
+        // A stream the client let go of while it was open stays open, as it did.
+        let body = if reply.left_open {
+            body.chain(futures_util::stream::pending()).boxed()
+        } else {
+            body.boxed()
+        };
+        Ok(HttpReply::new(reply.status, headers, body))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use phi_agent::llm::HttpMethod;
+
     use super::*;
+    use crate::cassette::format::{Body, RecordedReply};
+
+    #[tokio::test]
+    async fn the_method_is_recorded_and_matched() {
+        let exchange = |method: &str| Exchange {
+            request: RecordedRequest {
+                method: method.into(),
+                url: "http://h/mcp".into(),
+                stream: true,
+                headers: Vec::new(),
+                body: Body::Text(String::new()),
+            },
+            outcome: Outcome::Reply(RecordedReply {
+                status: 200,
+                headers: Vec::new(),
+                body: None,
+                chunks: Some(Vec::new()),
+                broke_off: None,
+                left_open: false,
+            }),
+        };
+        let replayer = Replayer::new("test", vec![exchange("GET")]);
+        let mut post = HttpRequest::new("mcp", "http://h/mcp", Bytes::new());
+        post.stream = true;
+        let refused = replayer.send(post.clone()).await.unwrap_err().message;
+        assert!(
+            refused.contains("method: the cassette has GET, the request has POST"),
+            "{refused}"
+        );
+        let get = post.with_method(HttpMethod::Get);
+        assert_eq!(replayer.send(get).await.unwrap().status, 200);
+        assert_eq!(replayer.unused(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_get_stream_left_open_stays_open_after_its_chunks() {
+        let exchange = |left_open: bool| Exchange {
+            request: RecordedRequest {
+                method: "GET".into(),
+                url: "http://h/mcp".into(),
+                stream: true,
+                headers: Vec::new(),
+                body: Body::Text(String::new()),
+            },
+            outcome: Outcome::Reply(RecordedReply {
+                status: 200,
+                headers: Vec::new(),
+                body: None,
+                chunks: Some(vec![crate::cassette::Chunk::Text(": primed\n\n".into())]),
+                broke_off: None,
+                left_open,
+            }),
+        };
+        let get = || {
+            let mut request = HttpRequest::new("mcp", "http://h/mcp", Bytes::new());
+            request.stream = true;
+            request.with_method(HttpMethod::Get)
+        };
+        let wait = std::time::Duration::from_millis(50);
+        let replayer = Replayer::new("test", vec![exchange(true), exchange(false)]);
+        let mut open = replayer.send(get()).await.unwrap().body;
+        assert!(open.next().await.is_some_and(|chunk| chunk.is_ok()));
+        assert!(
+            tokio::time::timeout(wait, open.next()).await.is_err(),
+            "it ended"
+        );
+        let mut ended = replayer.send(get()).await.unwrap().body;
+        assert!(ended.next().await.is_some());
+        assert!(matches!(
+            tokio::time::timeout(wait, ended.next()).await,
+            Ok(None)
+        ));
+    }
 
     #[test]
     fn the_host_is_not_compared() {

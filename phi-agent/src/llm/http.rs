@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::lenient::{self, Listed};
 use super::transport::{
-    HttpBody, HttpError, HttpHeader, HttpRequest, HttpTransport, ReqwestTransport, header,
-    header_list,
+    HttpBody, HttpError, HttpHeader, HttpMethod, HttpRequest, HttpTransport, ReqwestTransport,
+    header, header_list,
 };
 use crate::error::{AgentError, AgentResult};
 use crate::limits::snippet;
@@ -343,6 +343,7 @@ impl JsonPoster {
         }
         HttpRequest {
             provider: self.provider,
+            method: HttpMethod::Post,
             url: url.to_string(),
             headers: list,
             body: body.clone(),

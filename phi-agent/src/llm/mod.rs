@@ -41,7 +41,12 @@ mod sse;
 mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod tool_cache;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "mcp-http-client"
+))]
 mod transport;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod wire;
@@ -83,13 +88,24 @@ pub use openai::OpenAiClient;
 pub use responses::ResponsesClient;
 pub use scripted::ScriptedLlm;
 pub use stream::{DeltaStream, StreamDelta};
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "mcp-http-client"
+))]
 #[cfg_attr(
     docsrs,
-    doc(cfg(any(feature = "openai", feature = "anthropic", feature = "gemini")))
+    doc(cfg(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "mcp-http-client"
+    )))
 )]
 pub use transport::{
-    HttpBody, HttpError, HttpHeader, HttpReply, HttpRequest, HttpTransport, ReqwestTransport,
+    HttpBody, HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport,
+    ReqwestTransport,
 };
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]

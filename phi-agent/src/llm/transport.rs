@@ -52,17 +52,52 @@ impl fmt::Debug for HttpHeader {
     }
 }
 
-/// A POST an adapter sends: every attempt of a request is one (a retry sends it again).
+/// The method of an [`HttpRequest`]: the adapters POST; the MCP client also opens its event
+/// stream with GET and ends its session with DELETE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum HttpMethod {
+    /// `POST`, with a body.
+    #[default]
+    Post,
+    /// `GET`, without a body.
+    Get,
+    /// `DELETE`, without a body.
+    Delete,
+}
+
+impl HttpMethod {
+    /// The method's name as HTTP spells it (`POST`, `GET`, `DELETE`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Post => "POST",
+            Self::Get => "GET",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+impl fmt::Display for HttpMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A request a client sends (an adapter's POST, or one of the MCP client's): every attempt of a
+/// request is one (a retry sends it again).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpRequest {
-    /// The adapter's provider name (`openai`, `anthropic`, ...), for messages.
+    /// The adapter's provider name (`openai`, `anthropic`, ...; `mcp` for the MCP client), for
+    /// messages.
     pub provider: &'static str,
+    /// The method: [`HttpMethod::Post`] for every adapter.
+    pub method: HttpMethod,
     /// The whole URL, query included.
     pub url: String,
     /// The headers, the key among them (marked [`sensitive`](HttpHeader::sensitive)).
     pub headers: Vec<HttpHeader>,
-    /// The JSON body, exactly as sent.
+    /// The JSON body, exactly as sent (empty for a GET or a DELETE).
     pub body: Bytes,
     /// Whether the reply is a stream of server-sent events (read chunk by chunk, with no overall
     /// limit) rather than one JSON document.
@@ -74,11 +109,18 @@ impl HttpRequest {
     pub fn new(provider: &'static str, url: impl Into<String>, body: Bytes) -> Self {
         Self {
             provider,
+            method: HttpMethod::Post,
             url: url.into(),
             headers: Vec::new(),
             body,
             stream: false,
         }
+    }
+
+    /// This request sent with `method` instead.
+    pub fn with_method(mut self, method: HttpMethod) -> Self {
+        self.method = method;
+        self
     }
 }
 
@@ -146,7 +188,8 @@ impl HttpError {
     }
 }
 
-/// Sends the HTTP requests of the adapters (`with_http_transport` on each). Timeouts and
+/// Sends the HTTP requests of the adapters and of the MCP client (`with_http_transport` on each,
+/// and `McpHttpOptions::with_http_transport`). Timeouts and
 /// retries stay the adapter's ([`HttpConfig`](super::HttpConfig)): a transport sends one
 /// attempt and hands the reply back as it comes.
 ///
@@ -199,9 +242,14 @@ impl ReqwestTransport {
 #[async_trait]
 impl HttpTransport for ReqwestTransport {
     async fn send(&self, request: HttpRequest) -> Result<HttpReply, HttpError> {
+        let method = match request.method {
+            HttpMethod::Post => reqwest::Method::POST,
+            HttpMethod::Get => reqwest::Method::GET,
+            HttpMethod::Delete => reqwest::Method::DELETE,
+        };
         let response = self
             .client
-            .post(&request.url)
+            .request(method, &request.url)
             .headers(header_map(&request.headers)?)
             .body(request.body)
             .send()
@@ -249,6 +297,11 @@ fn header_map(headers: &[HttpHeader]) -> Result<HeaderMap, HttpError> {
     Ok(map)
 }
 
+// The adapters' helpers: a build with the MCP client alone has no use for them.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 /// `headers` as a list, the sensitive flags kept.
 pub(crate) fn header_list(headers: &HeaderMap) -> Vec<HttpHeader> {
     headers
@@ -261,6 +314,11 @@ pub(crate) fn header_list(headers: &HeaderMap) -> Vec<HttpHeader> {
         .collect()
 }
 
+// The adapters' helpers: a build with the MCP client alone has no use for them.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 /// The value of header `name` (lowercase) in `headers`.
 pub(crate) fn header<'a>(headers: &'a [HttpHeader], name: &str) -> Option<&'a str> {
     headers

@@ -10,6 +10,7 @@ mod mcp_client_http;
 mod mcp_client_oauth;
 mod mcp_client_raw;
 mod mcp_client_reauth;
+mod mcp_client_seam;
 mod mcp_client_talk;
 mod mcp_direct;
 mod mcp_http;

@@ -14,6 +14,7 @@ use tokio::sync::Mutex;
 use super::grant::McpOAuthGrant;
 use super::machine;
 use super::oauth::McpOAuth;
+use super::seam::{SeamClient, challenge_scope};
 
 /// The caller's store behind an `Arc`, as rmcp's manager takes a store by value.
 struct SharedStore(Arc<dyn CredentialStore>);
@@ -45,11 +46,13 @@ impl CredentialStore for SharedStore {
 }
 
 /// One server's OAuth state: the authorized client once there is one, shared by every
-/// connection (a reconnect, a renewed session) to that server.
+/// connection (a reconnect, a renewed session) to that server. Its MCP requests go through the
+/// [`SeamClient`] (the options' transport); OAuth's own requests (discovery, registration,
+/// tokens) are rmcp's `AuthorizationManager`'s and the machine grants', on reqwest.
 pub(super) struct OAuthState {
     config: McpOAuth,
     url: Arc<str>,
-    authorized: Mutex<Option<AuthClient<reqwest::Client>>>,
+    authorized: Mutex<Option<AuthClient<SeamClient>>>,
 }
 
 impl OAuthState {
@@ -65,8 +68,8 @@ impl OAuthState {
     /// secret configured again, which a store does not keep).
     pub(super) async fn client(
         &self,
-        http: &reqwest::Client,
-    ) -> Result<Option<AuthClient<reqwest::Client>>, String> {
+        mcp: &SeamClient,
+    ) -> Result<Option<AuthClient<SeamClient>>, String> {
         let mut authorized = self.authorized.lock().await;
         if let Some(client) = authorized.as_ref() {
             return Ok(Some(client.clone()));
@@ -85,7 +88,7 @@ impl OAuthState {
             return Ok(None);
         }
         self.configure_secret(&mut manager)?;
-        let client = AuthClient::new(http.clone(), manager);
+        let client = AuthClient::new(mcp.clone(), manager);
         *authorized = Some(client.clone());
         Ok(Some(client))
     }
@@ -119,6 +122,7 @@ impl OAuthState {
     pub(super) async fn authorize(
         &self,
         http: &reqwest::Client,
+        mcp: &SeamClient,
         challenge: &str,
     ) -> Result<(), String> {
         // SEP-2350: a step-up asks for the scopes granted before and those the challenge names,
@@ -137,7 +141,7 @@ impl OAuthState {
             let metadata = resolution.metadata.clone();
             manager.set_metadata(resolution.metadata);
             machine::obtain(&self.config, http, &self.url, &metadata, &mut manager).await?;
-            *self.authorized.lock().await = Some(AuthClient::new(http.clone(), manager));
+            *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), manager));
             return Ok(());
         }
         manager.set_metadata(resolution.metadata);
@@ -179,7 +183,7 @@ impl OAuthState {
             .handle_callback_url(&redirect)
             .await
             .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
-        *self.authorized.lock().await = Some(AuthClient::new(http.clone(), session.auth_manager));
+        *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), session.auth_manager));
         Ok(())
     }
 }
@@ -194,25 +198,6 @@ fn scope_union(granted: &[String], challenge: &str) -> Vec<String> {
         }
     }
     scopes
-}
-
-/// The `scope` parameter of a `Bearer` challenge (RFC 6750 section 3), quoted or not; empty
-/// when there is none.
-fn challenge_scope(challenge: &str) -> &str {
-    let mut rest = challenge;
-    while let Some(at) = rest.find("scope=") {
-        // A parameter name starts the header, or follows a space or a comma (not `xscope=`).
-        let starts_a_name = at == 0 || matches!(rest.as_bytes()[at - 1], b' ' | b',' | b'\t');
-        let value = &rest[at + "scope=".len()..];
-        if starts_a_name {
-            return match value.strip_prefix('"') {
-                Some(quoted) => quoted.split('"').next().unwrap_or_default(),
-                None => value.split([',', ' ']).next().unwrap_or_default(),
-            };
-        }
-        rest = value;
-    }
-    ""
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Reaching a server over MCP's streamable HTTP (feature `mcp-http-client`): rmcp's transport on
-//! reqwest, with rustls on ring as the rest of the crate.
+//! the crate's [`HttpTransport`] (reqwest with rustls on ring, unless the options name another).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,6 +12,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use super::authorization::OAuthState;
 use super::oauth::McpOAuth;
+use super::seam::SeamClient;
+use crate::llm::{HttpTransport, ReqwestTransport};
 
 /// How [`McpClient::connect_http`](super::McpClient::connect_http) talks to a server: the
 /// credentials and headers of every request, and what to do when a session expires.
@@ -34,6 +36,7 @@ pub struct McpHttpOptions {
     headers: Vec<(String, String)>,
     recover_expired_sessions: bool,
     oauth: Option<McpOAuth>,
+    http_transport: Option<Arc<dyn HttpTransport>>,
 }
 
 impl Default for McpHttpOptions {
@@ -43,6 +46,7 @@ impl Default for McpHttpOptions {
             headers: Vec::new(),
             recover_expired_sessions: true,
             oauth: None,
+            http_transport: None,
         }
     }
 }
@@ -77,6 +81,17 @@ impl McpHttpOptions {
         self.oauth = Some(oauth);
         self
     }
+
+    /// Sends the connection's requests (every POST, the GET of the server's event stream, the
+    /// DELETE that ends the session) through `transport`: a `Recorder` or `Replayer` of
+    /// `phi-agent-eval` records the exchanges to a cassette or serves them back offline. With
+    /// [OAuth](Self::with_oauth), the requests to the MCP server go through it with their
+    /// token; OAuth's own requests (discovery, registration, tokens) stay on reqwest. Default:
+    /// a [`ReqwestTransport`] of its own.
+    pub fn with_http_transport(mut self, transport: Arc<dyn HttpTransport>) -> Self {
+        self.http_transport = Some(transport);
+        self
+    }
 }
 
 impl fmt::Debug for McpHttpOptions {
@@ -93,6 +108,7 @@ impl fmt::Debug for McpHttpOptions {
             )
             .field("recover_expired_sessions", &self.recover_expired_sessions)
             .field("oauth", &self.oauth)
+            .field("http_transport", &self.http_transport)
             .finish()
     }
 }
@@ -100,7 +116,10 @@ impl fmt::Debug for McpHttpOptions {
 /// Everything needed to open a connection to one URL, again and again.
 pub(super) struct HttpSpec {
     pub(super) url: Arc<str>,
+    /// OAuth's client for the machine grants' token requests.
     client: reqwest::Client,
+    /// The MCP requests' client, on the options' transport.
+    mcp: SeamClient,
     options: McpHttpOptions,
     headers: HashMap<HeaderName, HeaderValue>,
     oauth: Option<OAuthState>,
@@ -126,6 +145,11 @@ impl HttpSpec {
             .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("could not set up the HTTP client: {e}"))?;
+        let transport = match &options.http_transport {
+            Some(transport) => transport.clone(),
+            None => ReqwestTransport::shared().map_err(|e| e.to_string())?,
+        };
+        let mcp = SeamClient::new(transport);
         let url: Arc<str> = Arc::from(url);
         let oauth = options
             .oauth
@@ -134,6 +158,7 @@ impl HttpSpec {
         Ok(Self {
             url,
             client,
+            mcp,
             options,
             headers,
             oauth,
@@ -148,15 +173,15 @@ impl HttpSpec {
     /// Authorizes as the server's `challenge` asks.
     pub(super) async fn authorize(&self, challenge: &str) -> Result<(), String> {
         match &self.oauth {
-            Some(oauth) => oauth.authorize(&self.client, challenge).await,
+            Some(oauth) => oauth.authorize(&self.client, &self.mcp, challenge).await,
             None => Err("the server needs authorization".to_string()),
         }
     }
 
     /// The OAuth-authorized client to connect with, once there is one.
-    pub(super) async fn authorized(&self) -> Result<Option<AuthClient<reqwest::Client>>, String> {
+    pub(super) async fn authorized(&self) -> Result<Option<AuthClient<SeamClient>>, String> {
         match &self.oauth {
-            Some(oauth) => oauth.client(&self.client).await,
+            Some(oauth) => oauth.client(&self.mcp).await,
             None => Ok(None),
         }
     }
@@ -170,20 +195,18 @@ impl HttpSpec {
     /// A transport whose requests carry (and refresh) the OAuth token of `client`.
     pub(super) fn authorized_transport(
         &self,
-        client: AuthClient<reqwest::Client>,
-    ) -> StreamableHttpClientTransport<AuthClient<reqwest::Client>> {
+        client: AuthClient<SeamClient>,
+    ) -> StreamableHttpClientTransport<AuthClient<SeamClient>> {
         StreamableHttpClientTransport::with_client(client, self.config())
     }
 
-    pub(super) fn transport(
-        &self,
-    ) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
+    pub(super) fn transport(&self) -> Result<StreamableHttpClientTransport<SeamClient>, String> {
         let mut config = self.config();
         if let Some(token) = &self.options.bearer_token {
             config = config.auth_header(token.to_string());
         }
         Ok(StreamableHttpClientTransport::with_client(
-            self.client.clone(),
+            self.mcp.clone(),
             config,
         ))
     }

@@ -26,6 +26,8 @@ mod names;
 mod oauth;
 mod options;
 mod result;
+#[cfg(feature = "mcp-http-client")]
+mod seam;
 #[cfg(feature = "skills")]
 mod skills;
 mod talk;
