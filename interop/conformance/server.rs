@@ -445,9 +445,12 @@ async fn confirm_delete(
     let answer = ctx
         .elicit::<ConfirmDelete>(&format!("Delete {filename}?"))
         .await?;
-    Ok(said(answer, |answer| match answer.confirm {
-        true => format!("deleted {filename}"),
-        false => format!("kept {filename}"),
+    Ok(said(answer, |answer| {
+        if answer.confirm {
+            format!("deleted {filename}")
+        } else {
+            format!("kept {filename}")
+        }
     }))
 }
 
@@ -468,7 +471,11 @@ async fn multi_input(ctx: &ToolContext) -> AgentResult<String> {
         ctx.elicit::<NameAndConfirm>("Second: a name?"),
     );
     let text = |answer: NameAndConfirm| format!("{} ({})", answer.name, answer.confirm);
-    Ok(format!("{} and {}", said(first?, text), said(second?, text)))
+    Ok(format!(
+        "{} and {}",
+        said(first?, text),
+        said(second?, text)
+    ))
 }
 
 /// Asks the user's name (key `user_name`), then works on as a task and greets them.

@@ -84,7 +84,9 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> ToolCallResult {
-        self.dispatch_ended(set, name, args, ctx).await.into_result()
+        self.dispatch_ended(set, name, args, ctx)
+            .await
+            .into_result()
     }
 
     /// [`dispatch`](Self::dispatch), telling a tool's panic from its result: an MCP task

@@ -14,13 +14,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::{ErrorData, RoleServer};
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
     InputRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::peer::{
