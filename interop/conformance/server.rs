@@ -430,7 +430,7 @@ async fn protocol_error_job() -> String {
 
 /// Whether to go ahead.
 #[derive(Debug, Deserialize, JsonSchema)]
-struct ConfirmDelete {
+struct DeleteAnswer {
     /// Delete the file?
     confirm: bool,
 }
@@ -443,7 +443,7 @@ async fn confirm_delete(
     ctx: &ToolContext,
 ) -> AgentResult<String> {
     let answer = ctx
-        .elicit::<ConfirmDelete>(&format!("Delete {filename}?"))
+        .elicit::<DeleteAnswer>(&format!("Delete {filename}?"))
         .await?;
     Ok(said(answer, |answer| {
         if answer.confirm {
