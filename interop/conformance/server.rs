@@ -388,6 +388,103 @@ async fn test_input_required_result_capabilities(ctx: &ToolContext) -> AgentResu
     }
 }
 
+// ---- The tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) ------------------------
+// The tools the suite's `tasks-*` scenarios call, each as its scenario's description asks. A
+// task-supporting tool's call from a client that declared the extension is answered with a
+// task; its questions reach the client in the task's `inputRequests`.
+
+/// Greets someone, always at once (no task).
+#[phi_tool]
+async fn greet(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` seconds, then says so: a task for a client that declared the extension.
+#[phi_tool(task = "optional")]
+async fn slow_compute(
+    /// How long to work, in seconds
+    seconds: u64,
+    /// A name for this run
+    label: Option<String>,
+) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let label = label.unwrap_or_default();
+    format!("computed `{label}` in {seconds} s")
+}
+
+/// Fails as a tool fails (a result with `isError`), after a second; only ever a task.
+#[phi_tool(task = "required")]
+async fn failing_job() -> AgentResult<String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(AgentError::tool("the job failed, as it always does"))
+}
+
+/// Panics: the server's own failure, which a task reports as `failed` with a JSON-RPC error.
+#[phi_tool(task = "optional")]
+async fn protocol_error_job() -> String {
+    panic!("protocol_error_job always panics")
+}
+
+/// Whether to go ahead.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct DeleteAnswer {
+    /// Delete the file?
+    confirm: bool,
+}
+
+/// Asks the user to confirm, then deletes (pretends to) the file.
+#[phi_tool(task = "optional")]
+async fn confirm_delete(
+    /// The file to delete
+    filename: String,
+    ctx: &ToolContext,
+) -> AgentResult<String> {
+    let answer = ctx
+        .elicit::<DeleteAnswer>(&format!("Delete {filename}?"))
+        .await?;
+    Ok(said(answer, |answer| {
+        if answer.confirm {
+            format!("deleted {filename}")
+        } else {
+            format!("kept {filename}")
+        }
+    }))
+}
+
+/// A name and a yes or no.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct NameAndConfirm {
+    /// A name
+    name: String,
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Asks two questions at once: both wait in the task's `inputRequests` together.
+#[phi_tool(task = "optional")]
+async fn multi_input(ctx: &ToolContext) -> AgentResult<String> {
+    let (first, second) = tokio::join!(
+        ctx.elicit::<NameAndConfirm>("First: a name?"),
+        ctx.elicit::<NameAndConfirm>("Second: a name?"),
+    );
+    let text = |answer: NameAndConfirm| format!("{} ({})", answer.name, answer.confirm);
+    Ok(format!(
+        "{} and {}",
+        said(first?, text),
+        said(second?, text)
+    ))
+}
+
+/// Asks the user's name (key `user_name`), then works on as a task and greets them.
+#[phi_tool(task = "required")]
+async fn test_tool_with_task(ctx: &ToolContext) -> AgentResult<String> {
+    let answer = ctx.elicit::<UserName>("What is your name?").await?;
+    Ok(said(answer, |user| format!("Hello, {}!", user.name)))
+}
+
 /// Announces that the tool list changed (SEP-2575's diagnostic hook): what a program whose
 /// tools change other than by activation calls, through the server's `ListChanged` handle.
 #[phi_tool]
@@ -478,6 +575,13 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_input_required_result_capabilities,
         test_trigger_tool_change,
         test_approval,
+        greet,
+        slow_compute,
+        failing_job,
+        protocol_error_job,
+        confirm_delete,
+        multi_input,
+        test_tool_with_task,
     ])?;
     registry.register(JsonSchema202012)?;
     Ok(registry)

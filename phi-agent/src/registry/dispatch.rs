@@ -52,6 +52,25 @@ impl ToolCallResult {
     }
 }
 
+/// How a call ended: with its result (a failed one included), or with the tool's panic, whose
+/// result says so.
+pub(crate) enum Ended {
+    /// The call's result.
+    Result(ToolCallResult),
+    /// The tool panicked; the panic was contained, and this result says so.
+    Panicked(ToolCallResult),
+}
+
+impl Ended {
+    /// The result either way: what a model reads.
+    #[inline]
+    pub(crate) fn into_result(self) -> ToolCallResult {
+        match self {
+            Ended::Result(result) | Ended::Panicked(result) => result,
+        }
+    }
+}
+
 impl ToolRegistry {
     /// Runs the model's call of `name`: the tool must be active in `set`.
     ///
@@ -65,6 +84,20 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> ToolCallResult {
+        self.dispatch_ended(set, name, args, ctx)
+            .await
+            .into_result()
+    }
+
+    /// [`dispatch`](Self::dispatch), telling a tool's panic from its result: an MCP task
+    /// reports a panic as the server's failure (`failed`), not as the tool's (`isError`).
+    pub(crate) async fn dispatch_ended(
+        &self,
+        set: &ActiveTools,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Ended {
         match self.index_of(name).filter(|&index| set.is_active(index)) {
             Some(index) => self.run(&self.tools[index], args, ctx).await,
             None => {
@@ -84,7 +117,7 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
         available: impl FnOnce() -> String,
-    ) -> ToolCallResult {
+    ) -> Ended {
         let live = self.live_set();
         if let Some(tool) = live.as_deref().and_then(|live| live.get(name)) {
             return self.run(tool, args, ctx).await;
@@ -98,10 +131,10 @@ impl ToolRegistry {
             }
             available.push_str(tool.name);
         }
-        ToolCallResult::error(&AgentError::ToolNotAvailable {
+        Ended::Result(ToolCallResult::error(&AgentError::ToolNotAvailable {
             name: name.to_string(),
             available,
-        })
+        }))
     }
 
     /// Whether `args` would pass every check a call of the tool `name` gets before the tool
@@ -150,7 +183,7 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> ToolCallResult {
-        match self.get(name) {
+        let ended = match self.get(name) {
             Some(tool) => self.run(tool, args, ctx).await,
             None => {
                 let own = || {
@@ -162,7 +195,8 @@ impl ToolRegistry {
                 };
                 self.dispatch_live(name, args, ctx, own).await
             }
-        }
+        };
+        ended.into_result()
     }
 
     /// Whether the model's call of `name` with `args` must wait for a person
@@ -218,7 +252,7 @@ impl ToolRegistry {
         None
     }
 
-    async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> ToolCallResult {
+    async fn run(&self, tool: &RegisteredTool, args: &Value, ctx: &ToolContext) -> Ended {
         // A tool that measures its arguments as it decodes them (a typed tool: its decoder
         // visits every part anyway) is spared the walk; it refuses what the walk would, with
         // the same errors, before any other mistake.
@@ -228,7 +262,7 @@ impl ToolRegistry {
             self.precheck(tool, args)
         };
         if let Some(error) = refused {
-            return ToolCallResult::error(&error);
+            return Ended::Result(ToolCallResult::error(&error));
         }
         // Admitted after the checks, so that a call refused for its arguments counts against
         // no rate; held until the call is done, so that it counts against the bound until then.
@@ -236,7 +270,7 @@ impl ToolRegistry {
             None => None,
             Some(limiter) => match limiter.admit(tool.name, ctx.session_id()).await {
                 Ok(admitted) => Some(admitted),
-                Err(error) => return ToolCallResult::error(&error),
+                Err(error) => return Ended::Result(ToolCallResult::error(&error)),
             },
         };
         let limit = self.config.max_argument_bytes;
@@ -249,7 +283,7 @@ impl ToolRegistry {
             };
             with_deadline(tool.timeout, call).await
         };
-        match AssertUnwindSafe(guarded).catch_unwind().await {
+        let result = match AssertUnwindSafe(guarded).catch_unwind().await {
             Ok(Ok(Ok(content))) => {
                 ToolCallResult::success(crate::budget::fit(content, tool.result_limit))
             }
@@ -261,11 +295,14 @@ impl ToolRegistry {
                     timeout_ms: tool.timeout.as_millis() as u64,
                 })
             }
-            Err(payload) => ToolCallResult::error(&AgentError::ToolPanicked {
-                tool: tool.name.to_string(),
-                message: panic_message(payload.as_ref()),
-            }),
-        }
+            Err(payload) => {
+                return Ended::Panicked(ToolCallResult::error(&AgentError::ToolPanicked {
+                    tool: tool.name.to_string(),
+                    message: panic_message(payload.as_ref()),
+                }));
+            }
+        };
+        Ended::Result(result)
     }
 }
 

@@ -27,6 +27,8 @@ mod test_tool;
 mod tool_registry;
 
 pub use activation::ActiveTools;
+#[cfg(feature = "mcp-server")]
+pub(crate) use dispatch::Ended;
 pub use dispatch::ToolCallResult;
 pub use live_set::ToolSource;
 pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};

@@ -10,6 +10,8 @@ use serde::Serialize;
 /// question the tool asks meanwhile ([`ToolContext::elicit`](crate::ToolContext::elicit),
 /// [`ToolContext::sample`](crate::ToolContext::sample)) reaches the client in the task's
 /// `inputRequests`, its answer in `tasks/update`; its progress is the task's status message.
+/// An error the tool returns completes the task (its result has `isError`); a panic fails it
+/// (`failed`, with a JSON-RPC internal error), the server's own failure.
 ///
 /// The names and meanings are the 2025-11-25 specification's `execution.taskSupport`. Only a
 /// client that declares the extension on its request gets a task.

@@ -65,6 +65,18 @@ async fn wait_forever(ctx: &ToolContext) -> &'static str {
     "woke up"
 }
 
+/// Fails as a tool fails.
+#[phi_tool(task = "required")]
+async fn refuse() -> AgentResult<&'static str> {
+    Err(phi_agent::AgentError::tool("no, not today"))
+}
+
+/// Panics: a bug in the tool, which the server contains.
+#[phi_tool(task = "required")]
+async fn crash() -> &'static str {
+    panic!("the crash tool always panics")
+}
+
 /// Answers at once; never a task.
 #[phi_tool]
 async fn quick() -> &'static str {
@@ -74,7 +86,14 @@ async fn quick() -> &'static str {
 fn server() -> McpServer {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry
-        .register_all(tools![slow_sum, confirm_ship, wait_forever, quick])
+        .register_all(tools![
+            slow_sum,
+            confirm_ship,
+            wait_forever,
+            refuse,
+            crash,
+            quick
+        ])
         .unwrap();
     McpServer::new(registry).with_task_poll_interval(Duration::from_millis(10))
 }
@@ -166,6 +185,8 @@ async fn tools_list_and_capabilities_say_which_tools_may_run_as_tasks() {
             ("slow_sum", &json!("required")),
             ("confirm_ship", &json!("optional")),
             ("wait_forever", &json!("required")),
+            ("refuse", &json!("required")),
+            ("crash", &json!("required")),
             ("quick", &Value::Null),
         ]
     );
@@ -298,6 +319,39 @@ async fn tasks_cancel_stops_the_tool_and_its_token_fires() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(STOPPED.load(Ordering::SeqCst), "the tool's token fired");
+    client.cancel().await.unwrap();
+}
+
+/// SEP-2663 tells the tool's failure (`completed`, the result with `isError`) from the
+/// server's (`failed`, a JSON-RPC error and no result): a tool that panicked is the latter.
+#[tokio::test]
+async fn a_tool_error_completes_the_task_and_a_panic_fails_it() {
+    let client = connect(tasks_client()).await;
+    let CallToolResponse::Task(created) = call(&client, "refuse", json!({})).await.unwrap() else {
+        panic!("a task");
+    };
+    let result = completed(poll(&client, &created.task.task_id, TaskStatus::Completed).await);
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        result.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("no, not today")
+    );
+    let CallToolResponse::Task(created) = call(&client, "crash", json!({})).await.unwrap() else {
+        panic!("a task");
+    };
+    let task = poll(&client, &created.task.task_id, TaskStatus::Failed).await;
+    let TaskPayload::Failed { error } = task.payload else {
+        panic!("a panic fails the task: {:?}", task.payload);
+    };
+    assert_eq!(error["code"], -32603, "{error:?}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("crash") && message.contains("always panics"),
+        "{message}"
+    );
     client.cancel().await.unwrap();
 }
 

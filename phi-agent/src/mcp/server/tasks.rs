@@ -14,13 +14,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::RoleServer;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
     InputRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::peer::{
@@ -31,7 +31,7 @@ use super::settings::McpServer;
 use crate::context::{Elicitation, LogLevel, Progress, SampleRequest, Sampled, ToolPeer};
 use crate::error::{AgentError, AgentResult};
 use crate::mcp::convert;
-use crate::registry::ActiveTools;
+use crate::registry::{ActiveTools, Ended};
 use crate::tool::TaskSupport;
 
 /// How a `tools/call` is answered.
@@ -105,9 +105,18 @@ impl McpServer {
                 .with_peer(Arc::new(talk));
             Box::pin(async move {
                 let registry = server.shared.registry.clone();
-                let dispatch = registry.dispatch(&active, &name, &arguments, &ctx);
+                let dispatch = registry.dispatch_ended(&active, &name, &arguments, &ctx);
                 let result = tokio::select! {
-                    result = dispatch => result,
+                    ended = dispatch => match ended {
+                        Ended::Result(result) => result,
+                        // The server's failure, not the tool's answer: SEP-2663 keeps
+                        // `completed` with `isError` for what the tool reported, and `failed`
+                        // (with a JSON-RPC error) for a call the server could not finish.
+                        Ended::Panicked(result) => {
+                            let message = result.to_model_text();
+                            return Err(TaskExit::Error(ErrorData::internal_error(message, None)));
+                        }
+                    },
                     () = task.cancelled() => {
                         stop.cancel();
                         return Err(TaskExit::Cancelled);
