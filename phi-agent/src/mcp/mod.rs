@@ -53,4 +53,4 @@ pub use server::{
 };
 #[cfg(feature = "mcp-http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-server")))]
-pub use server::{HttpOptions, HttpServer, serve_http};
+pub use server::{HttpOptions, HttpServer, ServerCard, serve_http};

@@ -18,6 +18,7 @@ mod mcp_load;
 mod mcp_malformed;
 mod mcp_server;
 mod mcp_server_approval;
+mod mcp_server_card;
 mod mcp_server_input_keys;
 mod mcp_server_rounds;
 mod mcp_sessions;

@@ -35,7 +35,7 @@ pub use completion::CompletionTarget;
 pub(super) use definition::annotations;
 pub use definition::definition;
 #[cfg(feature = "mcp-http-server")]
-pub use http::{HttpOptions, HttpServer, serve_http};
+pub use http::{HttpOptions, HttpServer, ServerCard, serve_http};
 pub use listeners::ListChanged;
 pub use prompts::{Prompt, PromptMessage};
 pub use resources::{APP_VIEW_MIME_TYPE, Resource, ResourceTemplate};

@@ -152,7 +152,24 @@ impl McpServer {
 
     /// The name and version announced to clients (`serverInfo`).
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.shared_mut().implementation = Implementation::new(name, version);
+        let implementation = &mut self.shared_mut().implementation;
+        implementation.name = name.into();
+        implementation.version = version.into();
+        self
+    }
+
+    /// A display name announced with the server's info (`serverInfo.title`) and on its
+    /// [Server Card](crate::mcp::ServerCard), e.g. `"Weather"` for a server named
+    /// `weather-server`.
+    pub fn with_server_title(mut self, title: impl Into<String>) -> Self {
+        self.shared_mut().implementation.title = Some(title.into());
+        self
+    }
+
+    /// What the server does, announced with its info (`serverInfo.description`) and on its
+    /// [Server Card](crate::mcp::ServerCard) (which allows at most 100 characters).
+    pub fn with_server_description(mut self, description: impl Into<String>) -> Self {
+        self.shared_mut().implementation.description = Some(description.into());
         self
     }
 

@@ -12,6 +12,7 @@ use hyper::{Method, Request, Response, StatusCode, header};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 
+use super::card::CardRoute;
 use super::direct::DirectRoute;
 use super::sessions::{SESSION_LIMIT_MARK, Sessions};
 use crate::mcp::McpServer;
@@ -34,6 +35,8 @@ pub(super) struct Endpoint {
     /// Where a stateless `tools/call` is answered here ([`direct`](super::direct)); `None` on a
     /// stateful server, whose calls belong to their sessions.
     pub(super) direct: Option<DirectRoute>,
+    /// The Server Card, when the server serves one: public, so answered before the token.
+    pub(super) card: Option<CardRoute>,
     pub(super) sessions: Arc<Sessions>,
     pub(super) path: String,
     pub(super) bearer_token: Option<Arc<str>>,
@@ -45,6 +48,11 @@ pub(super) struct Endpoint {
 impl Endpoint {
     /// Answers one HTTP request.
     pub(super) async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+        if let Some(card) = &self.card
+            && let Some(response) = card.answer(request.method(), request.uri().path())
+        {
+            return response;
+        }
         if !self.is_authorized(&request) {
             // RFC 6750 §3.1: a token that was sent and is wrong is `invalid_token`, so a client
             // can tell it from a missing one (for which the challenge carries no error) and

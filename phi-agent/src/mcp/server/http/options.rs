@@ -5,6 +5,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::card::ServerCard;
+
 /// Where and how [`serve_http`](super::serve_http) listens.
 ///
 /// The defaults are safe for a local server: bind to `127.0.0.1` on a free port, serve at
@@ -47,6 +49,7 @@ pub struct HttpOptions {
     pub(super) session_idle_timeout: Duration,
     pub(super) max_sessions: usize,
     pub(super) stateless: bool,
+    pub(super) server_card: Option<ServerCard>,
 }
 
 impl Default for HttpOptions {
@@ -60,6 +63,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             stateless: false,
+            server_card: None,
         }
     }
 }
@@ -161,6 +165,16 @@ impl HttpOptions {
         self.stateless = stateless;
         self
     }
+
+    /// Serves `card`, the server's [Server Card](ServerCard), at `<path>/server-card` and
+    /// `/.well-known/mcp/server-card.json`, to anyone (no bearer token: it holds only public
+    /// metadata). Default: none, and those paths are not found. The card is checked when the
+    /// server starts: a name of the wrong form or a missing description fails
+    /// [`serve_http`](super::serve_http) with what to change.
+    pub fn with_server_card(mut self, card: ServerCard) -> Self {
+        self.server_card = Some(card);
+        self
+    }
 }
 
 impl fmt::Debug for HttpOptions {
@@ -177,6 +191,7 @@ impl fmt::Debug for HttpOptions {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
             .field("stateless", &self.stateless)
+            .field("server_card", &self.server_card)
             .finish()
     }
 }

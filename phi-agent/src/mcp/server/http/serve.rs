@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::card::CardRoute;
 use super::direct::DirectRoute;
 use super::endpoint::{Endpoint, MAX_BODY_BYTES};
 use super::options::HttpOptions;
@@ -103,6 +104,17 @@ impl McpServer {
         let local_addr = listener
             .local_addr()
             .map_err(|error| http_error(&options, error.to_string()))?;
+        let card = match &options.server_card {
+            Some(card) => {
+                // The address it listens on, unless that is every address (no URL to give).
+                let url = (!local_addr.ip().is_unspecified())
+                    .then(|| format!("http://{local_addr}{}", options.path));
+                let route = CardRoute::new(card, &self.shared.implementation, &options.path, url)
+                    .map_err(|message| http_error(&options, message))?;
+                Some(route)
+            }
+            None => None,
+        };
         let stop = CancellationToken::new();
         let mut origins = options.allowed_origins.clone();
         origins.extend(own_origins(local_addr, options.allowed_hosts.as_deref()));
@@ -131,6 +143,7 @@ impl McpServer {
             service,
             server,
             direct,
+            card,
             sessions: sessions.clone(),
             path: options.path.clone(),
             bearer_token: options.bearer_token.clone(),
