@@ -19,7 +19,9 @@
 #   MCP_BENCH_DIR (the Python venv, logs and, unless CARGO_TARGET_DIR is set, the Rust target
 #   directory; kept between runs so that the next run reuses them; default
 #   target/mcp-serving-bench), SOAK_SECONDS, SOAK_IDLE_SECS
-#   (sessions idle this long expire; default 60), SOAK_ABANDON_PER_SECOND (default 20).
+#   (sessions idle this long expire; default 60), SOAK_ABANDON_PER_SECOND (default 20),
+#   SERVER_CPUS and WRK_CPUS (taskset CPU lists, e.g. 0-1 and 2-3: the server and `wrk` each on
+#   cores of their own, as the dedicated-core runs that decide close rows are made).
 # Needs: cargo, wrk (Debian: apt-get install -y wrk), node + npm, python3 (venv), curl.
 # Every version is pinned: bench/mcp-serving/Cargo.lock, node/package-lock.json (npm ci),
 # python/requirements.txt.
@@ -122,8 +124,10 @@ server_command() {
 server_pid=""
 start_server() {
     local server=$1 mode=$2
+    local pin=()
+    [[ -n ${SERVER_CPUS:-} ]] && pin=(taskset -c "$SERVER_CPUS")
     # shellcheck disable=SC2046
-    $(server_command "$server" "$mode") >"$work/logs/$server-$mode.log" 2>&1 &
+    "${pin[@]}" $(server_command "$server" "$mode") >"$work/logs/$server-$mode.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 600); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
@@ -175,8 +179,10 @@ rss_mib() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$server_pid/status
 run_wrk() {
     local tool=$1 conns=$2 seconds=$3 session=$4 protocol=$5 threads=2
     ((conns < threads)) && threads=$conns
+    local pin=()
+    [[ -n ${WRK_CPUS:-} ]] && pin=(taskset -c "$WRK_CPUS")
     MCP_TOOL=$tool MCP_SESSION=$session MCP_PROTOCOL=$protocol \
-        wrk -t "$threads" -c "$conns" -d "${seconds}s" --timeout 10s -s "$bench/wrk/tools-call.lua" "$url" 2>>"$work/logs/wrk.err" |
+        "${pin[@]}" wrk -t "$threads" -c "$conns" -d "${seconds}s" --timeout 10s -s "$bench/wrk/tools-call.lua" "$url" 2>>"$work/logs/wrk.err" |
         grep '^RESULT' || echo "RESULT requests=0 seconds=$seconds p50_us=0 p99_us=0 bad_answers=1 transport_errors=0"
 }
 field() { grep -o "$1=[0-9.]*" <<<"$2" | cut -d= -f2; }
