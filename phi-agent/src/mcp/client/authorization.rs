@@ -11,6 +11,8 @@ use rmcp::transport::auth::{
 };
 use tokio::sync::Mutex;
 
+use super::dpop::Dpop;
+use super::dpop_http::DpopOAuthHttp;
 use super::grant::McpOAuthGrant;
 use super::machine;
 use super::oauth::McpOAuth;
@@ -53,14 +55,17 @@ pub(super) struct OAuthState {
     config: McpOAuth,
     url: Arc<str>,
     authorized: Mutex<Option<AuthClient<SeamClient>>>,
+    /// With DPoP, the key and nonces the token requests and the MCP requests share.
+    dpop: Option<Arc<Dpop>>,
 }
 
 impl OAuthState {
-    pub(super) fn new(config: McpOAuth, url: Arc<str>) -> Self {
+    pub(super) fn new(config: McpOAuth, url: Arc<str>, dpop: Option<Arc<Dpop>>) -> Self {
         Self {
             config,
             url,
             authorized: Mutex::new(None),
+            dpop,
         }
     }
 
@@ -94,9 +99,19 @@ impl OAuthState {
     }
 
     async fn manager(&self) -> Result<AuthorizationManager, String> {
-        let mut manager = AuthorizationManager::new(&*self.url)
-            .await
-            .map_err(|e| format!("cannot set up OAuth for `{}`: {e}", self.url))?;
+        let failed = |e| format!("cannot set up OAuth for `{}`: {e}", self.url);
+        let mut manager = match &self.dpop {
+            // The token requests need proofs, which rmcp's own client cannot add.
+            Some(dpop) => {
+                let http = Arc::new(DpopOAuthHttp::new(dpop.clone())?);
+                AuthorizationManager::new_with_oauth_http_client(&*self.url, http)
+                    .await
+                    .map_err(failed)?
+            }
+            None => AuthorizationManager::new(&*self.url)
+                .await
+                .map_err(failed)?,
+        };
         manager.set_credential_store(SharedStore(self.config.store.clone()));
         Ok(manager)
     }
@@ -140,7 +155,15 @@ impl OAuthState {
         if !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode) {
             let metadata = resolution.metadata.clone();
             manager.set_metadata(resolution.metadata);
-            machine::obtain(&self.config, http, &self.url, &metadata, &mut manager).await?;
+            machine::obtain(
+                &self.config,
+                http,
+                &self.url,
+                &metadata,
+                &mut manager,
+                self.dpop.as_ref(),
+            )
+            .await?;
             *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), manager));
             return Ok(());
         }
