@@ -346,3 +346,56 @@ async fn a_refused_jwt_bearer_grant_fails_with_the_servers_error_and_no_retry() 
         .count();
     assert_eq!(token_requests, 1, "no retry");
 }
+
+#[tokio::test]
+async fn a_stored_dpop_token_goes_with_proofs_under_the_key_read_from_pem() {
+    use phi_agent::mcp::rmcp::transport::auth::{
+        CredentialStore, InMemoryCredentialStore, OAuthTokenResponse, StoredCredentials,
+    };
+    use ring::rand::SystemRandom;
+    use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
+
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mock = dpop_servers(seen.clone()).await;
+    let pkcs8 =
+        EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+            .unwrap();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+        base64::prelude::BASE64_STANDARD.encode(pkcs8.as_ref())
+    );
+    let key = McpDpopKey::from_pkcs8_pem(&pem).unwrap();
+    // A token issued to this key in an earlier run, kept in the store.
+    let token: OAuthTokenResponse = serde_json::from_value(json!({
+        "access_token": format!("dpop-{}", key.thumbprint()),
+        "token_type": "DPoP",
+        "expires_in": 3600,
+    }))
+    .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let store = InMemoryCredentialStore::new();
+    store
+        .save(StoredCredentials::new(
+            "person-app".to_string(),
+            Some(token),
+            Vec::new(),
+            Some(now),
+        ))
+        .await
+        .unwrap();
+    let oauth = McpOAuth::default()
+        .with_client_id("person-app")
+        .with_credential_store(store)
+        .with_dpop(key.clone());
+    let client = connect(&mock, oauth).await;
+    assert_eq!(
+        whoami(&client).await,
+        format!("DPoP dpop-{}", key.thumbprint())
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert!(seen.token_forms.is_empty(), "no new token was asked for");
+}

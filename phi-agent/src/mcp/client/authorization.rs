@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use oauth2::TokenResponse;
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
     CredentialRefreshGuard, CredentialStore, OAuthClientConfig, StoredCredentials,
@@ -92,10 +93,28 @@ impl OAuthState {
         if !restored {
             return Ok(None);
         }
+        self.bind_stored_token().await;
         self.configure_secret(&mut manager)?;
         let client = AuthClient::new(mcp.clone(), manager);
         *authorized = Some(client.clone());
         Ok(Some(client))
+    }
+
+    /// With DPoP, marks a stored token that was issued as a DPoP token as bound to the key, so
+    /// that it goes with proofs (of use only when the key is the one it was issued for: a key
+    /// read from PEM, not one generated anew since).
+    async fn bind_stored_token(&self) {
+        let Some(dpop) = &self.dpop else {
+            return;
+        };
+        let Ok(Some(stored)) = self.config.store.load().await else {
+            return;
+        };
+        if let Some(token) = stored.token_response
+            && token.token_type().as_ref().eq_ignore_ascii_case("dpop")
+        {
+            dpop.bind(token.access_token().secret());
+        }
     }
 
     async fn manager(&self) -> Result<AuthorizationManager, String> {
