@@ -119,8 +119,9 @@ async fn dpop_servers(seen: Arc<Mutex<Seen>>) -> MockServer {
             "authorization_endpoint": format!("{base}/authorize"),
             "token_endpoint": format!("{base}/token"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["client_credentials",
+            "grant_types_supported": ["authorization_code", "client_credentials",
                                       "urn:ietf:params:oauth:grant-type:jwt-bearer"],
+            "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
             "dpop_signing_alg_values_supported": ["ES256"],
         })))
@@ -398,4 +399,44 @@ async fn a_stored_dpop_token_goes_with_proofs_under_the_key_read_from_pem() {
     let seen = seen.lock().unwrap();
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
     assert!(seen.token_forms.is_empty(), "no new token was asked for");
+}
+
+#[tokio::test]
+async fn the_code_is_bound_to_the_key_and_exchanged_with_a_proof() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mock = dpop_servers(seen.clone()).await;
+    let key = McpDpopKey::generate().unwrap();
+    let thumbprint = key.thumbprint().to_string();
+    // The person's step: the URL must carry the key's thumbprint (RFC 9449 section 10).
+    let authorizer = move |url: String| {
+        let thumbprint = thumbprint.clone();
+        async move {
+            let url = reqwest::Url::parse(&url).map_err(|e| e.to_string())?;
+            let query = |name: &str| {
+                url.query_pairs()
+                    .find(|(key, _)| key == name)
+                    .map(|(_, value)| value.to_string())
+            };
+            if query("dpop_jkt").as_deref() != Some(thumbprint.as_str()) {
+                return Err(format!("no dpop_jkt of the key in {url}"));
+            }
+            let state = query("state").ok_or("no state")?;
+            Ok(format!(
+                "http://127.0.0.1:8976/callback?code=the-code&state={state}"
+            ))
+        }
+    };
+    let oauth = McpOAuth::default()
+        .with_client_id("person-app")
+        .with_authorizer(authorizer)
+        .with_dpop(key.clone());
+    let client = connect(&mock, oauth).await;
+    assert_eq!(
+        whoami(&client).await,
+        format!("DPoP dpop-{}", key.thumbprint())
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert!(seen.token_forms[1].contains("grant_type=authorization_code"));
+    assert!(seen.token_forms[1].contains("code_verifier="));
 }

@@ -210,7 +210,12 @@ impl OAuthState {
         let session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, e)| format!("OAuth client registration failed: {e}"))?;
-        let url = session.get_authorization_url().to_string();
+        let mut url = session.get_authorization_url().to_string();
+        if let Some(dpop) = &self.dpop {
+            // RFC 9449 section 10: the code is bound to the key, so that only this client can
+            // redeem it (a server that does not know the parameter ignores it).
+            url = with_query_pair(&url, "dpop_jkt", dpop.thumbprint());
+        }
         let Some(authorizer) = &config.authorizer else {
             return Err(format!(
                 "the server needs OAuth authorization and no authorizer is set \
@@ -227,6 +232,17 @@ impl OAuthState {
             .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
         *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), session.auth_manager));
         Ok(())
+    }
+}
+
+/// `url` with `name=value` added to its query; `url` itself if it is not a URL.
+fn with_query_pair(url: &str, name: &str, value: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.query_pairs_mut().append_pair(name, value);
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
     }
 }
 

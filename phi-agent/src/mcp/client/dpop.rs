@@ -176,6 +176,11 @@ impl Dpop {
         }
     }
 
+    /// The key's JWK thumbprint (for `dpop_jkt`).
+    pub(super) fn thumbprint(&self) -> &str {
+        self.key.thumbprint()
+    }
+
     /// A proof for a `method` request to `url`, with the nonce its server gave last.
     pub(super) fn proof(
         &self,
