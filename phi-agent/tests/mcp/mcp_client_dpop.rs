@@ -2,7 +2,10 @@
 //! server and MCP server (one wiremock server) that check what RFC 9449 asks them to: each
 //! proof's signature under the key in its header, `typ`, `htm`, `htu`, a `jti` never seen before,
 //! the server's nonce (both servers insist on one: the first proof of each is refused with
-//! `use_dpop_nonce`), and at the MCP server `ath` and the key the token was bound to.
+//! `use_dpop_nonce`), and at the MCP server `ath` and the key the token was bound to. Each grant
+//! path is taken: client credentials (rmcp's token request through our proofs), the JWT bearer
+//! grant (ours), the authorization code (`dpop_jkt`), and a stored token; and a refused JWT
+//! bearer grant.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
