@@ -13,10 +13,12 @@
 //! pre-arranged (a client id and secret, a private key, an identity provider and its ID token)
 //! in `MCP_CONFORMANCE_CONTEXT`; this program does the same for every scenario and reads the
 //! context only for what a real program would be configured with: its pre-registered client,
-//! and its grant (`McpOAuthGrant`): cross-app access when an identity provider is given,
-//! client credentials for the `auth/client-credentials-*` scenarios (whose context looks like a
-//! pre-registered client's: the scenario name stands for the operator's choice of grant),
-//! else the authorization code. Run by `interop/conformance/run-client`; by hand:
+//! and its grant (`McpOAuthGrant`): the JWT bearer grant when a workload's token is given
+//! (`valid_jwt`, workload identity federation), cross-app access when an identity provider is
+//! given, client credentials for the `auth/client-credentials-*` scenarios (whose context looks
+//! like a pre-registered client's: the scenario name stands for the operator's choice of
+//! grant), else the authorization code; DPoP (`McpOAuth::with_dpop`, a key per run) for the
+//! `auth/dpop*` scenarios, the name again standing for the operator's choice. Run by `interop/conformance/run-client`; by hand:
 //! `cargo run -p phi-agent --features mcp --example mcp-conformance-client -- http://127.0.0.1:PORT/mcp`.
 //! The server's skills are imported (`McpClient::skills`) and, in the skills scenarios that
 //! need one, loaded (see `use_skills`).
@@ -27,8 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use phi_agent::mcp::{
-    McpClient, McpClientOptions, McpCrossApp, McpHttpOptions, McpOAuth, McpOAuthGrant,
-    McpPrivateKey, McpTool,
+    McpAssertion, McpClient, McpClientOptions, McpCrossApp, McpDpopKey, McpHttpOptions, McpOAuth,
+    McpOAuthGrant, McpPrivateKey, McpTool,
 };
 use phi_agent::{AgentError, AgentResult, Elicitation, ElicitationRequest, Tool, ToolContext};
 use serde_json::{Map, Value, json};
@@ -187,7 +189,12 @@ fn oauth() -> Result<McpOAuth, String> {
         oauth = oauth.with_private_key(key);
     }
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    if let Some(id_token) = context["idp_id_token"].as_str() {
+    if scenario.starts_with("auth/dpop") {
+        oauth = oauth.with_dpop(McpDpopKey::generate()?);
+    }
+    if let Some(jwt) = context["valid_jwt"].as_str() {
+        oauth = oauth.with_grant(McpOAuthGrant::JwtBearer(McpAssertion::new(jwt)));
+    } else if let Some(id_token) = context["idp_id_token"].as_str() {
         let idp = McpCrossApp::default()
             .with_idp_issuer(context["idp_issuer"].as_str().unwrap_or_default())
             .with_idp_token_endpoint(context["idp_token_endpoint"].as_str().unwrap_or_default())

@@ -40,7 +40,8 @@ pub use rmcp;
 #[cfg(feature = "mcp-http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http-client")))]
 pub use client::{
-    McpAuthorizer, McpCrossApp, McpHttpOptions, McpOAuth, McpOAuthGrant, McpPrivateKey,
+    McpAssertion, McpAuthorizer, McpCrossApp, McpDpopKey, McpHttpOptions, McpOAuth, McpOAuthGrant,
+    McpPrivateKey,
 };
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]

@@ -5,6 +5,7 @@
 mod mcp_2026_wire;
 mod mcp_apps;
 mod mcp_client;
+mod mcp_client_dpop;
 mod mcp_client_grants;
 mod mcp_client_http;
 mod mcp_client_oauth;

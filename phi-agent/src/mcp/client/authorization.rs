@@ -5,12 +5,15 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use oauth2::TokenResponse;
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
     CredentialRefreshGuard, CredentialStore, OAuthClientConfig, StoredCredentials,
 };
 use tokio::sync::Mutex;
 
+use super::dpop::Dpop;
+use super::dpop_http::DpopOAuthHttp;
 use super::grant::McpOAuthGrant;
 use super::machine;
 use super::oauth::McpOAuth;
@@ -53,14 +56,17 @@ pub(super) struct OAuthState {
     config: McpOAuth,
     url: Arc<str>,
     authorized: Mutex<Option<AuthClient<SeamClient>>>,
+    /// With DPoP, the key and nonces the token requests and the MCP requests share.
+    dpop: Option<Arc<Dpop>>,
 }
 
 impl OAuthState {
-    pub(super) fn new(config: McpOAuth, url: Arc<str>) -> Self {
+    pub(super) fn new(config: McpOAuth, url: Arc<str>, dpop: Option<Arc<Dpop>>) -> Self {
         Self {
             config,
             url,
             authorized: Mutex::new(None),
+            dpop,
         }
     }
 
@@ -87,16 +93,44 @@ impl OAuthState {
         if !restored {
             return Ok(None);
         }
+        self.bind_stored_token().await;
         self.configure_secret(&mut manager)?;
         let client = AuthClient::new(mcp.clone(), manager);
         *authorized = Some(client.clone());
         Ok(Some(client))
     }
 
+    /// With DPoP, marks a stored token that was issued as a DPoP token as bound to the key, so
+    /// that it goes with proofs (of use only when the key is the one it was issued for: a key
+    /// read from PEM, not one generated anew since).
+    async fn bind_stored_token(&self) {
+        let Some(dpop) = &self.dpop else {
+            return;
+        };
+        let Ok(Some(stored)) = self.config.store.load().await else {
+            return;
+        };
+        if let Some(token) = stored.token_response
+            && token.token_type().as_ref().eq_ignore_ascii_case("dpop")
+        {
+            dpop.bind(token.access_token().secret());
+        }
+    }
+
     async fn manager(&self) -> Result<AuthorizationManager, String> {
-        let mut manager = AuthorizationManager::new(&*self.url)
-            .await
-            .map_err(|e| format!("cannot set up OAuth for `{}`: {e}", self.url))?;
+        let failed = |e| format!("cannot set up OAuth for `{}`: {e}", self.url);
+        let mut manager = match &self.dpop {
+            // The token requests need proofs, which rmcp's own client cannot add.
+            Some(dpop) => {
+                let http = Arc::new(DpopOAuthHttp::new(dpop.clone())?);
+                AuthorizationManager::new_with_oauth_http_client(&*self.url, http)
+                    .await
+                    .map_err(failed)?
+            }
+            None => AuthorizationManager::new(&*self.url)
+                .await
+                .map_err(failed)?,
+        };
         manager.set_credential_store(SharedStore(self.config.store.clone()));
         Ok(manager)
     }
@@ -140,7 +174,15 @@ impl OAuthState {
         if !matches!(self.config.grant, McpOAuthGrant::AuthorizationCode) {
             let metadata = resolution.metadata.clone();
             manager.set_metadata(resolution.metadata);
-            machine::obtain(&self.config, http, &self.url, &metadata, &mut manager).await?;
+            machine::obtain(
+                &self.config,
+                http,
+                &self.url,
+                &metadata,
+                &mut manager,
+                self.dpop.as_ref(),
+            )
+            .await?;
             *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), manager));
             return Ok(());
         }
@@ -168,7 +210,12 @@ impl OAuthState {
         let session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, e)| format!("OAuth client registration failed: {e}"))?;
-        let url = session.get_authorization_url().to_string();
+        let mut url = session.get_authorization_url().to_string();
+        if let Some(dpop) = &self.dpop {
+            // RFC 9449 section 10: the code is bound to the key, so that only this client can
+            // redeem it (a server that does not know the parameter ignores it).
+            url = with_query_pair(&url, "dpop_jkt", dpop.thumbprint());
+        }
         let Some(authorizer) = &config.authorizer else {
             return Err(format!(
                 "the server needs OAuth authorization and no authorizer is set \
@@ -185,6 +232,17 @@ impl OAuthState {
             .map_err(|e| format!("OAuth code exchange failed: {e}"))?;
         *self.authorized.lock().await = Some(AuthClient::new(mcp.clone(), session.auth_manager));
         Ok(())
+    }
+}
+
+/// `url` with `name=value` added to its query; `url` itself if it is not a URL.
+fn with_query_pair(url: &str, name: &str, value: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.query_pairs_mut().append_pair(name, value);
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
     }
 }
 

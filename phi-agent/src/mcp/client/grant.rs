@@ -2,11 +2,13 @@
 //! person (the default), or a machine-to-machine grant where no one is asked: client credentials
 //! (a client secret, or a signed JWT assertion from an [`McpPrivateKey`]), and cross-app access
 //! ([`McpCrossApp`]: an enterprise identity provider's ID token exchanged for an ID-JAG, then
-//! for the server's access token).
+//! for the server's access token), and the JWT bearer grant of workload identity federation
+//! ([`McpAssertion`]: a token the platform issues to the program).
 
 use std::fmt;
 use std::sync::Arc;
 
+use super::assertion::McpAssertion;
 use super::jwt::SigningKey;
 
 /// How an [`McpOAuth`](super::McpOAuth) obtains its access token, set with
@@ -47,6 +49,16 @@ pub enum McpOAuthGrant {
     /// An expired token is replaced as for client credentials, for as long as the ID token
     /// is accepted.
     CrossApp(McpCrossApp),
+    /// The JWT bearer grant (RFC 7523 section 2.1) for workload identity federation: a JWT the
+    /// platform issues to the program (see [`McpAssertion`]) is traded for an access token,
+    /// sent as `assertion` with `grant_type` `urn:ietf:params:oauth:grant-type:jwt-bearer`.
+    /// The [client id](super::McpOAuth::with_client_id) goes with it when set (and the client
+    /// authenticates with its [secret](super::McpOAuth::with_client_secret) or
+    /// [private key](super::McpOAuth::with_private_key) when either is set); the JWT names
+    /// the workload. A refusal (`invalid_grant`, `invalid_scope`, `unauthorized_client`) fails
+    /// the authorization with the server's error, with no retry and no other grant tried. An
+    /// expired token is replaced as for client credentials, with a fresh assertion.
+    JwtBearer(McpAssertion),
 }
 
 /// The identity provider's side of [cross-app access](McpOAuthGrant::CrossApp): where to

@@ -11,6 +11,7 @@ use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::authorization::OAuthState;
+use super::dpop::Dpop;
 use super::oauth::McpOAuth;
 use super::seam::SeamClient;
 use crate::llm::{HttpTransport, ReqwestTransport};
@@ -149,12 +150,17 @@ impl HttpSpec {
             Some(transport) => transport.clone(),
             None => ReqwestTransport::shared().map_err(|e| e.to_string())?,
         };
-        let mcp = SeamClient::new(transport);
+        // One DPoP state for the token requests and the MCP requests: the nonces and the tokens
+        // bound to the key are both sides' business.
+        let dpop = (options.oauth.as_ref())
+            .and_then(|oauth| oauth.dpop.clone())
+            .map(|key| Arc::new(Dpop::new(key)));
+        let mcp = SeamClient::new(transport, dpop.clone());
         let url: Arc<str> = Arc::from(url);
         let oauth = options
             .oauth
             .clone()
-            .map(|config| OAuthState::new(config, url.clone()));
+            .map(|config| OAuthState::new(config, url.clone(), dpop));
         Ok(Self {
             url,
             client,

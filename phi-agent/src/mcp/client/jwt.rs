@@ -105,7 +105,7 @@ impl SigningKey {
 }
 
 /// The DER bytes of a `-----BEGIN PRIVATE KEY-----` PEM block.
-fn pem_body(pem: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn pem_body(pem: &str) -> Result<Vec<u8>, String> {
     let pem = pem.trim();
     let body = pem
         .strip_prefix("-----BEGIN PRIVATE KEY-----")

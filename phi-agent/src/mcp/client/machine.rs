@@ -6,7 +6,10 @@
 //! `exchange_client_credentials`, which picks HTTP Basic or the request body from the metadata)
 //! and cross-app access (its `enterprise` module: the token exchange and the JWT bearer grant,
 //! with the ID-JAG's bindings checked). Client credentials with a JWT assertion is ours, since
-//! rmcp signs those only through aws-lc: the request is RFC 7523's, signed by [`SigningKey`].
+//! rmcp signs those only through aws-lc: the request is RFC 7523's, signed by [`SigningKey`];
+//! so is the JWT bearer grant of workload identity federation (RFC 7523 section 2.1), which
+//! rmcp has only inside cross-app access. With [DPoP](super::dpop), every token request
+//! carries a proof.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -19,10 +22,13 @@ use rmcp::transport::auth::enterprise::{
 };
 use rmcp::transport::auth::{
     AuthorizationManager, AuthorizationMetadata, ClientCredentialsConfig, OAuthClientConfig,
-    OAuthTokenResponse, StoredCredentials, default_oauth_http_client,
+    OAuthHttpClient, OAuthTokenResponse, StoredCredentials, default_oauth_http_client,
 };
 use serde_json::{Value, json};
 
+use super::assertion::McpAssertion;
+use super::dpop::Dpop;
+use super::dpop_http::{DpopOAuthHttp, post_token_request};
 use super::grant::{McpCrossApp, McpOAuthGrant};
 use super::jwt::SigningKey;
 use super::oauth::McpOAuth;
@@ -31,30 +37,43 @@ use super::oauth::McpOAuth;
 const MAX_TOKEN_RESPONSE: usize = 256 * 1024;
 
 /// Runs the machine grant of `config` against the authorization server of `metadata` for
-/// `resource` (the server's URL), leaving the token in `manager`'s credential store.
+/// `resource` (the server's URL), leaving the token in `manager`'s credential store; with
+/// `dpop`, the token requests carry proofs.
 pub(super) async fn obtain(
     config: &McpOAuth,
     http: &reqwest::Client,
     resource: &str,
     metadata: &AuthorizationMetadata,
     manager: &mut AuthorizationManager,
+    dpop: Option<&Arc<Dpop>>,
 ) -> Result<(), String> {
-    let client_id = config.client_id.clone().ok_or_else(|| {
-        "a machine-to-machine OAuth grant needs the client id registered with the \
-         authorization server (`McpOAuth::with_client_id`)"
-            .to_string()
-    })?;
+    let needs_id = || {
+        config.client_id.clone().ok_or_else(|| {
+            "a machine-to-machine OAuth grant needs the client id registered with the \
+             authorization server (`McpOAuth::with_client_id`)"
+                .to_string()
+        })
+    };
     let token = match &config.grant {
         McpOAuthGrant::AuthorizationCode => {
             return Err("the authorization code grant needs a person".to_string());
         }
         McpOAuthGrant::ClientCredentials => match (&config.private_key, &config.client_secret) {
             (Some(key), _) => {
-                client_credentials_jwt(config, http, &client_id, &key.0, resource, metadata).await?
+                let client_id = needs_id()?;
+                check_private_key_jwt(&key.0, metadata)?;
+                let mut form = vec![("grant_type", "client_credentials".to_string())];
+                form.extend(client_assertion(&key.0, &client_id, metadata)?);
+                form.push(("resource", resource.to_string()));
+                if !config.scopes.is_empty() {
+                    form.push(("scope", config.scopes.join(" ")));
+                }
+                let request = TokenRequest::new(http, dpop, metadata, "client credentials");
+                request.send(&form, None).await?
             }
             (None, Some(secret)) => {
                 let grant = ClientCredentialsConfig::ClientSecret {
-                    client_id: client_id.clone(),
+                    client_id: needs_id()?,
                     client_secret: secret.to_string(),
                     scopes: config.scopes.clone(),
                     resource: Some(resource.to_string()),
@@ -81,13 +100,21 @@ pub(super) async fn obtain(
             }
         },
         McpOAuthGrant::CrossApp(idp) => {
-            cross_app(config, idp, &client_id, resource, metadata).await?
+            cross_app(config, idp, &needs_id()?, resource, metadata, dpop).await?
+        }
+        McpOAuthGrant::JwtBearer(assertion) => {
+            jwt_bearer(config, http, assertion, resource, metadata, dpop).await?
         }
     };
     let granted = token
         .scopes()
         .map(|scopes| scopes.iter().map(|scope| scope.to_string()).collect())
         .unwrap_or_else(|| config.scopes.clone());
+    // The JWT bearer grant may go without a client id; the store keeps one all the same.
+    let client_id = config
+        .client_id
+        .clone()
+        .unwrap_or_else(|| JWT_BEARER_CLIENT.to_string());
     let stored = StoredCredentials::new(client_id.clone(), Some(token), granted, Some(now()))
         .with_issuer(metadata.issuer.clone());
     config
@@ -107,16 +134,14 @@ pub(super) async fn obtain(
     Ok(())
 }
 
-/// Client credentials with a signed assertion (RFC 7523 section 2.2); the client is named by
-/// the assertion alone, so no `client_id` goes in the body.
-async fn client_credentials_jwt(
-    config: &McpOAuth,
-    http: &reqwest::Client,
-    client_id: &str,
-    key: &SigningKey,
-    resource: &str,
-    metadata: &AuthorizationMetadata,
-) -> Result<OAuthTokenResponse, String> {
+/// What the credential store names the client of a JWT bearer grant without a client id.
+const JWT_BEARER_CLIENT: &str = "jwt-bearer";
+
+/// RFC 7523's grant type for a JWT assertion.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// Refuses a key the authorization server's metadata says it would not accept.
+fn check_private_key_jwt(key: &SigningKey, metadata: &AuthorizationMetadata) -> Result<(), String> {
     let listed = |field: &str, value: &str| {
         metadata
             .additional_fields
@@ -139,52 +164,134 @@ async fn client_credentials_jwt(
             key.algorithm()
         ));
     }
+    Ok(())
+}
+
+/// The form fields of client authentication with a signed assertion (RFC 7523 section 2.2):
+/// the client is named by the assertion alone, so no `client_id` goes with them.
+fn client_assertion(
+    key: &SigningKey,
+    client_id: &str,
+    metadata: &AuthorizationMetadata,
+) -> Result<[(&'static str, String); 2], String> {
     let audience = metadata
         .issuer
         .as_deref()
         .unwrap_or(&metadata.token_endpoint);
-    let assertion = key.client_assertion(client_id, audience)?;
-    // Finished before any await: the serializer is not `Send`.
-    let body = {
-        let mut form = url::form_urlencoded::Serializer::new(String::new());
-        form.append_pair("grant_type", "client_credentials")
-            .append_pair(
-                "client_assertion_type",
-                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-            )
-            .append_pair("client_assertion", &assertion)
-            .append_pair("resource", resource);
-        if !config.scopes.is_empty() {
-            form.append_pair("scope", &config.scopes.join(" "));
+    Ok([
+        (
+            "client_assertion_type",
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_string(),
+        ),
+        (
+            "client_assertion",
+            key.client_assertion(client_id, audience)?,
+        ),
+    ])
+}
+
+/// The JWT bearer grant (RFC 7523 section 2.1) with the platform's assertion; the client
+/// authenticates with its key or secret when it has one, else names itself if it has an id.
+async fn jwt_bearer(
+    config: &McpOAuth,
+    http: &reqwest::Client,
+    assertion: &McpAssertion,
+    resource: &str,
+    metadata: &AuthorizationMetadata,
+    dpop: Option<&Arc<Dpop>>,
+) -> Result<OAuthTokenResponse, String> {
+    let mut form = vec![
+        ("grant_type", JWT_BEARER.to_string()),
+        ("assertion", assertion.get().await?),
+        ("resource", resource.to_string()),
+    ];
+    if !config.scopes.is_empty() {
+        form.push(("scope", config.scopes.join(" ")));
+    }
+    let mut basic = None;
+    match (
+        &config.client_id,
+        &config.private_key,
+        &config.client_secret,
+    ) {
+        (Some(id), Some(key), _) => {
+            check_private_key_jwt(&key.0, metadata)?;
+            form.extend(client_assertion(&key.0, id, metadata)?);
         }
-        form.finish()
-    };
-    let response = http
-        .post(&metadata.token_endpoint)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("accept", "application/json")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| format!("the client credentials request failed: {e}"))?;
-    let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| format!("the client credentials response could not be read: {e}"))?;
-    if body.len() > MAX_TOKEN_RESPONSE {
-        return Err("the client credentials response is too large".to_string());
+        (Some(id), None, Some(secret)) => basic = Some((id.as_str(), &**secret)),
+        (Some(id), None, None) => form.push(("client_id", id.clone())),
+        (None, Some(_), _) | (None, None, Some(_)) => {
+            return Err(
+                "client authentication with a key or a secret needs the client id \
+                        (`McpOAuth::with_client_id`)"
+                    .to_string(),
+            );
+        }
+        (None, None, None) => {}
     }
-    if !status.is_success() {
-        let error: Value = serde_json::from_slice(&body).unwrap_or_default();
-        return Err(format!(
-            "the authorization server refused the client credentials grant ({status}): {} {}",
-            error["error"].as_str().unwrap_or("no error code"),
-            error["error_description"].as_str().unwrap_or_default()
-        ));
+    TokenRequest::new(http, dpop, metadata, "JWT bearer")
+        .send(&form, basic)
+        .await
+}
+
+/// A token request of a machine grant to the authorization server of `metadata`.
+struct TokenRequest<'a> {
+    http: &'a reqwest::Client,
+    dpop: Option<&'a Arc<Dpop>>,
+    metadata: &'a AuthorizationMetadata,
+    /// The grant's name, for messages.
+    grant: &'static str,
+}
+
+impl<'a> TokenRequest<'a> {
+    fn new(
+        http: &'a reqwest::Client,
+        dpop: Option<&'a Arc<Dpop>>,
+        metadata: &'a AuthorizationMetadata,
+        grant: &'static str,
+    ) -> Self {
+        Self {
+            http,
+            dpop,
+            metadata,
+            grant,
+        }
     }
-    serde_json::from_slice(&body)
-        .map_err(|e| format!("the client credentials response is not a token response: {e}"))
+
+    /// Posts `form` (with HTTP Basic `basic` if set); the token response, or the server's
+    /// error.
+    async fn send(
+        &self,
+        form: &[(&str, String)],
+        basic: Option<(&str, &str)>,
+    ) -> Result<OAuthTokenResponse, String> {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form.iter().map(|(name, value)| (*name, value.as_str())))
+            .finish();
+        let answer = post_token_request(
+            self.http,
+            self.dpop.map(|dpop| &**dpop),
+            &self.metadata.token_endpoint,
+            body,
+            basic,
+        )
+        .await?;
+        if answer.body.len() > MAX_TOKEN_RESPONSE {
+            return Err(format!("the {} response is too large", self.grant));
+        }
+        if !answer.status.is_success() {
+            let error: Value = serde_json::from_slice(&answer.body).unwrap_or_default();
+            return Err(format!(
+                "the authorization server refused the {} grant ({}): {} {}",
+                self.grant,
+                answer.status,
+                error["error"].as_str().unwrap_or("no error code"),
+                error["error_description"].as_str().unwrap_or_default()
+            ));
+        }
+        serde_json::from_slice(&answer.body)
+            .map_err(|e| format!("the {} response is not a token response: {e}", self.grant))
+    }
 }
 
 /// Cross-app access: the ID token for an ID-JAG at the identity provider, the ID-JAG for an
@@ -195,6 +302,7 @@ async fn cross_app(
     client_id: &str,
     resource: &str,
     metadata: &AuthorizationMetadata,
+    dpop: Option<&Arc<Dpop>>,
 ) -> Result<OAuthTokenResponse, String> {
     let id_token = idp.id_token.as_deref().ok_or_else(|| {
         "cross-app access needs the person's ID token (`McpCrossApp::with_id_token`)".to_string()
@@ -216,10 +324,19 @@ async fn cross_app(
         .with_client_authentication(resource_authentication(config, client_id, metadata));
     let http = default_oauth_http_client()
         .map_err(|e| format!("could not set up the HTTP client for cross-app access: {e}"))?;
+    // With DPoP, the access token (not the ID-JAG, which the identity provider issues) is
+    // bound: the second exchange carries the proofs.
+    let resource_http: Box<dyn OAuthHttpClient> =
+        match dpop {
+            Some(dpop) => Box::new(DpopOAuthHttp::new(dpop.clone())?),
+            None => Box::new(default_oauth_http_client().map_err(|e| {
+                format!("could not set up the HTTP client for cross-app access: {e}")
+            })?),
+        };
     let token =
         EmaExchangeRequest::new_with_id_token(idp_server, resource_server, resource, id_token)
             .with_scopes(idp.scopes.iter().cloned())
-            .exchange(&http, &http)
+            .exchange(&http, &*resource_http)
             .await
             .map_err(|e| format!("cross-app access failed: {e}"))?;
     let mut scopes: Vec<&str> = token.scopes.iter().map(String::as_str).collect();

@@ -4,13 +4,20 @@
 //! [`McpClient`] holds the [`imports`] (the tool set, following the server's list) over the
 //! [`connection`] its tools share; [`connect`] opens that connection and answers the server
 //! through [`talk`]; each remote tool is an [`McpTool`]. Over HTTP, [`oauth`] configures OAuth 2.1
-//! and [`authorization`] runs it, with the machine grants of [`machine`].
+//! and [`authorization`] runs it, with the machine grants of [`machine`] and DPoP's proofs
+//! ([`dpop`], [`dpop_http`]).
 
 mod about;
+#[cfg(feature = "mcp-http-client")]
+mod assertion;
 #[cfg(feature = "mcp-http-client")]
 mod authorization;
 mod connect;
 mod connection;
+#[cfg(feature = "mcp-http-client")]
+mod dpop;
+#[cfg(feature = "mcp-http-client")]
+mod dpop_http;
 #[cfg(feature = "mcp-http-client")]
 mod grant;
 #[cfg(feature = "mcp-http-client")]
@@ -33,6 +40,10 @@ mod skills;
 mod talk;
 mod tool;
 
+#[cfg(feature = "mcp-http-client")]
+pub use assertion::McpAssertion;
+#[cfg(feature = "mcp-http-client")]
+pub use dpop::McpDpopKey;
 #[cfg(feature = "mcp-http-client")]
 pub use grant::{McpCrossApp, McpOAuthGrant, McpPrivateKey};
 #[cfg(feature = "mcp-http-client")]

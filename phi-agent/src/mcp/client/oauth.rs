@@ -16,6 +16,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rmcp::transport::auth::{CredentialStore, InMemoryCredentialStore};
 
+use super::dpop::McpDpopKey;
 use super::grant::{McpOAuthGrant, McpPrivateKey};
 
 /// The step where a person authorizes the client: open `url` (the authorization server's page)
@@ -85,6 +86,7 @@ pub struct McpOAuth {
     pub(super) authorizer: Option<Arc<dyn McpAuthorizer>>,
     pub(super) grant: McpOAuthGrant,
     pub(super) private_key: Option<McpPrivateKey>,
+    pub(super) dpop: Option<McpDpopKey>,
 }
 
 impl Default for McpOAuth {
@@ -100,6 +102,7 @@ impl Default for McpOAuth {
             authorizer: None,
             grant: McpOAuthGrant::AuthorizationCode,
             private_key: None,
+            dpop: None,
         }
     }
 }
@@ -176,6 +179,29 @@ impl McpOAuth {
         self.private_key = Some(key);
         self
     }
+
+    /// Asks for access tokens bound to `key` (DPoP, RFC 9449): every token request carries a
+    /// proof signed with it, and a token the authorization server issues as a DPoP token goes
+    /// to the MCP server as `Authorization: DPoP <token>` with a fresh proof per request (its
+    /// method, URL and the token's hash, under the key), so a token that leaks is of no use
+    /// without the key. A server's `use_dpop_nonce` refusal is answered once with the nonce it
+    /// gives. A server that does not do DPoP issues a bearer token, sent as one. Default: none
+    /// (bearer tokens).
+    ///
+    /// With DPoP, OAuth's own requests (discovery, registration, tokens) go through a reqwest
+    /// client of this crate's that adds the proofs, rather than rmcp's, which also filters the
+    /// addresses discovered metadata resolves to.
+    ///
+    /// ```
+    /// use phi_agent::mcp::{McpDpopKey, McpOAuth};
+    ///
+    /// let oauth = McpOAuth::default().with_dpop(McpDpopKey::generate().unwrap());
+    /// # let _ = oauth;
+    /// ```
+    pub fn with_dpop(mut self, key: McpDpopKey) -> Self {
+        self.dpop = Some(key);
+        self
+    }
 }
 
 impl fmt::Debug for McpOAuth {
@@ -193,6 +219,7 @@ impl fmt::Debug for McpOAuth {
             .field("authorizer", &self.authorizer.is_some())
             .field("grant", &self.grant)
             .field("private_key", &self.private_key)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }

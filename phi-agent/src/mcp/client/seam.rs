@@ -27,6 +27,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Sse, SseStream};
 
+use super::dpop::{Dpop, asks_for_nonce};
 use crate::llm::{
     HttpBody, HttpError, HttpHeader, HttpMethod, HttpReply, HttpRequest, HttpTransport,
 };
@@ -45,11 +46,13 @@ const UNREADABLE: &str = "<the body could not be read>";
 #[derive(Clone, Debug)]
 pub(super) struct SeamClient {
     transport: Arc<dyn HttpTransport>,
+    /// With DPoP, a token bound to the key goes as `DPoP <token>` with a proof per request.
+    dpop: Option<Arc<Dpop>>,
 }
 
 impl SeamClient {
-    pub(super) fn new(transport: Arc<dyn HttpTransport>) -> Self {
-        Self { transport }
+    pub(super) fn new(transport: Arc<dyn HttpTransport>, dpop: Option<Arc<Dpop>>) -> Self {
+        Self { transport, dpop }
     }
 
     /// A `method` request to `uri` with the protocol's headers, then the caller's.
@@ -77,7 +80,15 @@ impl SeamClient {
             headers.push(HttpHeader::new("content-type", "application/json"));
         }
         if let Some(token) = auth_token {
-            let mut header = HttpHeader::new("authorization", format!("Bearer {token}"));
+            let bound = self.dpop.as_ref().filter(|dpop| dpop.is_bound(&token));
+            let scheme = if bound.is_some() { "DPoP" } else { "Bearer" };
+            if let Some(dpop) = bound {
+                let proof = dpop
+                    .proof(method.as_str(), uri, Some(&token))
+                    .map_err(|e| StreamableHttpError::Client(HttpError::fatal(e)))?;
+                headers.push(HttpHeader::new("dpop", proof));
+            }
+            let mut header = HttpHeader::new("authorization", format!("{scheme} {token}"));
             header.sensitive = true;
             headers.push(header);
         }
@@ -109,6 +120,32 @@ impl SeamClient {
             .send(request)
             .await
             .map_err(StreamableHttpError::Client)
+    }
+
+    /// Sends the request `build` makes; with DPoP, keeps the nonce the server answers with and,
+    /// when it refused the proof for want of a new one (RFC 9449 section 9), sends a new
+    /// request (a fresh proof, with the nonce) once more.
+    async fn exchange(
+        &self,
+        build: impl Fn() -> Result<HttpRequest, Failure>,
+    ) -> Result<HttpReply, Failure> {
+        let request = build()?;
+        let uri = request.url.clone();
+        let proved = header(&request.headers, "dpop").is_some();
+        let reply = self.send(request).await?;
+        let Some(dpop) = self.dpop.as_ref().filter(|_| proved) else {
+            return Ok(reply);
+        };
+        let fresh = dpop.remember_nonce(&uri, header(&reply.headers, "dpop-nonce"));
+        let challenge = header(&reply.headers, "www-authenticate");
+        if !(fresh && asks_for_nonce(reply.status, challenge, b"")) {
+            return Ok(reply);
+        }
+        // Read to its end, so that a recording keeps the exchange whole.
+        read_prefix(reply.body, 4096).await;
+        let reply = self.send(build()?).await?;
+        dpop.remember_nonce(&uri, header(&reply.headers, "dpop-nonce"));
+        Ok(reply)
     }
 }
 
@@ -165,17 +202,20 @@ impl StreamableHttpClient for SeamClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Failure> {
-        let body = serde_json::to_vec(&message)?;
+        let body = Bytes::from(serde_json::to_vec(&message)?);
         let attached = session_id.is_some();
-        let request = self.request(
-            HttpMethod::Post,
-            &uri,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-            body.into(),
-        )?;
-        let reply = self.send(request).await?;
+        let reply = self
+            .exchange(|| {
+                self.request(
+                    HttpMethod::Post,
+                    &uri,
+                    session_id.as_deref(),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                    body.clone(),
+                )
+            })
+            .await?;
         if let Some(refusal) = auth_refusal(&reply) {
             return Err(refusal);
         }
@@ -274,15 +314,18 @@ impl StreamableHttpClient for SeamClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), Failure> {
-        let request = self.request(
-            HttpMethod::Delete,
-            &uri,
-            Some(&*session_id),
-            auth_header,
-            custom_headers,
-            Bytes::new(),
-        )?;
-        let reply = self.send(request).await?;
+        let reply = self
+            .exchange(|| {
+                self.request(
+                    HttpMethod::Delete,
+                    &uri,
+                    Some(&*session_id),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                    Bytes::new(),
+                )
+            })
+            .await?;
         let status = reply.status;
         // Read to its end, so that a recording keeps the exchange whole.
         let text = read_prefix(reply.body, 4096).await;
@@ -323,18 +366,24 @@ impl StreamableHttpClient for SeamClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<Events, Failure> {
-        let mut request = self.request(
-            HttpMethod::Get,
-            &uri,
-            session_id.as_deref(),
-            auth_header,
-            custom_headers,
-            Bytes::new(),
-        )?;
-        if let Some(id) = last_event_id {
-            request.headers.push(HttpHeader::new("last-event-id", id));
-        }
-        let reply = self.send(request).await?;
+        let reply = self
+            .exchange(|| {
+                let mut request = self.request(
+                    HttpMethod::Get,
+                    &uri,
+                    session_id.as_deref(),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                    Bytes::new(),
+                )?;
+                if let Some(id) = &last_event_id {
+                    request
+                        .headers
+                        .push(HttpHeader::new("last-event-id", id.clone()));
+                }
+                Ok(request)
+            })
+            .await?;
         if reply.status == 405 {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
