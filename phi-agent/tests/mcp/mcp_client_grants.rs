@@ -389,3 +389,48 @@ async fn cross_app_access_exchanges_the_id_token_then_redeems_the_id_jag() {
     assert_eq!(authorization(&redemptions[0]), expected);
     client.close().await;
 }
+
+/// Metadata that sends the token request to the cloud's instance-metadata address: refused
+/// before anything is sent, whichever address the server itself is at.
+#[tokio::test]
+async fn a_token_endpoint_at_a_link_local_address_is_refused() {
+    let mock = MockServer::start().await;
+    let base = mock.uri();
+    Mock::given(method("GET"))
+        .and(path("/.well-known/oauth-protected-resource/mcp"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "resource": format!("{base}/mcp"),
+            "authorization_servers": [base],
+        })))
+        .mount(&mock)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/.well-known/oauth-authorization-server"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": "http://169.254.169.254/latest/api/token",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        })))
+        .mount(&mock)
+        .await;
+    mount_protected_endpoint(&mock, "^Bearer machine-").await;
+    let oauth = McpOAuth::default()
+        .with_grant(McpOAuthGrant::ClientCredentials)
+        .with_client_id("bot")
+        .with_client_secret("s3cret");
+    let error = McpClient::connect_http(
+        "machine",
+        &format!("{base}/mcp"),
+        McpHttpOptions::default().with_oauth(oauth),
+        McpClientOptions::default(),
+    )
+    .await
+    .expect_err("a link-local token endpoint")
+    .to_string();
+    assert!(error.contains("token endpoint"), "{error}");
+    assert!(error.contains("169.254.169.254"), "{error}");
+    assert!(error.contains("may not reach"), "{error}");
+}

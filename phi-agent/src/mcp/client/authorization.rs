@@ -122,7 +122,7 @@ impl OAuthState {
         let mut manager = match &self.dpop {
             // The token requests need proofs, which rmcp's own client cannot add.
             Some(dpop) => {
-                let http = Arc::new(DpopOAuthHttp::new(dpop.clone())?);
+                let http = Arc::new(DpopOAuthHttp::new(dpop.clone(), &self.url)?);
                 AuthorizationManager::new_with_oauth_http_client(&*self.url, http)
                     .await
                     .map_err(failed)?

@@ -5,9 +5,9 @@
 //! tokens come back bound to the key. The machine grants' own token requests use
 //! [`post_token_request`].
 //!
-//! rmcp's own client (which also filters the addresses discovered metadata resolves to) cannot
-//! be wrapped, as a request can be sent through it only once: this one is reqwest with the same
-//! timeout, redirect policy and body bound, without the address filter.
+//! rmcp's own client cannot be wrapped, as a request can be sent through it only once: this one
+//! is reqwest with the same timeout and body bound, and the same rule for the addresses that
+//! discovered metadata may send it to ([`AddressPolicy`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,35 +20,32 @@ use rmcp::transport::auth::{
     OAuthHttpRequest,
 };
 
+use super::address_policy::AddressPolicy;
 use super::dpop::{Dpop, asks_for_nonce, is_token_request};
 
 /// rmcp's bound on an OAuth response's body, kept.
 const MAX_BODY: usize = 1024 * 1024;
 
 /// rmcp's timeout for an OAuth request, kept.
-const TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// rmcp's [`OAuthHttpClient`] with DPoP proofs on token requests.
 pub(super) struct DpopOAuthHttp {
     dpop: Arc<Dpop>,
+    policy: AddressPolicy,
     follow: reqwest::Client,
     stop: reqwest::Client,
 }
 
 impl DpopOAuthHttp {
-    pub(super) fn new(dpop: Arc<Dpop>) -> Result<Self, String> {
-        let build = |policy| {
-            reqwest::Client::builder()
-                .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
-                .timeout(TIMEOUT)
-                .redirect(policy)
-                .build()
-                .map_err(|e| format!("could not set up the HTTP client for OAuth: {e}"))
-        };
+    /// The client for the OAuth requests of the MCP server at `server_url`.
+    pub(super) fn new(dpop: Arc<Dpop>, server_url: &str) -> Result<Self, String> {
+        let policy = AddressPolicy::for_server(server_url);
         Ok(Self {
             dpop,
-            follow: build(reqwest::redirect::Policy::limited(10))?,
-            stop: build(reqwest::redirect::Policy::none())?,
+            policy,
+            follow: policy.client(true, TIMEOUT)?,
+            stop: policy.client(false, TIMEOUT)?,
         })
     }
 }
@@ -68,6 +65,10 @@ impl OAuthHttpClient for DpopOAuthHttp {
             };
             let (parts, body) = request.into_parts();
             let url = parts.uri.to_string();
+            // An IP literal never reaches the resolver, which filters names: checked here.
+            self.policy
+                .check(&url)
+                .map_err(|e| format!("OAuth request to {e}"))?;
             let proved = parts.method == http::Method::POST && is_token_request(&body);
             let send = |proof: Option<String>| {
                 let mut builder = client

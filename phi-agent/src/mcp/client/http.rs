@@ -10,8 +10,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use super::address_policy::AddressPolicy;
 use super::authorization::OAuthState;
 use super::dpop::Dpop;
+use super::dpop_http::TIMEOUT as OAUTH_TIMEOUT;
 use super::oauth::McpOAuth;
 use super::seam::SeamClient;
 use crate::llm::{HttpTransport, ReqwestTransport};
@@ -142,10 +144,9 @@ impl HttpSpec {
             // A lost race is fine: whichever provider was installed first serves every client.
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("phi-agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("could not set up the HTTP client: {e}"))?;
+        // The machine grants' token requests go to an endpoint the server's metadata names: held
+        // to the addresses rmcp's own OAuth client allows (see `address_policy`).
+        let client = AddressPolicy::for_server(url).client(true, OAUTH_TIMEOUT)?;
         let transport = match &options.http_transport {
             Some(transport) => transport.clone(),
             None => ReqwestTransport::shared().map_err(|e| e.to_string())?,

@@ -26,6 +26,7 @@ use rmcp::transport::auth::{
 };
 use serde_json::{Value, json};
 
+use super::address_policy::AddressPolicy;
 use super::assertion::McpAssertion;
 use super::dpop::Dpop;
 use super::dpop_http::{DpopOAuthHttp, post_token_request};
@@ -47,6 +48,10 @@ pub(super) async fn obtain(
     manager: &mut AuthorizationManager,
     dpop: Option<&Arc<Dpop>>,
 ) -> Result<(), String> {
+    // An IP literal never reaches the client's resolver, which filters names: checked here.
+    AddressPolicy::for_server(resource)
+        .check(&metadata.token_endpoint)
+        .map_err(|e| format!("the token endpoint {e}"))?;
     let needs_id = || {
         config.client_id.clone().ok_or_else(|| {
             "a machine-to-machine OAuth grant needs the client id registered with the \
@@ -328,7 +333,7 @@ async fn cross_app(
     // bound: the second exchange carries the proofs.
     let resource_http: Box<dyn OAuthHttpClient> =
         match dpop {
-            Some(dpop) => Box::new(DpopOAuthHttp::new(dpop.clone())?),
+            Some(dpop) => Box::new(DpopOAuthHttp::new(dpop.clone(), resource)?),
             None => Box::new(default_oauth_http_client().map_err(|e| {
                 format!("could not set up the HTTP client for cross-app access: {e}")
             })?),

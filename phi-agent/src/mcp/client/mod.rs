@@ -9,6 +9,8 @@
 
 mod about;
 #[cfg(feature = "mcp-http-client")]
+mod address_policy;
+#[cfg(feature = "mcp-http-client")]
 mod assertion;
 #[cfg(feature = "mcp-http-client")]
 mod authorization;

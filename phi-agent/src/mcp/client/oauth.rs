@@ -189,8 +189,9 @@ impl McpOAuth {
     /// (bearer tokens).
     ///
     /// With DPoP, OAuth's own requests (discovery, registration, tokens) go through a reqwest
-    /// client of this crate's that adds the proofs, rather than rmcp's, which also filters the
-    /// addresses discovered metadata resolves to.
+    /// client of this crate's that adds the proofs, rather than rmcp's; it keeps rmcp's rule for
+    /// the addresses discovered metadata may send them to (a loopback or private address only
+    /// when the MCP server is at one itself; never a link-local or cloud metadata address).
     ///
     /// ```
     /// use phi_agent::mcp::{McpDpopKey, McpOAuth};
