@@ -16,6 +16,7 @@ mod mcp_direct;
 mod mcp_http;
 mod mcp_load;
 mod mcp_malformed;
+mod mcp_param_headers;
 mod mcp_server;
 mod mcp_server_approval;
 mod mcp_server_input_keys;
