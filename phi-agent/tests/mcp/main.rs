@@ -8,6 +8,7 @@ mod mcp_client;
 mod mcp_client_grants;
 mod mcp_client_http;
 mod mcp_client_oauth;
+mod mcp_client_param_headers;
 mod mcp_client_raw;
 mod mcp_client_reauth;
 mod mcp_client_seam;

@@ -14,7 +14,7 @@ use crate::raw::{Answer, post, send};
 
 /// Deploys to a region.
 #[phi_tool]
-fn deploy(
+pub(crate) fn deploy(
     /// Where to deploy
     #[phi(header = "Region")]
     region: String,
@@ -27,7 +27,7 @@ fn deploy(
     format!("{service} to {region} at {priority:?}")
 }
 
-fn server() -> McpServer {
+pub(crate) fn server() -> McpServer {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register(Deploy).unwrap();
     McpServer::new(registry)
