@@ -25,6 +25,23 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 const WAV: &str =
     "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
+/// Echoes its arguments; `region` and `priority` are mirrored into `Mcp-Param-Region` and
+/// `Mcp-Param-Priority` headers (SEP-2243), which the server checks against them
+/// (`http-custom-header-server-validation`).
+#[phi_tool]
+async fn test_custom_headers(
+    /// Where the request is routed
+    #[phi(header = "Region")]
+    region: String,
+    /// How urgent; absent sends no header
+    #[phi(header = "Priority")]
+    priority: Option<i64>,
+    /// Not mirrored
+    query: String,
+) -> String {
+    format!("region={region} priority={priority:?} query={query}")
+}
+
 /// Returns simple text.
 #[phi_tool]
 async fn test_simple_text() -> &'static str {
@@ -552,6 +569,7 @@ fn registry() -> AgentResult<ToolRegistry> {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry.register_all(tools![
         test_simple_text,
+        test_custom_headers,
         test_image_content,
         test_audio_content,
         test_embedded_resource,

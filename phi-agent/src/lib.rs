@@ -162,6 +162,16 @@ pub use llm::LlmClient;
 /// never in the schema. Parameters must be plain names of owned types that implement
 /// `Deserialize` and `JsonSchema`.
 ///
+/// `#[phi(header = "Region")]` mirrors the argument into the HTTP header `Mcp-Param-Region` for
+/// MCP clients (SEP-2243: a gateway routes on it without reading the body): the field's schema
+/// gets `"x-mcp-header": "Region"`, which only the MCP dialect keeps, and the MCP server checks
+/// the header against the body. The name must be an RFC 9110 token, unique in the tool
+/// regardless of case, and the type `String`, `bool`, an integer, or an `Option` of one: MCP
+/// allows only `string`, `integer` and `boolean` properties under a header, and a client drops
+/// a tool that breaks a rule, so each is a compile error. An `Option` is kept rather than
+/// refused because the SEP already reads an absent or `null` argument as "no header"; it is
+/// served to MCP with its plain type (clients refuse `[T, "null"]` there) and stays optional.
+///
 /// The arguments struct refuses unknown fields (`#[serde(deny_unknown_fields)]`, so its schema
 /// says `additionalProperties: false`): a call with `limt` for `limit` is answered "unknown field
 /// `limt`; did you mean `limit`?" rather than run with the default limit. A parameter with

@@ -111,10 +111,17 @@ fn args_struct(tool: &Tool) -> TokenStream {
                 quote!(#[serde(default = #path)])
             }
         });
+        // SEP-2243: the property says which `Mcp-Param-*` header mirrors it. Only the MCP
+        // dialect keeps the key; every provider dialect strips `x-mcp-*`.
+        let header = arg
+            .header
+            .as_ref()
+            .map(|name| quote!(#[schemars(extend("x-mcp-header" = #name))]));
         quote! {
             #(#attrs)*
             #rename
             #default
+            #header
             #vis #ident: #ty
         }
     });
@@ -246,9 +253,15 @@ fn assertions(tool: &Tool) -> TokenStream {
                 _phi::__private::assert_strict::<#ty>();
             }
         });
+        let header = arg.header.as_ref().map(|_| {
+            quote_spanned! {ty.span()=>
+                const _: ::core::option::Option<_phi::__private::Header<#ty>> = ::core::option::Option::None;
+            }
+        });
         quote_spanned! {ty.span()=>
             const _: ::core::option::Option<_phi::__private::Parameter<#ty>> = ::core::option::Option::None;
             #strict
+            #header
         }
     });
     quote! {

@@ -39,6 +39,7 @@ pub(crate) fn validate(parsed: Parsed, errors: &mut Errors) -> Tool {
     required_tool_names(&attr, errors);
     ui_view(&attr, errors);
     renames(&func, errors);
+    headers(&func, errors);
     example_keys(&attr, &func, errors);
     let fn_ident = &func.item.sig.ident;
     let name = tool_name(&attr, fn_ident, errors);
@@ -181,6 +182,58 @@ fn renames(func: &ToolFn, errors: &mut Errors) {
     }
 }
 
+/// Whether `c` may appear in an HTTP field name: RFC 9110's `tchar` (§5.6.2).
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// Why `name` cannot follow `Mcp-Param-` in a header name, if it cannot.
+fn header_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    name.chars().find(|c| !is_tchar(*c)).map(|c| {
+        if c.is_whitespace() {
+            "it contains whitespace".into()
+        } else {
+            format!("it contains `{c}`")
+        }
+    })
+}
+
+/// `#[phi(header = "..")]` (SEP-2243's `x-mcp-header`): an RFC 9110 token, unique in the tool
+/// regardless of case (HTTP field names are case-insensitive). A client that meets a schema
+/// breaking either rule drops the whole tool, so both are compile errors here. The type is
+/// checked by the `HeaderParameter` bound the tool emits.
+fn headers(func: &ToolFn, errors: &mut Errors) {
+    let mut seen: Vec<(String, &syn::Ident)> = Vec::new();
+    for arg in func.args() {
+        let Some(header) = &arg.header else { continue };
+        let name = header.value();
+        if let Some(problem) = header_name_problem(&name) {
+            errors.push(syn::Error::new_spanned(
+                header,
+                format!(
+                    "`{name}` is not a valid header name: {problem}; use letters, digits and `!#$%&'*+-.^_`|~`, e.g. `header = \"Region\"` (sent as `Mcp-Param-Region`)"
+                ),
+            ));
+            continue;
+        }
+        let folded = name.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(other, _)| *other == folded) {
+            errors.push(syn::Error::new_spanned(
+                header,
+                format!(
+                    "the header `{name}` is already mirrored from parameter `{}` (header names are case-insensitive); give each parameter its own header name",
+                    naming::unraw(first)
+                ),
+            ));
+            continue;
+        }
+        seen.push((folded, &arg.ident));
+    }
+}
+
 /// The keys of every JSON example must be parameters of the tool (by the name the model sees),
 /// unless a parameter is flattened or renamed in a way read only by serde, when the decoder at
 /// registration is the judge. Whether values fit their types is checked there too.
@@ -273,5 +326,21 @@ mod tests {
         assert!(tool_name_problem("").is_some());
         assert!(tool_name_problem(&"a".repeat(64)).is_none());
         assert!(tool_name_problem(&"a".repeat(65)).is_some());
+    }
+
+    #[test]
+    fn header_names_are_http_tokens() {
+        assert_eq!(header_name_problem("Region"), None);
+        assert_eq!(header_name_problem("X-Tenant_1.v2"), None);
+        assert_eq!(header_name_problem("").as_deref(), Some("it is empty"));
+        assert_eq!(
+            header_name_problem("My Region").as_deref(),
+            Some("it contains whitespace")
+        );
+        assert_eq!(
+            header_name_problem("Region:").as_deref(),
+            Some("it contains `:`")
+        );
+        assert!(header_name_problem("Régión").is_some());
     }
 }

@@ -23,6 +23,7 @@ mod boxed;
 mod checks;
 mod const_str;
 mod examples;
+mod header;
 mod metadata;
 mod methods;
 mod options;
@@ -49,6 +50,7 @@ pub use checks::{
     assert_output, assert_parameter, assert_strict,
 };
 pub use examples::{args_example, json_example};
+pub use header::{Header, HeaderParameter};
 pub use metadata::tool_metadata;
 pub use methods::{Receiver, SharedReceiver, ToolMethod, ToolReceiver};
 pub use options::tool_options;

@@ -349,7 +349,8 @@ pub fn gemini(spec: &ToolSpec) -> Result<Value, DialectError> {
 }
 
 /// A Gemini `FunctionDeclaration` with the full JSON Schema: `{name, description,
-/// parametersJsonSchema}`, the schema being the canonical one ([`Dialect::Mcp`]). What
+/// parametersJsonSchema}`, the schema being the canonical one as providers take it
+/// ([`Dialect::OpenAi`]: as it is, less MCP's own `x-mcp-*` keywords). What
 /// `GeminiClient` sends by default (`docs/src/providers.md#gemini-json-schema`).
 ///
 /// ```
@@ -370,7 +371,8 @@ pub(crate) fn gemini_json_schema_borrowed(spec: &ToolSpec) -> GeminiDeclaration<
         name: spec.name,
         description: spec.description_with_examples(),
         parameters: None,
-        parameters_json_schema: Some(spec.dialect_schema_or_canonical(Dialect::Mcp)),
+        // Not `Dialect::Mcp`: that one keeps `x-mcp-header`, which is for MCP peers only.
+        parameters_json_schema: Some(spec.dialect_schema_or_canonical(Dialect::OpenAi)),
     }
 }
 

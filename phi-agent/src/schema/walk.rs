@@ -62,6 +62,36 @@ pub(crate) fn for_each_schema_mut(
     }
 }
 
+/// Whether `test` holds for any schema inside `schema` (itself included), depth first, reading
+/// the same subschemas as [`for_each_schema_mut`].
+pub(crate) fn any_schema(
+    schema: &Value,
+    test: &mut dyn FnMut(&Map<String, Value>) -> bool,
+) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if test(map) {
+        return true;
+    }
+    map.iter().any(|(keyword, value)| {
+        let keyword = keyword.as_str();
+        if SINGLE.contains(&keyword) {
+            any_schema(value, test)
+        } else if ARRAYS.contains(&keyword) {
+            value
+                .as_array()
+                .is_some_and(|items| items.iter().any(|item| any_schema(item, test)))
+        } else if MAPS.contains(&keyword) {
+            value
+                .as_object()
+                .is_some_and(|entries| entries.values().any(|entry| any_schema(entry, test)))
+        } else {
+            false
+        }
+    })
+}
+
 /// Maps with at most this many entries are searched by a scan: schema objects are small, and
 /// comparing a few short keys costs a fraction of hashing the one looked for (serde_json's
 /// ordered map hashes with SipHash), which was a quarter of deriving a cold tool list.

@@ -12,6 +12,7 @@ mod gemini_responses;
 mod http_faults;
 mod input_examples;
 mod interop;
+mod mcp_header_dialects;
 mod network_faults;
 mod security;
 mod streaming;

@@ -25,7 +25,7 @@ fn meta() -> Value {
 
 /// A 2026-07-28 request: `params` with the request `_meta` added, and the headers that revision
 /// asks for (`Mcp-Method`, and `Mcp-Name` for a request naming what it is about).
-fn request_2026(
+pub(crate) fn request_2026(
     server: &HttpServer,
     id: u64,
     method: &str,

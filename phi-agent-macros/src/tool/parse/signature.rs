@@ -41,6 +41,9 @@ pub(crate) struct ArgParam {
     pub(crate) field_attrs: Vec<Attribute>,
     pub(crate) default: Option<DefaultValue>,
     pub(crate) rename: Option<LitStr>,
+    /// `#[phi(header = "Region")]`: the MCP header (`Mcp-Param-Region`) the argument is mirrored
+    /// into, written to the schema as `x-mcp-header` (SEP-2243).
+    pub(crate) header: Option<LitStr>,
 }
 
 attribute_keys! {
@@ -50,6 +53,8 @@ attribute_keys! {
         "default" => default: Option<DefaultValue>,
         /// The field's name in the schema.
         "rename" => rename: Option<LitStr>,
+        /// The MCP header the argument is mirrored into (`x-mcp-header`).
+        "header" => header: Option<LitStr>,
     }
 }
 
@@ -218,7 +223,7 @@ fn parse_param(
                 other => {
                     errors.push(syn::Error::new_spanned(
                         other,
-                        "write `#[phi(default)]`, `#[phi(default = expr)]` or `#[phi(rename = \"..\")]`",
+                        "write `#[phi(default)]`, `#[phi(default = expr)]`, `#[phi(rename = \"..\")]` or `#[phi(header = \"..\")]`",
                     ));
                     None
                 }
@@ -226,6 +231,7 @@ fn parse_param(
             if let Some(parsed) = parsed {
                 options.default = parsed.default.or(options.default);
                 options.rename = parsed.rename.or(options.rename);
+                options.header = parsed.header.or(options.header);
             }
         } else {
             field_attrs.push(attr);
@@ -240,6 +246,7 @@ fn parse_param(
         field_attrs,
         default: options.default,
         rename,
+        header: options.header,
     })))
 }
 

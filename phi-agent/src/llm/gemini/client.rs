@@ -27,10 +27,9 @@ use crate::llm::{DeltaStream, LlmClient, LlmRequest, LlmResponse};
 /// `docs/src/providers.md#gemini-function-declaration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GeminiSchemaForm {
-    /// `parametersJsonSchema`: the canonical JSON Schema as it is ([`Dialect::Mcp`]), which
-    /// Gemini reads in full (maps, `additionalProperties`, nullable unions, `$ref`s).
-    ///
-    /// [`Dialect::Mcp`]: crate::schema::Dialect::Mcp
+    /// `parametersJsonSchema`: the canonical JSON Schema as it is (less MCP's own `x-mcp-*`
+    /// keywords), which Gemini reads in full (maps, `additionalProperties`, nullable unions,
+    /// `$ref`s).
     #[default]
     JsonSchema,
     /// `parameters`: the OpenAPI-style `Schema` object ([`Dialect::Gemini`], built by

@@ -44,6 +44,7 @@ pub fn definition(tool: &RegisteredTool) -> Value {
         spec.dialect_schema_or_canonical(Dialect::Mcp).clone()
     };
     drop_unknown_formats(&mut input, 0);
+    super::headers::plain_header_types(&mut input);
     object.insert("inputSchema".into(), input);
     if let Some(output) = spec
         .dialects

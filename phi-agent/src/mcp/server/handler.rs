@@ -12,7 +12,7 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, SKILLS_EXTENSION_ID,
     ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -37,6 +37,15 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(self.listed_tools().await)
+    }
+
+    /// The tool's definition when its input schema carries `x-mcp-header`, so that rmcp's HTTP
+    /// transport checks the call's `Mcp-Param-*` headers against its arguments (SEP-2243);
+    /// `None` for every other tool, which has nothing to check (see `headers`).
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let index = self.shared.registry.position(name)?;
+        let definition = self.shared.definitions.get(index)?;
+        super::headers::has_header_annotations(&definition.input_schema).then(|| definition.clone())
     }
 
     fn call_tool(

@@ -10,6 +10,7 @@ mod derived;
 #[cfg(feature = "mcp-http-server")]
 mod direct_call;
 mod handler;
+mod headers;
 #[cfg(feature = "mcp-http-server")]
 mod http;
 mod listeners;

@@ -7,6 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::kind::Dialect;
+use super::mcp_only::{has_mcp_keywords, without_mcp_keywords};
 use super::{anthropic, gemini, openai};
 use crate::error::ROOT_PATH;
 use crate::schema::error::{DialectError, SchemaProblem};
@@ -43,7 +44,8 @@ pub(crate) fn derive_text(
     dialect: Dialect,
 ) -> Result<Option<Box<RawValue>>, DialectError> {
     if dialect == Dialect::OpenAiStrict && root_problem(canonical, dialect).is_none() {
-        return openai::strict_text(canonical)
+        let stripped = has_mcp_keywords(canonical).then(|| without_mcp_keywords(canonical));
+        return openai::strict_text(stripped.as_ref().unwrap_or(canonical))
             .map_err(|problems| DialectError { dialect, problems });
     }
     match derive(canonical, dialect)? {
@@ -59,7 +61,19 @@ pub(crate) fn derive_text(
 
 /// [`to_dialect`], borrowing `canonical` when the dialect takes it as it is: the caches keep
 /// no second copy of a schema that needed no change.
+///
+/// A provider dialect is derived from the schema without its `x-mcp-*` keywords (see
+/// [`mcp_only`](super::mcp_only)); a schema that has none is read as it is, with no copy.
 pub(crate) fn derive(canonical: &Value, dialect: Dialect) -> Result<Cow<'_, Value>, DialectError> {
+    if dialect != Dialect::Mcp && has_mcp_keywords(canonical) {
+        let stripped = without_mcp_keywords(canonical);
+        return derive_from(&stripped, dialect).map(|schema| Cow::Owned(schema.into_owned()));
+    }
+    derive_from(canonical, dialect)
+}
+
+/// [`derive`] from a schema that holds no keyword the dialect must strip.
+fn derive_from(canonical: &Value, dialect: Dialect) -> Result<Cow<'_, Value>, DialectError> {
     let result = match root_problem(canonical, dialect) {
         Some(problem) => Err(vec![problem]),
         None => match dialect {

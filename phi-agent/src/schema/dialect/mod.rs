@@ -15,6 +15,7 @@ mod anthropic;
 mod derive;
 mod gemini;
 mod kind;
+mod mcp_only;
 mod openai;
 mod rebuilt;
 

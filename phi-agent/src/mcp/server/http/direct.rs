@@ -14,6 +14,11 @@
 //! - `MCP-Protocol-Version` is absent or a version before 2026-07-28 (from that revision on a
 //!   call carries `_meta`, and may be answered in rounds);
 //! - no `Mcp-Method` or `Mcp-Name` header (SEP-2243's, which rmcp checks against the body).
+//!
+//! SEP-2243's `Mcp-Param-*` headers (a tool's `x-mcp-header` arguments) need no look here:
+//! they exist from 2026-07-28 on, which this path never answers, and rmcp reads none on an
+//! earlier revision either; so a call here is answered as rmcp would answer it, and a tool
+//! without annotations costs nothing more on either path.
 
 use std::convert::Infallible;
 
