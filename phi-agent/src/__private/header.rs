@@ -24,8 +24,10 @@ use std::marker::PhantomData;
 pub trait HeaderParameter {}
 
 macro_rules! header_parameters {
+    // `do_not_recommend`: the error names the allowed types itself, so rustc's list of every
+    // implementing type would only repeat it at length.
     ($($ty:ty),*) => {
-        $(impl HeaderParameter for $ty {})*
+        $(#[diagnostic::do_not_recommend] impl HeaderParameter for $ty {})*
     };
 }
 
@@ -33,6 +35,7 @@ header_parameters!(
     String, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
 
+#[diagnostic::do_not_recommend]
 impl<T: HeaderParameter> HeaderParameter for Option<T> {}
 
 /// The check as a type, `const _: Option<Header<T>> = None;`, like
