@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::raw::{client, open_session, post, send};
 
-/// Closes its stream `closes` times (default 1), reporting progress after each close; then
-/// returns whether every close closed a stream.
+/// Closes its stream `closes` times (default 1), reporting progress after each close (and, with
+/// `lead`, progress 0 before the first); then returns whether every close closed a stream.
 struct Polls;
 
 #[async_trait::async_trait]
@@ -26,10 +26,14 @@ impl Tool for Polls {
         "Close the call's stream, several times"
     }
     fn schema(&self) -> Value {
-        json!({"type": "object", "properties": {"closes": {"type": "integer"}}})
+        json!({"type": "object", "properties": {
+            "closes": {"type": "integer"}, "lead": {"type": "boolean"}}})
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<phi_agent::Content>> {
         let closes = args.get("closes").and_then(Value::as_u64).unwrap_or(1);
+        if args.get("lead").and_then(Value::as_bool) == Some(true) {
+            ctx.progress(0.0, Some(closes as f64), None).await;
+        }
         let mut closed = true;
         for round in 1..=closes {
             closed &= ctx.close_stream().await;
@@ -243,4 +247,56 @@ async fn a_stateless_server_has_no_stream_to_close() {
 #[tokio::test]
 async fn outside_mcp_there_is_no_stream_to_close() {
     assert!(!ToolContext::default().close_stream().await);
+}
+
+#[tokio::test]
+async fn a_resumed_stream_starts_after_the_last_event_id() {
+    // The client resumes from the progress event it saw (as after a dropped connection), not
+    // from the close's priming event: that progress must not come again; what followed must.
+    let server = serve(HttpOptions::default()).await;
+    let session = open_session(&server).await;
+    let answer = send(call(&server, &session, "polls", json!({"lead": true}))).await;
+    let first = events(&answer.body);
+    let progress = first
+        .iter()
+        .find(|event| event.data.contains("notifications/progress"))
+        .unwrap_or_else(|| panic!("progress before the close: {first:?}"));
+    let last = progress.id.clone().expect("an id on the progress event");
+    let answer = send(resume(&server, &session, &last)).await;
+    let resumed = events(&answer.body);
+    assert!(
+        resumed
+            .iter()
+            .all(|event| event.id.as_deref() != Some(last.as_str())),
+        "the event of Last-Event-ID again: {resumed:?}"
+    );
+    let progress: Vec<f64> = messages(&resumed)
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .filter_map(|m| m["params"]["progress"].as_f64())
+        .collect();
+    assert_eq!(progress, [1.0], "{resumed:?}");
+    assert_eq!(result_text(&messages(&resumed)), "closed: true");
+}
+
+#[tokio::test]
+async fn a_last_event_id_of_no_stream_gets_an_empty_stream_and_the_session_goes_on() {
+    let server = serve(HttpOptions::default()).await;
+    let session = open_session(&server).await;
+    for bad in ["x/y", "99/99", "/", "1/18446744073709551616", ""] {
+        let answer = send(resume(&server, &session, bad)).await;
+        assert!(answer.status < 500, "{bad:?}: {answer:?}");
+        assert!(
+            messages(&events(&answer.body)).is_empty(),
+            "{bad:?}: {answer:?}"
+        );
+    }
+    let answer = send(call(
+        &server,
+        &session,
+        "echo",
+        json!({"text": "still here"}),
+    ))
+    .await;
+    assert_eq!(result_text(&messages(&events(&answer.body))), "still here");
 }

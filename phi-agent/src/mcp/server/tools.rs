@@ -168,8 +168,12 @@ impl McpServer {
             }
         };
         if let Some(stream) = &stream {
-            // A tool that closed its stream: the result goes out once the client is back.
-            stream.0.settle().await;
+            // A tool that closed its stream: the result goes out once the client is back (or
+            // has given up on the call).
+            tokio::select! {
+                () = stream.0.settle() => {}
+                () = context.ct.cancelled() => {}
+            }
         }
         self.finish(result, &context).await
     }

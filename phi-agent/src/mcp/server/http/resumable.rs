@@ -8,7 +8,8 @@
 //! can reach its own stream ([`RequestStream`], put into the request by
 //! [`Sessions`](super::sessions::Sessions)), and a call that closed its stream holds its result
 //! until the client has resumed ([`Resumes`]): rmcp forgets a stream once its response is
-//! sent, so a result sent while the client is away would be lost.
+//! sent, so a result sent while the client is away would be lost. (And a resumed stream starts
+//! after the `Last-Event-ID` event, which rmcp would send again: `Sessions::resume`.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

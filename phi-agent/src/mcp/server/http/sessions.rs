@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
@@ -195,11 +195,14 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let resumed = last_event_id.clone();
-        let stream = through_trait::resume(&self.local, id, last_event_id).await?;
+        let stream = through_trait::resume(&self.local, id, last_event_id.clone()).await?;
         // After rmcp has taken the new connection: a call's result sent from now on reaches it.
-        self.resumes.resumed(id, &resumed);
-        Ok(stream)
+        self.resumes.resumed(id, &last_event_id);
+        // rmcp replays from the event the client saw last, that one included; a resumed SSE
+        // stream starts after it (the client would get a message twice).
+        Ok(stream.filter(move |event| {
+            std::future::ready(event.event_id.as_deref() != Some(last_event_id.as_str()))
+        }))
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
