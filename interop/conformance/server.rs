@@ -107,6 +107,17 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
     "Tool with progress executed successfully"
 }
 
+/// Closes its response stream mid-call, then works on: the client reconnects with
+/// `Last-Event-ID` and gets the result on the resumed stream (SSE polling, SEP-1699).
+#[phi_tool]
+async fn test_reconnection(ctx: &ToolContext) -> &'static str {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.close_stream().await;
+    // Work done while the client is away: the result waits for it (`ToolContext::close_stream`).
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully"
+}
+
 /// Always fails.
 #[phi_tool]
 async fn test_error_handling() -> AgentResult<String> {
@@ -576,6 +587,7 @@ fn registry() -> AgentResult<ToolRegistry> {
         test_multiple_content_types,
         test_tool_with_logging,
         test_tool_with_progress,
+        test_reconnection,
         test_error_handling,
         test_sampling,
         test_missing_capability,

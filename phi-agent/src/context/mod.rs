@@ -362,6 +362,33 @@ impl ToolContext {
         }
     }
 
+    /// Closes the stream this call's answer goes out on, now, mid-call: the client reconnects
+    /// when the server told it to (the stream's `retry` field, the HTTP server's
+    /// `HttpOptions::with_sse_retry`) and resumes
+    /// the stream with `Last-Event-ID`, getting what the call sent meanwhile and then its result.
+    /// This is MCP's SSE polling (2025-11-25, SEP-1699): a long call need not hold a connection
+    /// open all along (proxies and load balancers time idle ones out). The call goes on; once the
+    /// tool returns, its result waits until the client is back (at most the `retry` interval and
+    /// 10 seconds more). It may close its stream several times. Returns whether a stream was
+    /// closed: only a `tools/call` in a session of the streamable HTTP server has one; over
+    /// stdio, a stateless server, a task or an agent run, `false` and nothing happens.
+    ///
+    /// ```
+    /// # async fn run(ctx: &phi_agent::ToolContext) {
+    /// for part in 0..3 {
+    ///     // ... work on `part` ...
+    ///     ctx.progress(part as f64, Some(3.0), None).await;
+    ///     ctx.close_stream().await; // the client polls instead of holding the connection
+    /// }
+    /// # }
+    /// ```
+    pub async fn close_stream(&self) -> bool {
+        match &self.peer {
+            Some(peer) => peer.close_stream().await,
+            None => false,
+        }
+    }
+
     /// Asks the user `message` with a form for a `T`, and waits for the answer: the filled-in
     /// `T`, or that the user declined or cancelled. `T` must be a flat struct of primitive
     /// fields (strings, numbers, booleans, enums of strings), as MCP's elicitation allows; a

@@ -301,6 +301,13 @@ pub trait ToolPeer: Send + Sync + std::fmt::Debug {
         let _ = (name, arguments);
         Err(not_connected("call another tool"))
     }
+
+    /// Closes the stream the call's answer goes out on, for the client to reconnect and resume
+    /// it ([`ToolContext::close_stream`](super::ToolContext::close_stream)); whether one was
+    /// closed. Default: `false`, there is no such stream.
+    async fn close_stream(&self) -> bool {
+        false
+    }
 }
 
 /// What a context without a peer does: progress and log messages become tracing events;

@@ -26,6 +26,7 @@ mod mcp_server_input_keys;
 mod mcp_server_rounds;
 mod mcp_sessions;
 mod mcp_skills;
+mod mcp_sse_polling;
 mod mcp_talk;
 mod mcp_tasks;
 mod mcp_two_eras;

@@ -17,6 +17,7 @@ mod listeners;
 mod peer;
 #[cfg(feature = "mcp-http-server")]
 mod plain_call;
+mod polling;
 mod prompt_get;
 mod prompts;
 mod resources;

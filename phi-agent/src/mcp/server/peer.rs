@@ -26,6 +26,7 @@ use rmcp::service::Peer;
 use rmcp::{RoleServer, model::ClientResult};
 use serde_json::Value;
 
+use super::polling::CallStream;
 use super::rounds::Asker;
 use crate::context::{
     Elicitation, LogLevel, Progress, SampleRequest, SampleRole, Sampled, ToolPeer,
@@ -98,6 +99,9 @@ pub(crate) struct ClientPeer {
     pub(crate) capabilities: Option<ClientCapabilities>,
     /// Where questions go on a 2026-07-28 connection: the call's `input_required` rounds.
     pub(crate) asker: Option<Asker>,
+    /// The call's response stream, where the transport lets the call close it for the client
+    /// to resume (a stateful HTTP session; SEP-1699).
+    pub(crate) stream: Option<CallStream>,
 }
 
 impl std::fmt::Debug for ClientPeer {
@@ -137,6 +141,13 @@ impl ToolPeer for ClientPeer {
 
     async fn elicit(&self, message: &str, schema: Value) -> AgentResult<Elicitation<Value>> {
         self.elicit_as("elicitation", message, schema).await
+    }
+
+    async fn close_stream(&self) -> bool {
+        match &self.stream {
+            Some(stream) => stream.0.close().await,
+            None => false,
+        }
     }
 
     async fn elicit_as(

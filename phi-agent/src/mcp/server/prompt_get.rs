@@ -56,6 +56,7 @@ impl McpServer {
             tool: format!("prompt {}", prompt.name),
             capabilities: context.client_capabilities(),
             asker,
+            stream: None,
         };
         let ctx = self
             .shared

@@ -95,6 +95,8 @@ impl McpServer {
                     tool: name.clone(),
                     capabilities,
                     asker: None,
+                    // A task's result is fetched with `tasks/result`: no stream to close.
+                    stream: None,
                 },
                 asked: AtomicUsize::new(0),
             };

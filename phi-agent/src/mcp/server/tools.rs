@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::approval;
 use super::peer::{ClientPeer, LogFilter};
+use super::polling::CallStream;
 use super::rounds::{self, CallFuture, Finished, Round, Running, request_name};
 use super::settings::McpServer;
 use super::tasks::{self, Answer};
@@ -80,6 +81,8 @@ impl McpServer {
         let can_elicit = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        // Put in by the HTTP server's sessions (`http::resumable`); absent elsewhere.
+        let stream = context.extensions.get::<CallStream>().cloned();
         let peer = ClientPeer {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
@@ -87,6 +90,7 @@ impl McpServer {
             tool: request.name.to_string(),
             capabilities,
             asker,
+            stream: stream.clone(),
         };
         let ctx = self
             .shared
@@ -163,6 +167,14 @@ impl McpServer {
                 ));
             }
         };
+        if let Some(stream) = &stream {
+            // A tool that closed its stream: the result goes out once the client is back (or
+            // has given up on the call).
+            tokio::select! {
+                () = stream.0.settle() => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
         self.finish(result, &context).await
     }
 

@@ -50,6 +50,7 @@ pub struct HttpOptions {
     pub(super) max_sessions: usize,
     pub(super) stateless: bool,
     pub(super) server_card: Option<ServerCard>,
+    pub(super) sse_retry: Option<Duration>,
 }
 
 impl Default for HttpOptions {
@@ -64,6 +65,7 @@ impl Default for HttpOptions {
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             stateless: false,
             server_card: None,
+            sse_retry: Some(Self::DEFAULT_SSE_RETRY),
         }
     }
 }
@@ -74,6 +76,9 @@ impl HttpOptions {
 
     /// How many sessions may be live at once: 1,000.
     pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+
+    /// How long a client waits before it reconnects to a stream the server closed: 3 seconds.
+    pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
 
     /// The address to listen on. Default: `127.0.0.1:0` (a free port; see
     /// [`HttpServer::local_addr`](super::HttpServer::local_addr)). Binding to a non-loopback
@@ -166,6 +171,20 @@ impl HttpOptions {
         self
     }
 
+    /// The `retry` field of the server's SSE streams: how long a client waits before it
+    /// reconnects to a stream the server closed, resuming it with `Last-Event-ID` (MCP's SSE
+    /// polling, 2025-11-25). Each stream of a session opens with a priming event (an event id
+    /// and no data) that carries it, so that a client can resume even a stream that closed
+    /// before its first message; a tool closes its call's stream with
+    /// [`ToolContext::close_stream`](crate::ToolContext::close_stream). Each stream keeps its
+    /// last 16 messages for a client that resumes. `None`: no priming events and no `retry`.
+    /// Default: [`DEFAULT_SSE_RETRY`](Self::DEFAULT_SSE_RETRY) (3 seconds). Stateless servers
+    /// answer with plain JSON, no streams.
+    pub fn with_sse_retry(mut self, retry: Option<Duration>) -> Self {
+        self.sse_retry = retry;
+        self
+    }
+
     /// Serves `card`, the server's [Server Card](ServerCard), at `<path>/server-card` and
     /// `/.well-known/mcp/server-card.json`, to anyone (no bearer token: it holds only public
     /// metadata). Default: none, and those paths are not found. The card is checked when the
@@ -192,6 +211,7 @@ impl fmt::Debug for HttpOptions {
             .field("max_sessions", &self.max_sessions)
             .field("stateless", &self.stateless)
             .field("server_card", &self.server_card)
+            .field("sse_retry", &self.sse_retry)
             .finish()
     }
 }

@@ -125,6 +125,7 @@ impl McpServer {
             // Stateless answers need no stream: plain JSON is simpler for clients and proxies.
             .with_json_response(options.stateless)
             .with_max_request_body_bytes(MAX_BODY_BYTES)
+            .with_sse_retry(options.sse_retry)
             .with_cancellation_token(stop.child_token());
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
@@ -132,6 +133,7 @@ impl McpServer {
         let sessions = Arc::new(Sessions::new(
             options.session_idle_timeout,
             options.max_sessions,
+            options.sse_retry,
         ));
         let server = self.clone();
         let service =

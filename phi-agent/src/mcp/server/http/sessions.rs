@@ -3,20 +3,25 @@
 //! Sessions live in rmcp's [`LocalSessionManager`], whose keep-alive closes a session idle for
 //! [`HttpOptions::with_session_idle_timeout`](super::HttpOptions::with_session_idle_timeout);
 //! [`Sessions`] wraps it to refuse sessions beyond
-//! [`HttpOptions::with_max_sessions`](super::HttpOptions::with_max_sessions).
+//! [`HttpOptions::with_max_sessions`](super::HttpOptions::with_max_sessions), and to give each
+//! `tools/call` its own stream, which the call may close for the client to resume
+//! ([`resumable`](super::resumable)).
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use futures_util::{Stream, StreamExt};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
 use rmcp::transport::streamable_http_server::session::{
     EventStore, ServerSseMessage, SessionId, SessionManager,
 };
+
+use super::resumable::{RequestStream, Resumes};
+use crate::mcp::server::polling::CallStream;
 
 /// Part of [`SessionsError::Full`]'s text, which rmcp puts into the body of its `500`.
 pub(super) const SESSION_LIMIT_MARK: &str = "phi-agent: session limit reached";
@@ -64,16 +69,22 @@ pub(super) struct Sessions {
     /// Held while a session is created, so that concurrent `initialize`s cannot both take the
     /// last slot.
     creating: tokio::sync::Mutex<()>,
+    /// The call streams closed and not yet resumed.
+    resumes: Arc<Resumes>,
 }
 
 impl Sessions {
-    pub(super) fn new(idle_timeout: Duration, max: usize) -> Self {
+    /// Sessions closed after `idle_timeout`, at most `max`, whose streams tell clients to wait
+    /// `sse_retry` before they reconnect (`None`: no priming events, no `retry`).
+    pub(super) fn new(idle_timeout: Duration, max: usize, sse_retry: Option<Duration>) -> Self {
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(idle_timeout);
+        local.session_config.sse_retry = sse_retry;
         Self {
             local,
             max,
             creating: tokio::sync::Mutex::new(()),
+            resumes: Arc::default(),
         }
     }
 
@@ -124,7 +135,44 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(through_trait::create_stream(&self.local, id, message).await?)
+        // `LocalSessionManager::create_stream`, with the call's stream put into the request: the
+        // number rmcp gives the stream is known only here.
+        let handle = self
+            .local
+            .sessions
+            .read()
+            .await
+            .get(id)
+            .cloned()
+            .ok_or_else(|| LocalSessionManagerError::SessionNotFound(id.clone()))?;
+        let receiver = handle
+            .establish_request_wise_channel()
+            .await
+            .map_err(LocalSessionManagerError::from)?;
+        let mut message = message;
+        if let (ClientJsonRpcMessage::Request(request), Some(http_request_id)) =
+            (&mut message, receiver.http_request_id)
+            && matches!(request.request, ClientRequest::CallToolRequest(_))
+        {
+            let stream = RequestStream {
+                handle: handle.clone(),
+                session: id.clone(),
+                http_request_id,
+                retry: self.local.session_config.sse_retry,
+                resumes: self.resumes.clone(),
+                closed: Default::default(),
+            };
+            request
+                .request
+                .extensions_mut()
+                .insert(CallStream(Arc::new(stream)));
+        }
+        handle
+            .push_message(message, receiver.http_request_id)
+            .await
+            .map_err(LocalSessionManagerError::from)?;
+        let mut inner = receiver.inner;
+        Ok(futures_util::stream::poll_fn(move |cx| inner.poll_recv(cx)))
     }
 
     async fn accept_message(
@@ -147,7 +195,14 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(through_trait::resume(&self.local, id, last_event_id).await?)
+        let stream = through_trait::resume(&self.local, id, last_event_id.clone()).await?;
+        // After rmcp has taken the new connection: a call's result sent from now on reaches it.
+        self.resumes.resumed(id, &last_event_id);
+        // rmcp replays from the event the client saw last, that one included; a resumed SSE
+        // stream starts after it (the client would get a message twice).
+        Ok(stream.filter(move |event| {
+            std::future::ready(event.event_id.as_deref() != Some(last_event_id.as_str()))
+        }))
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
@@ -159,15 +214,7 @@ impl SessionManager for Sessions {
 /// streams; `LocalSessionManager`'s own method signatures state only `Send`, although its streams
 /// are `Sync` too.
 mod through_trait {
-    use super::{ClientJsonRpcMessage, ServerSseMessage, SessionId, SessionManager, Stream};
-
-    pub(super) async fn create_stream<M: SessionManager>(
-        manager: &M,
-        id: &SessionId,
-        message: ClientJsonRpcMessage,
-    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, M::Error> {
-        manager.create_stream(id, message).await
-    }
+    use super::{ServerSseMessage, SessionId, SessionManager, Stream};
 
     pub(super) async fn create_standalone_stream<M: SessionManager>(
         manager: &M,
