@@ -26,5 +26,6 @@ mod mcp_sessions;
 mod mcp_skills;
 mod mcp_talk;
 mod mcp_tasks;
+mod mcp_tasks_ask_first;
 mod mcp_two_eras;
 mod raw;

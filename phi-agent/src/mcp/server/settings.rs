@@ -80,6 +80,9 @@ pub(super) struct Shared {
     pub(super) complete: Option<Complete>,
     /// Each tool's task support, by registration index.
     pub(super) task_support: Vec<TaskSupport>,
+    /// Each tool's [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task), by
+    /// registration index.
+    pub(super) ask_before_task: Vec<bool>,
     /// The server's tasks, shared by its sessions.
     pub(super) tasks: TaskManager,
     /// Calls suspended on a question (2026-07-28), shared by its sessions.
@@ -105,6 +108,7 @@ impl McpServer {
             .map(super::definition::tool_definition)
             .collect();
         let task_support = registry.iter().map(|tool| tool.task_support()).collect();
+        let ask_before_task = registry.iter().map(|tool| tool.ask_before_task()).collect();
         Self {
             shared: Arc::new(Shared {
                 registry,
@@ -118,6 +122,7 @@ impl McpServer {
                 skills: Vec::new(),
                 complete: None,
                 task_support,
+                ask_before_task,
                 tasks: TaskManager::new(),
                 rounds: Arc::default(),
                 listeners: Arc::default(),
