@@ -681,6 +681,52 @@ mod tests {
         assert_ne!(new_state(), new_state());
     }
 
+    /// An escalating call (`ask_before_task`) asks in rounds while it asks at once; busy with
+    /// anything else, or done, it leaves the round at once instead of being waited on.
+    #[tokio::test]
+    async fn an_escalating_call_asks_in_rounds_and_leaves_the_round_once_busy() {
+        let rounds = Rounds::default();
+        let never = CancellationToken::new();
+        let (asker, asked) = questions(None);
+        let call: CallFuture = Box::pin(async move {
+            let name = asker.ask("user_name", question()).await;
+            // Other work: the round does not wait for it.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Finished::Tool(ToolCallResult::success(vec![crate::Content::text(
+                format!("{name:?}"),
+            )]))
+        });
+        let running = Running::new(
+            "tool `greet`".to_string(),
+            call,
+            asked,
+            CancellationToken::new(),
+        )
+        .escalating();
+        let Round::Ask { requests, state } = rounds.drive(running, &never).await else {
+            panic!("the call asks first");
+        };
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["user_name"]);
+        let running = rounds
+            .resume(&state, "tool `greet`", Some(answers(&["user_name"])))
+            .unwrap();
+        let Round::Busy(running) = rounds.drive(running, &never).await else {
+            panic!("the answered call is busy sleeping: it leaves the round");
+        };
+        assert!(running.escalates());
+        // Not escalating, the same call is waited on to its end.
+        let call = asking_call("weather", &[], Some(answers(&["city"])));
+        assert!(!call.escalates());
+        let text = text(rounds.drive(call, &never).await);
+        assert!(text.contains("city"), "{text}");
+        // Escalating and done at once: its result, in the round.
+        let call = asking_call("weather", &[], Some(answers(&["city"]))).escalating();
+        assert!(matches!(
+            rounds.drive(call, &never).await,
+            Round::Done(Finished::Tool(_))
+        ));
+    }
+
     #[test]
     fn answers_that_are_not_objects_are_refused() {
         let mut responses = answers(&["user_name"]);
