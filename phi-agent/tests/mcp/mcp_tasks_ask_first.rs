@@ -68,10 +68,17 @@ async fn ask_twice(ctx: &ToolContext) -> AgentResult<String> {
     Ok(format!("{name}: {go}"))
 }
 
+/// Needs a person's approval, then works a while.
+#[phi_tool(task = "required", ask_before_task, needs_approval)]
+async fn purge() -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    "purged".to_string()
+}
+
 fn server() -> McpServer {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry
-        .register_all(tools![greet_later, greet_now, ask_twice])
+        .register_all(tools![greet_later, greet_now, ask_twice, purge])
         .unwrap();
     McpServer::new(registry).with_task_poll_interval(Duration::from_millis(10))
 }
@@ -239,6 +246,37 @@ async fn a_question_after_the_task_started_is_the_tasks_own() {
         .unwrap();
     let done = poll(&client, &id, TaskStatus::Completed).await;
     assert_eq!(completed_text(done), "Carol: true");
+    client.cancel().await.unwrap();
+}
+
+/// Without `ask_before_task` a task tool that needs approval is refused (a task cannot ask
+/// before it starts); with it, the approval is the first round.
+#[tokio::test]
+async fn an_approval_is_asked_in_a_round_before_the_task() {
+    let client = connect(true).await;
+    let first = client
+        .call_tool_once(CallToolRequestParams::new("purge"))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("the approval comes first, as a round: {first:?}");
+    };
+    let requests = serde_json::to_value(asked.input_requests.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        requests["approval"]["method"], "elicitation/create",
+        "{requests}"
+    );
+    let mut answers = InputResponses::new();
+    answers.insert(
+        "approval".to_string(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    );
+    let mut resent = CallToolRequestParams::new("purge");
+    resent.input_responses = Some(answers);
+    resent.request_state = asked.request_state;
+    let id = created_task(client.call_tool_once(resent).await.unwrap());
+    let done = poll(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(completed_text(done), "purged");
     client.cancel().await.unwrap();
 }
 
