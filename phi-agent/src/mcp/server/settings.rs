@@ -53,7 +53,10 @@ use crate::tool::TaskSupport;
 /// live ([`with_task_ttl`](Self::with_task_ttl)). A client declares the extension on each
 /// request (protocol 2026-07-28) or at `initialize`; over stateless HTTP only the first
 /// reaches the instance serving the call, so there a 2025-11-25 client gets no task (and a
-/// `Required` tool refuses it).
+/// `Required` tool refuses it). A tool with
+/// [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task) asks its first
+/// questions (2026-07-28) as `input_required` rounds of the `tools/call`, and a later round
+/// answers with the task.
 ///
 /// Serve it on any rmcp transport with [`rmcp::ServiceExt::serve`], or use
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http).
