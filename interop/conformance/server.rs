@@ -419,7 +419,8 @@ async fn test_input_required_result_capabilities(ctx: &ToolContext) -> AgentResu
 // ---- The tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) ------------------------
 // The tools the suite's `tasks-*` scenarios call, each as its scenario's description asks. A
 // task-supporting tool's call from a client that declared the extension is answered with a
-// task; its questions reach the client in the task's `inputRequests`.
+// task; its questions reach the client in the task's `inputRequests`, but for a tool that asks
+// before its task (`ask_before_task`), whose first questions are rounds of the call itself.
 
 /// Greets someone, always at once (no task).
 #[phi_tool]
@@ -506,8 +507,9 @@ async fn multi_input(ctx: &ToolContext) -> AgentResult<String> {
     ))
 }
 
-/// Asks the user's name (key `user_name`), then works on as a task and greets them.
-#[phi_tool(task = "required")]
+/// Asks the user's name before its task starts (an `input_required` round of the call, at
+/// 2026-07-28), then works on as a task and greets them (`tasks-mrtr-composition`).
+#[phi_tool(task = "required", ask_before_task)]
 async fn test_tool_with_task(ctx: &ToolContext) -> AgentResult<String> {
     let answer = ctx.elicit::<UserName>("What is your name?").await?;
     Ok(said(answer, |user| format!("Hello, {}!", user.name)))

@@ -203,6 +203,7 @@ pub use llm::LlmClient;
 /// | `max_result = ..` | the most of one call's output the model reads ([`ToolOptions::max_result`]): bytes (`8192`, `"8 KiB"`, `"1 MiB"`, `"64 kB"`) or estimated tokens (`"2000 tokens"`, see [`ResultBudget`]) |
 /// | `callers = ".."` | who may call the tool: `"direct"`, `"code"` or `"both"` (default); see [`ToolCallers`] |
 /// | `task = ".."` | `"optional"` or `"required"`: an MCP client may get (or always gets) a call as a task to poll; see [`TaskSupport`] |
+/// | `ask_before_task` | with `task`: an MCP 2026-07-28 call asks its first questions as `input_required` rounds, then becomes the task; see [`ToolOptions::ask_before_task`] |
 /// | `ui = ".."` | the `ui://` resource of the tool's interactive view (MCP Apps); see [`ToolOptions::ui_resource`] |
 /// | `sequential` | a barrier in its turn's batch of calls: the calls before it finish before it starts, the calls after it wait ([`ToolLimits::sequential`]) |
 /// | `concurrency = n` | at most `n` (> 0) calls at once per session, per server over MCP ([`ToolLimits::concurrency`]) |

@@ -370,6 +370,9 @@ fn options_fn(tool: &Tool) -> TokenStream {
         };
         setters.push(quote!(.with_task_support(_phi::TaskSupport::#variant)));
     }
+    if attr.ask_before_task == Some(true) {
+        setters.push(quote!(.with_ask_before_task(true)));
+    }
     if let Some(uri) = &attr.ui {
         setters.push(quote!(.with_ui_resource(#uri)));
     }

@@ -72,6 +72,7 @@ pub(super) struct Listed {
     pub(super) annotations: ToolAnnotations,
     pub(super) output_schema: Option<Arc<Value>>,
     pub(super) task_support: TaskSupport,
+    pub(super) ask_before_task: bool,
     pub(super) requires_tools: Vec<&'static str>,
     pub(super) ui_resource: Option<String>,
 }
@@ -83,12 +84,14 @@ impl Listed {
             annotations: options.annotations,
             output_schema: options.output_schema,
             task_support: options.task_support,
+            ask_before_task: options.ask_before_task,
             requires_tools: options.requires_tools,
             ui_resource: options.ui_resource,
         };
         let default = listed.annotations == ToolAnnotations::default()
             && listed.output_schema.is_none()
             && listed.task_support == TaskSupport::default()
+            && !listed.ask_before_task
             && listed.requires_tools.is_empty()
             && listed.ui_resource.is_none();
         (!default).then(|| Arc::new(listed))
@@ -199,6 +202,14 @@ impl RegisteredTool {
             .as_ref()
             .map(|listed| listed.task_support)
             .unwrap_or_default()
+    }
+
+    /// Whether a call answered with a task asks its first questions before the task starts
+    /// ([`ToolOptions::ask_before_task`]).
+    pub fn ask_before_task(&self) -> bool {
+        self.listed
+            .as_ref()
+            .is_some_and(|listed| listed.ask_before_task)
     }
 
     /// The names of the tools this one needs beside it ([`ToolOptions::requires_tools`]).

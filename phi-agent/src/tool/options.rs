@@ -58,6 +58,21 @@ pub struct ToolOptions {
     /// only: an agent run calls the tool as always. With `#[phi_tool]` write
     /// `task = "optional"` or `task = "required"`.
     pub task_support: TaskSupport,
+    /// Whether a call answered with a task asks its first questions before the task starts.
+    /// Default: `false`, the task starts at once and every question is one of the task's
+    /// (its `inputRequests`, answered with `tasks/update`).
+    ///
+    /// With `true`, on an MCP connection at protocol 2026-07-28 or later, the call runs as a
+    /// plain call first: its questions ([`ToolContext::elicit`](crate::ToolContext::elicit)
+    /// and the others) come back as `input_required` results of the `tools/call` (SEP-2322),
+    /// round after round, and the task is created on the first round in which the call, given
+    /// its answers, goes on to wait on something other than a question, or finishes: that
+    /// round's `tools/call` is answered with the task (SEP-2663's composition of the two), and
+    /// the call runs on in it. A question asked after that is one of the task's. So write the
+    /// questions first and the long work after them. Earlier protocols, and a call answered
+    /// with its result, are unaffected. With `#[phi_tool]` write `ask_before_task` (beside
+    /// `task = ..`).
+    pub ask_before_task: bool,
     /// Example arguments, each a JSON object this tool accepts, shown to the model beside the
     /// schema: a model that sees a filled-in call gets nested or formatted parameters right more
     /// often than from the schema alone. Default: none.
@@ -137,6 +152,12 @@ impl ToolOptions {
     /// These options with [`task_support`](Self::task_support) set.
     pub fn with_task_support(mut self, support: TaskSupport) -> Self {
         self.task_support = support;
+        self
+    }
+
+    /// These options with [`ask_before_task`](Self::ask_before_task) set.
+    pub fn with_ask_before_task(mut self, ask: bool) -> Self {
+        self.ask_before_task = ask;
         self
     }
 

@@ -29,5 +29,6 @@ mod mcp_skills;
 mod mcp_sse_polling;
 mod mcp_talk;
 mod mcp_tasks;
+mod mcp_tasks_ask_first;
 mod mcp_two_eras;
 mod raw;

@@ -49,6 +49,9 @@ attribute_keys! {
         "example" => examples: Examples,
         /// Whether an MCP client may get a call as a task: "optional" or "required".
         "task" => task: Option<TaskMode>,
+        /// With `task`: the call's first questions come before its task starts (MCP
+        /// 2026-07-28's input-required rounds): `flag` or `flag = bool`.
+        "ask_before_task" => ask_before_task: Option<bool>,
         /// MCP Apps: the `ui://` resource of the tool's interactive view.
         "ui" => ui: Option<LitStr>,
         /// A barrier in its turn's batch of calls: `flag` or `flag = bool`.

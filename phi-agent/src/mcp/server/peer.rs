@@ -116,6 +116,12 @@ impl std::fmt::Debug for ClientPeer {
 #[async_trait]
 impl ToolPeer for ClientPeer {
     async fn progress(&self, progress: Progress) {
+        // The call became a task (`ToolOptions::ask_before_task`): the request the token
+        // belonged to is answered, and `tasks/get` shows the progress instead.
+        if let Some(task) = self.asker.as_ref().and_then(Asker::task) {
+            task.set_status_message(super::tasks::status_of(progress));
+            return;
+        }
         let Some(token) = &self.progress_token else {
             tracing::trace!(tool = %self.tool, done = progress.done, "no progress token: progress not sent");
             return;

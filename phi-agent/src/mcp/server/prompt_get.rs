@@ -86,6 +86,11 @@ impl McpServer {
                 "a prompt finished as a tool call",
                 None,
             )),
+            // A prompt is never made escalating.
+            Round::Busy(_) => Err(ErrorData::internal_error(
+                "a prompt was to become a task",
+                None,
+            )),
             Round::Ask { requests, state } => Ok(GetPromptResponse::InputRequired(
                 InputRequiredResult::new(Some(requests), Some(state)),
             )),

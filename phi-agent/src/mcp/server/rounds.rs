@@ -14,13 +14,14 @@ use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use rmcp::model::{
     ClientCapabilities, GetPromptResult, InputRequest, InputRequests, InputResponses,
 };
+use rmcp::task_manager::TaskContext;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -65,7 +66,7 @@ struct Question {
 type Lacking = Arc<Mutex<Option<ClientCapabilities>>>;
 
 /// What a call's [peer](super::peer::ClientPeer) asks through.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Asker {
     questions: mpsc::UnboundedSender<Question>,
     /// How many questions of each key the call asked: the second of a key goes by `key-2`.
@@ -75,6 +76,9 @@ pub(crate) struct Asker {
     /// call with its answers instead of echoing a `requestState`).
     given: Arc<Mutex<InputResponses>>,
     lacking: Lacking,
+    /// The task the call became ([`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task)),
+    /// once it did: its progress then goes to the task's status message.
+    task: Arc<OnceLock<TaskContext>>,
 }
 
 impl std::fmt::Debug for Question {
@@ -85,7 +89,20 @@ impl std::fmt::Debug for Question {
     }
 }
 
+impl std::fmt::Debug for Asker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asker")
+            .field("task", &self.task().map(TaskContext::task_id))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Asker {
+    /// The task the call became, once it did.
+    pub(crate) fn task(&self) -> Option<&TaskContext> {
+        self.task.get()
+    }
+
     /// Records that a question needed `capability`, which the request did not declare: a call
     /// that then fails is answered MissingRequiredClientCapability (SEP-2575) instead.
     pub(crate) fn lacks(&self, capability: ClientCapabilities) {
@@ -139,6 +156,11 @@ pub(crate) struct Running {
     lacking: Lacking,
     /// The tool's own cancellation: the requests of the rounds come and go.
     stop: CancellationToken,
+    /// Whether the call becomes a task once it is busy with other than its questions
+    /// ([`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task)).
+    escalates: bool,
+    /// Where the call's progress goes once it is a task (shared with its [`Asker`]).
+    task: Arc<OnceLock<TaskContext>>,
 }
 
 /// The target of a call of the tool `name`, as [`Running`] names it.
@@ -164,10 +186,76 @@ impl Running {
     pub(crate) fn target(&self) -> &str {
         &self.target
     }
+
+    /// Whether the call becomes a task once it is busy with other than its questions.
+    pub(crate) fn escalates(&self) -> bool {
+        self.escalates
+    }
+
+    /// This call, to become a task once it is busy with other than its questions, instead
+    /// of waiting in the round for its result.
+    pub(crate) fn escalating(mut self) -> Self {
+        self.escalates = true;
+        self
+    }
+
+    /// The call as the operation of a task: `task` gets its progress, and its questions from
+    /// now on go to `ask` (the task's input requests), their answers back to the call. The
+    /// future ends with the call, or stops it when `stopped` ends first.
+    pub(crate) fn into_task(
+        self,
+        task: TaskContext,
+        ask: impl Fn(String, InputRequest) -> Pin<Box<dyn Future<Output = Option<Value>> + Send>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> (CallFuture, CancellationToken) {
+        let Running {
+            call,
+            mut questions,
+            unanswered,
+            stop,
+            task: slot,
+            ..
+        } = self;
+        // Set once: a call becomes a task once.
+        let _ = slot.set(task);
+        let operation: CallFuture = Box::pin(async move {
+            let mut call = call;
+            let mut pending = futures_util::stream::FuturesUnordered::new();
+            let forward = |question: Question| {
+                let answer = ask(question.key, question.request);
+                let to = question.answer;
+                async move {
+                    // No answer (the task was cancelled, or the key refused): the sender is
+                    // dropped, and the tool's question fails.
+                    if let Some(answer) = answer.await {
+                        drop(to.send(answer));
+                    }
+                }
+            };
+            for question in unanswered {
+                pending.push(forward(question));
+            }
+            loop {
+                tokio::select! {
+                    biased;
+                    finished = &mut call => return finished,
+                    Some(question) = questions.recv() => pending.push(forward(question)),
+                    Some(()) = futures_util::StreamExt::next(&mut pending) => {}
+                }
+            }
+        });
+        (operation, stop)
+    }
 }
 
 /// The receiving end of a call's questions.
-pub(crate) struct Questions(mpsc::UnboundedReceiver<Question>, Lacking);
+pub(crate) struct Questions(
+    mpsc::UnboundedReceiver<Question>,
+    Lacking,
+    Arc<OnceLock<TaskContext>>,
+);
 
 /// A fresh channel for a call's questions, with the answers the request came with (`given`):
 /// the [`Asker`] goes in its peer.
@@ -179,8 +267,10 @@ pub(crate) fn questions(given: Option<InputResponses>) -> (Asker, Questions) {
         asked: Arc::default(),
         given: Arc::new(Mutex::new(given.unwrap_or_default())),
         lacking: lacking.clone(),
+        task: Arc::default(),
     };
-    (asker, Questions(receiver, lacking))
+    let task = asker.task.clone();
+    (asker, Questions(receiver, lacking, task))
 }
 
 /// The answers a request came with, checked: each must be a JSON object (an `ElicitResult`,
@@ -220,6 +310,8 @@ impl Running {
             unanswered: Vec::new(),
             lacking: questions.1,
             stop,
+            escalates: false,
+            task: questions.2,
         }
     }
 }
@@ -228,6 +320,9 @@ impl Running {
 pub(crate) enum Round {
     /// The call finished.
     Done(Finished),
+    /// The call, [escalating](Running::escalating), went on to wait on other than a question:
+    /// it is to become a task.
+    Busy(Running),
     /// The call asked: answer `input_required` with these requests and this state.
     Ask {
         requests: InputRequests,
@@ -316,6 +411,19 @@ impl Rounds {
     /// it asks at once (joined futures) go out together, in one result.
     pub(crate) async fn drive(&self, mut running: Running, cancelled: &CancellationToken) -> Round {
         let mut asked = std::mem::take(&mut running.unanswered);
+        if asked.is_empty() && running.escalates {
+            // Only as far as the call goes at once: a call that then waits on anything but a
+            // question is busy, and becomes a task.
+            if let std::task::Poll::Ready(result) = poll_once(&mut running.call).await {
+                return running.finished(result);
+            }
+            while let Ok(question) = running.questions.try_recv() {
+                asked.push(question);
+            }
+            if asked.is_empty() {
+                return Round::Busy(running);
+            }
+        }
         if asked.is_empty() {
             let question = tokio::select! {
                 biased;
@@ -335,10 +443,7 @@ impl Rounds {
                 asked.push(question);
             }
             let before = asked.len();
-            let call = &mut running.call;
-            let polled =
-                std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await;
-            if let std::task::Poll::Ready(result) = polled {
+            if let std::task::Poll::Ready(result) = poll_once(&mut running.call).await {
                 return running.finished(result);
             }
             while let Ok(question) = running.questions.try_recv() {
@@ -410,6 +515,11 @@ impl Running {
             _ => Round::Done(result),
         }
     }
+}
+
+/// Polls `call` once, in the current task.
+async fn poll_once(call: &mut CallFuture) -> std::task::Poll<Finished> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await
 }
 
 /// A fresh `requestState`: 128 bits from two randomly keyed hashers (std's `RandomState`, keyed
@@ -569,6 +679,52 @@ mod tests {
             "a wrong target leaves the call waiting"
         );
         assert_ne!(new_state(), new_state());
+    }
+
+    /// An escalating call (`ask_before_task`) asks in rounds while it asks at once; busy with
+    /// anything else, or done, it leaves the round at once instead of being waited on.
+    #[tokio::test]
+    async fn an_escalating_call_asks_in_rounds_and_leaves_the_round_once_busy() {
+        let rounds = Rounds::default();
+        let never = CancellationToken::new();
+        let (asker, asked) = questions(None);
+        let call: CallFuture = Box::pin(async move {
+            let name = asker.ask("user_name", question()).await;
+            // Other work: the round does not wait for it.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Finished::Tool(ToolCallResult::success(vec![crate::Content::text(
+                format!("{name:?}"),
+            )]))
+        });
+        let running = Running::new(
+            "tool `greet`".to_string(),
+            call,
+            asked,
+            CancellationToken::new(),
+        )
+        .escalating();
+        let Round::Ask { requests, state } = rounds.drive(running, &never).await else {
+            panic!("the call asks first");
+        };
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["user_name"]);
+        let running = rounds
+            .resume(&state, "tool `greet`", Some(answers(&["user_name"])))
+            .unwrap();
+        let Round::Busy(running) = rounds.drive(running, &never).await else {
+            panic!("the answered call is busy sleeping: it leaves the round");
+        };
+        assert!(running.escalates());
+        // Not escalating, the same call is waited on to its end.
+        let call = asking_call("weather", &[], Some(answers(&["city"])));
+        assert!(!call.escalates());
+        let text = text(rounds.drive(call, &never).await);
+        assert!(text.contains("city"), "{text}");
+        // Escalating and done at once: its result, in the round.
+        let call = asking_call("weather", &[], Some(answers(&["city"]))).escalating();
+        assert!(matches!(
+            rounds.drive(call, &never).await,
+            Round::Done(Finished::Tool(_))
+        ));
     }
 
     #[test]

@@ -53,7 +53,10 @@ use crate::tool::TaskSupport;
 /// live ([`with_task_ttl`](Self::with_task_ttl)). A client declares the extension on each
 /// request (protocol 2026-07-28) or at `initialize`; over stateless HTTP only the first
 /// reaches the instance serving the call, so there a 2025-11-25 client gets no task (and a
-/// `Required` tool refuses it).
+/// `Required` tool refuses it). A tool with
+/// [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task) asks its first
+/// questions (2026-07-28) as `input_required` rounds of the `tools/call`, and a later round
+/// answers with the task.
 ///
 /// Serve it on any rmcp transport with [`rmcp::ServiceExt::serve`], or use
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http).
@@ -80,6 +83,9 @@ pub(super) struct Shared {
     pub(super) complete: Option<Complete>,
     /// Each tool's task support, by registration index.
     pub(super) task_support: Vec<TaskSupport>,
+    /// Each tool's [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task), by
+    /// registration index.
+    pub(super) ask_before_task: Vec<bool>,
     /// The server's tasks, shared by its sessions.
     pub(super) tasks: TaskManager,
     /// Calls suspended on a question (2026-07-28), shared by its sessions.
@@ -105,6 +111,7 @@ impl McpServer {
             .map(super::definition::tool_definition)
             .collect();
         let task_support = registry.iter().map(|tool| tool.task_support()).collect();
+        let ask_before_task = registry.iter().map(|tool| tool.ask_before_task()).collect();
         Self {
             shared: Arc::new(Shared {
                 registry,
@@ -118,6 +125,7 @@ impl McpServer {
                 skills: Vec::new(),
                 complete: None,
                 task_support,
+                ask_before_task,
                 tasks: TaskManager::new(),
                 rounds: Arc::default(),
                 listeners: Arc::default(),

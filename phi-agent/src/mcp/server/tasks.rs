@@ -27,11 +27,12 @@ use super::peer::{
     ClientPeer, LogFilter, elicit_params, elicitation_of, failed, sampled_of, sampling_params,
     unsupported,
 };
+use super::rounds::{CallFuture, Finished, Running};
 use super::settings::McpServer;
 use crate::context::{Elicitation, LogLevel, Progress, SampleRequest, Sampled, ToolPeer};
 use crate::error::{AgentError, AgentResult};
 use crate::mcp::convert;
-use crate::registry::{ActiveTools, Ended};
+use crate::registry::{ActiveTools, Ended, ToolCallResult};
 use crate::tool::TaskSupport;
 
 /// How a `tools/call` is answered.
@@ -68,10 +69,7 @@ impl McpServer {
         active: Arc<ActiveTools>,
         context: &RequestContext<RoleServer>,
     ) -> rmcp::model::Task {
-        let mut options = TaskOptions::new()
-            .with_ttl_ms(self.shared.task_ttl.map(millis))
-            .with_poll_interval_ms(millis(self.shared.task_poll_interval));
-        options.status_message = Some(format!("tool `{name}` is running"));
+        let options = self.task_options(&name);
         let server = self.clone();
         let peer = context.peer.clone();
         let capabilities = context.client_capabilities();
@@ -133,6 +131,83 @@ impl McpServer {
                 Ok(convert::call_result(result, protocol.as_ref()))
             })
         })
+    }
+}
+
+impl McpServer {
+    /// The options of a task that runs the tool `name`.
+    fn task_options(&self, name: &str) -> TaskOptions {
+        let mut options = TaskOptions::new()
+            .with_ttl_ms(self.shared.task_ttl.map(millis))
+            .with_poll_interval_ms(millis(self.shared.task_poll_interval));
+        options.status_message = Some(format!("tool `{name}` is running"));
+        options
+    }
+
+    /// Makes `running`, a call [made to escalate](Running::escalating) whose round found it
+    /// busy, a task (SEP-2663's composition with SEP-2322's rounds, see
+    /// [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task)), or, when
+    /// `running` is `Err`, a task of the call's `result`, which finished in its round. Returns
+    /// the task's first state, for the round's `tools/call` to answer with.
+    pub(super) fn escalate(
+        &self,
+        running: Result<Running, ToolCallResult>,
+        tool: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> rmcp::model::Task {
+        let options = self.task_options(tool);
+        let server = self.clone();
+        let peer = context.peer.clone();
+        let protocol = context.protocol_version();
+        self.shared.tasks.spawn(options, move |task| {
+            let (call, stop) = match running {
+                Ok(running) => {
+                    let asking = task.clone();
+                    running.into_task(task.clone(), move |key, request| {
+                        let task = asking.clone();
+                        Box::pin(async move { task.request_input(key, request).await.ok() })
+                    })
+                }
+                Err(result) => {
+                    let done: CallFuture = Box::pin(std::future::ready(Finished::Tool(result)));
+                    (done, tokio_util::sync::CancellationToken::new())
+                }
+            };
+            Box::pin(async move {
+                let finished = tokio::select! {
+                    finished = call => finished,
+                    () = task.cancelled() => {
+                        stop.cancel();
+                        return Err(TaskExit::Cancelled);
+                    }
+                };
+                let Finished::Tool(result) = finished else {
+                    return Err(TaskExit::Error(ErrorData::internal_error(
+                        "a tool call finished as a prompt",
+                        None,
+                    )));
+                };
+                if server.reevaluate().await {
+                    let modern = protocol.as_ref().is_some_and(|version| {
+                        version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+                    });
+                    server.notify_tools_changed(&peer, modern).await;
+                }
+                Ok(convert::call_result(result, protocol.as_ref()))
+            })
+        })
+    }
+}
+
+/// A task's status message for `progress`: `3 of 10: message`.
+pub(crate) fn status_of(progress: Progress) -> String {
+    let done = match progress.total {
+        Some(total) => format!("{} of {total}", progress.done),
+        None => progress.done.to_string(),
+    };
+    match progress.message {
+        Some(message) => format!("{done}: {message}"),
+        None => done,
     }
 }
 
@@ -200,15 +275,7 @@ impl TaskPeer {
 #[async_trait]
 impl ToolPeer for TaskPeer {
     async fn progress(&self, progress: Progress) {
-        let done = match progress.total {
-            Some(total) => format!("{} of {total}", progress.done),
-            None => progress.done.to_string(),
-        };
-        let status = match progress.message {
-            Some(message) => format!("{done}: {message}"),
-            None => done,
-        };
-        self.task.set_status_message(status);
+        self.task.set_status_message(status_of(progress));
     }
 
     async fn log(&self, level: LogLevel, data: Value) {

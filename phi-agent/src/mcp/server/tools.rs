@@ -103,14 +103,20 @@ impl McpServer {
         let must_approve = registry
             .needs_approval(&active, &request.name, &arguments, &ctx)
             .await;
-        let support = registry
+        let index = registry
             .position(&request.name)
-            .filter(|&index| active.is_active(index))
-            .map_or(TaskSupport::Forbidden, |index| {
-                self.shared.task_support[index]
-            });
+            .filter(|&index| active.is_active(index));
+        let support = index.map_or(TaskSupport::Forbidden, |index| {
+            self.shared.task_support[index]
+        });
+        // SEP-2663 with SEP-2322: the call's questions (approval's too) come in rounds first,
+        // and a later round answers with the task (`ToolOptions::ask_before_task`).
+        let ask_first =
+            questions.is_some() && index.is_some_and(|index| self.shared.ask_before_task[index]);
+        let mut escalating = false;
         match tasks::answer(support, declared) {
             Answer::Result => {}
+            Answer::Task if ask_first => escalating = true,
             Answer::Refuse => {
                 return Err(ErrorData::missing_required_client_capability(
                     ClientCapabilities::builder().enable_tasks().build(),
@@ -143,6 +149,11 @@ impl McpServer {
             });
             let target = rounds::tool_target(&request.name);
             let running = Running::new(target, call, questions, stop);
+            let running = if escalating {
+                running.escalating()
+            } else {
+                running
+            };
             return self.round(running, &context).await;
         }
         let dispatch = async {
@@ -202,7 +213,17 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request_name(running.target());
+        let escalates = running.escalates();
         match self.shared.rounds.drive(running, &context.ct).await {
+            // A call to become a task is answered with one, even when it finished here.
+            Round::Done(Finished::Tool(result)) if escalates => {
+                let task = self.escalate(Err(result), &tool, context);
+                Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+            }
+            Round::Busy(running) => {
+                let task = self.escalate(Ok(running), &tool, context);
+                Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+            }
             Round::Done(Finished::Tool(result)) => self.finish(result, context).await,
             Round::Done(Finished::Prompt(_)) => Err(ErrorData::internal_error(
                 "a tool call finished as a prompt",
