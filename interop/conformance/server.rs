@@ -558,6 +558,7 @@ impl Tool for JsonSchema202012 {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": {"type": "string"},
@@ -567,8 +568,20 @@ impl Tool for JsonSchema202012 {
             },
             "properties": {
                 "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
             },
+            // SEP-2106: root constraints on the declared fields, served as written (and left
+            // out of the providers' schemas).
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"]
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         })
     }

@@ -293,6 +293,83 @@ fn registration_refuses_a_schema_without_an_object_root() {
     );
 }
 
+/// Constraints at the root that name only the root's fields (SEP-2106's "a phone or an email"):
+/// registered, served to MCP as written, left out of every provider's schema, and held to when
+/// a call arrives.
+#[tokio::test]
+async fn root_constraints_on_declared_fields_reach_mcp_and_are_checked_at_dispatch() {
+    let contact = json!({
+        "type": "object",
+        "properties": {
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]}
+    });
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    registry.register(raw(contact)).unwrap();
+    let tool = registry.get("raw").unwrap();
+    let mcp = tool.dialect_schema(Dialect::Mcp).unwrap();
+    for keyword in ["allOf", "if", "then", "else"] {
+        assert!(mcp.get(keyword).is_some(), "MCP lost `{keyword}`: {mcp}");
+    }
+    for dialect in [
+        Dialect::OpenAiStrict,
+        Dialect::OpenAi,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+    ] {
+        let schema = tool.dialect_schema(dialect).unwrap();
+        for keyword in ["allOf", "if", "then", "else"] {
+            assert!(
+                schema.get(keyword).is_none(),
+                "{dialect:?} has `{keyword}`: {schema}"
+            );
+        }
+        assert!(
+            schema["properties"].get("phone").is_some(),
+            "{dialect:?}: {schema}"
+        );
+    }
+
+    let active = registry
+        .visible_tools(&phi_agent::ActivationContext::default())
+        .await;
+    let call = |args: Value| {
+        let registry = &registry;
+        let active = &active;
+        async move {
+            registry
+                .dispatch(active, "raw", &args, &ToolContext::default())
+                .await
+        }
+    };
+    assert!(
+        !call(json!({"contactMethod": "email", "email": "a@b.c"}))
+            .await
+            .is_error
+    );
+    let neither = call(json!({"contactMethod": "email"})).await;
+    assert!(neither.is_error, "{neither:?}");
+    let phone_missing = call(json!({"contactMethod": "phone", "email": "a@b.c"})).await;
+    assert!(phone_missing.is_error, "{phone_missing:?}");
+
+    // Composition that declares fields of its own stays refused: the model would have to see it.
+    let mut registry = ToolRegistry::new(ToolConfig::default());
+    let err = registry
+        .register(raw(json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "oneOf": [{"properties": {"by_id": {"type": "integer"}}, "required": ["by_id"]}]
+        })))
+        .unwrap_err();
+    assert!(err.to_string().contains("`oneOf` at the root"), "{err}");
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]
 struct Node {

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 
 use super::kind::Dialect;
 use super::mcp_only::{has_mcp_keywords, without_mcp_keywords};
+use super::root_constraints::{has_root_constraints, is_constraint, without_root_constraints};
 use super::{anthropic, gemini, openai};
 use crate::error::ROOT_PATH;
 use crate::schema::error::{DialectError, SchemaProblem};
@@ -44,7 +45,7 @@ pub(crate) fn derive_text(
     dialect: Dialect,
 ) -> Result<Option<Box<RawValue>>, DialectError> {
     if dialect == Dialect::OpenAiStrict && root_problem(canonical, dialect).is_none() {
-        let stripped = has_mcp_keywords(canonical).then(|| without_mcp_keywords(canonical));
+        let stripped = for_providers(canonical);
         return openai::strict_text(stripped.as_ref().unwrap_or(canonical))
             .map_err(|problems| DialectError { dialect, problems });
     }
@@ -63,13 +64,28 @@ pub(crate) fn derive_text(
 /// no second copy of a schema that needed no change.
 ///
 /// A provider dialect is derived from the schema without its `x-mcp-*` keywords (see
-/// [`mcp_only`](super::mcp_only)); a schema that has none is read as it is, with no copy.
+/// [`mcp_only`](super::mcp_only)) and its root constraints (see
+/// [`root_constraints`](super::root_constraints)); a schema that has neither is read as it is,
+/// with no copy.
 pub(crate) fn derive(canonical: &Value, dialect: Dialect) -> Result<Cow<'_, Value>, DialectError> {
-    if dialect != Dialect::Mcp && has_mcp_keywords(canonical) {
-        let stripped = without_mcp_keywords(canonical);
+    if dialect != Dialect::Mcp
+        && let Some(stripped) = for_providers(canonical)
+    {
         return derive_from(&stripped, dialect).map(|schema| Cow::Owned(schema.into_owned()));
     }
     derive_from(canonical, dialect)
+}
+
+/// `canonical` without what only MCP peers may see, or `None` when it has nothing of that.
+fn for_providers(canonical: &Value) -> Option<Value> {
+    let constrained = has_root_constraints(canonical);
+    let marked = has_mcp_keywords(canonical);
+    match (constrained, marked) {
+        (false, false) => None,
+        (true, false) => Some(without_root_constraints(canonical)),
+        (false, true) => Some(without_mcp_keywords(canonical)),
+        (true, true) => Some(without_mcp_keywords(&without_root_constraints(canonical))),
+    }
 }
 
 /// [`derive`] from a schema that holds no keyword the dialect must strip.
@@ -87,7 +103,8 @@ fn derive_from(canonical: &Value, dialect: Dialect) -> Result<Cow<'_, Value>, Di
 }
 
 /// Checks the rule every provider shares: the arguments are one JSON object, described by an
-/// object schema without alternatives at its root. [`ToolRegistry`](crate::registry::ToolRegistry)
+/// object schema without alternatives at its root (constraints on the root's own fields are not
+/// alternatives: see `root_constraints`). [`ToolRegistry`](crate::registry::ToolRegistry)
 /// refuses a tool whose schema breaks it, so a registered tool never fails a whole request.
 ///
 /// ```
@@ -124,9 +141,11 @@ fn root_problem(schema: &Value, dialect: Dialect) -> Option<SchemaProblem> {
     if dialect == Dialect::Mcp {
         return None;
     }
+    // Composition naming only the root's own fields narrows, and is left out of providers'
+    // schemas (`root_constraints`); any other is alternatives the model would have to see.
     ["anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"]
         .into_iter()
-        .find(|keyword| has_keyword(root, keyword))
+        .find(|keyword| has_keyword(root, keyword) && !is_constraint(root, keyword))
         .map(|keyword| {
             problem(format!(
                 "`{keyword}` at the root is rejected by {}; put the alternatives in a field \

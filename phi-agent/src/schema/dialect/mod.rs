@@ -9,7 +9,9 @@
 //! model can send). The exception is a loss: Gemini cannot say that an object is closed
 //! (`additionalProperties: false`), so its schema lets through an unknown field that the decoder
 //! refuses; dispatch answers such a call with the field the model probably meant, which costs a
-//! turn and nothing else (`docs/src/providers.md#gemini-no-additional-properties`).
+//! turn and nothing else (`docs/src/providers.md#gemini-no-additional-properties`). Root
+//! constraints on the root's own fields (`root_constraints`) are left out of every provider's
+//! schema the same way, and held to when the call arrives.
 
 mod anthropic;
 mod derive;
@@ -18,6 +20,7 @@ mod kind;
 mod mcp_only;
 mod openai;
 mod rebuilt;
+mod root_constraints;
 
 pub use derive::{check_root, to_dialect};
 pub(crate) use derive::{derive, derive_text};
