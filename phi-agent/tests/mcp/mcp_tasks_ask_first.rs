@@ -75,10 +75,32 @@ async fn purge() -> String {
     "purged".to_string()
 }
 
+/// Asks a name, works a while, then panics: after the task started.
+#[phi_tool(task = "required", ask_before_task)]
+async fn crash_later(ctx: &ToolContext) -> AgentResult<String> {
+    let _ = ctx.elicit::<UserName>("Your name?").await?;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    panic!("crash_later gave up")
+}
+
+/// Asks a name, then panics at once: in the round that answers it.
+#[phi_tool(task = "required", ask_before_task)]
+async fn crash_now(ctx: &ToolContext) -> AgentResult<String> {
+    let _ = ctx.elicit::<UserName>("Your name?").await?;
+    panic!("crash_now gave up")
+}
+
 fn server() -> McpServer {
     let mut registry = ToolRegistry::new(ToolConfig::default());
     registry
-        .register_all(tools![greet_later, greet_now, ask_twice, purge])
+        .register_all(tools![
+            greet_later,
+            greet_now,
+            ask_twice,
+            purge,
+            crash_later,
+            crash_now
+        ])
         .unwrap();
     McpServer::new(registry).with_task_poll_interval(Duration::from_millis(10))
 }
@@ -309,5 +331,28 @@ async fn before_2026_the_call_is_a_task_at_once() {
         .unwrap();
     let done = poll(&client, &id, TaskStatus::Completed).await;
     assert_eq!(completed_text(done), "Hello, Dan!");
+    client.cancel().await.unwrap();
+}
+
+/// A tool that panics fails its task (the server's failure, -32603), whether the task started
+/// before the panic or the panic came in the round that made it; a tool's error would complete
+/// it with `isError`, as for a task started at once.
+#[tokio::test]
+async fn a_panic_fails_the_task_it_escalated_to() {
+    let client = connect(true).await;
+    for (tool, said) in [
+        ("crash_later", "crash_later gave up"),
+        ("crash_now", "crash_now gave up"),
+    ] {
+        let resent = first_round(&client, tool, "Eve").await;
+        let id = created_task(client.call_tool_once(resent).await.unwrap());
+        let task = poll(&client, &id, TaskStatus::Failed).await;
+        let TaskPayload::Failed { error } = task.payload else {
+            panic!("{tool}: a panic fails the task: {:?}", task.payload);
+        };
+        assert_eq!(error["code"], -32603, "{tool}: {error:?}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains(said), "{tool}: {message}");
+    }
     client.cancel().await.unwrap();
 }

@@ -82,10 +82,9 @@ impl McpServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         match self.shared.rounds.drive(running, &context.ct).await {
             Round::Done(Finished::Prompt(result)) => result.map(Into::into),
-            Round::Done(Finished::Tool(_)) => Err(ErrorData::internal_error(
-                "a prompt finished as a tool call",
-                None,
-            )),
+            Round::Done(Finished::Tool(_) | Finished::ToolPanicked(_)) => Err(
+                ErrorData::internal_error("a prompt finished as a tool call", None),
+            ),
             // A prompt is never made escalating.
             Round::Busy(_) => Err(ErrorData::internal_error(
                 "a prompt was to become a task",

@@ -38,6 +38,9 @@ pub(crate) const MAX_SUSPENDED: usize = 1024;
 pub(crate) enum Finished {
     /// A `tools/call`'s result.
     Tool(ToolCallResult),
+    /// A `tools/call` whose tool panicked (contained; the result says so): a plain call answers
+    /// it as any failed call, a task fails (the server's failure, not the tool's answer).
+    ToolPanicked(ToolCallResult),
     /// A `prompts/get`'s result.
     Prompt(Result<GetPromptResult, ErrorData>),
 }
@@ -46,6 +49,7 @@ impl Finished {
     fn failed(&self) -> bool {
         match self {
             Finished::Tool(result) => result.is_error,
+            Finished::ToolPanicked(_) => true,
             Finished::Prompt(result) => result.is_err(),
         }
     }

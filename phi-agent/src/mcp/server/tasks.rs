@@ -32,7 +32,7 @@ use super::settings::McpServer;
 use crate::context::{Elicitation, LogLevel, Progress, SampleRequest, Sampled, ToolPeer};
 use crate::error::{AgentError, AgentResult};
 use crate::mcp::convert;
-use crate::registry::{ActiveTools, Ended, ToolCallResult};
+use crate::registry::{ActiveTools, Ended};
 use crate::tool::TaskSupport;
 
 /// How a `tools/call` is answered.
@@ -147,11 +147,11 @@ impl McpServer {
     /// Makes `running`, a call [made to escalate](Running::escalating) whose round found it
     /// busy, a task (SEP-2663's composition with SEP-2322's rounds, see
     /// [`ToolOptions::ask_before_task`](crate::ToolOptions::ask_before_task)), or, when
-    /// `running` is `Err`, a task of the call's `result`, which finished in its round. Returns
+    /// `running` is `Err`, a task of how the call finished in its round (failed if it panicked). Returns
     /// the task's first state, for the round's `tools/call` to answer with.
     pub(super) fn escalate(
         &self,
-        running: Result<Running, ToolCallResult>,
+        running: Result<Running, Finished>,
         tool: &str,
         context: &RequestContext<RoleServer>,
     ) -> rmcp::model::Task {
@@ -168,8 +168,8 @@ impl McpServer {
                         Box::pin(async move { task.request_input(key, request).await.ok() })
                     })
                 }
-                Err(result) => {
-                    let done: CallFuture = Box::pin(std::future::ready(Finished::Tool(result)));
+                Err(finished) => {
+                    let done: CallFuture = Box::pin(std::future::ready(finished));
                     (done, tokio_util::sync::CancellationToken::new())
                 }
             };
@@ -181,11 +181,19 @@ impl McpServer {
                         return Err(TaskExit::Cancelled);
                     }
                 };
-                let Finished::Tool(result) = finished else {
-                    return Err(TaskExit::Error(ErrorData::internal_error(
-                        "a tool call finished as a prompt",
-                        None,
-                    )));
+                let result = match finished {
+                    Finished::Tool(result) => result,
+                    // As for a task started at once: the server's failure, not the tool's answer.
+                    Finished::ToolPanicked(result) => {
+                        let message = result.to_model_text();
+                        return Err(TaskExit::Error(ErrorData::internal_error(message, None)));
+                    }
+                    Finished::Prompt(_) => {
+                        return Err(TaskExit::Error(ErrorData::internal_error(
+                            "a tool call finished as a prompt",
+                            None,
+                        )));
+                    }
                 };
                 if server.reevaluate().await {
                     let modern = protocol.as_ref().is_some_and(|version| {

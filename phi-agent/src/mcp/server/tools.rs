@@ -20,7 +20,7 @@ use super::settings::McpServer;
 use super::tasks::{self, Answer};
 use crate::error::AgentError;
 use crate::mcp::convert;
-use crate::registry::ToolCallResult;
+use crate::registry::{Ended, ToolCallResult};
 use crate::tool::TaskSupport;
 
 impl McpServer {
@@ -145,7 +145,13 @@ impl McpServer {
                     return Finished::Tool(refusal);
                 }
                 let registry = &server.shared.registry;
-                Finished::Tool(registry.dispatch(&active, &name, &arguments, &ctx).await)
+                match registry
+                    .dispatch_ended(&active, &name, &arguments, &ctx)
+                    .await
+                {
+                    Ended::Result(result) => Finished::Tool(result),
+                    Ended::Panicked(result) => Finished::ToolPanicked(result),
+                }
             });
             let target = rounds::tool_target(&request.name);
             let running = Running::new(target, call, questions, stop);
@@ -216,15 +222,19 @@ impl McpServer {
         let escalates = running.escalates();
         match self.shared.rounds.drive(running, &context.ct).await {
             // A call to become a task is answered with one, even when it finished here.
-            Round::Done(Finished::Tool(result)) if escalates => {
-                let task = self.escalate(Err(result), &tool, context);
+            Round::Done(finished @ (Finished::Tool(_) | Finished::ToolPanicked(_)))
+                if escalates =>
+            {
+                let task = self.escalate(Err(finished), &tool, context);
                 Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
             }
             Round::Busy(running) => {
                 let task = self.escalate(Ok(running), &tool, context);
                 Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
             }
-            Round::Done(Finished::Tool(result)) => self.finish(result, context).await,
+            Round::Done(Finished::Tool(result) | Finished::ToolPanicked(result)) => {
+                self.finish(result, context).await
+            }
             Round::Done(Finished::Prompt(_)) => Err(ErrorData::internal_error(
                 "a tool call finished as a prompt",
                 None,
