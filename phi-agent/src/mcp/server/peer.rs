@@ -119,7 +119,7 @@ impl ToolPeer for ClientPeer {
         // The call became a task (`ToolOptions::ask_before_task`): the request the token
         // belonged to is answered, and `tasks/get` shows the progress instead.
         if let Some(task) = self.asker.as_ref().and_then(Asker::task) {
-            task.set_status_message(super::tasks::status_of(progress));
+            task.set_status_message(status_of(progress));
             return;
         }
         let Some(token) = &self.progress_token else {
@@ -390,5 +390,17 @@ fn from_mcp_level(level: LoggingLevel) -> LogLevel {
         LoggingLevel::Critical => LogLevel::Critical,
         LoggingLevel::Alert => LogLevel::Alert,
         _ => LogLevel::Emergency,
+    }
+}
+
+/// A task's status message for `progress`: `3 of 10: message`.
+pub(super) fn status_of(progress: Progress) -> String {
+    let done = match progress.total {
+        Some(total) => format!("{} of {total}", progress.done),
+        None => progress.done.to_string(),
+    };
+    match progress.message {
+        Some(message) => format!("{done}: {message}"),
+        None => done,
     }
 }

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::peer::{
     ClientPeer, LogFilter, elicit_params, elicitation_of, failed, sampled_of, sampling_params,
-    unsupported,
+    status_of, unsupported,
 };
 use super::rounds::{CallFuture, Finished, Running};
 use super::settings::McpServer;
@@ -204,18 +204,6 @@ impl McpServer {
                 Ok(convert::call_result(result, protocol.as_ref()))
             })
         })
-    }
-}
-
-/// A task's status message for `progress`: `3 of 10: message`.
-pub(crate) fn status_of(progress: Progress) -> String {
-    let done = match progress.total {
-        Some(total) => format!("{} of {total}", progress.done),
-        None => progress.done.to_string(),
-    };
-    match progress.message {
-        Some(message) => format!("{done}: {message}"),
-        None => done,
     }
 }
 
