@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::raw::{client, open_session, post, send};
 
-/// Closes its stream `closes` times (default 1), reporting progress after each close (and, with
-/// `lead`, progress 0 before the first); then returns whether every close closed a stream.
+/// Closes its stream `closes` times (default 1), reporting progress `pause_ms` (default 30) after
+/// each close (and, with `lead`, progress 0 before the first); then returns whether every close
+/// closed a stream.
 struct Polls;
 
 #[async_trait::async_trait]
@@ -27,17 +28,19 @@ impl Tool for Polls {
     }
     fn schema(&self) -> Value {
         json!({"type": "object", "properties": {
-            "closes": {"type": "integer"}, "lead": {"type": "boolean"}}})
+            "closes": {"type": "integer"}, "lead": {"type": "boolean"},
+            "pause_ms": {"type": "integer"}}})
     }
     async fn call(&self, args: &Value, ctx: &ToolContext) -> AgentResult<Vec<phi_agent::Content>> {
         let closes = args.get("closes").and_then(Value::as_u64).unwrap_or(1);
+        let pause = args.get("pause_ms").and_then(Value::as_u64).unwrap_or(30);
         if args.get("lead").and_then(Value::as_bool) == Some(true) {
             ctx.progress(0.0, Some(closes as f64), None).await;
         }
         let mut closed = true;
         for round in 1..=closes {
             closed &= ctx.close_stream().await;
-            tokio::time::sleep(Duration::from_millis(30)).await;
+            tokio::time::sleep(Duration::from_millis(pause)).await;
             ctx.progress(round as f64, Some(closes as f64), None).await;
         }
         Ok(vec![phi_agent::Content::text(format!("closed: {closed}"))])
@@ -117,12 +120,18 @@ fn resume(server: &HttpServer, session: &str, last_event_id: &str) -> reqwest::R
         .header("Last-Event-ID", last_event_id)
 }
 
-/// Calls `polls` and follows its stream, reconnecting with the last event id after each close
-/// (after `away` each time), until the result: every message received, and how many times the
-/// stream was resumed.
-async fn poll_call(server: &HttpServer, closes: u64, away: Duration) -> (Vec<Value>, u64) {
+/// Calls `polls` (pausing `pause_ms` after each close) and follows its stream, reconnecting with
+/// the last event id after each close (after `away` each time), until the result: every message
+/// received, and how many times the stream was resumed.
+async fn poll_call(
+    server: &HttpServer,
+    closes: u64,
+    pause_ms: u64,
+    away: Duration,
+) -> (Vec<Value>, u64) {
     let session = open_session(server).await;
-    let answer = send(call(server, &session, "polls", json!({"closes": closes}))).await;
+    let arguments = json!({"closes": closes, "pause_ms": pause_ms});
+    let answer = send(call(server, &session, "polls", arguments)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
     let mut received = events(&answer.body);
     let mut resumptions = 0;
@@ -195,7 +204,7 @@ async fn without_sse_retry_a_stream_has_no_priming_event() {
 #[tokio::test]
 async fn a_closed_call_stream_is_resumed_with_last_event_id() {
     let server = serve(HttpOptions::default()).await;
-    let (messages, resumptions) = poll_call(&server, 1, Duration::ZERO).await;
+    let (messages, resumptions) = poll_call(&server, 1, 30, Duration::ZERO).await;
     assert_eq!(resumptions, 1, "{messages:?}");
     assert_eq!(result_text(&messages), "closed: true");
     let progress = messages
@@ -208,7 +217,9 @@ async fn a_closed_call_stream_is_resumed_with_last_event_id() {
 #[tokio::test]
 async fn a_call_may_close_its_stream_several_times() {
     let server = serve(HttpOptions::default()).await;
-    let (messages, resumptions) = poll_call(&server, 3, Duration::ZERO).await;
+    // Closes 300 ms apart: a client that took longer to come back would find the stream closed
+    // twice meanwhile, and resume once for both.
+    let (messages, resumptions) = poll_call(&server, 3, 300, Duration::ZERO).await;
     assert_eq!(resumptions, 3, "{messages:?}");
     assert_eq!(result_text(&messages), "closed: true");
     let progress: Vec<f64> = messages
@@ -228,7 +239,7 @@ async fn the_result_of_a_call_that_finished_while_its_client_was_away_waits_for_
     // The tool is done 30 ms after closing; the client comes back after 300 ms. rmcp forgets a
     // stream once its result is sent, so without the wait the resumed stream would be empty.
     let server = serve(HttpOptions::default()).await;
-    let (messages, resumptions) = poll_call(&server, 1, Duration::from_millis(300)).await;
+    let (messages, resumptions) = poll_call(&server, 1, 30, Duration::from_millis(300)).await;
     assert_eq!(resumptions, 1, "{messages:?}");
     assert_eq!(result_text(&messages), "closed: true");
 }
