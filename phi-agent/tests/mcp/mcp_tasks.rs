@@ -132,7 +132,7 @@ async fn call(
 }
 
 /// Polls `tasks/get` until the task's status is `until` or terminal (3 s at most).
-async fn poll(
+pub(crate) async fn poll(
     client: &RunningService<RoleClient, ClientConfig>,
     task_id: &str,
     until: TaskStatus,

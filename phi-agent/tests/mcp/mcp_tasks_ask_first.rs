@@ -21,6 +21,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::mcp_tasks::poll;
+
 #[derive(Deserialize, JsonSchema)]
 struct UserName {
     /// Your name
@@ -129,27 +131,6 @@ async fn connect(modern: bool) -> RunningService<RoleClient, ClientConfig> {
         .serve_with_lifecycle(tokio::io::split(client_io), lifecycle)
         .await
         .expect("a connection")
-}
-
-/// Polls `tasks/get` until the task's status is `until` or terminal (3 s at most).
-async fn poll(
-    client: &RunningService<RoleClient, ClientConfig>,
-    task_id: &str,
-    until: TaskStatus,
-) -> DetailedTask {
-    for _ in 0..300 {
-        let task = client
-            .peer()
-            .get_task(GetTaskParams::new(task_id))
-            .await
-            .unwrap()
-            .task;
-        if task.status() == until || task.status().is_terminal() {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never reached {until:?}");
 }
 
 fn completed_text(task: DetailedTask) -> String {

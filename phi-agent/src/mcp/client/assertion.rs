@@ -66,9 +66,10 @@ impl McpAssertion {
         let jwt = match &self.0 {
             Source::Fixed(jwt) => jwt.to_string(),
             Source::File(path) => {
-                // A small file, read off the async threads (tokio's `fs` is not built).
+                // A small file, read off the async threads (tokio's `fs` is not built), and no
+                // more of it than a token can be: the path may name the wrong file.
                 let at = path.clone();
-                tokio::task::spawn_blocking(move || std::fs::read_to_string(at))
+                tokio::task::spawn_blocking(move || read_bounded(&at))
                     .await
                     .map_err(|e| format!("reading the assertion file failed: {e}"))?
                     .map_err(|e| {
@@ -88,6 +89,25 @@ impl McpAssertion {
         }
         Ok(jwt.to_string())
     }
+}
+
+/// The most of an assertion file read: a JWT is a few kilobytes.
+const MAX_ASSERTION_BYTES: u64 = 64 * 1024;
+
+/// The text of `path`, refused when it is longer than [`MAX_ASSERTION_BYTES`].
+fn read_bounded(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_ASSERTION_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_ASSERTION_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it is over {MAX_ASSERTION_BYTES} bytes, more than any token"),
+        ));
+    }
+    Ok(text)
 }
 
 impl fmt::Debug for McpAssertion {
@@ -115,6 +135,10 @@ mod tests {
         assert_eq!(from_file.get().await.unwrap(), "first");
         std::fs::write(&file, "second").unwrap();
         assert_eq!(from_file.get().await.unwrap(), "second", "read again");
+        // A path naming the wrong (large) file is refused, not read whole.
+        std::fs::write(&file, "x".repeat(100 * 1024)).unwrap();
+        let large = from_file.get().await.unwrap_err();
+        assert!(large.contains("over 65536 bytes"), "{large}");
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(
             from_file

@@ -44,8 +44,8 @@ impl ServerHandler for McpServer {
     /// `None` for every other tool, which has nothing to check (see `headers`).
     fn get_tool(&self, name: &str) -> Option<Tool> {
         let index = self.shared.registry.position(name)?;
-        let definition = self.shared.definitions.get(index)?;
-        super::headers::has_header_annotations(&definition.input_schema).then(|| definition.clone())
+        let checked = self.shared.has_headers.get(index).copied().unwrap_or(false);
+        checked.then(|| self.shared.definitions.get(index).cloned())?
     }
 
     fn call_tool(

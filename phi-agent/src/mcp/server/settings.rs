@@ -72,6 +72,9 @@ pub(super) struct Shared {
     pub(super) registry: Arc<ToolRegistry>,
     /// MCP definitions by registration index, computed once.
     pub(super) definitions: Vec<McpToolDef>,
+    /// Whether each definition (by registration index) carries `x-mcp-header`, read once here
+    /// rather than on every call rmcp asks about (`ServerHandler::get_tool`).
+    pub(super) has_headers: Vec<bool>,
     pub(super) implementation: Implementation,
     pub(super) instructions: Option<String>,
     pub(super) context: ToolContext,
@@ -106,9 +109,13 @@ impl McpServer {
     /// the [`mcp_server!`](crate::mcp_server) macro, which does that for you.
     pub fn new(registry: impl Into<Arc<ToolRegistry>>) -> Self {
         let registry = registry.into();
-        let definitions = registry
+        let definitions: Vec<McpToolDef> = registry
             .iter()
             .map(super::definition::tool_definition)
+            .collect();
+        let has_headers = definitions
+            .iter()
+            .map(|definition| super::headers::has_header_annotations(&definition.input_schema))
             .collect();
         let task_support = registry.iter().map(|tool| tool.task_support()).collect();
         let ask_before_task = registry.iter().map(|tool| tool.ask_before_task()).collect();
@@ -124,6 +131,7 @@ impl McpServer {
                 prompts: Vec::new(),
                 skills: Vec::new(),
                 complete: None,
+                has_headers,
                 task_support,
                 ask_before_task,
                 tasks: TaskManager::new(),
