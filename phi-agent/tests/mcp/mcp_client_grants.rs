@@ -59,8 +59,18 @@ fn token(access_token: &str) -> ResponseTemplate {
 /// protected-resource metadata and an authorization server (`auth_methods` for its token
 /// endpoint) at the root.
 async fn guarded_server(auth_methods: &[&str], grant_types: &[&str]) -> MockServer {
+    guarded_server_at(auth_methods, grant_types, None).await
+}
+
+/// [`guarded_server`] whose metadata names `token_endpoint` (default: its own `/token`).
+async fn guarded_server_at(
+    auth_methods: &[&str],
+    grant_types: &[&str],
+    token_endpoint: Option<&str>,
+) -> MockServer {
     let mock = MockServer::start().await;
     let base = mock.uri();
+    let token_endpoint = token_endpoint.map_or_else(|| format!("{base}/token"), str::to_string);
     Mock::given(method("GET"))
         .and(path("/.well-known/oauth-protected-resource/mcp"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
@@ -74,7 +84,7 @@ async fn guarded_server(auth_methods: &[&str], grant_types: &[&str]) -> MockServ
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
             "issuer": base,
             "authorization_endpoint": format!("{base}/authorize"),
-            "token_endpoint": format!("{base}/token"),
+            "token_endpoint": token_endpoint,
             "response_types_supported": ["code"],
             "grant_types_supported": grant_types,
             "token_endpoint_auth_methods_supported": auth_methods,
@@ -400,29 +410,13 @@ async fn cross_app_access_exchanges_the_id_token_then_redeems_the_id_jag() {
 /// before anything is sent, whichever address the server itself is at.
 #[tokio::test]
 async fn a_token_endpoint_at_a_link_local_address_is_refused() {
-    let mock = MockServer::start().await;
+    let mock = guarded_server_at(
+        &["client_secret_basic"],
+        &["client_credentials"],
+        Some("http://169.254.169.254/latest/api/token"),
+    )
+    .await;
     let base = mock.uri();
-    Mock::given(method("GET"))
-        .and(path("/.well-known/oauth-protected-resource/mcp"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "resource": format!("{base}/mcp"),
-            "authorization_servers": [base],
-        })))
-        .mount(&mock)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/.well-known/oauth-authorization-server"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "issuer": base,
-            "authorization_endpoint": format!("{base}/authorize"),
-            "token_endpoint": "http://169.254.169.254/latest/api/token",
-            "response_types_supported": ["code"],
-            "grant_types_supported": ["client_credentials"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
-        })))
-        .mount(&mock)
-        .await;
-    mount_protected_endpoint(&mock, "^Bearer machine-").await;
     let oauth = McpOAuth::default()
         .with_grant(McpOAuthGrant::ClientCredentials)
         .with_client_id("bot")
