@@ -272,3 +272,36 @@ pub fn clause_table(on_test: bool) {
         row(name, &scores, Some(&shipped));
     }
 }
+
+/// The tuning part's queries of `set` whose first five miss an expected tool: the query, what
+/// it needs and what came first. Tuning parts only: the test parts are not read to choose a
+/// change.
+pub fn misses(set_name: &str) {
+    let set = load(set_name);
+    let index = ToolIndex::build(&registry(&set));
+    let bm25 = PlainBm25::new(&set);
+    for query in set.queries.iter().filter(|q| q.part == "tune") {
+        let found: Vec<&str> = index
+            .search(&query.text, 5)
+            .iter()
+            .map(|hit| set.tools[hit.index].name.as_str())
+            .collect();
+        let missing: Vec<&str> = query
+            .expected
+            .iter()
+            .map(String::as_str)
+            .filter(|e| !found.contains(e))
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let plain: Vec<&str> = bm25
+            .rank(&query.text)
+            .iter()
+            .take(5)
+            .map(|&i| set.tools[i].name.as_str())
+            .collect();
+        println!("## [{}] {}", query.kind, query.text);
+        println!("missing: {missing:?}\nfound:   {found:?}\nbm25:    {plain:?}\n");
+    }
+}

@@ -5,9 +5,12 @@
 //! cargo run --release -p tool-search-lab -- report           # every set: phi-agent, plain BM25, word overlap
 //! cargo run --release -p tool-search-lab -- parts            # what each part adds, on the test parts
 //! cargo run --release -p tool-search-lab -- grid             # candidate numbers, on the tuning parts
+//! cargo run --release -p tool-search-lab -- misses SET       # a set's tuning queries the lexical top 5 misses
 //! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion, clauses as steps (not shipped)
 //! cargo run --release -p tool-search-lab -- fusion-grid [--sentence | --trained]  # the hybrid's fusions
 //! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM
+//! cargo run --release -p tool-search-lab -- examples         # tools extended with earlier requests (not shipped)
+//! cargo run --release -p tool-search-lab -- memory           # earlier requests voting (not shipped)
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
 //! cargo run --release -p tool-search-lab -- hybrid-links     # producer links after fusing
 //! cargo run --release -p tool-search-lab -- scale [--sentence]        # one search at 10,000 tools
@@ -19,6 +22,7 @@
 //! than 0.01 against what ships; a candidate chosen so is then run once on the test parts, and the
 //! project's own fixture must keep its floors (`cargo test -p phi-agent --test core tool_search`).
 
+mod examples;
 mod hybrid;
 mod lexical;
 mod scale;
@@ -36,10 +40,13 @@ fn main() -> ExitCode {
         Some("report") => lexical::report(),
         Some("parts") => lexical::changes_table(lexical::PARTS, "test"),
         Some("grid") => lexical::changes_table(lexical::GRID, "tune"),
+        Some("misses") if args.len() == 2 => lexical::misses(&args[1]),
         Some("clauses") => lexical::clause_table(flag("--test")),
         Some("fusion-grid") => {
             runtime.block_on(hybrid::fusion_grid(flag("--sentence"), flag("--trained")))
         }
+        Some("memory") => runtime.block_on(examples::memory_on_the_validation_slice()),
+        Some("examples") => runtime.block_on(examples::examples_on_the_validation_slice()),
         Some("three-rankings") => runtime.block_on(hybrid::three_rankings_on_the_tuning_parts()),
         Some("sentence-text") => runtime.block_on(hybrid::sentence_tool_text_on_the_tuning_parts()),
         Some("hybrid-links") => {
@@ -53,8 +60,8 @@ fn main() -> ExitCode {
         Some("query-embedding") => scale::embedding_the_queries(),
         _ => {
             eprintln!(
-                "usage: tool-search-lab report | parts | grid | clauses [--test] | fusion-grid \
-                 [--sentence | --trained] | three-rankings | sentence-text | hybrid-links | scale [--sentence] \
+                "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
+                 [--sentence | --trained] | three-rankings | examples | memory | sentence-text | hybrid-links | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);

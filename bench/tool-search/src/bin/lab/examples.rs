@@ -1,0 +1,232 @@
+//! What earlier requests could teach the search, tried on the trained model's validation slice
+//! of the tuning parts (the requests it was not trained on), each learning from the rest of the
+//! tuning part only: never the slice scored, never a test part. Neither is shipped: both lose
+//! more than 0.01 on a set against the hybrid alone.
+//!
+//! - **Examples**: a tool's description extended with the requests that used it (document
+//!   expansion), at most `n` of them.
+//! - **Memory**: the nearest earlier requests (by the model's vectors) vote for the tools they
+//!   used, and the votes' ranking is fused with the hybrid's by reciprocal rank.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use phi_agent::search::HybridConfig;
+use phi_agent_embed::StaticEmbedder;
+use tool_search_lab::hybrid::{Prepared, Ranking, embed_all, evaluate, prepare_with};
+use tool_search_lab::models;
+use tool_search_lab::score::{Score, all};
+use tool_search_lab::sets::{HeldOut, load};
+use tool_search_lab::table::means;
+
+/// The tuning requests outside `held` (the validation slice), with the tools each used.
+fn remembered<'a>(
+    set: &'a HeldOut,
+    held: &'a HashSet<String>,
+) -> impl Iterator<Item = (&'a str, &'a [String])> {
+    set.queries
+        .iter()
+        .filter(|q| q.part == "tune" && !held.contains(&q.text))
+        .map(|q| (q.text.as_str(), q.expected.as_slice()))
+}
+
+/// Appends to each tool's description at most `most` of the remembered requests that used it.
+fn expand(set: &mut HeldOut, held: &HashSet<String>, most: usize) {
+    let mut used: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (text, tools) in remembered(set, held) {
+        for tool in tools {
+            used.entry(tool.clone()).or_default().push(text.to_string());
+        }
+    }
+    for tool in &mut set.tools {
+        for example in used.get(&tool.name).into_iter().flatten().take(most) {
+            tool.description.push('\n');
+            tool.description.push_str(example);
+        }
+    }
+}
+
+/// One row: each set's recall@5 on the validation slice, and their mean.
+fn row(name: &str, scores: &[Score]) {
+    let cells: Vec<String> = scores
+        .iter()
+        .map(|s| format!("{:.3} (n {})", s.recall(), s.n))
+        .collect();
+    println!(
+        "| {name} | {} | {:.4} |",
+        cells.join(" | "),
+        means(scores).0
+    );
+}
+
+/// The validation slice's questions and the sets prepared for them, tools varied by `vary`.
+async fn validation_slice(
+    model: &Arc<StaticEmbedder>,
+    held: &HashSet<String>,
+    vary: impl Fn(&mut HeldOut),
+) -> Vec<Prepared> {
+    let mut prepared = prepare_with(model.clone(), None, Some("tune"), |set| {
+        vary(set);
+        set.queries.retain(|q| held.contains(&q.text));
+    })
+    .await;
+    for p in &mut prepared {
+        p.index.set_config(HybridConfig::static_model());
+    }
+    prepared
+}
+
+/// Lexical, vector and hybrid recall@5 on the validation slice, with 0 to all examples.
+pub async fn examples_on_the_validation_slice() {
+    let Some(model) = models::trained_model() else {
+        return;
+    };
+    let model = Arc::new(model);
+    let held = models::validation_questions();
+    println!("| examples, ranking | BFCL | AgentDojo | NESTFUL | ComplexFuncBench | mean |");
+    println!("|---|---|---|---|---|---|");
+    for most in [0, 1, 3, 10, usize::MAX] {
+        let mut prepared = validation_slice(&model, &held, |set| expand(set, &held, most)).await;
+        for (name, ranking) in [
+            ("lexical", Ranking::Lexical),
+            ("vectors", Ranking::Semantic),
+            ("hybrid", Ranking::Hybrid(HybridConfig::static_model())),
+        ] {
+            let scores: Vec<Score> = prepared
+                .iter_mut()
+                .map(|p| evaluate(p, ranking, Some("tune"))[&all("tune")])
+                .collect();
+            let most = if most == usize::MAX {
+                "all".to_string()
+            } else {
+                most.to_string()
+            };
+            row(&format!("{most}, {name}"), &scores);
+        }
+    }
+}
+
+/// How a request's memory votes and joins the hybrid.
+#[derive(Clone, Copy)]
+struct Memory {
+    /// Earlier requests that vote.
+    neighbours: usize,
+    /// The least cosine a voter needs.
+    floor: f32,
+    /// The votes' weight in the reciprocal-rank fusion (the hybrid's is 1; k is 10).
+    weight: f32,
+}
+
+/// Cosine of two vectors (0 when either is zero).
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norms =
+        a.iter().map(|x| x * x).sum::<f32>().sqrt() * b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norms == 0.0 { 0.0 } else { dot / norms }
+}
+
+/// Tools, best first: the votes of the nearest `memory.neighbours` requests in `vectors` (each
+/// with its tools in `used`), by their summed cosines.
+fn votes(memory: Memory, vector: &[f32], vectors: &[Vec<f32>], used: &[Vec<usize>]) -> Vec<usize> {
+    let mut near: Vec<(f32, usize)> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (cosine(vector, v), i))
+        .filter(|(similarity, _)| *similarity >= memory.floor)
+        .collect();
+    near.sort_by(|a, b| b.0.total_cmp(&a.0));
+    near.truncate(memory.neighbours);
+    let mut votes: BTreeMap<usize, f32> = BTreeMap::new();
+    for (similarity, i) in near {
+        for tool in &used[i] {
+            *votes.entry(*tool).or_default() += similarity;
+        }
+    }
+    let mut ranked: Vec<(usize, f32)> = votes.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    ranked.into_iter().map(|(tool, _)| tool).collect()
+}
+
+/// Reciprocal-rank fusion (k 10) of two rankings, the second at `weight`.
+fn fuse(first: &[usize], second: &[usize], weight: f32) -> Vec<usize> {
+    let mut fused: BTreeMap<usize, f32> = BTreeMap::new();
+    for (rank, tool) in first.iter().enumerate() {
+        *fused.entry(*tool).or_default() += 1.0 / (10.0 + rank as f32);
+    }
+    for (rank, tool) in second.iter().enumerate() {
+        *fused.entry(*tool).or_default() += weight / (10.0 + rank as f32);
+    }
+    let mut ranked: Vec<(usize, f32)> = fused.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    ranked.into_iter().map(|(tool, _)| tool).collect()
+}
+
+/// The hybrid alone, then fused with the memory of the remembered requests, on the validation
+/// slice: a grid of neighbours, floors and weights.
+pub async fn memory_on_the_validation_slice() {
+    let Some(model) = models::trained_model() else {
+        return;
+    };
+    let model = Arc::new(model);
+    let held = models::validation_questions();
+    let prepared = validation_slice(&model, &held, |_| {}).await;
+    let mut memories = Vec::new();
+    for p in &prepared {
+        let set = load(p.name);
+        let (texts, used): (Vec<&str>, Vec<Vec<usize>>) = remembered(&set, &held)
+            .map(|(text, tools)| (text, tools.iter().map(|t| p.position[t]).collect()))
+            .unzip();
+        memories.push((embed_all(model.as_ref(), &texts).await, used));
+    }
+    println!("| memory | BFCL | AgentDojo | NESTFUL | ComplexFuncBench | mean |");
+    println!("|---|---|---|---|---|---|");
+    let mut grid = vec![None];
+    for neighbours in [1, 3, 5, 10] {
+        for floor in [0.0, 0.6, 0.75, 0.85] {
+            for weight in [0.5, 1.0, 2.0] {
+                grid.push(Some(Memory {
+                    neighbours,
+                    floor,
+                    weight,
+                }));
+            }
+        }
+    }
+    for memory in grid {
+        let scores: Vec<Score> = prepared
+            .iter()
+            .zip(&memories)
+            .map(|(p, (vectors, used))| {
+                let mut score = Score::default();
+                for (query, vector) in p.set.queries.iter().zip(&p.vectors) {
+                    let hybrid: Vec<usize> = p
+                        .index
+                        .fuse_both(&query.text, vector, None, 20, |_| true)
+                        .iter()
+                        .map(|h| h.index)
+                        .collect();
+                    let found = match memory {
+                        Some(memory) => fuse(
+                            &hybrid,
+                            &votes(memory, vector, vectors, used),
+                            memory.weight,
+                        ),
+                        None => hybrid,
+                    };
+                    let expected: Vec<usize> =
+                        query.expected.iter().map(|e| p.position[e]).collect();
+                    score.add(&found, &expected);
+                }
+                score
+            })
+            .collect();
+        let name = match memory {
+            None => "none (the hybrid)".to_string(),
+            Some(m) => format!(
+                "{} nearest, cosine >= {}, weight {}",
+                m.neighbours, m.floor, m.weight
+            ),
+        };
+        row(&name, &scores);
+    }
+}
