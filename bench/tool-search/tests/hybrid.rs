@@ -10,8 +10,8 @@ use tool_search_lab::hybrid::{assert_floors, prepare, prepare_with, report};
 use tool_search_lab::models::{self, on_every_core};
 
 /// The static model's tables, and the test parts' hybrid recall@5 asserted at what was
-/// measured (2026-12-01; NESTFUL and ComplexFuncBench 2026-12-02, with producer links since
-/// the same day) less 0.01, so a change that loses more fails here.
+/// measured (2026-12-06, with breadth after fusing) less 0.01, so a change that loses more
+/// fails here.
 #[tokio::test(flavor = "current_thread")]
 async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(model) = models::model() else { return };
@@ -20,10 +20,10 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.888),
-            ("agentdojo", 0.621),
-            ("nestful", 0.781),
-            ("complexfuncbench", 0.735),
+            ("bfcl", 0.889),
+            ("agentdojo", 0.616),
+            ("nestful", 0.790),
+            ("complexfuncbench", 0.738),
         ],
     );
 }
@@ -33,7 +33,7 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
 /// (`SemanticSearch::with_second`, fused as `HybridConfig::three_rankings`, chosen on the tuning
 /// parts by `three_rankings_on_the_tuning_parts`). Only the test parts' queries are embedded
 /// (1,669 tools and 2,063 questions, by both models); hybrid recall@5 asserted at what was
-/// measured (2026-12-02, with producer links after fusing) less 0.01.
+/// measured (2026-12-06, with producer links and breadth after fusing) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
@@ -51,10 +51,10 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.895),
-            ("agentdojo", 0.592),
-            ("nestful", 0.804),
-            ("complexfuncbench", 0.706),
+            ("bfcl", 0.896),
+            ("agentdojo", 0.604),
+            ("nestful", 0.812),
+            ("complexfuncbench", 0.704),
         ],
     );
     println!("MiniLM, the static model and the words (HybridConfig::three_rankings):\n");
@@ -62,10 +62,10 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.901),
+            ("bfcl", 0.902),
             ("agentdojo", 0.686),
             ("nestful", 0.818),
-            ("complexfuncbench", 0.705),
+            ("complexfuncbench", 0.704),
         ],
     );
 }

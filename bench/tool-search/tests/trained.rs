@@ -58,7 +58,7 @@ fn trained_fusion() -> HybridConfig {
 
 /// The trained model's tables on the test parts (never trained on), fused with the words as
 /// wordllama is (`HybridConfig::static_model`), then by the fusion chosen for it; hybrid recall@5
-/// asserted at what was measured (2026-12-05) less 0.01.
+/// asserted at what was measured (2026-12-06, with breadth) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(trained) = models::trained_model() else {
@@ -69,10 +69,10 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.892),
-            ("agentdojo", 0.657),
-            ("nestful", 0.833),
-            ("complexfuncbench", 0.782),
+            ("bfcl", 0.891),
+            ("agentdojo", 0.655),
+            ("nestful", 0.835),
+            ("complexfuncbench", 0.787),
         ],
     );
     println!("The fusion chosen for the trained model:\n");
@@ -80,10 +80,10 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.896),
+            ("bfcl", 0.897),
             ("agentdojo", 0.631),
-            ("nestful", 0.850),
-            ("complexfuncbench", 0.797),
+            ("nestful", 0.855),
+            ("complexfuncbench", 0.794),
         ],
     );
 }

@@ -20,8 +20,9 @@
 //! best hits' parameters come from join them, where a parameter's doc names the tool or an
 //! identifier's words do: the lookup a task needs first). A tool's [group](crate::ToolGroup) (an
 //! MCP server, a toolset) is read as a fifth field, weighted as a parameter's doc: "create an
-//! issue on GitHub" reaches the GitHub server's `create_issue`. A query that lists its
-//! [`steps`] is searched step by step. Every part and number was
+//! issue on GitHub" reaches the GitHub server's `create_issue`. The first results of a long
+//! request are chosen to cover it between them (breadth: a tool for each step it names before
+//! a third variant of one). A query that lists its [`steps`] is searched step by step. Every part and number was
 //! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
 //! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
 
@@ -259,6 +260,21 @@ impl ToolIndex {
             }
         }
         ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+
+    /// Reorders the best of `ranked` (registration indices with scores, best first) so that the
+    /// first cover `query` between them, as the lexical ranking does with its own results
+    /// ([`Breadth`](index::parts::Breadth)); `ranked` is best first again after. Nothing changes
+    /// when the index was built without breadth.
+    pub(crate) fn spread(&self, query: &str, ranked: &mut [(usize, f32)]) {
+        let mut docs: Vec<(u32, f32)> = ranked
+            .iter()
+            .map_while(|&(index, score)| Some((self.doc_of(index)?, score)))
+            .collect();
+        self.text.spread_query(query, &mut docs);
+        for (slot, (doc, score)) in ranked.iter_mut().zip(docs) {
+            *slot = (self.tools[doc as usize].0, score);
+        }
     }
 
     /// The document number of the tool registered at `index`.

@@ -56,6 +56,12 @@ pub struct HybridConfig {
     /// recall@5 from 0.748 to 0.794 with the static model, 0.773 to 0.806 with three rankings
     /// and 0.756 to 0.789 with all-MiniLM-L6-v2, no set more than 0.003 lower.
     pub producer_links: bool,
+    /// Whether the first fused results of a long request are chosen to cover it between them,
+    /// as the lexical ranking's are (see [`ToolIndex`](crate::search::ToolIndex)): a tool for
+    /// each step it names before a third variant of one. Default: on. On the held-out tuning
+    /// parts it raised mean recall@5 from 0.794 to 0.798 with the static model, 0.806 to 0.809
+    /// with three rankings and 0.789 to 0.797 with all-MiniLM-L6-v2, no set more than 0.004 lower.
+    pub breadth: bool,
 }
 
 impl Default for HybridConfig {
@@ -68,6 +74,7 @@ impl Default for HybridConfig {
             semantic_weight: 0.43,
             second_weight: 0.5,
             producer_links: true,
+            breadth: true,
         }
     }
 }
@@ -112,6 +119,12 @@ impl HybridConfig {
     /// Sets [`producer_links`](Self::producer_links).
     pub fn with_producer_links(mut self, on: bool) -> Self {
         self.producer_links = on;
+        self
+    }
+
+    /// Sets [`breadth`](Self::breadth).
+    pub fn with_breadth(mut self, on: bool) -> Self {
+        self.breadth = on;
         self
     }
 

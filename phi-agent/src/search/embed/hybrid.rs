@@ -180,6 +180,9 @@ impl HybridIndex {
             self.lexical
                 .lift_producers(&mut ranked, FUSED_LINK_SHARE, &accept);
         }
+        if c.breadth {
+            self.lexical.spread(query, &mut ranked);
+        }
         ranked.truncate(limit);
         ranked
             .into_iter()

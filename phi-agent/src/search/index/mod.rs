@@ -10,6 +10,7 @@
 //! `parts` holds what the ranking is made of and its tuned numbers; `build` turns documents into
 //! the stored index (`postings`), in which `query` looks a search up.
 
+mod breadth;
 mod build;
 pub(super) mod parts;
 mod postings;

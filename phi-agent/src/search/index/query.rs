@@ -12,13 +12,13 @@ use super::postings::{IN_NAME, Posting, TextIndex};
 
 /// One term of a query as the index looks it up.
 #[derive(Debug, Clone, Copy)]
-struct QueryTerm {
-    id: u32,
-    weight: f32,
+pub(super) struct QueryTerm {
+    pub(super) id: u32,
+    pub(super) weight: f32,
     /// Which of the query's own terms it is, or stands in for.
-    source: usize,
+    pub(super) source: usize,
     /// The query's own term, not a synonym.
-    direct: bool,
+    pub(super) direct: bool,
 }
 
 /// What a search has found so far, per document.
@@ -71,7 +71,9 @@ fn coverage_factor(share: f32, power: f32) -> f32 {
 impl TextIndex {
     /// The best `limit` documents for `query` among those `accept` lets through, best first,
     /// with their scores; ties go to the lower document number. With `link`, the tools the best
-    /// results' parameters come from join them ([`Links`], when the index has them).
+    /// results' parameters come from join them ([`Links`], when the index has them) and the
+    /// first are chosen to cover the request between them ([`Breadth`](super::parts::Breadth)): the finished ranking,
+    /// where a hybrid fuses the unfinished one and finishes its own.
     pub(crate) fn search(
         &self,
         query: &str,
@@ -92,12 +94,20 @@ impl TextIndex {
         if link && let Some(links) = self.parts.links {
             self.link(&mut ranked, links, &accept);
         }
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit - 1, by_score);
-            ranked.truncate(limit);
+        let breadth = self.parts.breadth.filter(|_| link);
+        let keep = breadth.map_or(limit, |breadth| limit.max(breadth.pool));
+        if ranked.len() > keep {
+            ranked.select_nth_unstable_by(keep - 1, by_score);
+            ranked.truncate(keep);
         }
         ranked.sort_unstable_by(by_score);
-        ranked.into_iter().map(|hit| (hit.doc, hit.score)).collect()
+        let mut found: Vec<(u32, f32)> =
+            ranked.into_iter().map(|hit| (hit.doc, hit.score)).collect();
+        if let Some(breadth) = breadth {
+            self.spread(&mut found, &weighted, asked, breadth);
+            found.truncate(limit);
+        }
+        found
     }
 
     /// Adds to `ranked` what the words [`Feedback`] takes from its best documents score (words
@@ -199,7 +209,7 @@ impl TextIndex {
     }
 
     /// The weight of term `id` in document `doc`, which has it.
-    fn weight(&self, id: u32, doc: u32) -> f32 {
+    pub(super) fn weight(&self, id: u32, doc: u32) -> f32 {
         let postings = self.postings_of(id);
         postings
             .binary_search_by_key(&doc, |posting| posting.doc & !IN_NAME)
@@ -275,7 +285,7 @@ impl TextIndex {
     /// synonyms at [`SYNONYM_WEIGHT`](super::parts::SYNONYM_WEIGHT) (translations at
     /// [`TRANSLATION_WEIGHT`]) unless the query says them itself; and how many of its
     /// own terms the index knows, directly or through a synonym.
-    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
+    pub(super) fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
         let mut own: Vec<String> = Vec::new();
         for_each_term(query, self.parts.analysis, |term| {
             if !own.iter().any(|known| known == term) {

@@ -171,3 +171,82 @@ fn synonyms_reach_other_words_and_filters_apply() {
     assert!(index.search("weather", 5, true, |_| true).is_empty());
     assert!(index.search("", 5, true, |_| true).is_empty());
 }
+
+#[test]
+fn the_first_results_answer_every_step_of_a_long_request() {
+    let index = index(&[
+        (
+            "search_movies",
+            "Search for movies by genre, rating and release year.",
+        ),
+        (
+            "find_movies",
+            "Find movies of a genre by rating and release year.",
+        ),
+        (
+            "list_movies",
+            "List the movies of a genre by rating and release year.",
+        ),
+        (
+            "translate_text",
+            "Translate a text from one language to another.",
+        ),
+        ("calculate_square", "Calculate the square of a number."),
+    ]);
+    let request = "Translate the text from English to Spanish, then calculate the square of 12, \
+                   then search for movies of the genre Action with a rating of 7 released after \
+                   2000";
+    // Scores as a large catalogue gives them, where every tool matches some common words: the
+    // three ways to find movies ahead of the other steps' tools, by little.
+    let mut ranked = vec![(0, 1.0), (1, 0.99), (2, 0.98), (3, 0.97), (4, 0.96)];
+    index.spread_query(request, &mut ranked);
+    let order: Vec<u32> = ranked.iter().map(|&(doc, _)| doc).collect();
+    // The first way to find movies keeps its place; the other steps' tools come before the
+    // second and third, which answer nothing new.
+    assert_eq!(order[0], 0, "{order:?}");
+    assert_eq!(&order[3..], [1, 2], "{order:?}");
+    // The scores are handed out again in the new order: still best first.
+    let scores: Vec<f32> = ranked.iter().map(|&(_, score)| score).collect();
+    assert_eq!(scores, [1.0, 0.99, 0.98, 0.97, 0.96]);
+    // A short request is left as the ranking put it.
+    let mut short = vec![(0, 1.0), (1, 0.99), (4, 0.5)];
+    index.spread_query("square of a number", &mut short);
+    assert_eq!(short, [(0, 1.0), (1, 0.99), (4, 0.5)]);
+}
+
+#[test]
+fn breadth_reorders_only_the_finished_ranking() {
+    let index = index(&[
+        (
+            "search_movies",
+            "Search for movies by genre, rating and release year.",
+        ),
+        (
+            "find_movies",
+            "Find movies of a genre by rating and release year.",
+        ),
+        (
+            "list_movies",
+            "List the movies of a genre by rating and release year.",
+        ),
+        (
+            "translate_text",
+            "Translate a text from one language to another.",
+        ),
+        ("calculate_square", "Calculate the square of a number."),
+    ]);
+    let request = "Translate the text from English to Spanish, then calculate the square of 12, \
+                   then search for movies of the genre Action with a rating of 7 released after \
+                   2000";
+    // The unfinished ranking (what a hybrid fuses) is best first by score alone; the finished
+    // one holds the same tools.
+    let unfinished = index.search(request, 5, false, |_| true);
+    assert!(unfinished.windows(2).all(|pair| pair[0].1 >= pair[1].1));
+    let finished = index.search(request, 5, true, |_| true);
+    let mut a: Vec<u32> = unfinished.iter().map(|hit| hit.0).collect();
+    let mut b: Vec<u32> = finished.iter().map(|hit| hit.0).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+    assert!(finished.windows(2).all(|pair| pair[0].1 >= pair[1].1));
+}

@@ -295,10 +295,11 @@ pub async fn sentence_tool_text_on_the_tuning_parts() {
     );
 }
 
-/// Producer links after fusing (`HybridConfig::producer_links`), on the tuning parts only: each shipped
-/// fusion with and without them (mean recall@5 over the sets, each counting once;
-/// `-- hybrid-links`).
-pub async fn links_in_the_hybrids_on_the_tuning_parts() {
+/// What a hybrid does after fusing, on and off, on the tuning parts only: producer links
+/// (`HybridConfig::producer_links`, `-- hybrid-links`) or breadth (`HybridConfig::breadth`,
+/// `-- hybrid-breadth`), for each shipped fusion (mean recall@5 over the sets, each counting
+/// once); the trained model on its validation slice (the tuning questions it was not trained on).
+pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
     let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
         return;
     };
@@ -310,8 +311,8 @@ pub async fn links_in_the_hybrids_on_the_tuning_parts() {
         |_| {},
     )
     .await;
-    let mut sets = [static_sets, both];
-    let configs = [
+    let mut sets = vec![static_sets, both];
+    let mut configs = vec![
         (
             0,
             "static model and the words (default)",
@@ -320,13 +321,32 @@ pub async fn links_in_the_hybrids_on_the_tuning_parts() {
         (1, "MiniLM and the words", HybridConfig::sentence_model()),
         (1, "three rankings", HybridConfig::three_rankings()),
     ];
+    if let Some(trained) = models::trained_model() {
+        let held = models::validation_questions();
+        sets.push(
+            prepare_with(Arc::new(trained), None, Some("tune"), |set| {
+                set.queries.retain(|q| held.contains(&q.text));
+            })
+            .await,
+        );
+        configs.push((
+            2,
+            "trained static model (validation slice)",
+            HybridConfig::static_model(),
+        ));
+    }
+    let what = if breadth { "breadth" } else { "links" };
     println!(
-        "| fusion (tuning parts) | links | {} | mean R@5 | mean MRR |",
+        "| fusion (tuning parts) | {what} | {} | mean R@5 | mean MRR |",
         SETS.join(" R@5 | ")
     );
     for (which, name, config) in configs {
-        for links in [false, true] {
-            let config = config.with_producer_links(links);
+        for on in [false, true] {
+            let config = if breadth {
+                config.with_breadth(on)
+            } else {
+                config.with_producer_links(on)
+            };
             let scores = on_tuning_parts(&mut sets[which], config);
             let (recall, mrr) = means(&scores);
             let cells: Vec<String> = scores
@@ -334,7 +354,7 @@ pub async fn links_in_the_hybrids_on_the_tuning_parts() {
                 .map(|s| format!("{:.3}", s.recall()))
                 .collect();
             println!(
-                "| {name} | {links} | {} | {recall:.4} | {mrr:.4} |",
+                "| {name} | {on} | {} | {recall:.4} | {mrr:.4} |",
                 cells.join(" | ")
             );
             assert!(recall > 0.0);

@@ -20,6 +20,7 @@ pub const PARTS: &[Change] = &[
     ("-name-bonus", |p| p.name_bonus = false),
     ("-feedback", |p| p.feedback = None),
     ("-links", |p| p.links = None),
+    ("-breadth", |p| p.breadth = None),
     ("-links-by-reference", |p| {
         p.links.get_or_insert_default().by_reference = false
     }),
@@ -110,6 +111,46 @@ pub const GRID: &[Change] = &[
     }),
     ("feedback_weight=0.6", |p| {
         p.feedback.get_or_insert_default().weight = 0.6
+    }),
+    ("-breadth", |p| p.breadth = None),
+    ("breadth_pool=20", |p| {
+        p.breadth.get_or_insert_default().pool = 20
+    }),
+    ("breadth_pool=7", |p| {
+        p.breadth.get_or_insert_default().pool = 7
+    }),
+    ("breadth_weight=0.1", |p| {
+        p.breadth.get_or_insert_default().weight = 0.1
+    }),
+    ("breadth_min_words=5", |p| {
+        p.breadth.get_or_insert_default().min_words = 5
+    }),
+    ("breadth_min_words=7", |p| {
+        p.breadth.get_or_insert_default().min_words = 7
+    }),
+    ("breadth_min_words=0", |p| {
+        p.breadth.get_or_insert_default().min_words = 0
+    }),
+    ("breadth_min_words=12", |p| {
+        p.breadth.get_or_insert_default().min_words = 12
+    }),
+    ("breadth_min_words=16", |p| {
+        p.breadth.get_or_insert_default().min_words = 16
+    }),
+    ("breadth_weight=0.3", |p| {
+        p.breadth.get_or_insert_default().weight = 0.3
+    }),
+    ("breadth_weight=0.4", |p| {
+        p.breadth.get_or_insert_default().weight = 0.4
+    }),
+    ("breadth_weight=0.5", |p| {
+        p.breadth.get_or_insert_default().weight = 0.5
+    }),
+    ("breadth_weight=0.75", |p| {
+        p.breadth.get_or_insert_default().weight = 0.75
+    }),
+    ("breadth_weight=1", |p| {
+        p.breadth.get_or_insert_default().weight = 1.0
     }),
 ];
 

@@ -13,6 +13,7 @@
 //! cargo run --release -p tool-search-lab -- memory           # earlier requests voting (not shipped)
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
 //! cargo run --release -p tool-search-lab -- hybrid-links     # producer links after fusing
+//! cargo run --release -p tool-search-lab -- hybrid-breadth   # breadth after fusing
 //! cargo run --release -p tool-search-lab -- scale [--sentence]        # one search at 10,000 tools
 //! cargo run --release -p tool-search-lab -- query-embedding [--sentence]
 //! ```
@@ -49,9 +50,8 @@ fn main() -> ExitCode {
         Some("examples") => runtime.block_on(examples::examples_on_the_validation_slice()),
         Some("three-rankings") => runtime.block_on(hybrid::three_rankings_on_the_tuning_parts()),
         Some("sentence-text") => runtime.block_on(hybrid::sentence_tool_text_on_the_tuning_parts()),
-        Some("hybrid-links") => {
-            runtime.block_on(hybrid::links_in_the_hybrids_on_the_tuning_parts())
-        }
+        Some("hybrid-links") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(false)),
+        Some("hybrid-breadth") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(true)),
         Some("scale") if flag("--sentence") => {
             runtime.block_on(scale::sentence_search_at_10000_tools())
         }
@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence | --trained] | three-rankings | examples | memory | sentence-text | hybrid-links | scale [--sentence] \
+                 [--sentence | --trained] | three-rankings | examples | memory | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);
