@@ -19,5 +19,5 @@ mod table;
 mod tokenizer;
 mod wordpiece;
 
-pub use model::{LoadError, StaticEmbedder};
+pub use model::{FUSION_KEY, LoadError, StaticEmbedder};
 pub use sentence::SentenceEmbedder;

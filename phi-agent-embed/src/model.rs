@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use phi_agent::AgentResult;
-use phi_agent::search::Embedder;
+use phi_agent::search::{Embedder, HybridConfig};
 use safetensors::SafeTensors;
 
 use crate::table::Table;
@@ -41,8 +41,10 @@ pub enum LoadError {
 /// `wordllama/tokenizers/l2_supercat_tokenizer_config.json`: LLaMA 2's tokenizer, 32,000 tokens
 /// of 256 dimensions).
 ///
-/// Its fusion with the words is [`HybridConfig::static_model`](phi_agent::search::HybridConfig::static_model)
-/// (the [`Embedder::fusion`] default).
+/// Its fusion with the words is [`HybridConfig::static_model`] (the [`Embedder::fusion`]
+/// default), unless the weights file names another in its metadata under [`FUSION_KEY`]: the
+/// model trained for tool search (`bench/tool-search/train/train.py`) names
+/// [`HybridConfig::tool_search_model`], the fusion chosen for it.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -61,6 +63,7 @@ pub enum LoadError {
 /// ```
 pub struct StaticEmbedder {
     name: String,
+    fusion: HybridConfig,
     tokenizer: Bpe,
     /// Row-major, `rows × dimensions`, in the weights file's precision.
     table: Table,
@@ -184,12 +187,14 @@ impl StaticEmbedder {
         if rows == 0 || dimensions == 0 || table.len() != rows * dimensions {
             return Err(format(weights, "an empty or cut-short table".into()));
         }
+        let fusion = named_fusion(&bytes).map_err(|message| format(weights, message))?;
         let name = weights.file_stem().map_or_else(
             || "static".into(),
             |stem| stem.to_string_lossy().into_owned(),
         );
         Ok(Self {
             name,
+            fusion,
             tokenizer,
             table,
             rows,
@@ -247,5 +252,29 @@ impl Embedder for StaticEmbedder {
     /// Batches cost nothing extra here; a bigger one only means fewer calls.
     fn max_batch(&self) -> usize {
         256
+    }
+
+    /// [`HybridConfig::static_model`], or the fusion the weights file names ([`FUSION_KEY`]).
+    fn fusion(&self) -> HybridConfig {
+        self.fusion
+    }
+}
+
+/// The key of a weights file's safetensors metadata that names the fusion its table was tuned
+/// with: `static_model` or `tool_search_model` ([`HybridConfig`]'s presets of those names).
+pub const FUSION_KEY: &str = "phi_agent.fusion";
+
+/// The fusion a weights file names under [`FUSION_KEY`], [`HybridConfig::static_model`] when it
+/// names none; a name phi-agent does not know is refused, not guessed.
+fn named_fusion(bytes: &[u8]) -> Result<HybridConfig, String> {
+    let (_, header) = SafeTensors::read_metadata(bytes)
+        .map_err(|error| format!("not a safetensors file: {error}"))?;
+    match header.metadata().as_ref().and_then(|m| m.get(FUSION_KEY)) {
+        None => Ok(HybridConfig::static_model()),
+        Some(name) if name == "static_model" => Ok(HybridConfig::static_model()),
+        Some(name) if name == "tool_search_model" => Ok(HybridConfig::tool_search_model()),
+        Some(name) => Err(format!(
+            "{FUSION_KEY} names the fusion {name:?}; known: static_model, tool_search_model"
+        )),
     }
 }

@@ -3,8 +3,8 @@
 
 mod common;
 
-use phi_agent::search::Embedder;
-use phi_agent_embed::{LoadError, StaticEmbedder};
+use phi_agent::search::{Embedder, HybridConfig};
+use phi_agent_embed::{FUSION_KEY, LoadError, StaticEmbedder};
 
 /// Token ids the `tokenizers` library gives for 107 texts (held-out queries and tool texts, CJK,
 /// Thai, emoji, literal special tokens), written by `scripts/embed-tokenizer-fixture.py`.
@@ -85,5 +85,54 @@ fn load_errors_name_the_file_and_the_problem() {
     let model = StaticEmbedder::from_files(&weights, &tokenizer).unwrap();
     assert_eq!(model.embed_one("a"), [0.6, 0.8, 0.0]);
     assert_eq!(model.model(), "table");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A table of 2 tokens × 3 dimensions in f32, with `metadata` (a JSON object) in its header.
+fn table_file(metadata: Option<&str>) -> Vec<u8> {
+    let tensor = r#""t":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}"#;
+    let header = match metadata {
+        Some(metadata) => format!(r#"{{"__metadata__":{metadata},{tensor}}}"#),
+        None => format!("{{{tensor}}}"),
+    };
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    for value in [3.0f32, 4.0, 0.0, 1.0, 0.0, 0.0] {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    bytes
+}
+
+#[test]
+fn the_weights_name_the_fusion_they_were_tuned_with() {
+    let dir = std::env::temp_dir().join(format!("phi-agent-embed-fusion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (weights, tokenizer) = (dir.join("table.safetensors"), dir.join("tokenizer.json"));
+    std::fs::write(
+        &tokenizer,
+        br#"{"model": {"vocab": {"a": 0}, "merges": []}}"#,
+    )
+    .unwrap();
+    let fusion = |metadata: Option<&str>| {
+        std::fs::write(&weights, table_file(metadata)).unwrap();
+        StaticEmbedder::from_files(&weights, &tokenizer).map(|model| model.fusion())
+    };
+    assert_eq!(fusion(None).unwrap(), HybridConfig::static_model());
+    assert_eq!(
+        fusion(Some(r#"{"phi_agent.fusion":"tool_search_model"}"#)).unwrap(),
+        HybridConfig::tool_search_model()
+    );
+    assert_eq!(
+        fusion(Some(r#"{"phi_agent.fusion":"static_model","other":"x"}"#)).unwrap(),
+        HybridConfig::static_model()
+    );
+    // A name this version does not know is refused with what it knows, not guessed.
+    let error = fusion(Some(r#"{"phi_agent.fusion":"newer_model"}"#)).unwrap_err();
+    assert!(
+        error.to_string().contains("newer_model")
+            && error.to_string().contains("tool_search_model"),
+        "{error}"
+    );
+    assert_eq!(FUSION_KEY, "phi_agent.fusion");
     std::fs::remove_dir_all(&dir).unwrap();
 }

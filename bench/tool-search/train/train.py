@@ -215,7 +215,13 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     name = f"tool_search_{args.dims}"
-    save_file({"embedding": best_table.astype(np.float16)}, os.path.join(args.out, name + ".safetensors"))
+    # The metadata names the fusion chosen for this model (`HybridConfig::tool_search_model`, by
+    # `tool-search-lab fusion-grid --trained`), which phi-agent-embed's StaticEmbedder then uses.
+    save_file(
+        {"embedding": best_table.astype(np.float16)},
+        os.path.join(args.out, name + ".safetensors"),
+        metadata={"phi_agent.fusion": "tool_search_model"},
+    )
     shutil.copyfile(tokenizer_file, os.path.join(args.out, "tokenizer.json"))
     # The validation slice's questions, so that a fusion for this model can be chosen on questions
     # it was not trained on (`tool-search-lab fusion-grid --trained`).

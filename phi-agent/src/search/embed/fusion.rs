@@ -136,6 +136,19 @@ impl HybridConfig {
         Self::default()
     }
 
+    /// The fusion chosen for the static model trained for tool search (`phi-agent-embed`'s
+    /// `StaticEmbedder` loading what `bench/tool-search/train/train.py` writes, whose weights name
+    /// this fusion), on the tuning questions its training kept aside: reciprocal rank fusion, k 1,
+    /// weights 1 (lexical) and 0.75, 50 candidates each (mean recall@5 there 0.843 against 0.810
+    /// fused as [`static_model`](Self::static_model), every set higher). The fusion of
+    /// BENCHMARKS.md's "trained static hybrid" column.
+    pub fn tool_search_model() -> Self {
+        Self::default()
+            .with_fusion(Fusion::ReciprocalRank)
+            .with_rrf_k(1.0)
+            .with_semantic_weight(0.75)
+    }
+
     /// The fusion chosen for a sentence-transformer alone with the words (`phi-agent-embed`'s
     /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the

@@ -332,7 +332,7 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
         configs.push((
             2,
             "trained static model (validation slice)",
-            HybridConfig::static_model(),
+            HybridConfig::tool_search_model(),
         ));
     }
     let what = if breadth { "breadth" } else { "links" };

@@ -19,7 +19,7 @@ pub async fn ceiling_on_the_test_parts() {
     println!("| test part | n | R@5 | R@10 | R@20 | R@50 | all needed in the first 20 |");
     println!("|---|---|---|---|---|---|---|");
     for p in &mut prepared {
-        p.index.set_config(HybridConfig::static_model());
+        p.index.set_config(HybridConfig::tool_search_model());
         let depths = [5usize, 10, 20, 50];
         let mut sums = [0f64; 4];
         let mut whole = 0usize;
@@ -53,9 +53,9 @@ pub async fn ceiling_on_the_test_parts() {
     }
 }
 
-/// Every validation-slice (`tune`) or test question's first 20 fused candidates with what each
-/// ranking said of them, one JSON line a question, for a reranker tried outside
-/// (`-- candidates tune|test`).
+/// Every validation-slice (`tune`) or test question's first 20 candidates fused as wordllama is
+/// (`static_model`), with what each ranking said of them, one JSON line a question, for a
+/// reranker tried outside (`-- candidates tune|test`).
 pub async fn candidates(part: &str) {
     let Some(model) = models::trained_model() else {
         return;
