@@ -172,9 +172,9 @@ fn synonyms_reach_other_words_and_filters_apply() {
     assert!(index.search("", 5, true, |_| true).is_empty());
 }
 
-#[test]
-fn the_first_results_answer_every_step_of_a_long_request() {
-    let index = index(&[
+/// Three ways to find movies, and a tool for each other step of [`THREE_STEPS`].
+fn movies_and_two_more() -> TextIndex {
+    index(&[
         (
             "search_movies",
             "Search for movies by genre, rating and release year.",
@@ -192,10 +192,17 @@ fn the_first_results_answer_every_step_of_a_long_request() {
             "Translate a text from one language to another.",
         ),
         ("calculate_square", "Calculate the square of a number."),
-    ]);
-    let request = "Translate the text from English to Spanish, then calculate the square of 12, \
-                   then search for movies of the genre Action with a rating of 7 released after \
-                   2000";
+    ])
+}
+
+/// A request of three steps, long enough for breadth.
+const THREE_STEPS: &str = "Translate the text from English to Spanish, then calculate the square \
+                           of 12, then search for movies of the genre Action with a rating of 7 \
+                           released after 2000";
+
+#[test]
+fn the_first_results_answer_every_step_of_a_long_request() {
+    let (index, request) = (movies_and_two_more(), THREE_STEPS);
     // Scores as a large catalogue gives them, where every tool matches some common words: the
     // three ways to find movies ahead of the other steps' tools, by little.
     let mut ranked = vec![(0, 1.0), (1, 0.99), (2, 0.98), (3, 0.97), (4, 0.96)];
@@ -216,28 +223,7 @@ fn the_first_results_answer_every_step_of_a_long_request() {
 
 #[test]
 fn breadth_reorders_only_the_finished_ranking() {
-    let index = index(&[
-        (
-            "search_movies",
-            "Search for movies by genre, rating and release year.",
-        ),
-        (
-            "find_movies",
-            "Find movies of a genre by rating and release year.",
-        ),
-        (
-            "list_movies",
-            "List the movies of a genre by rating and release year.",
-        ),
-        (
-            "translate_text",
-            "Translate a text from one language to another.",
-        ),
-        ("calculate_square", "Calculate the square of a number."),
-    ]);
-    let request = "Translate the text from English to Spanish, then calculate the square of 12, \
-                   then search for movies of the genre Action with a rating of 7 released after \
-                   2000";
+    let (index, request) = (movies_and_two_more(), THREE_STEPS);
     // The unfinished ranking (what a hybrid fuses) is best first by score alone; the finished
     // one holds the same tools.
     let unfinished = index.search(request, 5, false, |_| true);
