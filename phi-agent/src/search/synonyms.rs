@@ -76,6 +76,9 @@ const GROUPS: &[&[&str]] = &[
     &["pay", "payment", "charge", "money", "funds", "cash"],
     &["refund", "reimburse", "repay", "chargeback"],
     &["bill", "invoice", "billing"],
+    &["offer", "deal", "discount", "bargain"],
+    &["similar", "related", "alike"],
+    &["biography", "bio", "overview", "profile"],
     &["scale", "replica", "resize"],
     // nouns
     &["email", "mail", "inbox", "mailbox", "message"],
