@@ -7,8 +7,9 @@ use super::query::QueryTerm;
 
 impl TextIndex {
     /// Reorders the best [`Breadth::pool`] of `ranked` (documents with their scores, best first)
-    /// for [`Breadth`], by the query's own terms; the scores are handed out again in the new
-    /// order, so `ranked` stays best first. What the hybrid does to its fused ranking.
+    /// for [`Breadth`], by the query's words (a synonym counting at its weight); the scores are
+    /// handed out again in the new order, so `ranked` stays best first. What the hybrid does to
+    /// its fused ranking.
     pub(crate) fn spread_query(&self, query: &str, ranked: &mut [(u32, f32)]) {
         if let Some(breadth) = self.parts.breadth {
             let (weighted, asked) = self.query_terms(query);
@@ -42,20 +43,16 @@ impl TextIndex {
         if total <= 0.0 {
             return;
         }
-        // Per candidate and source, what the candidate meets of it.
-        let meets: Vec<f32> = ranked[..pool]
-            .iter()
-            .flat_map(|&(doc, _)| {
-                let mut met = vec![0f32; sources];
-                for term in weighted {
-                    if self.weight(term.id, doc) > 0.0 {
-                        let value = self.idf[term.id as usize] * term.weight;
-                        met[term.source] = met[term.source].max(value);
-                    }
+        // Per candidate and source, what the candidate meets of it: `sources` values a candidate.
+        let mut meets = vec![0f32; pool * sources];
+        for (met, &(doc, _)) in meets.chunks_exact_mut(sources).zip(&ranked[..pool]) {
+            for term in weighted {
+                if self.weight(term.id, doc) > 0.0 {
+                    let value = self.idf[term.id as usize] * term.weight;
+                    met[term.source] = met[term.source].max(value);
                 }
-                met
-            })
-            .collect();
+            }
+        }
         let scores: Vec<f32> = ranked[..pool].iter().map(|&(_, score)| score).collect();
         let mut order: Vec<usize> = (0..pool).collect();
         let mut answered = vec![0f32; sources];
