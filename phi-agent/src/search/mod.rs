@@ -266,12 +266,12 @@ impl ToolIndex {
     /// first cover `query` between them, as the lexical ranking does with its own results
     /// ([`Breadth`](index::parts::Breadth)); `ranked` is best first again after. Nothing changes
     /// when the index was built without breadth.
-    pub(crate) fn spread(&self, query: &str, ranked: &mut [(usize, f32)]) {
+    pub(crate) fn spread(&self, query: &str, ranked: &mut [(usize, f32)], weight: f32) {
         let mut docs: Vec<(u32, f32)> = ranked
             .iter()
             .map_while(|&(index, score)| Some((self.doc_of(index)?, score)))
             .collect();
-        self.text.spread_query(query, &mut docs);
+        self.text.spread_query(query, &mut docs, weight);
         for (slot, (doc, score)) in ranked.iter_mut().zip(docs) {
             *slot = (self.tools[doc as usize].0, score);
         }

@@ -56,12 +56,13 @@ pub struct HybridConfig {
     /// recall@5 from 0.748 to 0.794 with the static model, 0.773 to 0.806 with three rankings
     /// and 0.756 to 0.789 with all-MiniLM-L6-v2, no set more than 0.003 lower.
     pub producer_links: bool,
-    /// Whether the first fused results of a long request are chosen to cover it between them,
-    /// as the lexical ranking's are (see [`ToolIndex`](crate::search::ToolIndex)): a tool for
-    /// each step it names before a third variant of one. Default: on. On the held-out tuning
-    /// parts it raised mean recall@5 from 0.794 to 0.798 with the static model, 0.806 to 0.809
-    /// with three rankings and 0.789 to 0.797 with all-MiniLM-L6-v2, no set more than 0.004 lower.
-    pub breadth: bool,
+    /// How much covering a long request is worth when its first fused results are chosen, as
+    /// the lexical ranking's are (see [`ToolIndex`](crate::search::ToolIndex)): a tool for each
+    /// step it names before a third variant of one. 0 turns it off. Default: 0.2, the lexical
+    /// ranking's; each preset has the weight chosen for it on the held-out tuning parts (0, 0.2,
+    /// 0.5, 1, 1.5 and 2 tried). At 0.2 it raised mean recall@5 there from 0.794 to 0.799 with
+    /// the static model.
+    pub breadth: f32,
 }
 
 impl Default for HybridConfig {
@@ -74,7 +75,7 @@ impl Default for HybridConfig {
             semantic_weight: 0.43,
             second_weight: 0.5,
             producer_links: true,
-            breadth: true,
+            breadth: 0.2,
         }
     }
 }
@@ -122,9 +123,9 @@ impl HybridConfig {
         self
     }
 
-    /// Sets [`breadth`](Self::breadth).
-    pub fn with_breadth(mut self, on: bool) -> Self {
-        self.breadth = on;
+    /// Sets [`breadth`](Self::breadth) (0 turns it off).
+    pub fn with_breadth(mut self, weight: f32) -> Self {
+        self.breadth = weight;
         self
     }
 
@@ -140,19 +141,22 @@ impl HybridConfig {
     /// `StaticEmbedder` loading what `bench/tool-search/train/train.py` writes, whose weights name
     /// this fusion), on the tuning questions its training kept aside: reciprocal rank fusion, k 1,
     /// weights 1 (lexical) and 0.75, 50 candidates each (mean recall@5 there 0.843 against 0.810
-    /// fused as [`static_model`](Self::static_model), every set higher). The fusion of
+    /// fused as [`static_model`](Self::static_model), every set higher), [`breadth`](Self::breadth)
+    /// 1.5 (0.843 → 0.852 against 0.2, ComplexFuncBench 0.806 → 0.839). The fusion of
     /// BENCHMARKS.md's "trained static hybrid" column.
     pub fn tool_search_model() -> Self {
         Self::default()
             .with_fusion(Fusion::ReciprocalRank)
             .with_rrf_k(1.0)
             .with_semantic_weight(0.75)
+            .with_breadth(1.5)
     }
 
     /// The fusion chosen for a sentence-transformer alone with the words (`phi-agent-embed`'s
     /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
-    /// best fusion by scores). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
+    /// best fusion by scores), [`breadth`](Self::breadth) 0.5 (four tuning parts: 0.797 → 0.799
+    /// against 0.2). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
     /// `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
     pub fn sentence_model() -> Self {
         Self::default()
@@ -160,6 +164,7 @@ impl HybridConfig {
             .with_rrf_k(30.0)
             .with_semantic_weight(1.0)
             .with_second_weight(0.0)
+            .with_breadth(0.5)
     }
 
     /// The fusion chosen for three rankings (the words, a contextual model first, a static model
@@ -167,8 +172,9 @@ impl HybridConfig {
     /// `phi-agent-embed`'s `SentenceEmbedder` (all-MiniLM-L6-v2) and `StaticEmbedder` (wordllama):
     /// reciprocal rank fusion, k 10, 50 candidates each, weights 1 (lexical), 0.75 (first) and
     /// 0.5 (second). Mean recall@5 over the four tuning parts 0.773, against 0.756 for the
-    /// sentence-transformer alone with the words and 0.742 for the static model alone with them.
-    /// A [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own
+    /// sentence-transformer alone with the words and 0.742 for the static model alone with them;
+    /// [`breadth`](Self::breadth) 0.5 (0.809 → 0.812 against 0.2; 1.5 scored more but lost 0.011
+    /// on AgentDojo). A [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own
     /// uses this one.
     pub fn three_rankings() -> Self {
         Self::default()
@@ -176,5 +182,6 @@ impl HybridConfig {
             .with_rrf_k(10.0)
             .with_semantic_weight(0.75)
             .with_second_weight(0.5)
+            .with_breadth(0.5)
     }
 }

@@ -180,8 +180,8 @@ impl HybridIndex {
             self.lexical
                 .lift_producers(&mut ranked, FUSED_LINK_SHARE, &accept);
         }
-        if c.breadth {
-            self.lexical.spread(query, &mut ranked);
+        if c.breadth > 0.0 {
+            self.lexical.spread(query, &mut ranked, c.breadth);
         }
         ranked.truncate(limit);
         ranked

@@ -7,13 +7,13 @@ use super::query::QueryTerm;
 
 impl TextIndex {
     /// Reorders the best [`Breadth::pool`] of `ranked` (documents with their scores, best first)
-    /// for [`Breadth`], by the query's words (a synonym counting at its weight); the scores are
-    /// handed out again in the new order, so `ranked` stays best first. What the hybrid does to
-    /// its fused ranking.
-    pub(crate) fn spread_query(&self, query: &str, ranked: &mut [(u32, f32)]) {
+    /// for [`Breadth`] at `weight` instead of its own, by the query's words (a synonym counting
+    /// at its weight); the scores are handed out again in the new order, so `ranked` stays best
+    /// first. What the hybrid does to its fused ranking, whose scores are not the words'.
+    pub(crate) fn spread_query(&self, query: &str, ranked: &mut [(u32, f32)], weight: f32) {
         if let Some(breadth) = self.parts.breadth {
             let (weighted, asked) = self.query_terms(query);
-            self.spread(ranked, &weighted, asked, breadth);
+            self.spread(ranked, &weighted, asked, Breadth { weight, ..breadth });
         }
     }
 

@@ -1,6 +1,6 @@
 //! The ranking's parts, each on a small catalogue where it decides the order.
 
-use super::parts::Feedback;
+use super::parts::{Breadth, Feedback};
 use super::*;
 use crate::search::links::Links;
 
@@ -206,7 +206,7 @@ fn the_first_results_answer_every_step_of_a_long_request() {
     // Scores as a large catalogue gives them, where every tool matches some common words: the
     // three ways to find movies ahead of the other steps' tools, by little.
     let mut ranked = vec![(0, 1.0), (1, 0.99), (2, 0.98), (3, 0.97), (4, 0.96)];
-    index.spread_query(request, &mut ranked);
+    index.spread_query(request, &mut ranked, Breadth::default().weight);
     let order: Vec<u32> = ranked.iter().map(|&(doc, _)| doc).collect();
     // The first way to find movies keeps its place; the other steps' tools come before the
     // second and third, which answer nothing new.
@@ -217,7 +217,7 @@ fn the_first_results_answer_every_step_of_a_long_request() {
     assert_eq!(scores, [1.0, 0.99, 0.98, 0.97, 0.96]);
     // A short request is left as the ranking put it.
     let mut short = vec![(0, 1.0), (1, 0.99), (4, 0.5)];
-    index.spread_query("square of a number", &mut short);
+    index.spread_query("square of a number", &mut short, Breadth::default().weight);
     assert_eq!(short, [(0, 1.0), (1, 0.99), (4, 0.5)]);
 }
 

@@ -341,12 +341,19 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
         SETS.join(" R@5 | ")
     );
     for (which, name, config) in configs {
-        for on in [false, true] {
-            let config = if breadth {
-                config.with_breadth(on)
-            } else {
-                config.with_producer_links(on)
-            };
+        // Links off and on; breadth off, then at weights from the lexical ranking's up.
+        let settings: Vec<(String, HybridConfig)> = if breadth {
+            [0.0, 0.2, 0.5, 1.0, 1.5, 2.0]
+                .into_iter()
+                .map(|weight| (format!("{weight}"), config.with_breadth(weight)))
+                .collect()
+        } else {
+            [false, true]
+                .into_iter()
+                .map(|on| (format!("{on}"), config.with_producer_links(on)))
+                .collect()
+        };
+        for (setting, config) in settings {
             let scores = on_tuning_parts(&mut sets[which], config);
             let (recall, mrr) = means(&scores);
             let cells: Vec<String> = scores
@@ -354,7 +361,7 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
                 .map(|s| format!("{:.3}", s.recall()))
                 .collect();
             println!(
-                "| {name} | {on} | {} | {recall:.4} | {mrr:.4} |",
+                "| {name} | {setting} | {} | {recall:.4} | {mrr:.4} |",
                 cells.join(" | ")
             );
             assert!(recall > 0.0);

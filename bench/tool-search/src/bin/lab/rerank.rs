@@ -79,7 +79,7 @@ pub async fn candidates(part: &str) {
             p.index.set_config(
                 HybridConfig::static_model()
                     .with_producer_links(false)
-                    .with_breadth(false),
+                    .with_breadth(0.0),
             );
             let plain: Vec<usize> = p
                 .index
