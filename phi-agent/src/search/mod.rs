@@ -267,7 +267,13 @@ impl ToolIndex {
     /// ([`Breadth`](index::parts::Breadth)); `ranked` is best first again after. Nothing changes
     /// when the index was built without breadth.
     pub(crate) fn spread(&self, query: &str, ranked: &mut [(usize, f32)], weight: f32) {
-        let mut docs: Vec<(u32, f32)> = ranked
+        // Only the pool breadth may reorder is looked up (a fused ranking holds up to three
+        // rankings' candidates).
+        let Some(pool) = self.text.breadth_pool() else {
+            return;
+        };
+        let head = ranked.len().min(pool);
+        let mut docs: Vec<(u32, f32)> = ranked[..head]
             .iter()
             .map_while(|&(index, score)| Some((self.doc_of(index)?, score)))
             .collect();

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::providers::{ALL, Provider, http};
+use crate::providers::{ALL, Provider};
 
 /// Get the forecast for a city.
 #[phi_tool(
@@ -20,19 +20,7 @@ fn forecast(city: String, days: Option<u8>) -> String {
 }
 
 async fn first_request(provider: Provider) -> wiremock::Request {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(provider.answer("done")))
-        .mount(&server)
-        .await;
-    let agent = PhiAgent::build(
-        base_agent_builder(provider.client(&server.uri(), "k", http(2_000, 0)))
-            .register_tools(tools![forecast]),
-        AgentConfig::default(),
-    )
-    .unwrap();
-    agent.run("weather?").await.unwrap();
-    server.received_requests().await.unwrap().remove(0)
+    crate::first_request::first_request(provider, tools![forecast], "weather?").await
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@
 mod providers;
 
 mod embeddings;
+mod first_request;
 mod gemini_responses;
 mod http_faults;
 mod input_examples;

@@ -5,12 +5,11 @@
 use std::collections::BTreeMap;
 
 use phi_agent::schema::{Dialect, to_dialect};
-use phi_agent::{AgentConfig, PhiAgent, Tool, base_agent_builder, phi_tool, tools};
+use phi_agent::{Tool, phi_tool, tools};
 use serde_json::Value;
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::providers::{ALL, Provider, http};
+use crate::first_request::first_request;
+use crate::providers::{ALL, Provider};
 
 /// Deploys a service; fits OpenAI strict mode.
 #[phi_tool]
@@ -76,19 +75,7 @@ fn only_the_mcp_dialect_keeps_x_mcp_keywords() {
 #[tokio::test]
 async fn no_provider_request_carries_x_mcp_keywords() {
     for provider in ALL {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(provider.answer("done")))
-            .mount(&server)
-            .await;
-        let agent = PhiAgent::build(
-            base_agent_builder(provider.client(&server.uri(), "k", http(2_000, 0)))
-                .register_tools(tools![deploy, label]),
-            AgentConfig::default(),
-        )
-        .unwrap();
-        agent.run("deploy?").await.unwrap();
-        let request = server.received_requests().await.unwrap().remove(0);
+        let request = first_request(provider, tools![deploy, label], "deploy?").await;
         let text = String::from_utf8_lossy(&request.body);
         assert!(
             text.contains("Region") || text.contains("region"),

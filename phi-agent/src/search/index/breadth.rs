@@ -6,6 +6,11 @@ use super::postings::TextIndex;
 use super::query::QueryTerm;
 
 impl TextIndex {
+    /// How many of the best results [`Breadth`] may reorder, when the index has it.
+    pub(crate) fn breadth_pool(&self) -> Option<usize> {
+        self.parts.breadth.map(|breadth| breadth.pool)
+    }
+
     /// Reorders the best [`Breadth::pool`] of `ranked` (documents with their scores, best first)
     /// for [`Breadth`] at `weight` instead of its own, by the query's words (a synonym counting
     /// at its weight); the scores are handed out again in the new order, so `ranked` stays best
