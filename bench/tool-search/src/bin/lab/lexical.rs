@@ -331,7 +331,7 @@ pub fn misses(set_name: &str) {
             .expected
             .iter()
             .map(String::as_str)
-            .filter(|e| !found.contains(e))
+            .filter(|e| !e.split('|').any(|e| found.contains(&e)))
             .collect();
         if missing.is_empty() {
             continue;
