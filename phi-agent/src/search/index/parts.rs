@@ -170,8 +170,8 @@ impl Field {
 
 /// How much a term counts in each field: a name is the most deliberate summary of a tool, a
 /// parameter's doc the least. A group's text counts as a parameter's doc: it says what every
-/// tool of the group is about, none in particular (no held-out set has groups, so the number
-/// is not tuned; its tools' own fields decide among them).
+/// tool of the group is about, none in particular (not tuned: only LiveMCPBench has groups, and
+/// it is held out from every choice; its tools' own fields decide among them).
 const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.0, 0.8, 0.5, 0.5];
 /// BM25's length normalization per field: names are all short, so their length says little.
 const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75, 0.75];

@@ -11,7 +11,7 @@
 //! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM
 //! cargo run --release -p tool-search-lab -- examples         # tools extended with earlier requests (not shipped)
 //! cargo run --release -p tool-search-lab -- memory           # earlier requests voting (not shipped)
-//! cargo run --release -p tool-search-lab -- companions       # tools used together with the best hits
+//! cargo run --release -p tool-search-lab -- companions [--test]  # tools used together with the best hits
 //! cargo run --release -p tool-search-lab -- ceiling          # recall at 5 to 50: what reordering could reach
 //! cargo run --release -p tool-search-lab -- candidates tune|test  # the first 20, for train/rerank.py
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
@@ -53,6 +53,9 @@ fn main() -> ExitCode {
         Some("candidates") if args.len() == 2 => runtime.block_on(rerank::candidates(&args[1])),
         Some("ceiling") => runtime.block_on(rerank::ceiling_on_the_test_parts()),
         Some("memory") => runtime.block_on(examples::memory_on_the_validation_slice()),
+        Some("companions") if flag("--test") => {
+            runtime.block_on(examples::companions_on_the_test_parts())
+        }
         Some("companions") => runtime.block_on(examples::companions_on_the_validation_slice()),
         Some("examples") => runtime.block_on(examples::examples_on_the_validation_slice()),
         Some("three-rankings") => runtime.block_on(hybrid::three_rankings_on_the_tuning_parts()),
@@ -68,7 +71,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence | --trained] | three-rankings | examples | memory | companions | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
+                 [--sentence | --trained] | three-rankings | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);
