@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use phi_agent::search::{Embedder, HybridConfig, HybridIndex, SemanticSearch};
+use phi_agent::search::{Embedder, HybridConfig, HybridIndex, SearchHit, SemanticSearch, lab};
 
 use crate::score::{LIMIT, Score, Table, all};
 use crate::sets::{HeldOut, SETS, load, registry};
@@ -22,6 +22,9 @@ pub struct Prepared {
     pub vectors: Vec<Vec<f32>>,
     /// The queries' vectors from the index's second model (empty when it has none).
     pub second_vectors: Vec<Vec<f32>>,
+    /// The implied written step's vector from each model ([`lab::WRITTEN_STEP`]; the second
+    /// empty when there is none).
+    pub writer_vectors: (Vec<f32>, Vec<f32>),
     /// Each tool's position, by name.
     pub position: HashMap<String, usize>,
 }
@@ -67,6 +70,14 @@ pub async fn prepare_with(
             Some(second) => embed_all(second.as_ref(), &texts).await,
             None => Vec::new(),
         };
+        let step = [lab::WRITTEN_STEP];
+        let writer_vectors = (
+            embed_all(model.as_ref(), &step).await.remove(0),
+            match &second {
+                Some(second) => embed_all(second.as_ref(), &step).await.remove(0),
+                None => Vec::new(),
+            },
+        );
         let position = set
             .tools
             .iter()
@@ -79,6 +90,7 @@ pub async fn prepare_with(
             index,
             vectors,
             second_vectors,
+            writer_vectors,
             position,
         });
     }
@@ -94,6 +106,29 @@ pub enum Ranking {
     Semantic,
     /// Both, fused by this configuration.
     Hybrid(HybridConfig),
+}
+
+/// What [`HybridIndex::search`] returns for query `i` of `p` (its text and vector given), from
+/// the vectors embedded beforehand: the fused ranking, with a file's writing when the request
+/// keeps its result in one.
+pub fn hybrid_search(
+    p: &Prepared,
+    i: usize,
+    text: &str,
+    vector: &[f32],
+    limit: usize,
+) -> Vec<SearchHit> {
+    let second = p.second_vectors.get(i).map(Vec::as_slice);
+    let hits = p.index.fuse_both(text, vector, second, limit, |_| true);
+    if !lab::writes_a_file(text) {
+        return hits;
+    }
+    let (first, second) = &p.writer_vectors;
+    let second = (!second.is_empty()).then_some(second.as_slice());
+    let writer = p
+        .index
+        .fuse_both(lab::WRITTEN_STEP, first, second, 1, |_| true);
+    lab::with_writer(hits, writer.into_iter().next(), limit)
 }
 
 /// Per (part, kind) the score of `ranking` on `p`'s queries of `part` (all when `None`); kinds
@@ -122,15 +157,7 @@ pub fn evaluate(p: &mut Prepared, ranking: Ranking, part: Option<&str>) -> Table
                 .iter()
                 .map(|(i, _)| *i)
                 .collect(),
-            Ranking::Hybrid(_) => p
-                .index
-                .fuse_both(
-                    &query.text,
-                    vector,
-                    p.second_vectors.get(i).map(Vec::as_slice),
-                    LIMIT,
-                    |_| true,
-                )
+            Ranking::Hybrid(_) => hybrid_search(p, i, &query.text, vector, LIMIT)
                 .iter()
                 .map(|h| h.index)
                 .collect(),

@@ -22,9 +22,12 @@
 //! MCP server, a toolset) is read as a fifth field, weighted as a parameter's doc: "create an
 //! issue on GitHub" reaches the GitHub server's `create_issue`. The first results of a long
 //! request are chosen to cover it between them (breadth: a tool for each step it names before
-//! a third variant of one). A query that lists its [`steps`] is searched step by step. Every part and number was
-//! chosen on the tuning parts of held-out sets built from public function-calling data (BFCL,
-//! AgentDojo, NESTFUL, ComplexFuncBench); `BENCHMARKS.md` reports their test parts.
+//! a third variant of one). A query that lists its [`steps`] is searched step by step; one that
+//! names a text file to keep its result in (`save it to notes/report.md`) gets the best tool for
+//! writing a file in its fifth place, a step such requests never spell out. Every part and
+//! number was chosen on the tuning parts of held-out sets built from public function-calling data
+//! (BFCL, AgentDojo, NESTFUL, ComplexFuncBench, and for the written step LiveMCPBench's real MCP
+//! servers); `BENCHMARKS.md` reports their test parts.
 
 mod chinese;
 mod embed;
@@ -38,6 +41,7 @@ mod steps;
 mod synonyms;
 mod tokenize;
 mod tool;
+mod written;
 
 use serde_json::Value;
 
@@ -54,6 +58,7 @@ pub(crate) use steps::interleave;
 pub use steps::{MAX_STEPS, steps};
 pub use tool::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOL_NAME, search_tool_spec};
 pub(crate) use tool::{SearchArguments, found_text};
+pub(crate) use written::{WRITTEN_STEP, with_writer, writes_a_file};
 
 /// Whether and how an agent lets its model search for tools instead of sending them all.
 ///
@@ -134,6 +139,20 @@ pub struct SearchHit {
     pub step: usize,
 }
 
+#[cfg(test)]
+impl SearchHit {
+    /// The hit for the tool registered at `index`, for the tests of how rankings are combined.
+    pub(crate) fn at(index: usize) -> Self {
+        Self {
+            name: "t",
+            description: "",
+            score: 1.0,
+            index,
+            step: 0,
+        }
+    }
+}
+
 impl ToolIndex {
     /// Indexes every Deferred tool of `registry` (Direct tools are always sent, Hidden ones never
     /// offered). Reads each schema once without keeping it parsed.
@@ -189,13 +208,24 @@ impl ToolIndex {
     ) -> Vec<SearchHit> {
         let steps = steps(query);
         if steps.len() == 1 {
-            return self.ranked(query, limit, true, accept);
+            let hits = self.ranked(query, limit, true, &accept);
+            if !self.implies_writing(query) {
+                return hits;
+            }
+            let writer = self.ranked(WRITTEN_STEP, 1, true, &accept);
+            return with_writer(hits, writer.into_iter().next(), limit);
         }
         let rankings = steps
             .iter()
             .map(|step| self.ranked(step, limit, true, &accept))
             .collect();
         interleave(rankings, limit)
+    }
+
+    /// Whether `query`, one step, keeps its result in a text file it names, so that the best tool
+    /// for writing a file joins its results.
+    pub(crate) fn implies_writing(&self, query: &str) -> bool {
+        self.text.written_step() && writes_a_file(query)
     }
 
     /// [`search_where`](Self::search_where) without producer links: the ranking a hybrid fuses,

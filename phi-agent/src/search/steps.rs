@@ -93,16 +93,6 @@ pub(crate) fn interleave(rankings: Vec<Vec<SearchHit>>, limit: usize) -> Vec<Sea
 mod tests {
     use super::*;
 
-    fn hit(index: usize) -> SearchHit {
-        SearchHit {
-            name: "t",
-            description: "",
-            score: 1.0,
-            index,
-            step: 0,
-        }
-    }
-
     #[test]
     fn steps_split_at_separators_and_lose_list_markers() {
         assert_eq!(steps("a b; c d"), ["a b", "c d"]);
@@ -125,14 +115,17 @@ mod tests {
 
     #[test]
     fn steps_take_turns_and_a_tool_counts_once() {
-        let first = vec![hit(1), hit(2), hit(3)];
-        let second = vec![hit(2), hit(4)];
-        let third = vec![hit(5)];
+        let first = vec![SearchHit::at(1), SearchHit::at(2), SearchHit::at(3)];
+        let second = vec![SearchHit::at(2), SearchHit::at(4)];
+        let third = vec![SearchHit::at(5)];
         let taken = interleave(vec![first, second, third], 5);
         let order: Vec<(usize, usize)> = taken.iter().map(|h| (h.index, h.step)).collect();
         assert_eq!(order, [(1, 0), (2, 1), (5, 2), (3, 0), (4, 1)]);
         // Short rankings end the rounds early.
-        assert_eq!(interleave(vec![vec![hit(1)], vec![hit(1)]], 5).len(), 1);
+        assert_eq!(
+            interleave(vec![vec![SearchHit::at(1)], vec![SearchHit::at(1)]], 5).len(),
+            1
+        );
         assert!(interleave(Vec::new(), 5).is_empty());
     }
 }

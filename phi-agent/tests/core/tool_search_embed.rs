@@ -108,15 +108,24 @@ fn registry(send_money: &'static str) -> ToolRegistry {
             ToolExposure::Direct,
         ),
     ] {
-        registry
-            .register(Listed {
-                name,
-                description,
-                exposure,
-            })
-            .unwrap();
+        register(&mut registry, name, description, exposure);
     }
     registry
+}
+
+fn register(
+    registry: &mut ToolRegistry,
+    name: &'static str,
+    description: &'static str,
+    exposure: ToolExposure,
+) {
+    registry
+        .register(Listed {
+            name,
+            description,
+            exposure,
+        })
+        .unwrap();
 }
 
 fn scratch_path(name: &str) -> PathBuf {
@@ -179,6 +188,19 @@ async fn the_embedding_cache_survives_a_restart_and_drops_a_changed_tool() {
     std::fs::remove_file(&path).unwrap();
 }
 
+/// `registry` indexed with a [`Concepts`] embedder whose counts start after the indexing, so that
+/// a test counts only its searches' embedding.
+async fn counted_index(registry: &ToolRegistry) -> (HybridIndex, Arc<Concepts>) {
+    let embedder = Arc::new(Concepts::default());
+    let index = SemanticSearch::new(embedder.clone())
+        .build_index(registry)
+        .await
+        .unwrap();
+    embedder.embedded();
+    embedder.calls.store(0, Ordering::SeqCst);
+    (index, embedder)
+}
+
 #[tokio::test]
 async fn the_hybrid_ranking_finds_what_the_words_miss() {
     let registry = registry("Sends a transaction to the recipient.");
@@ -222,13 +244,7 @@ async fn the_hybrid_ranking_finds_what_the_words_miss() {
 #[tokio::test]
 async fn the_hybrid_searches_a_querys_steps_in_turn() {
     let registry = registry("Sends a transaction to the recipient.");
-    let embedder = Arc::new(Concepts::default());
-    let index = SemanticSearch::new(embedder.clone())
-        .build_index(&registry)
-        .await
-        .unwrap();
-    embedder.embedded();
-    embedder.calls.store(0, Ordering::SeqCst);
+    let (index, embedder) = counted_index(&registry).await;
     let hits = index
         .search("settle what I owe; will there be rain", 2)
         .await
@@ -237,6 +253,54 @@ async fn the_hybrid_searches_a_querys_steps_in_turn() {
     assert_eq!(found, [("send_money", 0), ("get_weather", 1)]);
     assert_eq!(embedder.embedded(), 2, "one vector per step");
     assert_eq!(embedder.calls.load(Ordering::SeqCst), 1, "in one call");
+}
+
+/// A request that keeps its result in a text file it names, through the hybrid index: the
+/// writing of the file is searched too (embedded in the same call), and its best tool joins the
+/// request's own, which fill the other places.
+#[tokio::test]
+async fn the_hybrid_adds_the_writing_of_a_named_file() {
+    let mut registry = ToolRegistry::default();
+    for (name, description) in [
+        ("get_weather", "Current weather and forecast for a city."),
+        (
+            "weather_alerts",
+            "Weather warnings and rain alerts for a city.",
+        ),
+        ("weather_history", "Past weather and rain for a city."),
+        (
+            "write_file",
+            "Writes text to a file, creating it if needed.",
+        ),
+        ("send_money", "Sends a transaction to the recipient."),
+    ] {
+        register(&mut registry, name, description, ToolExposure::Deferred);
+    }
+    let (index, embedder) = counted_index(&registry).await;
+    let names = |hits: Vec<phi_agent::search::SearchHit>| -> Vec<&'static str> {
+        hits.iter().map(|hit| hit.name).collect()
+    };
+    let found = names(
+        index
+            .search(
+                "check the weather forecast in Paris and save it to /tmp/paris.txt",
+                3,
+            )
+            .await
+            .unwrap(),
+    );
+    assert_eq!(found.len(), 3);
+    assert!(found[0].contains("weather"), "{found:?}");
+    assert_eq!(found[2], "write_file", "{found:?}");
+    assert_eq!(embedder.embedded(), 2, "the request and the writing");
+    assert_eq!(embedder.calls.load(Ordering::SeqCst), 1, "in one call");
+    let found = names(
+        index
+            .search("check the weather forecast in Paris and rain alerts", 3)
+            .await
+            .unwrap(),
+    );
+    assert!(!found.contains(&"write_file"), "{found:?}");
 }
 
 /// A model that knows only `concepts` (one dimension each, as [`Concepts`]), counting the texts

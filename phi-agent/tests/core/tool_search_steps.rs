@@ -1,6 +1,7 @@
 //! Tasks that need several tools: a query that lists its steps gets each step's tools in its
 //! first results, not five variants of one step, and a search can ask for more tools for one
-//! step without the ones already found.
+//! step without the ones already found. A request that keeps its result in a file it names gets
+//! a tool that writes files, a step it does not spell out.
 
 use std::sync::{Arc, Mutex};
 
@@ -96,6 +97,25 @@ fn a_query_of_one_step_is_ranked_as_before() {
     let hits = index.search("search the web for images", 5);
     assert_eq!(hits[0].name, "search_images");
     assert!(hits.iter().all(|hit| hit.step == 0));
+}
+
+/// A request of one step that keeps its result in a text file it names gets a tool that writes
+/// files, which its own words (news, Rust) never rank; one that names no such file does not.
+#[test]
+fn a_file_to_save_into_brings_a_file_writer() {
+    let index = index();
+    let saved = "find the latest news on Rust and save a summary to /home/me/notes/rust.md";
+    let names: Vec<&str> = index.search(saved, 5).iter().map(|hit| hit.name).collect();
+    assert_eq!(names[0], "search_news", "{names:?}");
+    assert!(names.contains(&"write_file"), "{names:?}");
+    let names: Vec<&str> = index
+        .search("find the latest news on Rust and summarize it", 5)
+        .iter()
+        .map(|hit| hit.name)
+        .collect();
+    assert!(!names.contains(&"write_file"), "{names:?}");
+    // Asked for one tool, the request's own best comes back.
+    assert_eq!(index.search(saved, 1)[0].name, "search_news");
 }
 
 /// A model that searches a task's steps, then asks for more tools for its first step with

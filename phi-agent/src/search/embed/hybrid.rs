@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Embedder, EmbeddingCache, Fusion, HybridConfig, SemanticIndex, SemanticSearch};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
-use crate::search::{SearchHit, ToolIndex, interleave, steps};
+use crate::search::{SearchHit, ToolIndex, WRITTEN_STEP, interleave, steps, with_writer};
 
 /// A linked tool's fused score against the result that links to it ([`HybridConfig::producer_links`]):
 /// just below it. Fused scores lie closer together than the lexical ranking's, so the lexical
@@ -87,7 +87,14 @@ impl HybridIndex {
         accept: impl Fn(usize) -> bool,
     ) -> AgentResult<Vec<SearchHit>> {
         let steps = steps(query);
-        let texts: &[&str] = if steps.len() == 1 { &[query] } else { &steps };
+        // A request of one step that keeps its result in a text file also has the file's writing
+        // searched for, embedded in the same call.
+        let writes = steps.len() == 1 && self.lexical.implies_writing(query);
+        let texts: &[&str] = match (steps.len(), writes) {
+            (1, true) => &[query, WRITTEN_STEP],
+            (1, false) => &[query],
+            _ => &steps,
+        };
         let vectors = embed_texts(self.embedder.as_ref(), texts).await?;
         let second = match &self.second {
             Some((_, embedder)) => Some(embed_texts(embedder.as_ref(), texts).await?),
@@ -102,6 +109,10 @@ impl HybridIndex {
                 self.fuse_both(text, vector, second, limit, &accept)
             })
             .collect();
+        if writes {
+            let writer = rankings.pop().and_then(|r| r.into_iter().next());
+            return Ok(with_writer(rankings.remove(0), writer, limit));
+        }
         if rankings.len() == 1 {
             return Ok(rankings.remove(0));
         }

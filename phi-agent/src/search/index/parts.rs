@@ -25,6 +25,9 @@ pub struct Parts {
     pub links: Option<Links>,
     /// The first results chosen to cover the request's words between them ([`Breadth`]).
     pub breadth: Option<Breadth>,
+    /// A request that keeps its result in a text file it names gets the best tool for writing a
+    /// file among its first five (`super::super::written`).
+    pub written_step: bool,
     /// The numbers, tuned on the held-out sets' tuning parts.
     pub weights: Weights,
 }
@@ -72,6 +75,7 @@ impl Default for Parts {
             feedback: Some(Feedback::default()),
             links: Some(Links::default()),
             breadth: Some(Breadth::default()),
+            written_step: true,
             weights: Weights::default(),
         }
     }

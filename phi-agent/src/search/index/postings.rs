@@ -43,6 +43,12 @@ impl TextIndex {
         self.name_terms.len()
     }
 
+    /// Whether a request that keeps its result in a text file gets a file's writing searched for
+    /// (`Parts::written_step`).
+    pub(crate) fn written_step(&self) -> bool {
+        self.parts.written_step
+    }
+
     /// The links this index was built with, if any.
     pub(crate) fn links(&self) -> Option<Links> {
         self.parts.links

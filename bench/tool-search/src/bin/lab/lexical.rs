@@ -21,6 +21,7 @@ pub const PARTS: &[Change] = &[
     ("-feedback", |p| p.feedback = None),
     ("-links", |p| p.links = None),
     ("-breadth", |p| p.breadth = None),
+    ("-written-step", |p| p.written_step = false),
     ("-links-by-reference", |p| {
         p.links.get_or_insert_default().by_reference = false
     }),

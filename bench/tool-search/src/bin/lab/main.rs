@@ -10,6 +10,7 @@
 //! cargo run --release -p tool-search-lab -- fusion-grid [--sentence | --trained]  # the hybrid's fusions
 //! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM
 //! cargo run --release -p tool-search-lab -- examples         # tools extended with earlier requests (not shipped)
+//! cargo run --release -p tool-search-lab -- destination [--test]  # the written step, on and off
 //! cargo run --release -p tool-search-lab -- memory           # earlier requests voting (not shipped)
 //! cargo run --release -p tool-search-lab -- companions [--test]  # tools used together with the best hits
 //! cargo run --release -p tool-search-lab -- ceiling          # recall at 5 to 50: what reordering could reach
@@ -26,6 +27,7 @@
 //! than 0.01 against what ships; a candidate chosen so is then run once on the test parts, and the
 //! project's own fixture must keep its floors (`cargo test -p phi-agent --test core tool_search`).
 
+mod destination;
 mod examples;
 mod hybrid;
 mod lexical;
@@ -52,6 +54,13 @@ fn main() -> ExitCode {
         }
         Some("candidates") if args.len() == 2 => runtime.block_on(rerank::candidates(&args[1])),
         Some("ceiling") => runtime.block_on(rerank::ceiling_on_the_test_parts()),
+        Some("destination") => {
+            runtime.block_on(destination::destination_table(if flag("--test") {
+                "test"
+            } else {
+                "tune"
+            }))
+        }
         Some("memory") => runtime.block_on(examples::memory_on_the_validation_slice()),
         Some("companions") if flag("--test") => {
             runtime.block_on(examples::companions_on_the_test_parts())
@@ -71,7 +80,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence | --trained] | three-rankings | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
+                 [--sentence | --trained] | three-rankings | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);

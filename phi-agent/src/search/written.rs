@@ -1,0 +1,147 @@
+//! The step a request implies without saying it: "summarize the trends and save it to
+//! /root/notes/trends.md" needs a tool that writes files, and a ranking of the request as a whole
+//! never puts one in its first five (the request's words are about the trends). A request that
+//! names a text file and asks for something to be kept gets the best tool for writing a file in
+//! its first five.
+//!
+//! Chosen on LiveMCPBench's tuning part (real MCP servers' tasks; 13 of its 50 requests name a
+//! file so, 11 of them needing `write_file`): recall@5 0.411 → 0.505 lexical, 0.409 → 0.498 with
+//! the trained model; no request of the other held-out sets' tuning parts names one.
+
+use super::SearchHit;
+
+/// What is searched for the implied step.
+pub const WRITTEN_STEP: &str = "write text to a file";
+
+/// The slot (0-based) the implied step's tool takes when the request's own results fill it: the
+/// last of the first five, so that the request's four best keep their places.
+const SLOT: usize = 4;
+
+/// Extensions of plain-text files, which a general file-writing tool writes (a document, sheet or
+/// slide format needs its own server's tools, which the request's words find).
+const TEXT_FILES: &[&str] = &[
+    "md", "markdown", "txt", "csv", "tsv", "json", "jsonl", "html", "htm", "xml", "yaml", "yml",
+    "log",
+];
+
+/// Words that ask for a result to be kept.
+const KEEPING: &[&str] = &[
+    "save", "saved", "saving", "write", "writing", "store", "export", "output", "generate",
+    "draft", "create", "compose", "put",
+];
+
+/// Whether `query` names a text file (`report.md`, `/root/data/out.csv`) and asks for something
+/// to be written.
+pub fn writes_a_file(query: &str) -> bool {
+    let mut names_a_file = false;
+    let mut keeps = false;
+    for word in query.split(|c: char| c.is_whitespace() || "\"'`,;:()[]<>".contains(c)) {
+        let word = word.trim_end_matches(['.', '?', '!']);
+        names_a_file |= word.rsplit_once('.').is_some_and(|(stem, extension)| {
+            !stem.is_empty()
+                && !stem.ends_with('/')
+                && TEXT_FILES.iter().any(|t| t.eq_ignore_ascii_case(extension))
+        });
+        keeps |= KEEPING.iter().any(|k| k.eq_ignore_ascii_case(word));
+    }
+    names_a_file && keeps
+}
+
+/// `hits` (the request's ranking, best first, at most `limit`) with `writer` (the implied step's
+/// best tool) among its first five, when it is not there already and more than one result was
+/// asked for: at the fifth place, or last when fewer are asked for or found.
+pub fn with_writer(
+    mut hits: Vec<SearchHit>,
+    writer: Option<SearchHit>,
+    limit: usize,
+) -> Vec<SearchHit> {
+    let Some(writer) = writer else {
+        return hits;
+    };
+    if limit < 2 || hits.iter().take(SLOT + 1).any(|h| h.index == writer.index) {
+        return hits;
+    }
+    let slot = SLOT.min(limit - 1);
+    hits.retain(|h| h.index != writer.index);
+    hits.insert(slot.min(hits.len()), SearchHit { step: 0, ..writer });
+    hits.truncate(limit);
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(hits: &[SearchHit]) -> Vec<usize> {
+        hits.iter().map(|h| h.index).collect()
+    }
+
+    #[test]
+    fn a_text_file_to_keep_implies_writing_it() {
+        for query in [
+            "Generate a deep report of bitcoin and save it in /root/markdown/bitcoin.md",
+            "write the summary to notes.TXT.",
+            "Export the rows as \"out.csv\"",
+        ] {
+            assert!(writes_a_file(query), "{query}");
+        }
+        for query in [
+            "Read the data in /root/csv/customers.csv and tell me her email",
+            "Save the slides to deck.pptx",
+            "save it to /root/markdown/",
+            "pay the bill 'bill-december-2023.txt'",
+            "write version 1.5 of the notes",
+        ] {
+            assert!(!writes_a_file(query), "{query}");
+        }
+    }
+
+    #[test]
+    fn the_writer_takes_the_fifth_place_once() {
+        let ranked: Vec<SearchHit> = (1..=5).map(SearchHit::at).collect();
+        assert_eq!(
+            order(&with_writer(ranked.clone(), Some(SearchHit::at(9)), 5)),
+            [1, 2, 3, 4, 9]
+        );
+        assert_eq!(
+            order(&with_writer(ranked.clone(), Some(SearchHit::at(3)), 5)),
+            [1, 2, 3, 4, 5],
+            "already found"
+        );
+        assert_eq!(
+            order(&with_writer(ranked.clone(), None, 5)),
+            [1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            order(&with_writer(
+                ranked[..3].to_vec(),
+                Some(SearchHit::at(9)),
+                3
+            )),
+            [1, 2, 9]
+        );
+        assert_eq!(
+            order(&with_writer(
+                ranked[..2].to_vec(),
+                Some(SearchHit::at(9)),
+                5
+            )),
+            [1, 2, 9]
+        );
+        assert_eq!(
+            order(&with_writer(
+                ranked[..1].to_vec(),
+                Some(SearchHit::at(9)),
+                1
+            )),
+            [1],
+            "one asked for"
+        );
+        let more: Vec<SearchHit> = (1..=8).map(SearchHit::at).collect();
+        assert_eq!(
+            order(&with_writer(more.clone(), Some(SearchHit::at(7)), 8)),
+            [1, 2, 3, 4, 7, 5, 6, 8],
+            "lifted into the first five"
+        );
+    }
+}
