@@ -49,13 +49,15 @@ pub fn writes_a_file(query: &str) -> bool {
 
 /// `hits` (the request's ranking, best first, at most `limit`) with `writer` (the implied step's
 /// best tool) among its first five, when it is not there already and more than one result was
-/// asked for: at the fifth place, or last when fewer are asked for or found.
+/// asked for: at the fifth place, or last when fewer are asked for or found. A `writer` whose
+/// name and description never mention a file is left out: a catalogue without a file-writing
+/// tool would otherwise give the place to whatever matches "write" or "text" (a messaging tool).
 pub fn with_writer(
     mut hits: Vec<SearchHit>,
     writer: Option<SearchHit>,
     limit: usize,
 ) -> Vec<SearchHit> {
-    let Some(writer) = writer else {
+    let Some(writer) = writer.filter(is_about_files) else {
         return hits;
     };
     if limit < 2 || hits.iter().take(SLOT + 1).any(|h| h.index == writer.index) {
@@ -68,9 +70,24 @@ pub fn with_writer(
     hits
 }
 
+/// Whether `hit`'s name or description mentions a file (in English or Chinese, as LiveMCPBench's
+/// servers describe theirs).
+fn is_about_files(hit: &SearchHit) -> bool {
+    [hit.name, hit.description]
+        .iter()
+        .any(|text| text.to_lowercase().contains("file") || text.contains("文件"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn writer(index: usize) -> SearchHit {
+        SearchHit {
+            description: "Writes text to a file.",
+            ..SearchHit::at(index)
+        }
+    }
 
     fn order(hits: &[SearchHit]) -> Vec<usize> {
         hits.iter().map(|h| h.index).collect()
@@ -100,11 +117,11 @@ mod tests {
     fn the_writer_takes_the_fifth_place_once() {
         let ranked: Vec<SearchHit> = (1..=5).map(SearchHit::at).collect();
         assert_eq!(
-            order(&with_writer(ranked.clone(), Some(SearchHit::at(9)), 5)),
+            order(&with_writer(ranked.clone(), Some(writer(9)), 5)),
             [1, 2, 3, 4, 9]
         );
         assert_eq!(
-            order(&with_writer(ranked.clone(), Some(SearchHit::at(3)), 5)),
+            order(&with_writer(ranked.clone(), Some(writer(3)), 5)),
             [1, 2, 3, 4, 5],
             "already found"
         );
@@ -113,35 +130,46 @@ mod tests {
             [1, 2, 3, 4, 5]
         );
         assert_eq!(
-            order(&with_writer(
-                ranked[..3].to_vec(),
-                Some(SearchHit::at(9)),
-                3
-            )),
+            order(&with_writer(ranked[..3].to_vec(), Some(writer(9)), 3)),
             [1, 2, 9]
         );
         assert_eq!(
-            order(&with_writer(
-                ranked[..2].to_vec(),
-                Some(SearchHit::at(9)),
-                5
-            )),
+            order(&with_writer(ranked[..2].to_vec(), Some(writer(9)), 5)),
             [1, 2, 9]
         );
         assert_eq!(
-            order(&with_writer(
-                ranked[..1].to_vec(),
-                Some(SearchHit::at(9)),
-                1
-            )),
+            order(&with_writer(ranked[..1].to_vec(), Some(writer(9)), 1)),
             [1],
             "one asked for"
         );
         let more: Vec<SearchHit> = (1..=8).map(SearchHit::at).collect();
         assert_eq!(
-            order(&with_writer(more.clone(), Some(SearchHit::at(7)), 8)),
+            order(&with_writer(more.clone(), Some(writer(7)), 8)),
             [1, 2, 3, 4, 7, 5, 6, 8],
             "lifted into the first five"
+        );
+    }
+
+    #[test]
+    fn a_writer_that_never_mentions_a_file_is_left_out() {
+        let ranked: Vec<SearchHit> = (1..=5).map(SearchHit::at).collect();
+        let texter = SearchHit {
+            name: "send_text",
+            description: "Writes a text message to a phone number.",
+            ..SearchHit::at(9)
+        };
+        assert_eq!(
+            order(&with_writer(ranked.clone(), Some(texter), 5)),
+            [1, 2, 3, 4, 5]
+        );
+        let chinese = SearchHit {
+            name: "xie",
+            description: "将内容写入文件",
+            ..SearchHit::at(9)
+        };
+        assert_eq!(
+            order(&with_writer(ranked, Some(chinese), 5)),
+            [1, 2, 3, 4, 9]
         );
     }
 }
