@@ -22,10 +22,10 @@ use ring::signature::{
     UnparsedPublicKey,
 };
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{body_string_contains, header_regex, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use crate::mcp_client_oauth::{mount_protected_endpoint, whoami};
+use crate::mcp_client_oauth::{mcp_answer, mount_protected_endpoint, whoami};
 
 /// The form fields of a token request.
 fn form(request: &Request) -> HashMap<String, String> {
@@ -276,6 +276,46 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
         assert!(second <= issued, "key: {with_key}: {second} of {issued}");
         client.close().await;
     }
+}
+
+/// A token that expires between the handshake's requests (here the server takes longer over
+/// `server/discover` than the token lives) is replaced by running the grant again, and the
+/// connection is made with the new one.
+#[tokio::test]
+async fn a_token_that_expires_while_connecting_is_replaced() {
+    let mock = guarded_server(&["client_secret_post"], &["client_credentials"]).await;
+    let issued = Arc::new(AtomicUsize::new(0));
+    let counter = issued.clone();
+    Mock::given(method("POST"))
+        .and(path("/token"))
+        .respond_with(move |_: &Request| {
+            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            ResponseTemplate::new(200).set_body_json(json!({
+                "access_token": format!("machine-{n}"), "token_type": "Bearer",
+                "expires_in": 1,
+            }))
+        })
+        .mount(&mock)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/mcp"))
+        .and(header_regex("authorization", "^Bearer machine-1$"))
+        .and(body_string_contains("server/discover"))
+        .respond_with(|request: &Request| {
+            mcp_answer(request).set_delay(Duration::from_millis(1_300))
+        })
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&mock)
+        .await;
+    let oauth = McpOAuth::default()
+        .with_grant(McpOAuthGrant::ClientCredentials)
+        .with_client_id("bot")
+        .with_client_secret("s3cret");
+    let client = connect(&mock, oauth).await;
+    assert!(issued.load(Ordering::SeqCst) >= 2, "the grant ran again");
+    assert_ne!(whoami(&client).await, "machine-1");
+    client.close().await;
 }
 
 #[tokio::test]

@@ -147,6 +147,12 @@ impl StdioSpec {
     }
 }
 
+/// How many times one connection authorizes as the server asks: twice, since a short-lived token
+/// (a machine grant's, of a second or so) can expire between the handshake's requests, and the
+/// second challenge is then cured by running the grant again; a third is a refusal.
+#[cfg(feature = "mcp-http-client")]
+const AUTHORIZATIONS: usize = 2;
+
 impl Connector {
     /// How error messages name the server's end: the program, or the URL.
     pub(super) fn endpoint(&self) -> String {
@@ -176,27 +182,39 @@ impl Connector {
         handler: Handler,
         first: Option<Command>,
     ) -> Result<Link, String> {
-        match self.open_once(handler.clone(), first).await {
-            Ok(link) => Ok(link),
-            // The server asks for OAuth (HTTP 401, or 403 for more scope): authorize as its
-            // challenge says, then connect once more with the token.
-            #[cfg(feature = "mcp-http-client")]
-            Err(Failure {
-                challenge: Some(challenge),
-                message,
-            }) => {
-                let Self::Http(spec) = self else {
-                    return Err(message);
-                };
-                spec.authorize(&challenge).await.map_err(|reason| {
-                    format!("`{}` needs authorization: {reason}", self.endpoint())
-                })?;
-                self.open_once(handler, None)
-                    .await
-                    .map_err(|failure| failure.message)
+        let outcome = self.open_once(handler.clone(), first).await;
+        #[cfg(feature = "mcp-http-client")]
+        let outcome = self.authorize_as_asked(outcome, handler).await;
+        outcome.map_err(|failure| failure.message)
+    }
+
+    /// `outcome`, or where the server asked for OAuth (HTTP 401, or 403 for more scope), the
+    /// connection made after authorizing as its challenge says, up to [`AUTHORIZATIONS`] times.
+    #[cfg(feature = "mcp-http-client")]
+    async fn authorize_as_asked(
+        &self,
+        mut outcome: Result<Link, Failure>,
+        handler: Handler,
+    ) -> Result<Link, Failure> {
+        for _ in 0..AUTHORIZATIONS {
+            let (
+                Err(Failure {
+                    challenge: Some(challenge),
+                    message,
+                }),
+                Self::Http(spec),
+            ) = (&outcome, self)
+            else {
+                break;
+            };
+            if let Err(reason) = spec.authorize(challenge).await {
+                let message = format!("`{}` needs authorization: {reason}", self.endpoint());
+                return Err(message.into());
             }
-            Err(failure) => Err(failure.message),
+            tracing::debug!(endpoint = %self.endpoint(), refused = %message, "authorized; connecting again");
+            outcome = self.open_once(handler.clone(), None).await;
         }
+        outcome
     }
 
     async fn open_once(&self, handler: Handler, first: Option<Command>) -> Result<Link, Failure> {
@@ -302,6 +320,11 @@ impl Connector {
         // rmcp does not name the transport's error as the source of `TransportError`.
         match error {
             ClientInitializeError::TransportError { error, .. } => self.oauth_challenge(error),
+            // `initialize` after a `server/discover` the server did not know: its refusal is
+            // the fallback's (a token can expire between the two requests).
+            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+                self.auth_challenge(fallback)
+            }
             other => self.oauth_challenge(other),
         }
     }
