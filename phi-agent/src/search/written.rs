@@ -1,6 +1,6 @@
 //! The step a request implies without saying it: "summarize the trends and save it to
 //! /root/notes/trends.md" needs a tool that writes files, and a ranking of the request as a whole
-//! never puts one in its first five (the request's words are about the trends). A request that
+//! seldom puts one in its first five (the request's words are about the trends). A request that
 //! names a text file and asks for something to be kept gets the best tool for writing a file in
 //! its first five.
 //!
