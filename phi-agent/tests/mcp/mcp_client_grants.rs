@@ -224,6 +224,25 @@ async fn client_credentials_with_a_private_key_send_a_signed_assertion_and_no_se
     client.close().await;
 }
 
+/// Mounts a token endpoint on `mock` that issues `machine-1`, `machine-2`, .. each living one
+/// second; returns how many it has issued.
+async fn issue_one_second_tokens(mock: &MockServer) -> Arc<AtomicUsize> {
+    let issued = Arc::new(AtomicUsize::new(0));
+    let counter = issued.clone();
+    Mock::given(method("POST"))
+        .and(path("/token"))
+        .respond_with(move |_: &Request| {
+            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            ResponseTemplate::new(200).set_body_json(json!({
+                "access_token": format!("machine-{n}"), "token_type": "Bearer",
+                "expires_in": 1,
+            }))
+        })
+        .mount(mock)
+        .await;
+    issued
+}
+
 /// No refresh token comes with a machine grant: when the token expires, the server's 401 runs
 /// the grant again and the call is sent once more.
 #[tokio::test]
@@ -235,19 +254,7 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
             &["client_secret_post"]
         };
         let mock = guarded_server(methods, &["client_credentials"]).await;
-        let issued = Arc::new(AtomicUsize::new(0));
-        let counter = issued.clone();
-        Mock::given(method("POST"))
-            .and(path("/token"))
-            .respond_with(move |_: &Request| {
-                let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
-                ResponseTemplate::new(200).set_body_json(json!({
-                    "access_token": format!("machine-{n}"), "token_type": "Bearer",
-                    "expires_in": 1,
-                }))
-            })
-            .mount(&mock)
-            .await;
+        let issued = issue_one_second_tokens(&mock).await;
         let mut oauth = McpOAuth::default()
             .with_grant(McpOAuthGrant::ClientCredentials)
             .with_client_id("bot");
@@ -284,19 +291,7 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
 #[tokio::test]
 async fn a_token_that_expires_while_connecting_is_replaced() {
     let mock = guarded_server(&["client_secret_post"], &["client_credentials"]).await;
-    let issued = Arc::new(AtomicUsize::new(0));
-    let counter = issued.clone();
-    Mock::given(method("POST"))
-        .and(path("/token"))
-        .respond_with(move |_: &Request| {
-            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
-            ResponseTemplate::new(200).set_body_json(json!({
-                "access_token": format!("machine-{n}"), "token_type": "Bearer",
-                "expires_in": 1,
-            }))
-        })
-        .mount(&mock)
-        .await;
+    let issued = issue_one_second_tokens(&mock).await;
     Mock::given(method("POST"))
         .and(path("/mcp"))
         .and(header_regex("authorization", "^Bearer machine-1$"))

@@ -106,6 +106,8 @@ impl HybridIndex {
             .enumerate()
             .map(|(step, (text, vector))| {
                 let second = second.as_ref().map(|vectors| vectors[step].as_slice());
+                // The written step's ranking gives one tool.
+                let limit = if writes && step == 1 { 1 } else { limit };
                 self.fuse_both(text, vector, second, limit, &accept)
             })
             .collect();
