@@ -224,9 +224,12 @@ async fn client_credentials_with_a_private_key_send_a_signed_assertion_and_no_se
     client.close().await;
 }
 
-/// Mounts a token endpoint on `mock` that issues `machine-1`, `machine-2`, .. each living one
-/// second; returns how many it has issued.
-async fn issue_one_second_tokens(mock: &MockServer) -> Arc<AtomicUsize> {
+/// Mounts a token endpoint on `mock` that issues `machine-1`, `machine-2`, .., the `n`th living
+/// `lifetime(n)` seconds; returns how many it has issued.
+async fn issue_tokens(
+    mock: &MockServer,
+    lifetime: impl Fn(usize) -> u64 + Send + Sync + 'static,
+) -> Arc<AtomicUsize> {
     let issued = Arc::new(AtomicUsize::new(0));
     let counter = issued.clone();
     Mock::given(method("POST"))
@@ -235,7 +238,7 @@ async fn issue_one_second_tokens(mock: &MockServer) -> Arc<AtomicUsize> {
             let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
             ResponseTemplate::new(200).set_body_json(json!({
                 "access_token": format!("machine-{n}"), "token_type": "Bearer",
-                "expires_in": 1,
+                "expires_in": lifetime(n),
             }))
         })
         .mount(mock)
@@ -254,7 +257,7 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
             &["client_secret_post"]
         };
         let mock = guarded_server(methods, &["client_credentials"]).await;
-        let issued = issue_one_second_tokens(&mock).await;
+        let issued = issue_tokens(&mock, |_| 1).await;
         let mut oauth = McpOAuth::default()
             .with_grant(McpOAuthGrant::ClientCredentials)
             .with_client_id("bot");
@@ -291,7 +294,9 @@ async fn an_expired_machine_token_is_replaced_by_running_the_grant_again() {
 #[tokio::test]
 async fn a_token_that_expires_while_connecting_is_replaced() {
     let mock = guarded_server(&["client_secret_post"], &["client_credentials"]).await;
-    let issued = issue_one_second_tokens(&mock).await;
+    // The first token lives one second, the next an hour: a loaded machine's slow handshake
+    // cannot let the replacement expire too.
+    let issued = issue_tokens(&mock, |n| if n == 1 { 1 } else { 3_600 }).await;
     Mock::given(method("POST"))
         .and(path("/mcp"))
         .and(header_regex("authorization", "^Bearer machine-1$"))
