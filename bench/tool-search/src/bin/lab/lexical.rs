@@ -316,7 +316,8 @@ pub fn clause_table(on_test: bool) {
 }
 
 /// The tuning part's queries of `set` whose first five miss an expected tool: the query, what
-/// it needs and what came first. Tuning parts only: the test parts are not read to choose a
+/// it needs (with the place each missing tool has in the first 50: a near miss is an order to
+/// fix, a far one a word the request does not say) and what came first. Tuning parts only: the test parts are not read to choose a
 /// change.
 pub fn misses(set_name: &str) {
     let set = load(set_name);
@@ -342,6 +343,18 @@ pub fn misses(set_name: &str) {
             .iter()
             .take(5)
             .map(|&i| set.tools[i].name.as_str())
+            .collect();
+        let wide = index.search(&query.text, 50);
+        let missing: Vec<String> = missing
+            .iter()
+            .map(|name| {
+                let at = wide
+                    .iter()
+                    .position(|hit| name.split('|').any(|n| set.tools[hit.index].name == n));
+                at.map_or(format!("{name} (not in 50)"), |at| {
+                    format!("{name} @{}", at + 1)
+                })
+            })
             .collect();
         println!("## [{}] {}", query.kind, query.text);
         println!("missing: {missing:?}\nfound:   {found:?}\nbm25:    {plain:?}\n");
