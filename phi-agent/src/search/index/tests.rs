@@ -236,3 +236,32 @@ fn breadth_reorders_only_the_finished_ranking() {
     assert_eq!(a, b);
     assert!(finished.windows(2).all(|pair| pair[0].1 >= pair[1].1));
 }
+
+#[test]
+fn a_long_request_s_last_step_counts_every_word() {
+    let index = index(&[
+        (
+            "generate_password",
+            "Generate a password of a given length.",
+        ),
+        ("send_sms", "Send an SMS text message to a phone number."),
+        (
+            "convert_units",
+            "Convert between units of length and weight.",
+        ),
+    ]);
+    // A password step, then thirty words no tool has (they still take term numbers), then a
+    // step the SMS tool answers in three words.
+    let filler = (0..30)
+        .map(|i| format!("word{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let request =
+        format!("generate a password of length 12, {filler}, then send an sms message with it");
+    let hits = index.search(&request, 3, false, |_| true);
+    let order: Vec<u32> = hits.iter().map(|hit| hit.0).collect();
+    // The SMS tool meets three of the request's words, the password tool two: each word counts,
+    // however late it comes. (When words past the 32nd counted as one, the password tool came
+    // first.)
+    assert_eq!(order[..2], [1, 0], "{order:?}");
+}
