@@ -9,6 +9,7 @@ use super::super::synonyms::synonyms;
 use super::super::tokenize::for_each_term;
 use super::parts::{COVERAGE_POWER, Feedback};
 use super::postings::{IN_NAME, Posting, TextIndex};
+use foldhash::HashSet;
 
 /// One term of a query as the index looks it up.
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +76,12 @@ impl Tally {
 fn term_bit(source: usize) -> u64 {
     1 << source.min(63)
 }
+
+/// How many distinct terms a query's are told apart by scanning before a hash set takes over:
+/// most requests have fewer, and a scan of a few dozen short words costs less than hashing
+/// them; past it, a request of thousands of words (a pasted document) costs linear time, not
+/// quadratic (40,000 distinct words took 3.6 s).
+const SCANNED_TERMS: usize = 64;
 
 /// A document a search found, with its score and what its coverage and name bonus multiply a
 /// word's score by.
@@ -318,9 +325,21 @@ impl TextIndex {
     /// own terms the index knows, directly or through a synonym.
     pub(super) fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
         let mut own: Vec<String> = Vec::new();
+        // Filled once the query has `SCANNED_TERMS` distinct terms.
+        let mut seen: HashSet<String> = HashSet::default();
         for_each_term(query, self.parts.analysis, |term| {
-            if !own.iter().any(|known| known == term) {
+            let new = if seen.is_empty() {
+                !own.iter().any(|known| known == term)
+            } else {
+                !seen.contains(term)
+            };
+            if new {
                 own.push(term.to_string());
+                if !seen.is_empty() {
+                    seen.insert(term.to_string());
+                } else if own.len() == SCANNED_TERMS {
+                    seen.extend(own.iter().cloned());
+                }
             }
         });
         let mut weighted: Vec<QueryTerm> = Vec::new();
@@ -336,6 +355,12 @@ impl TextIndex {
                 known[source] = true;
             }
         }
+        // The terms already weighted, as a set once there are `SCANNED_TERMS` of them.
+        let mut ids: HashSet<u32> = if weighted.len() >= SCANNED_TERMS {
+            weighted.iter().map(|t| t.id).collect()
+        } else {
+            HashSet::default()
+        };
         for (source, term) in own.iter().enumerate() {
             if !self.parts.synonyms {
                 break;
@@ -343,7 +368,12 @@ impl TextIndex {
             for synonym in synonyms(term, self.parts.analysis.stemming) {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
                     known[source] = true;
-                    if !weighted.iter().any(|t| t.id == id) {
+                    let weighted_already = if ids.is_empty() {
+                        weighted.iter().any(|t| t.id == id)
+                    } else {
+                        !ids.insert(id)
+                    };
+                    if !weighted_already {
                         // A word in the other language says the same, where a synonym only
                         // says something near.
                         let translation = synonym.is_ascii() != term.is_ascii();

@@ -265,3 +265,38 @@ fn a_long_request_s_last_step_counts_every_word() {
     // first.)
     assert_eq!(order[..2], [1, 0], "{order:?}");
 }
+
+/// A distinct word of letters only (identifier splitting would cut digits off), for `i`, that
+/// starts with `first`.
+fn word(first: char, i: usize) -> String {
+    let mut word = String::from(first);
+    let mut n = i;
+    loop {
+        word.push(char::from(b'a' + (n % 26) as u8));
+        n /= 26;
+        if n == 0 {
+            return word;
+        }
+    }
+}
+
+#[test]
+fn a_request_of_many_words_reads_each_once_in_linear_time() {
+    let words: Vec<String> = (0..100).map(|i| word('z', i)).collect();
+    let index = index(&[("many", &words.join(" ")), ("send_sms", "Send an SMS.")]);
+    // Past the words told apart by scanning, a set tells them apart: each counted once.
+    let (weighted, asked) = index.query_terms(&format!("{0} {0}", words.join(" ")));
+    assert_eq!(asked, 100);
+    assert_eq!(weighted.len(), 100);
+    // A pasted document's worth of words the index does not know: read in linear time (about
+    // a second in a debug build; comparing each word with those before it took minutes).
+    let pasted: Vec<String> = (0..100_000).map(|i| word('y', i)).collect();
+    let started = std::time::Instant::now();
+    assert!(
+        index
+            .search(&pasted.join(" "), 5, true, |_| true)
+            .is_empty()
+    );
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+}
