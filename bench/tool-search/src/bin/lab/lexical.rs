@@ -317,8 +317,8 @@ pub fn clause_table(on_test: bool) {
 
 /// The tuning part's queries of `set` whose first five miss an expected tool: the query, what
 /// it needs (with the place each missing tool has in the first 50: a near miss is an order to
-/// fix, a far one a word the request does not say) and what came first. Tuning parts only: the test parts are not read to choose a
-/// change.
+/// fix, a far one a word the request does not say) and what came first. Tuning parts only: the
+/// test parts are not read to choose a change.
 pub fn misses(set_name: &str) {
     let set = load(set_name);
     let index = ToolIndex::build(&registry(&set));
