@@ -11,6 +11,8 @@ use std::path::PathBuf;
 
 use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
 
+use crate::sets::HeldOut;
+
 /// The directory in `var`, or `None` (with the reason printed) when it is unset outside CI.
 ///
 /// # Panics
@@ -50,6 +52,16 @@ pub fn trained_model() -> Option<StaticEmbedder> {
         "scripts/install-tool-search-model.sh",
     )?;
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
+}
+
+/// Keeps the tuning questions a fusion for the trained model may be chosen on: of a set it was
+/// trained on, the validation slice (`held`); of a set it never saw (none of its questions in
+/// `held`: LiveMCPBench), the whole tuning part, so that a fusion that helps the trained sets
+/// cannot quietly cost the unseen one.
+pub fn unseen_by_training(set: &mut HeldOut, held: &HashSet<String>) {
+    if set.queries.iter().any(|q| held.contains(&q.text)) {
+        set.queries.retain(|q| held.contains(&q.text));
+    }
 }
 
 /// The tuning questions the trained model was not trained on (its `validation.json`: per set,

@@ -56,8 +56,9 @@ async fn the_trained_model_beats_its_starting_table_on_the_tuning_parts() {
 
 /// The trained model's tables on the test parts (never trained on), fused as its weights say
 /// (`HybridConfig::tool_search_model`, chosen by `tool-search-lab fusion-grid --trained` on the
-/// tuning questions its training kept aside), then as wordllama is (`HybridConfig::static_model`);
-/// hybrid recall@5 asserted at what was measured (2026-12-06, with breadth) less 0.01.
+/// tuning questions its training kept aside and LiveMCPBench's tuning part), then as wordllama is
+/// (`HybridConfig::static_model`);
+/// hybrid recall@5 asserted at what was measured (2026-12-07, with breadth) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(trained) = models::trained_model() else {
@@ -70,11 +71,11 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.901),
-            ("agentdojo", 0.620),
-            ("nestful", 0.863),
-            ("complexfuncbench", 0.791),
-            ("livemcpbench", 0.453),
+            ("bfcl", 0.897),
+            ("agentdojo", 0.766),
+            ("nestful", 0.873),
+            ("complexfuncbench", 0.803),
+            ("livemcpbench", 0.419),
         ],
     );
     println!("Fused as wordllama:\n");
@@ -82,11 +83,11 @@ async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.892),
-            ("agentdojo", 0.655),
-            ("nestful", 0.834),
-            ("complexfuncbench", 0.793),
-            ("livemcpbench", 0.442),
+            ("bfcl", 0.897),
+            ("agentdojo", 0.687),
+            ("nestful", 0.851),
+            ("complexfuncbench", 0.800),
+            ("livemcpbench", 0.438),
         ],
     );
 }

@@ -4,8 +4,9 @@ The model is what phi-agent-embed's `StaticEmbedder` runs: a text's vector is th
 of its tokens' rows (LLaMA 2's tokenizer, no special tokens). Training changes the rows so that a
 query's vector lands near the vectors of the tools it asks for: a contrastive loss with in-batch
 negatives (InfoNCE, both directions, temperature TAU), each batch drawn from one catalogue so the
-negatives are tools the query must be told apart from. Another query's positive tool in the batch
-is masked, not a negative.
+negatives are tools the query must be told apart from. A tool in the batch that the query also
+asks for (another of its tools, or another query's copy of the same one) is masked, not a
+negative: a task that needs three tools must not be taught that two of them are wrong.
 
 Data: the TUNING parts of the held-out sets in bench/tool-search/data (never a test part). The
 tuning part is split once more by a hash of the expected tools into a training slice and a
@@ -101,14 +102,19 @@ def backward(grad_unit, unit, norms, flat, grad_table):
     np.add.at(grad_table, ids, grad_sum[rows] * weights[:, None])
 
 
-def step_loss(table, queries, tools, positives, tau):
-    """InfoNCE both ways over a batch; returns the loss and the table's gradient (sparse rows)."""
+def step_loss(table, queries, tools, positives, expected, tau):
+    """InfoNCE both ways over a batch; returns the loss and the table's gradient (sparse rows).
+    Row i pairs queries[i] with tools[i] (`positives[i]`, its index in the catalogue);
+    `expected[i]` is every tool queries[i] asks for."""
     q_flat, _, q_norms, q = pool(table, queries)
     t_flat, _, t_norms, t = pool(table, tools)
     logits = q @ t.T / tau
-    same = positives[:, None] == positives[None, :]
+    # Not negatives: a tool the row's query asks for too (another of its tools, or another pair's
+    # copy of the same tool). Masking them lifted the trained hybrid's validation mean at its best
+    # fusion from 0.845-0.856 to 0.870-0.876 (three seeds), ComplexFuncBench's many-tool tasks most.
+    same = np.array([[tool in wanted for tool in positives] for wanted in expected])
     np.fill_diagonal(same, False)
-    logits[same] = -1e4  # another query's copy of the same tool: not a negative
+    logits[same] = -1e4
     n = len(queries)
     eye = np.eye(n, dtype=np.float32)
 
@@ -141,10 +147,11 @@ def recall_at_5(table, sets, which):
 
 
 def batches(sets, which, size, rng):
-    """Every (query, one expected tool) pair of slice `which`, shuffled, in batches from one set."""
+    """Every (query, one expected tool, all its expected tools) of slice `which`, shuffled, in
+    batches from one set."""
     out = []
     for s in sets:
-        pairs = [(q[0], tool) for q in s["queries"] if q[2] in which for tool in q[1]]
+        pairs = [(q[0], tool, set(q[1])) for q in s["queries"] if q[2] in which for tool in q[1]]
         order = rng.permutation(len(pairs))
         for start in range(0, len(order), size):
             chunk = [pairs[i] for i in order[start : start + size]]
@@ -191,8 +198,9 @@ def main():
         for s, chunk in batches(sets, which, args.batch, rng):
             queries = [p[0] for p in chunk]
             tools = [s["tools"][p[1]] for p in chunk]
-            positives = np.array([p[1] for p in chunk])
-            loss, grad = step_loss(table, queries, tools, positives, args.tau)
+            positives = [p[1] for p in chunk]
+            expected = [p[2] for p in chunk]
+            loss, grad = step_loss(table, queries, tools, positives, expected, args.tau)
             losses.append(loss)
             # Adam on the rows this batch touched only (lazy moments): an untouched token keeps
             # its row, so words no tuning text holds stay as wordllama trained them.

@@ -20,11 +20,12 @@ pub async fn fusion_grid(sentence: bool, trained: bool) {
         let Some(model) = models::trained_model() else {
             return;
         };
-        // Only the questions the training kept aside: on the rest the model has seen the answers.
+        // Of the sets it trained on, only the questions the training kept aside: on the rest the
+        // model has seen the answers.
         let held = models::validation_questions();
-        println!("the trained model, on its validation slice of the tuning parts\n");
+        println!("the trained model, on its validation slice and LiveMCPBench's tuning part\n");
         prepare_with(Arc::new(model), None, Some("tune"), |set| {
-            set.queries.retain(|q| held.contains(&q.text));
+            models::unseen_by_training(set, &held);
         })
         .await
     } else if sentence {
@@ -325,13 +326,13 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
         let held = models::validation_questions();
         sets.push(
             prepare_with(Arc::new(trained), None, Some("tune"), |set| {
-                set.queries.retain(|q| held.contains(&q.text));
+                models::unseen_by_training(set, &held);
             })
             .await,
         );
         configs.push((
             2,
-            "trained static model (validation slice)",
+            "trained static model (validation slice; LiveMCPBench's tuning part)",
             HybridConfig::tool_search_model(),
         ));
     }

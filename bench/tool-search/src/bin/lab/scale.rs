@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use phi_agent::registry::ToolRegistry;
-use phi_agent::search::{Embedder, HybridConfig, HybridIndex, SemanticSearch};
+use phi_agent::search::{Embedder, HybridIndex, SemanticSearch};
 use phi_agent::static_text;
 use serde_json::{Map, json};
 use tool_search_lab::models;
@@ -62,10 +62,10 @@ fn query_limit(default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The hybrid index over `registry` with the static model's fusion, every tool embedded afresh.
+/// The hybrid index over `registry` with the fusion the model names (wordllama's: the static
+/// model's; the trained model's: `tool_search_model`), every tool embedded afresh.
 async fn hybrid_index(registry: &ToolRegistry, embedder: Arc<dyn Embedder>) -> HybridIndex {
     SemanticSearch::new(embedder)
-        .with_config(HybridConfig::static_model())
         .build_index(registry)
         .await
         .unwrap()
