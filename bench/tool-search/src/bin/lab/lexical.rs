@@ -1,6 +1,8 @@
 //! The lexical ranking's tables: every set beside plain BM25, each part changed alone, the
 //! tuning grid and clause fusion. A change is code, not a string: edit the lists to try others.
 
+use std::io::Write;
+
 use phi_agent::registry::ToolRegistry;
 use phi_agent::search::ToolIndex;
 use phi_agent::search::lab::{self, Parts, Stemming};
@@ -356,7 +358,17 @@ pub fn misses(set_name: &str) {
                 })
             })
             .collect();
-        println!("## [{}] {}", query.kind, query.text);
-        println!("missing: {missing:?}\nfound:   {found:?}\nbm25:    {plain:?}\n");
+        let report = format!(
+            "## [{}] {}\nmissing: {missing:?}\nfound:   {found:?}\nbm25:    {plain:?}\n\n",
+            query.kind, query.text
+        );
+        // A reader that stops early (`| head`) closes the pipe: stop quietly, not with a panic.
+        if std::io::stdout()
+            .lock()
+            .write_all(report.as_bytes())
+            .is_err()
+        {
+            return;
+        }
     }
 }
