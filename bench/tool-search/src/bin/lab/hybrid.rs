@@ -219,12 +219,28 @@ pub fn three_grid(
 
 /// Fusing three rankings (the words, the static model, MiniLM), on the tuning parts only: the
 /// grid the choice is made from, mean recall@5 over the sets (`-- three-rankings`).
-pub async fn three_rankings_on_the_tuning_parts() {
-    let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
+///
+/// With `trained`, the trained static model takes wordllama's place, on the questions a fusion
+/// for it may be chosen on (`models::unseen_by_training`); the rows whose MiniLM weight is 0 are
+/// then the trained hybrid without MiniLM, the baseline in the same table.
+pub async fn three_rankings_on_the_tuning_parts(trained: bool) {
+    let static_model = if trained {
+        models::trained_model()
+    } else {
+        models::model()
+    };
+    let (Some(static_model), Some(sentence)) = (static_model, models::sentence_model()) else {
         return;
     };
-    let static_sets = prepare(Arc::new(static_model), Some("tune")).await;
-    let sentence_sets = prepare(Arc::new(on_every_core(sentence)), Some("tune")).await;
+    let held = models::validation_questions();
+    let keep = |set: &mut HeldOut| {
+        if trained {
+            models::unseen_by_training(set, &held);
+        }
+    };
+    let static_sets = prepare_with(Arc::new(static_model), None, Some("tune"), keep).await;
+    let sentence_sets =
+        prepare_with(Arc::new(on_every_core(sentence)), None, Some("tune"), keep).await;
     let sets = three_lists(&static_sets, &sentence_sets);
     let mut configs: Vec<Three> = Vec::new();
     for depth in [20, 50, 100] {
