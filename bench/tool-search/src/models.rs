@@ -6,7 +6,7 @@
 //! missing model skips what needs it, with a message; in CI (`CI` set) it fails, so that the
 //! hybrid tests cannot silently not run.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use phi_agent_embed::{SentenceEmbedder, StaticEmbedder};
@@ -55,31 +55,45 @@ pub fn trained_model() -> Option<StaticEmbedder> {
 }
 
 /// Keeps the tuning questions a fusion for the trained model may be chosen on: of a set it was
-/// trained on, the validation slice (`held`); of a set it never saw (none of its questions in
-/// `held`: LiveMCPBench), the whole tuning part, so that a fusion that helps the trained sets
-/// cannot quietly cost the unseen one.
-pub fn unseen_by_training(set: &mut HeldOut, held: &HashSet<String>) {
-    if set.queries.iter().any(|q| held.contains(&q.text)) {
+/// trained on (one `trained` names), the validation slice (`held`); of a set it never saw
+/// (LiveMCPBench), the whole tuning part, so that a fusion that helps the trained sets cannot
+/// quietly cost the unseen one.
+pub fn unseen_by_training(set: &mut HeldOut, held: &HashSet<String>, trained: &HashSet<String>) {
+    if trained.contains(&set.name) {
         set.queries.retain(|q| held.contains(&q.text));
     }
 }
 
-/// The tuning questions the trained model was not trained on (its `validation.json`: per set,
-/// the questions' texts), where a fusion for it may be chosen. Empty when the model is not built.
+/// The tuning questions the trained model was not trained on, where a fusion for it may be
+/// chosen. Empty when the model is not built.
+///
+/// # Panics
+///
+/// As [`trained_sets`].
+pub fn validation_questions() -> HashSet<String> {
+    validation_file().into_values().flatten().collect()
+}
+
+/// The sets the trained model was trained on (those its `validation.json` names). Empty when
+/// the model is not built.
 ///
 /// # Panics
 ///
 /// When the file is missing or malformed in a built model (rebuild it with the script).
-pub fn validation_questions() -> HashSet<String> {
+pub fn trained_sets() -> HashSet<String> {
+    validation_file().into_keys().collect()
+}
+
+/// The trained model's `validation.json`: per set it was trained on, the questions' texts it kept
+/// aside.
+fn validation_file() -> HashMap<String, Vec<String>> {
     let Some(dir) = std::env::var_os("PHI_AGENT_TOOL_MODEL").map(PathBuf::from) else {
-        return HashSet::new();
+        return HashMap::new();
     };
     let path = dir.join("validation.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let sets: std::collections::HashMap<String, Vec<String>> =
-        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    sets.into_values().flatten().collect()
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
 /// The sentence-transformer, or `None` when it is not installed outside CI.

@@ -20,6 +20,9 @@ pub const SETS: [&str; 5] = [
 /// One set: its catalogue and its queries.
 #[derive(Debug, Deserialize)]
 pub struct HeldOut {
+    /// Its name in `SETS` (the data file's stem).
+    #[serde(skip)]
+    pub name: String,
     /// The catalogue, in registration order.
     pub tools: Vec<ToolText>,
     /// The queries, each with the tools it needs.
@@ -75,7 +78,10 @@ pub fn load(set: &str) -> HeldOut {
         .join(format!("{set}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    let mut held_out: HeldOut =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    held_out.name = set.to_string();
+    held_out
 }
 
 /// Every set, with a registry of its tools.

@@ -57,8 +57,8 @@ async fn the_trained_model_beats_its_starting_table_on_the_tuning_parts() {
 /// The trained model's tables on the test parts (never trained on), fused as its weights say
 /// (`HybridConfig::tool_search_model`, chosen by `tool-search-lab fusion-grid --trained` on the
 /// tuning questions its training kept aside and LiveMCPBench's tuning part), then as wordllama is
-/// (`HybridConfig::static_model`);
-/// hybrid recall@5 asserted at what was measured (2026-12-07, with breadth) less 0.01.
+/// (`HybridConfig::static_model`); hybrid recall@5 asserted at what was measured (2026-12-07, with
+/// breadth) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn trained_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(trained) = models::trained_model() else {

@@ -22,10 +22,10 @@ pub async fn fusion_grid(sentence: bool, trained: bool) {
         };
         // Of the sets it trained on, only the questions the training kept aside: on the rest the
         // model has seen the answers.
-        let held = models::validation_questions();
+        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
         println!("the trained model, on its validation slice and LiveMCPBench's tuning part\n");
         prepare_with(Arc::new(model), None, Some("tune"), |set| {
-            models::unseen_by_training(set, &held);
+            models::unseen_by_training(set, &held, &trained_sets);
         })
         .await
     } else if sentence {
@@ -232,10 +232,10 @@ pub async fn three_rankings_on_the_tuning_parts(trained: bool) {
     let (Some(static_model), Some(sentence)) = (static_model, models::sentence_model()) else {
         return;
     };
-    let held = models::validation_questions();
+    let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
     let keep = |set: &mut HeldOut| {
         if trained {
-            models::unseen_by_training(set, &held);
+            models::unseen_by_training(set, &held, &trained_sets);
         }
     };
     let static_sets = prepare_with(Arc::new(static_model), None, Some("tune"), keep).await;
@@ -339,10 +339,10 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
         (1, "three rankings", HybridConfig::three_rankings()),
     ];
     if let Some(trained) = models::trained_model() {
-        let held = models::validation_questions();
+        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
         sets.push(
             prepare_with(Arc::new(trained), None, Some("tune"), |set| {
-                models::unseen_by_training(set, &held);
+                models::unseen_by_training(set, &held, &trained_sets);
             })
             .await,
         );
