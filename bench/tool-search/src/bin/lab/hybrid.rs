@@ -1,6 +1,7 @@
-//! The hybrids' grids, on the tuning parts only: fusion by scores and by reciprocal rank for one
+//! The hybrids' grids, on the tuning parts: fusion by scores and by reciprocal rank for one
 //! model, three rankings (the words, the static model, MiniLM), what MiniLM is given of a tool,
-//! and producer links after fusing.
+//! and producer links after fusing; and the one three-ranking fusion chosen with a fine-tuned
+//! MiniLM, run once on the test parts.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,10 +14,26 @@ use tool_search_lab::sets::{HeldOut, SETS};
 use tool_search_lab::table::means;
 
 /// The grid the fusion settings were chosen from, for the static model, or with `sentence` the
-/// sentence-transformer: mean recall@5 (then MRR) of the tuning parts, for fusion by scores
-/// (semantic share 0 to 1) and by reciprocal rank (k 1 to 100, semantic weight 0.5 to 2).
+/// sentence-transformer, or with `trained` the trained static model: mean recall@5 (then MRR) of
+/// the tuning parts, for fusion by scores (semantic share 0 to 1) and by reciprocal rank (k 1 to
+/// 100, semantic weight 0.5 to 2). With both flags, the sentence model (a fine-tuned one, as
+/// `train/finetune_minilm.py` writes) on the questions the trained model's fusion is chosen on.
 pub async fn fusion_grid(sentence: bool, trained: bool) {
-    let prepared = if trained {
+    let prepared = if trained && sentence {
+        // A sentence-transformer fine-tuned on the trained model's training slice: scored on the
+        // same questions the trained model's fusion is chosen on.
+        let Some(model) = models::sentence_model() else {
+            return;
+        };
+        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
+        println!(
+            "the sentence model, on the trained model's validation slice and LiveMCPBench's tuning part\n"
+        );
+        prepare_with(Arc::new(on_every_core(model)), None, Some("tune"), |set| {
+            models::unseen_by_training(set, &held, &trained_sets);
+        })
+        .await
+    } else if trained {
         let Some(model) = models::trained_model() else {
             return;
         };
@@ -262,6 +279,26 @@ pub async fn three_rankings_on_the_tuning_parts(trained: bool) {
     for (recall, mrr, config) in rows.iter().take(10) {
         println!("{config:?}: mean R@5 {recall:.3}, MRR {mrr:.3}");
     }
+    assert!(rows[0].0 > 0.0);
+}
+
+/// The three rankings chosen on the tuning parts with a sentence model fine-tuned for tool
+/// retrieval (`train/finetune_minilm.py`; by scores, the first 20 of each, weights 1.0, 0.5, 0.7),
+/// beside the same fusion without the sentence model, run once on the test parts
+/// (`-- three-rankings --trained --test`).
+pub async fn three_rankings_on_the_test_parts() {
+    let (Some(static_model), Some(sentence)) = (models::trained_model(), models::sentence_model())
+    else {
+        return;
+    };
+    let static_sets = prepare(Arc::new(static_model), Some("test")).await;
+    let sentence_sets = prepare(Arc::new(on_every_core(sentence)), Some("test")).await;
+    let configs: Vec<Three> = vec![(None, 20, [1.0, 0.5, 0.0]), (None, 20, [1.0, 0.5, 0.7])];
+    let rows = three_grid(
+        "test parts",
+        &three_lists(&static_sets, &sentence_sets),
+        &configs,
+    );
     assert!(rows[0].0 > 0.0);
 }
 

@@ -7,8 +7,8 @@
 //! cargo run --release -p tool-search-lab -- grid             # candidate numbers, on the tuning parts
 //! cargo run --release -p tool-search-lab -- misses SET       # a set's tuning queries the lexical top 5 misses
 //! cargo run --release -p tool-search-lab -- clauses [--test] # clause fusion, clauses as steps (not shipped)
-//! cargo run --release -p tool-search-lab -- fusion-grid [--sentence | --trained]  # the hybrid's fusions
-//! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM [--trained]
+//! cargo run --release -p tool-search-lab -- fusion-grid [--sentence] [--trained]  # the hybrid's fusions
+//! cargo run --release -p tool-search-lab -- three-rankings   # words, static model and MiniLM [--trained [--test]]
 //! cargo run --release -p tool-search-lab -- examples         # tools extended with earlier requests (not shipped)
 //! cargo run --release -p tool-search-lab -- destination [--test]  # the written step, on and off
 //! cargo run --release -p tool-search-lab -- memory           # earlier requests voting (not shipped)
@@ -67,6 +67,9 @@ fn main() -> ExitCode {
         }
         Some("companions") => runtime.block_on(examples::companions_on_the_validation_slice()),
         Some("examples") => runtime.block_on(examples::examples_on_the_validation_slice()),
+        Some("three-rankings") if flag("--trained") && flag("--test") => {
+            runtime.block_on(hybrid::three_rankings_on_the_test_parts())
+        }
         Some("three-rankings") => runtime.block_on(hybrid::three_rankings_on_the_tuning_parts(
             flag("--trained"),
         )),
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence | --trained] | three-rankings [--trained] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
+                 [--sentence] [--trained] | three-rankings [--trained [--test]] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);
