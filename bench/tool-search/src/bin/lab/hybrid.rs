@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use phi_agent::search::{Fusion, HybridConfig};
+use phi_agent::search::{Embedder, Fusion, HybridConfig};
 use tool_search_lab::hybrid::{Prepared, on_tuning_parts, prepare, prepare_with};
 use tool_search_lab::models::{self, on_every_core};
 use tool_search_lab::score::{LIMIT, Score};
@@ -19,40 +19,32 @@ use tool_search_lab::table::means;
 /// 100, semantic weight 0.5 to 2). With both flags, the sentence model (a fine-tuned one, as
 /// `train/finetune_minilm.py` writes) on the questions the trained model's fusion is chosen on.
 pub async fn fusion_grid(sentence: bool, trained: bool) {
-    let prepared = if trained && sentence {
-        // A sentence-transformer fine-tuned on the trained model's training slice: scored on the
-        // same questions the trained model's fusion is chosen on.
+    let model: Arc<dyn Embedder> = if sentence {
         let Some(model) = models::sentence_model() else {
             return;
         };
-        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
-        println!(
-            "the sentence model, on the trained model's validation slice and LiveMCPBench's tuning part\n"
-        );
-        prepare_with(Arc::new(on_every_core(model)), None, Some("tune"), |set| {
-            models::unseen_by_training(set, &held, &trained_sets);
-        })
-        .await
+        Arc::new(on_every_core(model))
     } else if trained {
         let Some(model) = models::trained_model() else {
             return;
         };
-        // Of the sets it trained on, only the questions the training kept aside: on the rest the
-        // model has seen the answers.
+        Arc::new(model)
+    } else {
+        let Some(model) = models::model() else { return };
+        Arc::new(model)
+    };
+    let prepared = if trained {
+        // Of the sets the trained model trained on, only the questions the training kept aside:
+        // on the rest the model (or a sentence model fine-tuned on the same slice) has seen the
+        // answers.
         let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
-        println!("the trained model, on its validation slice and LiveMCPBench's tuning part\n");
-        prepare_with(Arc::new(model), None, Some("tune"), |set| {
+        println!("on the trained model's validation slice and LiveMCPBench's tuning part\n");
+        prepare_with(model, None, Some("tune"), |set| {
             models::unseen_by_training(set, &held, &trained_sets);
         })
         .await
-    } else if sentence {
-        let Some(model) = models::sentence_model() else {
-            return;
-        };
-        prepare(Arc::new(on_every_core(model)), Some("tune")).await
     } else {
-        let Some(model) = models::model() else { return };
-        prepare(Arc::new(model), Some("tune")).await
+        prepare(model, Some("tune")).await
     };
     grid(prepared);
 }
