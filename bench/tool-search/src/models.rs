@@ -54,13 +54,36 @@ pub fn trained_model() -> Option<StaticEmbedder> {
     Some(StaticEmbedder::load(&dir).unwrap_or_else(|error| panic!("{error}")))
 }
 
-/// Keeps the tuning questions a fusion for the trained model may be chosen on: of a set it was
-/// trained on (one `trained` names), the validation slice (`held`); of a set it never saw
+/// The tuning questions a fusion for the trained model may be chosen on: of a set it was
+/// trained on (one its `validation.json` names), the validation slice; of a set it never saw
 /// (LiveMCPBench), the whole tuning part, so that a fusion that helps the trained sets cannot
 /// quietly cost the unseen one.
-pub fn unseen_by_training(set: &mut HeldOut, held: &HashSet<String>, trained: &HashSet<String>) {
-    if trained.contains(&set.name) {
-        set.queries.retain(|q| held.contains(&q.text));
+#[derive(Debug, Default)]
+pub struct UnseenByTraining {
+    trained_sets: HashSet<String>,
+    held: HashSet<String>,
+}
+
+impl UnseenByTraining {
+    /// Read from the trained model's `validation.json`; keeps every question when the model is
+    /// not built.
+    ///
+    /// # Panics
+    ///
+    /// As [`validation_questions`].
+    pub fn load() -> Self {
+        let file = validation_file();
+        Self {
+            trained_sets: file.keys().cloned().collect(),
+            held: file.into_values().flatten().collect(),
+        }
+    }
+
+    /// Drops from `set` the questions the trained model was trained on.
+    pub fn keep(&self, set: &mut HeldOut) {
+        if self.trained_sets.contains(&set.name) {
+            set.queries.retain(|q| self.held.contains(&q.text));
+        }
     }
 }
 
@@ -69,19 +92,9 @@ pub fn unseen_by_training(set: &mut HeldOut, held: &HashSet<String>, trained: &H
 ///
 /// # Panics
 ///
-/// As [`trained_sets`].
+/// When the file is missing or malformed in a built model (rebuild it with the script).
 pub fn validation_questions() -> HashSet<String> {
     validation_file().into_values().flatten().collect()
-}
-
-/// The sets the trained model was trained on (those its `validation.json` names). Empty when
-/// the model is not built.
-///
-/// # Panics
-///
-/// When the file is missing or malformed in a built model (rebuild it with the script).
-pub fn trained_sets() -> HashSet<String> {
-    validation_file().into_keys().collect()
 }
 
 /// The trained model's `validation.json`: per set it was trained on, the questions' texts it kept

@@ -37,12 +37,9 @@ pub async fn fusion_grid(sentence: bool, trained: bool) {
         // Of the sets the trained model trained on, only the questions the training kept aside:
         // on the rest the model (or a sentence model fine-tuned on the same slice) has seen the
         // answers.
-        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
+        let unseen = models::UnseenByTraining::load();
         println!("on the trained model's validation slice and LiveMCPBench's tuning part\n");
-        prepare_with(model, None, Some("tune"), |set| {
-            models::unseen_by_training(set, &held, &trained_sets);
-        })
-        .await
+        prepare_with(model, None, Some("tune"), |set| unseen.keep(set)).await
     } else {
         prepare(model, Some("tune")).await
     };
@@ -230,7 +227,7 @@ pub fn three_grid(
 /// grid the choice is made from, mean recall@5 over the sets (`-- three-rankings`).
 ///
 /// With `trained`, the trained static model takes wordllama's place, on the questions a fusion
-/// for it may be chosen on (`models::unseen_by_training`); the rows whose MiniLM weight is 0 are
+/// for it may be chosen on (`models::UnseenByTraining`); the rows whose MiniLM weight is 0 are
 /// then the trained hybrid without MiniLM, the baseline in the same table.
 pub async fn three_rankings_on_the_tuning_parts(trained: bool) {
     let static_model = if trained {
@@ -241,10 +238,10 @@ pub async fn three_rankings_on_the_tuning_parts(trained: bool) {
     let (Some(static_model), Some(sentence)) = (static_model, models::sentence_model()) else {
         return;
     };
-    let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
+    let unseen = models::UnseenByTraining::load();
     let keep = |set: &mut HeldOut| {
         if trained {
-            models::unseen_by_training(set, &held, &trained_sets);
+            unseen.keep(set);
         }
     };
     let static_sets = prepare_with(Arc::new(static_model), None, Some("tune"), keep).await;
@@ -368,10 +365,10 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
         (1, "three rankings", HybridConfig::three_rankings()),
     ];
     if let Some(trained) = models::trained_model() {
-        let (held, trained_sets) = (models::validation_questions(), models::trained_sets());
+        let unseen = models::UnseenByTraining::load();
         sets.push(
             prepare_with(Arc::new(trained), None, Some("tune"), |set| {
-                models::unseen_by_training(set, &held, &trained_sets);
+                unseen.keep(set)
             })
             .await,
         );
