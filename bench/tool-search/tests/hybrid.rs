@@ -10,7 +10,7 @@ use tool_search_lab::hybrid::{assert_floors, prepare, prepare_with, report};
 use tool_search_lab::models::{self, on_every_core};
 
 /// The static model's tables, and the test parts' hybrid recall@5 asserted at what was
-/// measured (2026-12-06, with breadth after fusing) less 0.01, so a change that loses more
+/// measured (2026-12-07, with breadth after fusing) less 0.01, so a change that loses more
 /// fails here.
 #[tokio::test(flavor = "current_thread")]
 async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
@@ -20,10 +20,10 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.890),
+            ("bfcl", 0.891),
             ("agentdojo", 0.621),
-            ("nestful", 0.790),
-            ("complexfuncbench", 0.742),
+            ("nestful", 0.785),
+            ("complexfuncbench", 0.740),
             ("livemcpbench", 0.443),
         ],
     );
@@ -34,7 +34,7 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
 /// (`SemanticSearch::with_second`, fused as `HybridConfig::three_rankings`, chosen on the tuning
 /// parts by `three_rankings_on_the_tuning_parts`). Only the test parts' queries are embedded
 /// (2,194 tools and 2,107 questions, by both models); hybrid recall@5 asserted at what was
-/// measured (2026-12-06, with producer links and breadth after fusing) less 0.01.
+/// measured (2026-12-07, with producer links and breadth after fusing) less 0.01.
 #[tokio::test(flavor = "current_thread")]
 async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
@@ -52,10 +52,10 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.897),
+            ("bfcl", 0.893),
             ("agentdojo", 0.603),
-            ("nestful", 0.823),
-            ("complexfuncbench", 0.707),
+            ("nestful", 0.820),
+            ("complexfuncbench", 0.718),
             ("livemcpbench", 0.436),
         ],
     );
@@ -64,10 +64,10 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.903),
-            ("agentdojo", 0.691),
-            ("nestful", 0.821),
-            ("complexfuncbench", 0.709),
+            ("bfcl", 0.904),
+            ("agentdojo", 0.686),
+            ("nestful", 0.818),
+            ("complexfuncbench", 0.721),
             ("livemcpbench", 0.438),
         ],
     );

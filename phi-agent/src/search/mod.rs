@@ -36,6 +36,7 @@ mod index;
 #[doc(hidden)]
 pub mod lab;
 mod links;
+mod places;
 mod skills;
 mod steps;
 mod synonyms;

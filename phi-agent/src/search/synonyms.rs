@@ -176,6 +176,16 @@ pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
                 }
             }
         }
+        // One way: a place's name stands for its kind, but a kind is not any one of its places.
+        for (kind, names) in super::places::KINDS {
+            let kind = stem_as(kind, stemming);
+            for name in *names {
+                let entry = table.entry(stem_as(name, stemming)).or_default();
+                if !entry.contains(&kind) {
+                    entry.push(kind.clone());
+                }
+            }
+        }
         table
     });
     table.get(term).map_or(&[], Vec::as_slice)

@@ -134,8 +134,8 @@ fn a_best_result_brings_in_the_tools_its_parameters_come_from() {
     let off = build(None);
     let on = build(Some(Links::default()));
     // The request says nothing the lookups say.
-    assert_eq!(found(&off, "hotels in Rome"), [0, 4]);
-    assert_eq!(found(&on, "hotels in Rome"), [0, 1, 4]);
+    assert_eq!(found(&off, "hotels by the sea"), [0, 4]);
+    assert_eq!(found(&on, "hotels by the sea"), [0, 1, 4]);
     assert_eq!(found(&off, "albums of Queen"), [2]);
     assert_eq!(found(&on, "albums of Queen"), [2, 3]);
     // What was linked: prose names no tool.
@@ -143,10 +143,10 @@ fn a_best_result_brings_in_the_tools_its_parameters_come_from() {
     assert_eq!(on.producers.of(2), [3]);
     assert_eq!(on.producers.of(4), [] as [u32; 0]);
     // Below the result that brought it in; not past a filter.
-    let lifted = on.search("hotels in Rome", 5, true, |_| true);
+    let lifted = on.search("hotels by the sea", 5, true, |_| true);
     assert!(lifted[1].1 < lifted[0].1);
     assert_eq!(
-        on.search("hotels in Rome", 5, true, |doc| doc != 1)
+        on.search("hotels by the sea", 5, true, |doc| doc != 1)
             .iter()
             .map(|hit| hit.0)
             .collect::<Vec<u32>>(),
@@ -170,6 +170,30 @@ fn synonyms_reach_other_words_and_filters_apply() {
     );
     assert!(index.search("weather", 5, true, |_| true).is_empty());
     assert!(index.search("", 5, true, |_| true).is_empty());
+}
+
+#[test]
+fn a_place_s_name_brings_in_its_kind_one_way() {
+    let places = index(&[
+        ("get_news", "Latest news headlines on a topic."),
+        (
+            "get_country_details",
+            "Population, capital and statistics of a country, by its name.",
+        ),
+        ("get_city_weather", "Current weather in a city."),
+    ]);
+    let first = |query: &str| {
+        places
+            .search(query, 1, true, |_| true)
+            .first()
+            .map(|hit| hit.0)
+    };
+    // Neither request names its kind: Italy stands for `country`, Lisbon for `city`.
+    assert_eq!(first("covid figures for Italy"), Some(1));
+    assert_eq!(first("how is it in Lisbon"), Some(2));
+    // The kind brings in no names.
+    let trip = index(&[("italy_trip", "Book a trip to Italy.")]);
+    assert!(trip.search("country", 5, true, |_| true).is_empty());
 }
 
 /// Three ways to find movies, and a tool for each other step of [`THREE_STEPS`].
