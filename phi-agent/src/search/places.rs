@@ -39,9 +39,6 @@ pub(super) const COUNTRIES: &[&str] = &[
     "yemen", "zambia", "zimbabwe",
 ];
 
-/// The word each of [`COUNTRIES`] stands for.
-pub(super) const COUNTRY: &str = "country";
-
 /// One word of each of the world's best-known cities' names, lower case.
 #[rustfmt::skip]
 pub(super) const CITIES: &[&str] = &[
@@ -66,8 +63,5 @@ pub(super) const CITIES: &[&str] = &[
     "guadalajara", "monterrey", "cancun",
 ];
 
-/// The word each of [`CITIES`] stands for.
-pub(super) const CITY: &str = "city";
-
-/// Each kind of place, and the names that bring it into a request.
-pub(super) const KINDS: &[(&str, &[&str])] = &[(COUNTRY, COUNTRIES), (CITY, CITIES)];
+/// Each kind of place: the word its names bring into a request, and the names.
+pub(super) const KINDS: &[(&str, &[&str])] = &[("country", COUNTRIES), ("city", CITIES)];

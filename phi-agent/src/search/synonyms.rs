@@ -168,11 +168,8 @@ pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
         for group in groups {
             let stems: Vec<String> = group.iter().map(|word| stem_as(word, stemming)).collect();
             for one in &stems {
-                let entry = table.entry(one.clone()).or_default();
                 for other in &stems {
-                    if other != one && !entry.contains(other) {
-                        entry.push(other.clone());
-                    }
+                    link(&mut table, one, other);
                 }
             }
         }
@@ -180,13 +177,21 @@ pub(crate) fn synonyms(term: &str, stemming: Stemming) -> &'static [String] {
         for (kind, names) in super::places::KINDS {
             let kind = stem_as(kind, stemming);
             for name in *names {
-                let entry = table.entry(stem_as(name, stemming)).or_default();
-                if !entry.contains(&kind) {
-                    entry.push(kind.clone());
-                }
+                link(&mut table, &stem_as(name, stemming), &kind);
             }
         }
         table
     });
     table.get(term).map_or(&[], Vec::as_slice)
+}
+
+/// Lets `to` stand in for `from`, once, and never a term for itself.
+fn link(table: &mut HashMap<String, Vec<String>>, from: &str, to: &str) {
+    if from == to {
+        return;
+    }
+    let entry = table.entry(from.to_owned()).or_default();
+    if !entry.iter().any(|term| term == to) {
+        entry.push(to.to_owned());
+    }
 }
