@@ -20,6 +20,9 @@ pub struct Prepared {
     pub index: HybridIndex,
     /// Its queries' vectors from the index's model.
     pub vectors: Vec<Vec<f32>>,
+    /// The vectors of each query's clauses from the index's model (none for a query of one
+    /// clause: [`lab::clauses`]).
+    pub clause_vectors: Vec<Vec<Vec<f32>>>,
     /// The queries' vectors from the index's second model (empty when it has none).
     pub second_vectors: Vec<Vec<f32>>,
     /// The implied written step's vector from each model ([`lab::WRITTEN_STEP`]; the second
@@ -66,6 +69,14 @@ pub async fn prepare_with(
         assert_eq!(index.semantic().len(), set.tools.len());
         let texts: Vec<&str> = set.queries.iter().map(|q| q.text.as_str()).collect();
         let vectors = embed_all(model.as_ref(), &texts).await;
+        let mut clause_vectors = Vec::with_capacity(texts.len());
+        for text in &texts {
+            let clauses = lab::clauses(text);
+            clause_vectors.push(match clauses.len() > 1 {
+                true => embed_all(model.as_ref(), &clauses).await,
+                false => Vec::new(),
+            });
+        }
         let second_vectors = match &second {
             Some(second) => embed_all(second.as_ref(), &texts).await,
             None => Vec::new(),
@@ -89,6 +100,7 @@ pub async fn prepare_with(
             set,
             index,
             vectors,
+            clause_vectors,
             second_vectors,
             writer_vectors,
             position,
@@ -119,7 +131,10 @@ pub fn hybrid_search(
     limit: usize,
 ) -> Vec<SearchHit> {
     let second = p.second_vectors.get(i).map(Vec::as_slice);
-    let hits = p.index.fuse_both(text, vector, second, limit, |_| true);
+    let clauses = p.clause_vectors.get(i).map_or(&[][..], Vec::as_slice);
+    let hits = p
+        .index
+        .fuse_with_clauses(text, vector, clauses, second, limit, |_| true);
     if !lab::writes_a_file(text) {
         return hits;
     }

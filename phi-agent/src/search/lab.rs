@@ -6,6 +6,7 @@
 use super::ToolIndex;
 use crate::registry::ToolRegistry;
 
+pub use super::clauses::clauses;
 pub use super::index::parts::{Breadth, Feedback, Parts, Weights};
 pub use super::links::Links;
 pub use super::tokenize::{Analysis, Stemming};

@@ -30,6 +30,7 @@
 //! servers); `BENCHMARKS.md` reports their test parts.
 
 mod chinese;
+mod clauses;
 mod embed;
 mod index;
 #[cfg(feature = "lab")]
@@ -51,6 +52,7 @@ use crate::schema::keyword;
 use crate::tool::ToolExposure;
 use index::{Field, IndexBuilder, Parts, TextIndex};
 
+pub(crate) use clauses::clauses;
 pub use embed::{
     Embedder, EmbeddingCache, Fusion, HybridConfig, HybridIndex, SemanticIndex, SemanticSearch,
 };

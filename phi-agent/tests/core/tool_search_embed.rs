@@ -255,6 +255,40 @@ async fn the_hybrid_searches_a_querys_steps_in_turn() {
     assert_eq!(embedder.calls.load(Ordering::SeqCst), 1, "in one call");
 }
 
+/// A request of several clauses, through a hybrid index whose fusion weighs them: the request and
+/// each clause embedded, in one call; without a clause weight, the request alone.
+#[tokio::test]
+async fn the_hybrid_embeds_a_requests_clauses_when_they_count() {
+    let registry = registry("Sends a transaction to the recipient.");
+    let request = "Settle what I owe to Ann for the trip. Then check the forecast for Paris";
+    let (index, embedder) = counted_index(&registry).await;
+    assert_eq!(index.config().clause_weight, 0.0);
+    index.search(request, 2).await.unwrap();
+    assert_eq!(embedder.embedded(), 1, "the request alone");
+
+    let embedder = Arc::new(Concepts::default());
+    let index = SemanticSearch::new(embedder.clone())
+        .with_config(HybridConfig::default().with_clause_weight(0.5))
+        .build_index(&registry)
+        .await
+        .unwrap();
+    embedder.embedded();
+    embedder.calls.store(0, Ordering::SeqCst);
+    let hits = index.search(request, 2).await.unwrap();
+    let mut names: Vec<&str> = hits.iter().map(|hit| hit.name).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["get_weather", "send_money"]);
+    assert_eq!(embedder.embedded(), 3, "the request and its two clauses");
+    assert_eq!(
+        embedder.calls.load(Ordering::SeqCst),
+        2,
+        "in batches of two"
+    );
+    // A request of one clause is embedded alone.
+    index.search("settle what I owe", 2).await.unwrap();
+    assert_eq!(embedder.embedded(), 1);
+}
+
 /// A request that keeps its result in a text file it names, through the hybrid index: the
 /// writing of the file is searched too (embedded in the same call), and its best tool joins the
 /// request's own, which fill the other places.

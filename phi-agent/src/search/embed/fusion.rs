@@ -63,6 +63,12 @@ pub struct HybridConfig {
     /// 0.5, 1, 1.5 and 2 tried). At 0.2 it raised mean recall@5 there from 0.794 to 0.799 with
     /// the static model.
     pub breadth: f32,
+    /// Weight of a request's best-matching clause in the (first) semantic ranking: each tool is
+    /// scored by its similarity to the whole request plus this weight times its best similarity
+    /// to one of the request's clauses (its sentences, and their parts between "and" and "then"),
+    /// so that a step one clause names is not drowned by the others' words. 0 (the default)
+    /// embeds the request alone.
+    pub clause_weight: f32,
 }
 
 impl Default for HybridConfig {
@@ -76,6 +82,7 @@ impl Default for HybridConfig {
             second_weight: 0.5,
             producer_links: true,
             breadth: 0.2,
+            clause_weight: 0.0,
         }
     }
 }
@@ -129,6 +136,12 @@ impl HybridConfig {
         self
     }
 
+    /// Sets [`clause_weight`](Self::clause_weight) (0 turns it off).
+    pub fn with_clause_weight(mut self, weight: f32) -> Self {
+        self.clause_weight = weight;
+        self
+    }
+
     /// The fusion chosen for `phi-agent-embed`'s `StaticEmbedder` (wordllama) alone with the
     /// words, on the held-out tuning parts: [`Fusion::Scores`], lexical 0.7 to semantic 0.3
     /// (weights 1 and 0.43), 50 candidates each. The same as [`default`](Self::default), and the
@@ -143,7 +156,9 @@ impl HybridConfig {
     /// part (which it never saw): fusion by scores, weights 0.4 (lexical) and 0.6, 100 candidates
     /// each (mean recall@5 there 0.804 against 0.792 by reciprocal rank, k 1 and weight 0.75, the
     /// fusion chosen before; the same best on two other training seeds' models), and
-    /// [`breadth`](Self::breadth) 0.5 (0.804 → 0.808 against 0.2; from 1 up AgentDojo loses 0.015).
+    /// [`breadth`](Self::breadth) 0.5 (0.804 → 0.808 against 0.2; from 1 up AgentDojo loses 0.015),
+    /// and [`clause_weight`](Self::clause_weight) 0.2 (0.809 → 0.817, the best of 0 to 1.5; no set
+    /// 0.002 lower; with the semantic share varied too, none did better).
     /// The fusion of BENCHMARKS.md's "trained static hybrid" column.
     pub fn tool_search_model() -> Self {
         Self::default()
@@ -152,13 +167,16 @@ impl HybridConfig {
             .with_lexical_weight(0.4)
             .with_semantic_weight(0.6)
             .with_breadth(0.5)
+            .with_clause_weight(0.2)
     }
 
     /// The fusion chosen for a sentence-transformer alone with the words (`phi-agent-embed`'s
     /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
     /// best fusion by scores), [`breadth`](Self::breadth) 0.5 (four tuning parts: 0.797 → 0.799
-    /// against 0.2). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
+    /// against 0.2), [`clause_weight`](Self::clause_weight) 1.5 (0.754 → 0.773 over the five tuning
+    /// parts, 0 to 1.5 tried; BFCL 0.005 lower; a request's clauses are embedded with it, about
+    /// twice a query's tokens). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
     /// `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
     pub fn sentence_model() -> Self {
         Self::default()
@@ -167,6 +185,7 @@ impl HybridConfig {
             .with_semantic_weight(1.0)
             .with_second_weight(0.0)
             .with_breadth(0.5)
+            .with_clause_weight(1.5)
     }
 
     /// The fusion chosen for three rankings (the words, a contextual model first, a static model
@@ -176,8 +195,10 @@ impl HybridConfig {
     /// 0.5 (second). Mean recall@5 over the four tuning parts 0.773, against 0.756 for the
     /// sentence-transformer alone with the words and 0.742 for the static model alone with them;
     /// [`breadth`](Self::breadth) 0.5 (0.809 → 0.812 against 0.2; 1.5 scored more but lost 0.011
-    /// on AgentDojo). A [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own
-    /// uses this one.
+    /// on AgentDojo), [`clause_weight`](Self::clause_weight) 1 for the first model (0.746 → 0.762
+    /// over the five tuning parts, 0 to 1.5 tried; no set lower). A
+    /// [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own uses
+    /// this one.
     pub fn three_rankings() -> Self {
         Self::default()
             .with_fusion(Fusion::ReciprocalRank)
@@ -185,5 +206,6 @@ impl HybridConfig {
             .with_semantic_weight(0.75)
             .with_second_weight(0.5)
             .with_breadth(0.5)
+            .with_clause_weight(1.0)
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Embedder, EmbeddingCache, Fusion, HybridConfig, SemanticIndex, SemanticSearch};
 use crate::error::{AgentError, AgentResult};
 use crate::registry::ToolRegistry;
-use crate::search::{SearchHit, ToolIndex, WRITTEN_STEP, interleave, steps, with_writer};
+use crate::search::{SearchHit, ToolIndex, WRITTEN_STEP, clauses, interleave, steps, with_writer};
 
 /// A linked tool's fused score against the result that links to it ([`HybridConfig::producer_links`]):
 /// just below it. Fused scores lie closer together than the lexical ranking's, so the lexical
@@ -88,27 +88,36 @@ impl HybridIndex {
     ) -> AgentResult<Vec<SearchHit>> {
         let steps = steps(query);
         // A request of one step that keeps its result in a text file also has the file's writing
-        // searched for, embedded in the same call.
+        // searched for, embedded in the same call; so are its clauses, when they count.
         let writes = steps.len() == 1 && self.lexical.implies_writing(query);
-        let texts: &[&str] = match (steps.len(), writes) {
-            (1, true) => &[query, WRITTEN_STEP],
-            (1, false) => &[query],
-            _ => &steps,
+        let clauses = match steps.len() == 1 {
+            true => self.counted_clauses(query),
+            false => Vec::new(),
         };
-        let vectors = embed_texts(self.embedder.as_ref(), texts).await?;
+        let mut texts: Vec<&str> = if steps.len() == 1 { vec![query] } else { steps };
+        if writes {
+            texts.push(WRITTEN_STEP);
+        }
+        let searched = texts.len();
+        texts.extend(&clauses);
+        let mut vectors = embed_texts(self.embedder.as_ref(), &texts).await?;
+        let clause_vectors = vectors.split_off(searched);
         let second = match &self.second {
-            Some((_, embedder)) => Some(embed_texts(embedder.as_ref(), texts).await?),
+            Some((_, embedder)) => Some(embed_texts(embedder.as_ref(), &texts[..searched]).await?),
             None => None,
         };
-        let mut rankings: Vec<Vec<SearchHit>> = texts
+        let mut rankings: Vec<Vec<SearchHit>> = texts[..searched]
             .iter()
             .zip(&vectors)
             .enumerate()
             .map(|(step, (text, vector))| {
                 let second = second.as_ref().map(|vectors| vectors[step].as_slice());
-                // The written step's ranking gives one tool.
-                let limit = if writes && step == 1 { 1 } else { limit };
-                self.fuse_both(text, vector, second, limit, &accept)
+                // The written step's ranking gives one tool; the request's own has its clauses.
+                let (limit, clauses) = match writes && step == 1 {
+                    true => (1, &[][..]),
+                    false => (limit, &clause_vectors[..]),
+                };
+                self.fuse_with_clauses(text, vector, clauses, second, limit, &accept)
             })
             .collect();
         if writes {
@@ -119,6 +128,20 @@ impl HybridIndex {
             return Ok(rankings.remove(0));
         }
         Ok(interleave(rankings, limit))
+    }
+
+    /// The clauses of a request of one step that the fusion counts: none when its
+    /// [`clause_weight`](HybridConfig::clause_weight) is 0 or the request is one clause.
+    fn counted_clauses<'q>(&self, query: &'q str) -> Vec<&'q str> {
+        if self.config.clause_weight <= 0.0 {
+            return Vec::new();
+        }
+        let clauses = clauses(query);
+        if clauses.len() > 1 {
+            clauses
+        } else {
+            Vec::new()
+        }
     }
 
     /// The fused ranking for `query` and its vector (the first model's; a second ranking, if
@@ -144,10 +167,27 @@ impl HybridIndex {
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<SearchHit> {
+        self.fuse_with_clauses(query, vector, &[], second, limit, accept)
+    }
+
+    /// [`fuse_both`](Self::fuse_both) with the vectors of the query's clauses from the first
+    /// model, which count in its ranking by [`HybridConfig::clause_weight`] (none: the query
+    /// alone).
+    pub fn fuse_with_clauses(
+        &self,
+        query: &str,
+        vector: &[f32],
+        clauses: &[Vec<f32>],
+        second: Option<&[f32]>,
+        limit: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<SearchHit> {
         let depth = self.config.candidates.max(limit);
         let c = self.config;
         let lexical = self.lexical.search_unlinked(query, depth, &accept);
-        let semantic = self.semantic.search_vector(vector, depth, &accept);
+        let semantic =
+            self.semantic
+                .search_with_clauses(vector, clauses, c.clause_weight, depth, &accept);
         let second = match (&self.second, second) {
             (Some((index, _)), Some(vector)) => index.search_vector(vector, depth, &accept),
             _ => Vec::new(),

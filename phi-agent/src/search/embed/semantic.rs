@@ -29,6 +29,10 @@ pub struct SemanticIndex {
     steps: Vec<f32>,
 }
 
+/// How many of a request's nearest tools, per result asked for, its clauses rescore
+/// ([`SemanticIndex::search_with_clauses`]).
+const CLAUSE_POOL: usize = 4;
+
 /// The largest fixed-point component for vectors of `dimensions`: the dot product of two such
 /// vectors, and every partial sum of it, then stays within an `i32`.
 fn largest_component(dimensions: usize) -> f32 {
@@ -130,33 +134,91 @@ impl SemanticIndex {
         limit: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<(usize, f32)> {
-        if query.len() != self.dimensions || self.dimensions == 0 || limit == 0 {
+        self.search_with_clauses(query, &[], 0.0, limit, accept)
+    }
+
+    /// [`search_vector`](Self::search_vector) with each tool's score raised by `weight` times its
+    /// best cosine similarity to one of `clauses` (vectors of the query's clauses, from the same
+    /// embedder; see [`HybridConfig::clause_weight`](super::HybridConfig::clause_weight)). A clause
+    /// vector of another length, zero or not finite is left out.
+    pub fn search_with_clauses(
+        &self,
+        query: &[f32],
+        clauses: &[Vec<f32>],
+        weight: f32,
+        limit: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        if self.dimensions == 0 || limit == 0 {
             return Vec::new();
         }
-        let norm = query.iter().map(|v| v * v).sum::<f32>().sqrt();
-        if norm == 0.0 || !norm.is_finite() {
+        let Some((components, query_step)) = self.quantized(query) else {
             return Vec::new();
-        }
-        let mut components = Vec::with_capacity(query.len());
-        let query_step = quantize(query, 1.0 / norm, &mut components);
+        };
+        let clauses: Vec<(Vec<i16>, f32)> = if weight == 0.0 || !weight.is_finite() {
+            Vec::new()
+        } else {
+            clauses.iter().filter_map(|c| self.quantized(c)).collect()
+        };
+        // Each tool's similarity to the whole request, by its position among the vectors.
         let mut scored: Vec<(usize, f32)> = self
             .vectors
             .chunks_exact(self.dimensions)
             .zip(&self.steps)
-            .zip(&self.tools)
-            .filter(|(_, index)| accept(**index))
-            .map(|((vector, &step), &index)| {
-                let dot = dot(vector, &components) as f32;
-                (index, dot * step * query_step)
+            .enumerate()
+            .filter(|(position, _)| accept(self.tools[*position]))
+            .map(|(position, (vector, &step))| {
+                (
+                    position,
+                    dot(vector, &components) as f32 * step * query_step,
+                )
             })
             .collect();
         let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if !clauses.is_empty() {
+            // The clauses lift the request's nearest tools only: at its weight a clause moves a
+            // tool up a little, not from the far end of the catalogue, and the pool keeps a long
+            // request's cost near a short one's.
+            let pool = limit.saturating_mul(CLAUSE_POOL).min(scored.len());
+            if pool > 0 && scored.len() > pool {
+                scored.select_nth_unstable_by(pool - 1, by_score);
+                scored.truncate(pool);
+            }
+            for (position, score) in &mut scored {
+                let start = *position * self.dimensions;
+                let vector = &self.vectors[start..start + self.dimensions];
+                let step = self.steps[*position];
+                let best = clauses
+                    .iter()
+                    .map(|(clause, clause_step)| dot(vector, clause) as f32 * step * clause_step)
+                    .fold(f32::MIN, f32::max);
+                *score += weight * best;
+            }
+        }
+        for entry in &mut scored {
+            entry.0 = self.tools[entry.0];
+        }
         if scored.len() > limit {
             scored.select_nth_unstable_by(limit - 1, by_score);
             scored.truncate(limit);
         }
         scored.sort_unstable_by(by_score);
         scored
+    }
+
+    /// `vector` normalized and in fixed point, with its step; `None` when it has another length
+    /// than the tools' vectors, or is zero or not finite.
+    fn quantized(&self, vector: &[f32]) -> Option<(Vec<i16>, f32)> {
+        if vector.len() != self.dimensions {
+            return None;
+        }
+        let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm == 0.0 || !norm.is_finite() {
+            return None;
+        }
+        let mut components = Vec::with_capacity(vector.len());
+        let step = quantize(vector, 1.0 / norm, &mut components);
+        Some((components, step))
     }
 
     /// Number of tools indexed.
@@ -255,6 +317,42 @@ mod tests {
             .sum();
         assert_eq!(dot(&a, &b), plain);
         assert_eq!(dot(&[], &[]), 0);
+    }
+
+    #[test]
+    fn a_clause_lifts_the_tool_it_names_and_a_broken_one_counts_for_nothing() {
+        let mut index = SemanticIndex {
+            tools: vec![10, 11, 12],
+            ..SemanticIndex::default()
+        };
+        for vector in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]] {
+            index.push(&vector).unwrap();
+        }
+        let order =
+            |found: Vec<(usize, f32)>| found.into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+        let request = [1.0, 1.0, 0.0];
+        // The whole request is nearest the tool for both, then ties, broken by registration.
+        assert_eq!(
+            order(index.search_vector(&request, 3, |_| true)),
+            [12, 10, 11]
+        );
+        let clause = [vec![0.0, 2.0, 0.0]];
+        let with = index.search_with_clauses(&request, &clause, 0.5, 3, |_| true);
+        assert_eq!(order(with.clone()), [12, 11, 10]);
+        // 0.707 for the request, 0.5 × 1 for the clause.
+        assert!((with[1].1 - 1.207).abs() < 1e-3, "{with:?}");
+        let unchanged = [12, 10, 11];
+        for broken in [vec![0.0; 3], vec![f32::NAN; 3], vec![1.0, 2.0]] {
+            let found = index.search_with_clauses(&request, &[broken], 0.5, 3, |_| true);
+            assert_eq!(order(found), unchanged);
+        }
+        for weight in [0.0, f32::NAN] {
+            let found = index.search_with_clauses(&request, &clause, weight, 3, |_| true);
+            assert_eq!(order(found), unchanged);
+        }
+        // A filter and a limit apply as without clauses.
+        let found = index.search_with_clauses(&request, &clause, 0.5, 1, |tool| tool != 12);
+        assert_eq!(order(found), [11]);
     }
 
     #[test]

@@ -338,11 +338,22 @@ pub async fn sentence_tool_text_on_the_tuning_parts() {
     );
 }
 
+/// What [`after_fusing_on_the_tuning_parts`] varies.
+#[derive(Clone, Copy)]
+pub enum AfterFusing {
+    /// Producer links, off and on.
+    Links,
+    /// Breadth's weight.
+    Breadth,
+    /// The weight of a request's best clause in the semantic ranking (before fusing).
+    Clauses,
+}
+
 /// What a hybrid does after fusing, on and off, on the tuning parts only: producer links
 /// (`HybridConfig::producer_links`, `-- hybrid-links`) or breadth (`HybridConfig::breadth`,
 /// `-- hybrid-breadth`), for each shipped fusion (mean recall@5 over the sets, each counting
 /// once); the trained model on its validation slice (the tuning questions it was not trained on).
-pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
+pub async fn after_fusing_on_the_tuning_parts(what: AfterFusing) {
     let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
         return;
     };
@@ -378,23 +389,30 @@ pub async fn after_fusing_on_the_tuning_parts(breadth: bool) {
             HybridConfig::tool_search_model(),
         ));
     }
-    let what = if breadth { "breadth" } else { "links" };
+    let name_of = match what {
+        AfterFusing::Links => "links",
+        AfterFusing::Breadth => "breadth",
+        AfterFusing::Clauses => "clause weight",
+    };
     println!(
-        "| fusion (tuning parts) | {what} | {} | mean R@5 | mean MRR |",
+        "| fusion (tuning parts) | {name_of} | {} | mean R@5 | mean MRR |",
         SETS.join(" R@5 | ")
     );
     for (which, name, config) in configs {
         // Links off and on; breadth off, then at weights from the lexical ranking's up.
-        let settings: Vec<(String, HybridConfig)> = if breadth {
-            [0.0, 0.2, 0.5, 1.0, 1.5, 2.0]
+        let settings: Vec<(String, HybridConfig)> = match what {
+            AfterFusing::Breadth => [0.0, 0.2, 0.5, 1.0, 1.5, 2.0]
                 .into_iter()
                 .map(|weight| (format!("{weight}"), config.with_breadth(weight)))
-                .collect()
-        } else {
-            [false, true]
+                .collect(),
+            AfterFusing::Links => [false, true]
                 .into_iter()
                 .map(|on| (format!("{on}"), config.with_producer_links(on)))
-                .collect()
+                .collect(),
+            AfterFusing::Clauses => [0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5]
+                .into_iter()
+                .map(|weight| (format!("{weight}"), config.with_clause_weight(weight)))
+                .collect(),
         };
         for (setting, config) in settings {
             let scores = on_tuning_parts(&mut sets[which], config);

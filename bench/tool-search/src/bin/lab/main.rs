@@ -18,6 +18,7 @@
 //! cargo run --release -p tool-search-lab -- sentence-text    # what MiniLM is given of a tool
 //! cargo run --release -p tool-search-lab -- hybrid-links     # producer links after fusing
 //! cargo run --release -p tool-search-lab -- hybrid-breadth   # breadth after fusing
+//! cargo run --release -p tool-search-lab -- hybrid-clauses   # a request's best clause in the vectors' ranking
 //! cargo run --release -p tool-search-lab -- scale [--sentence]        # one search at 10,000 tools
 //! cargo run --release -p tool-search-lab -- query-embedding [--sentence]
 //! ```
@@ -74,8 +75,15 @@ fn main() -> ExitCode {
             flag("--trained"),
         )),
         Some("sentence-text") => runtime.block_on(hybrid::sentence_tool_text_on_the_tuning_parts()),
-        Some("hybrid-links") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(false)),
-        Some("hybrid-breadth") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(true)),
+        Some("hybrid-links") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(
+            hybrid::AfterFusing::Links,
+        )),
+        Some("hybrid-breadth") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(
+            hybrid::AfterFusing::Breadth,
+        )),
+        Some("hybrid-clauses") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(
+            hybrid::AfterFusing::Clauses,
+        )),
         Some("scale") if flag("--sentence") => {
             runtime.block_on(scale::sentence_search_at_10000_tools())
         }
@@ -85,7 +93,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence] [--trained] | three-rankings [--trained [--test]] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | scale [--sentence] \
+                 [--sentence] [--trained] | three-rankings [--trained [--test]] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | hybrid-clauses | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);

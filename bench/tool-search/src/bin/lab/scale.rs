@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use phi_agent::registry::ToolRegistry;
-use phi_agent::search::{Embedder, HybridIndex, SemanticSearch};
+use phi_agent::search::{Embedder, HybridIndex, SemanticSearch, lab};
 use phi_agent::static_text;
 use serde_json::{Map, json};
 use tool_search_lab::models;
@@ -85,9 +85,12 @@ pub async fn one_search_at_10000_tools() {
 
     let started = Instant::now();
     let embedder: Arc<dyn Embedder> = model.clone();
-    let index = hybrid_index(&registry, embedder).await;
+    let mut index = hybrid_index(&registry, embedder).await;
     let build = started.elapsed();
 
+    // The model's fusion without a request's clauses, each query timed both ways: what they cost.
+    let config = index.config();
+    let mut unclaused = Vec::new();
     let mut lexical = Vec::new();
     let mut embed = Vec::new();
     let mut hybrid = Vec::new();
@@ -102,6 +105,13 @@ pub async fn one_search_at_10000_tools() {
         let started = Instant::now();
         found += std::hint::black_box(index.search(query, 5).await.unwrap()).len();
         hybrid.push(started.elapsed());
+        if config.clause_weight > 0.0 {
+            index.set_config(config.with_clause_weight(0.0));
+            let started = Instant::now();
+            std::hint::black_box(index.search(query, 5).await.unwrap());
+            unclaused.push(started.elapsed());
+            index.set_config(config);
+        }
     }
     let ((l50, l99), (e50, e99), (h50, h99)) = (
         percentiles(lexical),
@@ -117,6 +127,15 @@ pub async fn one_search_at_10000_tools() {
     println!("lexical: p50 {l50:?}, p99 {l99:?}");
     println!("query embedding alone: p50 {e50:?}, p99 {e99:?}");
     println!("hybrid (query embedded, both rankings, fused): p50 {h50:?}, p99 {h99:?}");
+    if !unclaused.is_empty() {
+        let (u50, u99) = percentiles(unclaused);
+        let several = queries.iter().filter(|q| lab::clauses(q).len() > 1).count();
+        println!(
+            "the same without clauses (clause weight {} → 0; {several} questions have several): \
+             p50 {u50:?}, p99 {u99:?}",
+            config.clause_weight
+        );
+    }
     println!(
         "memory per tool: lexical index {lexical_bytes:.0} B, vector {vector_bytes} B; the model {:.1} MB once",
         model.heap_bytes() as f64 / 1e6
