@@ -349,9 +349,10 @@ pub enum AfterFusing {
     Clauses,
 }
 
-/// What a hybrid does after fusing, on and off, on the tuning parts only: producer links
-/// (`HybridConfig::producer_links`, `-- hybrid-links`) or breadth (`HybridConfig::breadth`,
-/// `-- hybrid-breadth`), for each shipped fusion (mean recall@5 over the sets, each counting
+/// What a hybrid does besides fusing, on and off, on the tuning parts only: producer links
+/// (`HybridConfig::producer_links`, `-- hybrid-links`), breadth (`HybridConfig::breadth`,
+/// `-- hybrid-breadth`) or a request's clauses (`HybridConfig::clause_weight`,
+/// `-- hybrid-clauses`), for each shipped fusion (mean recall@5 over the sets, each counting
 /// once); the trained model on its validation slice (the tuning questions it was not trained on).
 pub async fn after_fusing_on_the_tuning_parts(what: AfterFusing) {
     let (Some(static_model), Some(sentence)) = (models::model(), models::sentence_model()) else {
