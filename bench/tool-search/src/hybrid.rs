@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use phi_agent::search::{Embedder, HybridConfig, HybridIndex, SearchHit, SemanticSearch, lab};
+use phi_agent::search::{
+    Embedder, HybridConfig, HybridIndex, SearchHit, SemanticSearch, lab, steps,
+};
 
 use crate::score::{LIMIT, Score, Table, all};
 use crate::sets::{HeldOut, SETS, load, registry};
@@ -23,6 +25,9 @@ pub struct Prepared {
     /// The vectors of each query's clauses from the index's model (none for a query of one
     /// clause: [`lab::clauses`]).
     pub clause_vectors: Vec<Vec<Vec<f32>>>,
+    /// For each query that lists [`steps`], each step's vector from
+    /// the index's model and from its second (empty when it has none); none for the others.
+    pub step_vectors: Vec<Vec<(Vec<f32>, Vec<f32>)>>,
     /// The queries' vectors from the index's second model (empty when it has none).
     pub second_vectors: Vec<Vec<f32>>,
     /// The implied written step's vector from each model ([`lab::WRITTEN_STEP`]; the second
@@ -77,6 +82,20 @@ pub async fn prepare_with(
                 false => Vec::new(),
             });
         }
+        let mut step_vectors = Vec::with_capacity(texts.len());
+        for text in &texts {
+            let steps = steps(text);
+            if steps.len() == 1 {
+                step_vectors.push(Vec::new());
+                continue;
+            }
+            let firsts = embed_all(model.as_ref(), &steps).await;
+            let seconds = match &second {
+                Some(second) => embed_all(second.as_ref(), &steps).await,
+                None => vec![Vec::new(); steps.len()],
+            };
+            step_vectors.push(firsts.into_iter().zip(seconds).collect());
+        }
         let second_vectors = match &second {
             Some(second) => embed_all(second.as_ref(), &texts).await,
             None => Vec::new(),
@@ -101,6 +120,7 @@ pub async fn prepare_with(
             index,
             vectors,
             clause_vectors,
+            step_vectors,
             second_vectors,
             writer_vectors,
             position,
@@ -121,8 +141,9 @@ pub enum Ranking {
 }
 
 /// What [`HybridIndex::search`] returns for query `i` of `p` (its text and vector given), from
-/// the vectors embedded beforehand: the fused ranking, with a file's writing when the request
-/// keeps its result in one.
+/// the vectors embedded beforehand: each step's fused ranking taking turns when the query lists
+/// steps; otherwise the fused ranking (its clauses counted as the fusion says), with a file's
+/// writing when the request keeps its result in one.
 pub fn hybrid_search(
     p: &Prepared,
     i: usize,
@@ -130,6 +151,17 @@ pub fn hybrid_search(
     vector: &[f32],
     limit: usize,
 ) -> Vec<SearchHit> {
+    if let Some(steps) = p.step_vectors.get(i).filter(|steps| !steps.is_empty()) {
+        let rankings = phi_agent::search::steps(text)
+            .into_iter()
+            .zip(steps)
+            .map(|(step, (first, second))| {
+                let second = (!second.is_empty()).then_some(second.as_slice());
+                p.index.fuse_both(step, first, second, limit, |_| true)
+            })
+            .collect();
+        return lab::interleave(rankings, limit);
+    }
     let second = p.second_vectors.get(i).map(Vec::as_slice);
     let clauses = p.clause_vectors.get(i).map_or(&[][..], Vec::as_slice);
     let hits = p

@@ -10,8 +10,8 @@ use tool_search_lab::hybrid::{assert_floors, prepare, prepare_with, report};
 use tool_search_lab::models::{self, on_every_core};
 
 /// The static model's tables, and the test parts' hybrid recall@5 asserted at what was
-/// measured (2026-12-07, with breadth after fusing) less 0.01, so a change that loses more
-/// fails here.
+/// measured (2026-12-07, with breadth after fusing, a query's steps searched in turn as
+/// `HybridIndex::search` does) less 0.01, so a change that loses more fails here.
 #[tokio::test(flavor = "current_thread")]
 async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     let Some(model) = models::model() else { return };
@@ -23,8 +23,8 @@ async fn hybrid_recall_at_5_and_mrr_on_the_test_parts() {
             ("bfcl", 0.891),
             ("agentdojo", 0.621),
             ("nestful", 0.785),
-            ("complexfuncbench", 0.740),
-            ("livemcpbench", 0.443),
+            ("complexfuncbench", 0.736),
+            ("livemcpbench", 0.428),
         ],
     );
 }
@@ -53,7 +53,7 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.897),
+            ("bfcl", 0.895),
             ("agentdojo", 0.612),
             ("nestful", 0.835),
             ("complexfuncbench", 0.727),
@@ -65,11 +65,11 @@ async fn sentence_hybrid_recall_at_5_and_mrr_on_the_test_parts() {
     assert_floors(
         &recalls,
         &[
-            ("bfcl", 0.902),
+            ("bfcl", 0.901),
             ("agentdojo", 0.686),
             ("nestful", 0.816),
             ("complexfuncbench", 0.716),
-            ("livemcpbench", 0.455),
+            ("livemcpbench", 0.447),
         ],
     );
 }

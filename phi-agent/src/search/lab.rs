@@ -9,6 +9,7 @@ use crate::registry::ToolRegistry;
 pub use super::clauses::clauses;
 pub use super::index::parts::{Breadth, Feedback, Parts, Weights};
 pub use super::links::Links;
+pub use super::steps::interleave;
 pub use super::tokenize::{Analysis, Stemming};
 pub use super::written::{WRITTEN_STEP, with_writer, writes_a_file};
 

@@ -58,7 +58,7 @@ fn strip_marker(piece: &str) -> &str {
 /// One list of at most `limit` hits from each step's ranking (best first): round by round,
 /// each step in order gives its best hit not yet taken, each hit marked with its
 /// [`step`](SearchHit::step). A tool two steps found counts for the first.
-pub(crate) fn interleave(rankings: Vec<Vec<SearchHit>>, limit: usize) -> Vec<SearchHit> {
+pub fn interleave(rankings: Vec<Vec<SearchHit>>, limit: usize) -> Vec<SearchHit> {
     let mut taken: Vec<SearchHit> = Vec::with_capacity(limit);
     let mut next = vec![0usize; rankings.len()];
     while taken.len() < limit {

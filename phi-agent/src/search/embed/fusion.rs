@@ -157,8 +157,8 @@ impl HybridConfig {
     /// each (mean recall@5 there 0.804 against 0.792 by reciprocal rank, k 1 and weight 0.75, the
     /// fusion chosen before; the same best on two other training seeds' models), and
     /// [`breadth`](Self::breadth) 0.5 (0.804 → 0.808 against 0.2; from 1 up AgentDojo loses 0.015),
-    /// and [`clause_weight`](Self::clause_weight) 0.2 (0.809 → 0.817, the best of 0 to 1.5; no set
-    /// 0.002 lower; with the semantic share varied too, none did better).
+    /// and [`clause_weight`](Self::clause_weight) 0.2 (0.805 → 0.814, the best of 0 to 1.5; no set
+    /// lower; with the semantic share varied too, none did better).
     /// The fusion of BENCHMARKS.md's "trained static hybrid" column.
     pub fn tool_search_model() -> Self {
         Self::default()
@@ -174,8 +174,8 @@ impl HybridConfig {
     /// `SentenceEmbedder` with all-MiniLM-L6-v2), on the tuning parts of BFCL and AgentDojo:
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
     /// best fusion by scores), [`breadth`](Self::breadth) 0.5 (four tuning parts: 0.797 → 0.799
-    /// against 0.2), [`clause_weight`](Self::clause_weight) 1.5 (0.754 → 0.773 over the five tuning
-    /// parts, 0 to 1.5 tried; BFCL 0.005 lower; a request's clauses are embedded with it, about
+    /// against 0.2), [`clause_weight`](Self::clause_weight) 1.5 (0.753 → 0.772 over the five tuning
+    /// parts, 0 to 1.5 tried; BFCL 0.006 lower; a request's clauses are embedded with it, about
     /// twice a query's tokens). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
     /// `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
     pub fn sentence_model() -> Self {
@@ -195,8 +195,8 @@ impl HybridConfig {
     /// 0.5 (second). Mean recall@5 over the four tuning parts 0.773, against 0.756 for the
     /// sentence-transformer alone with the words and 0.742 for the static model alone with them;
     /// [`breadth`](Self::breadth) 0.5 (0.809 → 0.812 against 0.2; 1.5 scored more but lost 0.011
-    /// on AgentDojo), [`clause_weight`](Self::clause_weight) 1 for the first model (0.746 → 0.762
-    /// over the five tuning parts, 0 to 1.5 tried; no set lower). A
+    /// on AgentDojo), [`clause_weight`](Self::clause_weight) 1 for the first model (0.745 → 0.762
+    /// over the five tuning parts, 0 to 1.5 tried; BFCL 0.002 lower). A
     /// [`SemanticSearch`](super::SemanticSearch) with a second model and no fusion of its own uses
     /// this one.
     pub fn three_rankings() -> Self {

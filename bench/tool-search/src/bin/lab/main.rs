@@ -19,6 +19,7 @@
 //! cargo run --release -p tool-search-lab -- hybrid-links     # producer links after fusing
 //! cargo run --release -p tool-search-lab -- hybrid-breadth   # breadth after fusing
 //! cargo run --release -p tool-search-lab -- hybrid-clauses   # a request's best clause in the vectors' ranking
+//! cargo run --release -p tool-search-lab -- server-focus [--test]  # the best results' MCP server lifted (not shipped)
 //! cargo run --release -p tool-search-lab -- scale [--sentence]        # one search at 10,000 tools
 //! cargo run --release -p tool-search-lab -- query-embedding [--sentence]
 //! ```
@@ -34,6 +35,7 @@ mod hybrid;
 mod lexical;
 mod rerank;
 mod scale;
+mod servers;
 
 use std::process::ExitCode;
 
@@ -84,6 +86,11 @@ fn main() -> ExitCode {
         Some("hybrid-clauses") => runtime.block_on(hybrid::after_fusing_on_the_tuning_parts(
             hybrid::AfterFusing::Clauses,
         )),
+        Some("server-focus") => runtime.block_on(servers::server_focus(if flag("--test") {
+            "test"
+        } else {
+            "tune"
+        })),
         Some("scale") if flag("--sentence") => {
             runtime.block_on(scale::sentence_search_at_10000_tools())
         }
@@ -93,7 +100,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: tool-search-lab report | parts | grid | misses SET | clauses [--test] | fusion-grid \
-                 [--sentence] [--trained] | three-rankings [--trained [--test]] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | hybrid-clauses | scale [--sentence] \
+                 [--sentence] [--trained] | three-rankings [--trained [--test]] | destination [--test] | examples | memory | companions [--test] | ceiling | candidates tune|test | sentence-text | hybrid-links | hybrid-breadth | hybrid-clauses | server-focus [--test] | scale [--sentence] \
                  | query-embedding [--sentence]"
             );
             return ExitCode::from(2);
