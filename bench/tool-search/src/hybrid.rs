@@ -151,10 +151,10 @@ pub fn hybrid_search(
     vector: &[f32],
     limit: usize,
 ) -> Vec<SearchHit> {
-    if let Some(steps) = p.step_vectors.get(i).filter(|steps| !steps.is_empty()) {
-        let rankings = phi_agent::search::steps(text)
+    if let Some(step_vectors) = p.step_vectors.get(i).filter(|v| !v.is_empty()) {
+        let rankings = steps(text)
             .into_iter()
-            .zip(steps)
+            .zip(step_vectors)
             .map(|(step, (first, second))| {
                 let second = (!second.is_empty()).then_some(second.as_slice());
                 p.index.fuse_both(step, first, second, limit, |_| true)

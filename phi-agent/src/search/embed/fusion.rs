@@ -175,9 +175,9 @@ impl HybridConfig {
     /// reciprocal rank fusion, k 30, weights 1 and 1 (mean recall@5 0.798 against 0.788 for the
     /// best fusion by scores), [`breadth`](Self::breadth) 0.5 (four tuning parts: 0.797 → 0.799
     /// against 0.2), [`clause_weight`](Self::clause_weight) 1.5 (0.753 → 0.772 over the five tuning
-    /// parts, 0 to 1.5 tried; BFCL 0.006 lower; a request's clauses are embedded with it, about
-    /// twice a query's tokens). The fusion of BENCHMARKS.md's "MiniLM hybrid" column, and the one
-    /// `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
+    /// parts, 0 to 1.5 tried; BFCL 0.006 lower; a request of several clauses has each embedded
+    /// too, about as many tokens again). The fusion of BENCHMARKS.md's "MiniLM hybrid" column,
+    /// and the one `SentenceEmbedder` names as its [`Embedder::fusion`](super::Embedder::fusion).
     pub fn sentence_model() -> Self {
         Self::default()
             .with_fusion(Fusion::ReciprocalRank)
